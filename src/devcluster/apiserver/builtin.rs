@@ -1,0 +1,96 @@
+//! The built-in resource types, in one table.
+
+use super::registry::{Origin, ResourceType, Subresources};
+
+const EVENT_FIELDS: &[&str] = &[
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+];
+const POD_FIELDS: &[&str] = &["spec.nodeName", "spec.serviceAccountName", "status.phase"];
+const SECRET_FIELDS: &[&str] = &["type"];
+const CSR_FIELDS: &[&str] = &["spec.signerName"];
+
+/// One row: group, version, kind, plural, short names, namespaced, subresources, generation.
+struct Row {
+    group: &'static str,
+    version: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+    short: &'static [&'static str],
+    namespaced: bool,
+    sub: Subresources,
+    generation: bool,
+    fields: &'static [&'static str],
+}
+
+const NONE: Subresources = Subresources {
+    status: false,
+    scale: false,
+    approval: false,
+    token: false,
+    finalize: false,
+};
+const STATUS: Subresources = Subresources {
+    status: true,
+    ..NONE
+};
+
+#[rustfmt::skip]
+const ROWS: &[Row] = &[
+    Row { group: "", version: "v1", kind: "Namespace", plural: "namespaces", short: &["ns"], namespaced: false, sub: Subresources { finalize: true, ..STATUS }, generation: false, fields: &["status.phase"] },
+    Row { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", short: &["cm"], namespaced: true, sub: NONE, generation: false, fields: &[] },
+    Row { group: "", version: "v1", kind: "Secret", plural: "secrets", short: &[], namespaced: true, sub: NONE, generation: false, fields: SECRET_FIELDS },
+    Row { group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", short: &["sa"], namespaced: true, sub: Subresources { token: true, ..NONE }, generation: false, fields: &[] },
+    Row { group: "", version: "v1", kind: "Event", plural: "events", short: &["ev"], namespaced: true, sub: NONE, generation: false, fields: EVENT_FIELDS },
+    Row { group: "", version: "v1", kind: "Node", plural: "nodes", short: &["no"], namespaced: false, sub: STATUS, generation: false, fields: &["spec.unschedulable"] },
+    Row { group: "", version: "v1", kind: "Pod", plural: "pods", short: &["po"], namespaced: true, sub: STATUS, generation: false, fields: POD_FIELDS },
+    Row { group: "events.k8s.io", version: "v1", kind: "Event", plural: "events", short: &["ev"], namespaced: true, sub: NONE, generation: false, fields: &["regarding.kind", "regarding.name", "regarding.namespace", "regarding.uid", "reason", "type"] },
+    Row { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", short: &["deploy"], namespaced: true, sub: STATUS, generation: true, fields: &[] },
+    Row { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", short: &["crd", "crds"], namespaced: false, sub: STATUS, generation: true, fields: &[] },
+    Row { group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
+    Row { group: "certificates.k8s.io", version: "v1", kind: "CertificateSigningRequest", plural: "certificatesigningrequests", short: &["csr"], namespaced: false, sub: Subresources { approval: true, ..STATUS }, generation: false, fields: CSR_FIELDS },
+    Row { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
+    Row { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
+    Row { group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
+    Row { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
+    Row { group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", short: &["pc"], namespaced: false, sub: NONE, generation: false, fields: &[] },
+];
+
+/// The built-in types, ready to register.
+pub fn types() -> Vec<ResourceType> {
+    ROWS.iter()
+        .map(|row| ResourceType {
+            group: row.group.to_string(),
+            version: row.version.to_string(),
+            kind: row.kind.to_string(),
+            plural: row.plural.to_string(),
+            singular: row.kind.to_lowercase(),
+            short_names: row.short.iter().map(|s| s.to_string()).collect(),
+            categories: if matches!(row.kind, "Pod" | "Deployment") {
+                vec!["all".to_string()]
+            } else {
+                Vec::new()
+            },
+            namespaced: row.namespaced,
+            subresources: row.sub,
+            generation: row.generation,
+            selectable_fields: row.fields,
+            origin: Origin::Builtin,
+        })
+        .collect()
+}
+
+/// Whether group/plural is a built-in resource.
+pub fn is_builtin(group: &str, plural: &str) -> bool {
+    ROWS.iter()
+        .any(|row| row.group == group && row.plural == plural)
+}

@@ -1,0 +1,397 @@
+//! HTTP: routing of paths to discovery, OpenAPI, health and the resource verbs;
+//! body decoding and limits; Status responses.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde_json::{Value, json};
+
+use super::discovery;
+use super::openapi;
+use super::registry::ResourceType;
+use super::request::{Query, ResourcePath};
+use super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
+use super::state::Shared;
+use super::status::ApiError;
+use super::watch;
+
+/// The largest request body accepted, as kube-apiserver's limit.
+pub const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// What the router hands every request.
+#[derive(Clone)]
+pub struct Http {
+    /// The server state.
+    pub state: Shared,
+    /// `host:port` clients reach the server at (legacy discovery reports it).
+    pub address: String,
+}
+
+/// The router of one API server.
+pub fn router(http: Http) -> axum::Router {
+    axum::Router::new()
+        .fallback(dispatch)
+        .with_state(Arc::new(http))
+}
+
+async fn dispatch(State(http): State<Arc<Http>>, request: Request) -> Response {
+    match route(&http, request).await {
+        Ok(response) => response,
+        Err(error) => error_response(&error),
+    }
+}
+
+fn json_response(code: u16, body: Bytes, content_type: &'static str) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
+    let mut response = (status, body).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn value_response(code: u16, value: &Value) -> Response {
+    json_response(
+        code,
+        Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
+        "application/json",
+    )
+}
+
+/// The `metav1.Status` response of an error.
+pub fn error_response(error: &ApiError) -> Response {
+    value_response(error.code, &error.to_status())
+}
+
+fn text(body: &'static str) -> Response {
+    let mut response = (StatusCode::OK, body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
+    let path = request.uri().path().to_string();
+    let get = request.method() == Method::GET;
+    let accept = header_str(request.headers(), header::ACCEPT);
+    let state = &http.state;
+    match path.trim_end_matches('/') {
+        "/healthz" | "/livez" | "/readyz" if get => return Ok(text("ok")),
+        p if get
+            && (p.starts_with("/healthz/")
+                || p.starts_with("/livez/")
+                || p.starts_with("/readyz/")) =>
+        {
+            return Ok(text("ok"));
+        }
+        "/version" if get => return Ok(value_response(200, &version(&state.settings.git_version))),
+        "/api" if get => {
+            return Ok(match discovery::aggregated_version(&accept) {
+                Some(v) => aggregated(discovery::aggregated(&state.registry, true, v), v),
+                None => value_response(200, &discovery::legacy_core(&http.address)),
+            });
+        }
+        "/apis" if get => {
+            return Ok(match discovery::aggregated_version(&accept) {
+                Some(v) => aggregated(discovery::aggregated(&state.registry, false, v), v),
+                None => value_response(200, &discovery::legacy_groups(&state.registry)),
+            });
+        }
+        "/openapi/v3" if get => return Ok(value_response(200, &openapi::root(&state.registry))),
+        p if get && p.starts_with("/openapi/v3/") => {
+            let gv = &p["/openapi/v3/".len()..];
+            let doc = match gv.split('/').collect::<Vec<_>>().as_slice() {
+                ["api", v] => openapi::group_version(&state.registry, "", v),
+                ["apis", g, v] => openapi::group_version(&state.registry, g, v),
+                _ => None,
+            };
+            return doc
+                .map(|d| value_response(200, &d))
+                .ok_or_else(ApiError::no_route);
+        }
+        p if get => {
+            let parts: Vec<&str> = p.trim_matches('/').split('/').collect();
+            let doc = match parts.as_slice() {
+                ["api", v] => discovery::legacy_resources(&state.registry, "", v),
+                ["apis", g] => discovery::legacy_group(&state.registry, g),
+                ["apis", g, v] => discovery::legacy_resources(&state.registry, g, v),
+                _ => None,
+            };
+            if let Some(doc) = doc {
+                return Ok(value_response(200, &doc));
+            }
+        }
+        _ => {}
+    }
+    resource(http, request).await
+}
+
+fn aggregated(doc: Value, version: &str) -> Response {
+    let content_type = if version == "v2" {
+        discovery::AGGREGATED_V2
+    } else {
+        discovery::AGGREGATED_V2BETA1
+    };
+    json_response(
+        200,
+        Bytes::from(serde_json::to_vec(&doc).unwrap_or_default()),
+        content_type,
+    )
+}
+
+fn version(git_version: &str) -> Value {
+    let numbers: Vec<&str> = git_version
+        .trim_start_matches('v')
+        .split(['.', '-'])
+        .collect();
+    json!({
+        "major": numbers.first().copied().unwrap_or("1"),
+        "minor": numbers.get(1).copied().unwrap_or("32"),
+        "gitVersion": git_version,
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "2026-01-01T00:00:00Z",
+        "goVersion": "go1.23.0",
+        "compiler": "gc",
+        "platform": format!("{}/{}", std::env::consts::OS, go_arch()),
+    })
+}
+
+fn go_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    }
+}
+
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> String {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
+}
+
+async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
+    let target = ResourcePath::parse(request.uri().path()).ok_or_else(ApiError::no_route)?;
+    let state = http.state.clone();
+    let rt = state
+        .registry
+        .get(&target.group, &target.version, &target.resource)
+        .ok_or_else(ApiError::no_route)?;
+    if target.namespace.is_some() && !rt.namespaced {
+        return Err(ApiError::no_route());
+    }
+    let query = Query::parse(request.uri().query());
+    let method = request.method().clone();
+    let content_type = header_str(request.headers(), header::CONTENT_TYPE);
+    let namespace = target.namespace.as_deref();
+    let sub = target.subresource.as_deref();
+    check_subresource(&rt, sub, &method)?;
+    match (&method, target.name.as_deref()) {
+        (&Method::GET, None) if query.flag("watch") => {
+            watch_response(http, rt.clone(), target.namespace.clone(), &query)
+        }
+        (&Method::GET, None) => Ok(json_response(
+            200,
+            state.list(&rt, namespace, &query)?,
+            "application/json",
+        )),
+        (&Method::GET, Some(name)) if query.flag("watch") => {
+            let mut query = query.clone();
+            query.set("fieldSelector", &format!("metadata.name={name}"));
+            watch_response(http, rt.clone(), target.namespace.clone(), &query)
+        }
+        (&Method::GET, Some(name)) => Ok(json_response(
+            200,
+            state.get(&rt, namespace, name)?,
+            "application/json",
+        )),
+        (&Method::POST, None) => {
+            let body = read_object(request, &content_type).await?;
+            let written = state.create(&rt, namespace, body, &write_options(&query)?)?;
+            Ok(value_response(written.code, &written.body))
+        }
+        (&Method::PUT, Some(name)) => {
+            let body = read_object(request, &content_type).await?;
+            let written = state.update(&rt, namespace, name, sub, body, &write_options(&query)?)?;
+            Ok(value_response(written.code, &written.body))
+        }
+        (&Method::PATCH, Some(name)) => {
+            let kind = PatchType::from_content_type(&content_type).ok_or_else(|| {
+                ApiError::unsupported_media_type(format!(
+                    "the body of the request was in an unknown format ({content_type}) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml{}",
+                    if rt.is_builtin() { ", application/strategic-merge-patch+json" } else { "" }
+                ))
+            })?;
+            let body = read_body(request).await?;
+            let written = state.patch(
+                &rt,
+                namespace,
+                name,
+                sub,
+                kind,
+                &body,
+                &write_options(&query)?,
+            )?;
+            Ok(value_response(written.code, &written.body))
+        }
+        (&Method::DELETE, Some(name)) => {
+            let opts = delete_options(&query, &read_body(request).await?)?;
+            let written = state.delete(&rt, namespace, name, &opts)?;
+            Ok(value_response(written.code, &written.body))
+        }
+        (&Method::DELETE, None) => {
+            let opts = delete_options(&query, &read_body(request).await?)?;
+            Ok(json_response(
+                200,
+                state.delete_collection(&rt, namespace, &query, &opts)?,
+                "application/json",
+            ))
+        }
+        (verb, _) => Err(ApiError::method_not_allowed(verb.as_str(), &rt.plural)),
+    }
+}
+
+/// Subresources exist only where the type declares them, and only for some verbs.
+fn check_subresource(
+    rt: &ResourceType,
+    sub: Option<&str>,
+    method: &Method,
+) -> Result<(), ApiError> {
+    let Some(sub) = sub else { return Ok(()) };
+    let s = rt.subresources;
+    let served = match sub {
+        "status" => s.status,
+        "approval" => s.approval,
+        "finalize" => s.finalize && method == Method::PUT,
+        _ => false,
+    };
+    if !served {
+        return Err(ApiError::no_route());
+    }
+    if !matches!(*method, Method::GET | Method::PUT | Method::PATCH) {
+        return Err(ApiError::method_not_allowed(
+            method.as_str(),
+            &format!("{}/{sub}", rt.plural),
+        ));
+    }
+    Ok(())
+}
+
+fn watch_response(
+    http: &Http,
+    rt: Arc<ResourceType>,
+    namespace: Option<String>,
+    query: &Query,
+) -> Result<Response, ApiError> {
+    let stream = watch::start(http.state.clone(), rt, namespace, query)?;
+    let mut response = Response::new(Body::from_stream(stream));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
+    Ok(response)
+}
+
+fn write_options(query: &Query) -> Result<WriteOptions, ApiError> {
+    Ok(WriteOptions {
+        dry_run: query.dry_run()?,
+        field_manager: query.non_empty("fieldManager").map(str::to_string),
+        force: query.flag("force"),
+        strict: query.get("fieldValidation") == Some("Strict"),
+    })
+}
+
+fn delete_options(query: &Query, body: &[u8]) -> Result<DeleteOptions, ApiError> {
+    let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else {
+        serde_json::from_slice(body).map_err(|e| {
+            ApiError::bad_request(format!("the DeleteOptions body is not valid JSON: {e}"))
+        })?
+    };
+    let policy = body["propagationPolicy"]
+        .as_str()
+        .or_else(|| query.non_empty("propagationPolicy"));
+    let orphan = body["orphanDependents"]
+        .as_bool()
+        .or_else(|| query.get("orphanDependents").map(|v| v == "true"));
+    let propagation = match (policy, orphan) {
+        (Some(p), _) => Some(Propagation::parse(p)?),
+        (None, Some(true)) => Some(Propagation::Orphan),
+        (None, Some(false)) => Some(Propagation::Background),
+        (None, None) => None,
+    };
+    let dry_run = query.dry_run()?
+        || body["dryRun"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == "All"));
+    Ok(DeleteOptions {
+        propagation,
+        uid: body["preconditions"]["uid"].as_str().map(str::to_string),
+        resource_version: body["preconditions"]["resourceVersion"]
+            .as_str()
+            .map(str::to_string),
+        dry_run,
+    })
+}
+
+async fn read_body(request: Request) -> Result<Bytes, ApiError> {
+    match Limited::new(request.into_body(), MAX_BODY).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<LengthLimitError>() => Err(ApiError::too_large(MAX_BODY)),
+        Err(e) => Err(ApiError::bad_request(format!(
+            "reading the request body failed: {e}"
+        ))),
+    }
+}
+
+/// Reads a JSON (or YAML) object body; protobuf is refused with a pointer to JSON.
+async fn read_object(request: Request, content_type: &str) -> Result<Value, ApiError> {
+    let media = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if media == "application/vnd.kubernetes.protobuf" {
+        return Err(ApiError::unsupported_media_type(
+            "the body of the request was in protobuf (application/vnd.kubernetes.protobuf), which this server does not read: send it as JSON (application/json)",
+        ));
+    }
+    let body = read_body(request).await?;
+    let value: Value = match media.as_str() {
+        "application/yaml" | "application/x-yaml" => {
+            serde_yaml::from_slice(&body).map_err(|e| {
+                ApiError::bad_request(format!("the request body is not valid YAML: {e}"))
+            })?
+        }
+        "" | "application/json" | "*/*" => serde_json::from_slice(&body).map_err(|e| {
+            ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
+        })?,
+        other => {
+            return Err(ApiError::unsupported_media_type(format!(
+                "the body of the request was in an unknown format ({other}) - accepted media types include: application/json, application/yaml"
+            )));
+        }
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "the request body must be a JSON object",
+        ));
+    }
+    Ok(value)
+}

@@ -1,0 +1,201 @@
+//! Lists: selectors, pages and continue tokens, and delete-collection.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bytes::{BufMut, Bytes, BytesMut};
+use serde_json::{Value, json};
+
+use super::object;
+use super::registry::ResourceType;
+use super::request::Query;
+use super::resource::{DeleteOptions, present};
+use super::selector::{FieldSelector, LabelSelector};
+use super::state::ApiState;
+use super::status::ApiError;
+use super::store::Stored;
+
+/// Which objects a list or watch wants.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// `labelSelector`.
+    pub labels: LabelSelector,
+    /// `fieldSelector`.
+    pub fields: FieldSelector,
+}
+
+impl Filter {
+    /// From the query of a list or watch.
+    pub fn from_query(rt: &ResourceType, query: &Query) -> Result<Self, ApiError> {
+        let labels = LabelSelector::parse(query.get("labelSelector").unwrap_or(""))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let fields = FieldSelector::parse(query.get("fieldSelector").unwrap_or(""), &|f| {
+            rt.selectable(f)
+        })
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        Ok(Self { labels, fields })
+    }
+
+    /// Whether nothing is filtered.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+
+    /// Whether the object matches.
+    pub fn matches(&self, object: &Value) -> bool {
+        (self.labels.is_empty() || self.labels.matches(object::labels(object)))
+            && (self.fields.is_empty() || self.fields.matches(object))
+    }
+
+    /// Whether the stored object matches (parsing it only when a selector needs to).
+    pub fn matches_stored(&self, stored: &Stored) -> bool {
+        self.is_empty() || self.matches(&stored.value())
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContinueToken {
+    rv: u64,
+    start: String,
+}
+
+fn decode_continue(token: &str) -> Result<ContinueToken, ApiError> {
+    URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()
+        .and_then(|raw| serde_json::from_slice(&raw).ok())
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid continue token: pass back the token of the previous page unchanged",
+            )
+        })
+}
+
+fn encode_continue(rv: u64, start: String) -> String {
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&ContinueToken { rv, start }).unwrap_or_default())
+}
+
+impl ApiState {
+    /// Lists objects as a `<Kind>List`, serialized.
+    pub fn list(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        query: &Query,
+    ) -> Result<Bytes, ApiError> {
+        let filter = Filter::from_query(rt, query)?;
+        let limit = usize::try_from(query.number("limit")?.unwrap_or(0)).unwrap_or(usize::MAX);
+        let token = query
+            .non_empty("continue")
+            .map(decode_continue)
+            .transpose()?;
+        if let (Some("Exact"), Some(rv)) = (
+            query.get("resourceVersionMatch"),
+            query.number("resourceVersion")?,
+        ) && rv != self.store.rv()
+        {
+            return Err(ApiError::expired(format!(
+                "too old resource version: {rv} ({}): this server lists only its latest state",
+                self.store.rv()
+            )));
+        }
+        let gr = rt.group_resource();
+        let page = match filter.fields.exact_name() {
+            // A name selector is a point lookup, not a scan.
+            Some(name) if token.is_none() => {
+                let item = match namespace {
+                    Some(ns) => self
+                        .store
+                        .get(&gr, &super::store::key(Some(ns), name))
+                        .into_iter()
+                        .collect(),
+                    None if !rt.namespaced => self.store.get(&gr, name).into_iter().collect(),
+                    None => self.scan(rt, None, None, 0, &filter).items,
+                };
+                let items: Vec<Stored> = item
+                    .into_iter()
+                    .filter(|s| filter.matches_stored(s))
+                    .collect();
+                super::store::Page {
+                    items,
+                    rv: self.store.rv(),
+                    next: None,
+                }
+            }
+            _ => self.scan(
+                rt,
+                namespace,
+                token.as_ref().map(|t| t.start.as_str()),
+                limit,
+                &filter,
+            ),
+        };
+        let rv = token.map_or(page.rv, |t| t.rv);
+        let continue_token = page.next.map(|start| encode_continue(rv, start));
+        Ok(render_list(rt, &page.items, rv, continue_token.as_deref()))
+    }
+
+    fn scan(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+        filter: &Filter,
+    ) -> super::store::Page {
+        self.store
+            .list(&rt.group_resource(), namespace, after, limit, &|s| {
+                filter.matches_stored(s)
+            })
+    }
+
+    /// Deletes every matching object in a collection; answers the list of what was deleted.
+    pub fn delete_collection(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        query: &Query,
+        opts: &DeleteOptions,
+    ) -> Result<Bytes, ApiError> {
+        let filter = Filter::from_query(rt, query)?;
+        let page = self.scan(rt, namespace, None, 0, &filter);
+        let mut deleted = Vec::new();
+        for stored in page.items {
+            let object = stored.value();
+            let name = object::name(&object).unwrap_or_default().to_string();
+            match self.delete(rt, object::namespace(&object), &name, opts) {
+                Ok(_) => deleted.push(stored),
+                Err(e) if e.code == 404 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(render_list(rt, &deleted, self.store.rv(), None))
+    }
+}
+
+/// Serializes a list by splicing the stored JSON of its items.
+fn render_list(
+    rt: &ResourceType,
+    items: &[Stored],
+    rv: u64,
+    continue_token: Option<&str>,
+) -> Bytes {
+    let api_version = rt.api_version();
+    let mut metadata = json!({"resourceVersion": rv.to_string()});
+    if let Some(token) = continue_token {
+        metadata["continue"] = json!(token);
+    }
+    let head = json!({"kind": rt.list_kind(), "apiVersion": api_version, "metadata": metadata})
+        .to_string();
+    let size: usize = items.iter().map(|s| s.json.len() + 1).sum();
+    let mut out = BytesMut::with_capacity(head.len() + size + 16);
+    out.put_slice(&head.as_bytes()[..head.len() - 1]);
+    out.put_slice(b",\"items\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
+        }
+        out.put_slice(&present(&item.json, &api_version));
+    }
+    out.put_slice(b"]}");
+    out.freeze()
+}

@@ -1,0 +1,957 @@
+//! The API verbs on objects — create, get, list, update, patch, delete — with the
+//! semantics clients rely on: resourceVersions and conflicts, generation, status
+//! subresources, finalizers and deletion, dry runs and field ownership.
+//!
+//! The HTTP layer and the built-in controllers both go through these functions.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::kinds;
+use super::object;
+use super::patch::{self, ListStrategy, PatchError};
+use super::registry::ResourceType;
+use super::schema;
+use super::state::ApiState;
+use super::status::{ApiError, Cause, deleted_status};
+use super::store::{CommitError, Expect, Stored, key};
+
+/// How a write should be carried out.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// `dryRun=All`: everything but the commit.
+    pub dry_run: bool,
+    /// `fieldManager`: who is writing (recorded in managedFields).
+    pub field_manager: Option<String>,
+    /// `force` for server-side apply.
+    pub force: bool,
+    /// `fieldValidation=Strict`: unknown fields of custom resources are an error.
+    pub strict: bool,
+}
+
+/// The patch formats of `Content-Type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchType {
+    /// `application/merge-patch+json`
+    Merge,
+    /// `application/json-patch+json`
+    Json,
+    /// `application/strategic-merge-patch+json`
+    Strategic,
+    /// `application/apply-patch+yaml`
+    Apply,
+}
+
+impl PatchType {
+    /// From a Content-Type header value.
+    pub fn from_content_type(content_type: &str) -> Option<Self> {
+        match content_type.split(';').next().unwrap_or("").trim() {
+            "application/merge-patch+json" => Some(Self::Merge),
+            "application/json-patch+json" => Some(Self::Json),
+            "application/strategic-merge-patch+json" => Some(Self::Strategic),
+            "application/apply-patch+yaml" | "application/apply-patch+json" => Some(Self::Apply),
+            _ => None,
+        }
+    }
+}
+
+/// Deletion options (`DeleteOptions` body and query).
+#[derive(Debug, Clone, Default)]
+pub struct DeleteOptions {
+    /// `propagationPolicy`.
+    pub propagation: Option<Propagation>,
+    /// `preconditions.uid`.
+    pub uid: Option<String>,
+    /// `preconditions.resourceVersion`.
+    pub resource_version: Option<String>,
+    /// `dryRun=All`.
+    pub dry_run: bool,
+}
+
+/// Garbage-collection policy for dependents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// Delete the owner now, dependents afterwards.
+    Background,
+    /// Delete dependents first, then the owner.
+    Foreground,
+    /// Keep dependents, dropping their reference to the owner.
+    Orphan,
+}
+
+impl Propagation {
+    /// From the wire value.
+    pub fn parse(value: &str) -> Result<Self, ApiError> {
+        match value {
+            "Background" => Ok(Self::Background),
+            "Foreground" => Ok(Self::Foreground),
+            "Orphan" => Ok(Self::Orphan),
+            other => Err(ApiError::bad_request(format!(
+                "propagationPolicy {other:?} is not supported: use Background, Foreground or Orphan"
+            ))),
+        }
+    }
+}
+
+/// The answer of a write: an HTTP status and the object (or Status) to return.
+#[derive(Debug)]
+pub struct Written {
+    /// 200 or 201.
+    pub code: u16,
+    /// The body.
+    pub body: Value,
+}
+
+const FOREGROUND: &str = "foregroundDeletion";
+const ORPHAN: &str = "orphan";
+
+impl ApiState {
+    /// Reads one object as the client's version sees it.
+    pub fn get(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Bytes, ApiError> {
+        let stored = self.load(rt, namespace, name)?;
+        Ok(present(&stored.json, &rt.api_version()))
+    }
+
+    pub(super) fn load(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Stored, ApiError> {
+        self.store
+            .get(&rt.group_resource(), &key(namespace, name))
+            .ok_or_else(|| ApiError::not_found(&rt.plural, &rt.group, name))
+    }
+
+    /// Creates an object from a request body.
+    pub fn create(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        body: Value,
+        opts: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        let mut object = self.prepare_create(rt, namespace, body, opts)?;
+        if let Some(manager) = &opts.field_manager {
+            patch::record_update(
+                None,
+                &mut object,
+                manager,
+                &strategies(rt),
+                &rt.api_version(),
+                &object::now(),
+            );
+        }
+        let name = object::name(&object).unwrap_or_default().to_string();
+        if opts.dry_run {
+            return self.dry_run_create(rt, namespace, &name, object);
+        }
+        let stored = self
+            .store
+            .put(
+                &rt.group_resource(),
+                &key(namespace, &name),
+                Expect::Absent,
+                object,
+            )
+            .map_err(|_| ApiError::already_exists(&rt.plural, &rt.group, &name))?;
+        self.after_commit(rt, &stored)?;
+        Ok(Written {
+            code: 201,
+            body: stored.value(),
+        })
+    }
+
+    fn dry_run_create(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        object: Value,
+    ) -> Result<Written, ApiError> {
+        if self
+            .store
+            .get(&rt.group_resource(), &key(namespace, name))
+            .is_some()
+        {
+            return Err(ApiError::already_exists(&rt.plural, &rt.group, name));
+        }
+        Ok(Written {
+            code: 201,
+            body: object,
+        })
+    }
+
+    /// Validates and fills in a new object, changing nothing.
+    fn prepare_create(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        mut object: Value,
+        opts: &WriteOptions,
+    ) -> Result<Value, ApiError> {
+        check_type(rt, &mut object)?;
+        if rt.namespaced {
+            let namespace = namespace.ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "{} is namespaced: create it under /namespaces/<namespace>/",
+                    rt.plural
+                ))
+            })?;
+            match object::namespace(&object) {
+                Some(ns) if ns != namespace => {
+                    return Err(ApiError::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ));
+                }
+                _ => {}
+            }
+            self.check_namespace_open(namespace)?;
+            object::metadata_mut(&mut object).insert("namespace".into(), json!(namespace));
+        } else {
+            object::metadata_mut(&mut object).remove("namespace");
+        }
+        let meta = object::metadata_mut(&mut object);
+        if meta
+            .get("name")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            let base = meta
+                .get("generateName")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if base.is_empty() {
+                return Err(ApiError::invalid(
+                    &rt.kind,
+                    &rt.group,
+                    "",
+                    vec![Cause::new(
+                        "FieldValueRequired",
+                        "metadata.name",
+                        "Required value: name or generateName is required",
+                    )],
+                ));
+            }
+            meta.insert(
+                "name".into(),
+                json!(format!("{base}{}", object::random_suffix())),
+            );
+        }
+        for field in [
+            "uid",
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ] {
+            meta.remove(field);
+        }
+        meta.insert("uid".into(), json!(object::new_uid()));
+        meta.insert("creationTimestamp".into(), json!(object::now()));
+        if rt.generation {
+            meta.insert("generation".into(), json!(1));
+        } else {
+            meta.remove("generation");
+        }
+        if rt.subresources.status
+            && let Some(map) = object.as_object_mut()
+        {
+            map.remove("status");
+        }
+        let name = object::name(&object).unwrap_or_default().to_string();
+        let mut causes: Vec<Cause> = kinds::check_name(rt, &name).into_iter().collect();
+        causes.extend(self.custom_schema(rt, &mut object, opts)?);
+        if !causes.is_empty() {
+            return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
+        }
+        kinds::on_create(rt, &mut object)?;
+        Ok(object)
+    }
+
+    /// Refuses content in a missing or terminating namespace.
+    fn check_namespace_open(&self, namespace: &str) -> Result<(), ApiError> {
+        let ns = self
+            .store
+            .get(&kinds::namespaces(), namespace)
+            .ok_or_else(|| ApiError::not_found("namespaces", "", namespace))?;
+        if object::deletion_timestamp(&ns.value()).is_some() {
+            return Err(ApiError::forbidden(
+                "",
+                "",
+                "",
+                &format!(
+                    "unable to create new content in namespace {namespace} because it is being terminated"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Defaults, prunes and validates a custom resource against its schema.
+    fn custom_schema(
+        &self,
+        rt: &ResourceType,
+        object: &mut Value,
+        opts: &WriteOptions,
+    ) -> Result<Vec<Cause>, ApiError> {
+        let Some(schema) = rt.schema() else {
+            return Ok(Vec::new());
+        };
+        schema::apply_defaults(object, schema);
+        if opts.strict {
+            let mut pruned = object.clone();
+            schema::prune(&mut pruned, schema);
+            if let Some(field) = first_difference(object, &pruned, "") {
+                return Err(ApiError::bad_request(format!(
+                    "{} in version \"{}\" cannot be handled as a {}: strict decoding error: unknown field \"{field}\"",
+                    rt.kind, rt.version, rt.kind
+                )));
+            }
+        }
+        schema::prune(object, schema);
+        Ok(schema::validate(object, schema)
+            .into_iter()
+            .map(|e| Cause {
+                reason: e.reason,
+                field: e.field,
+                message: e.message,
+            })
+            .collect())
+    }
+
+    /// Replaces an object (PUT), or one of its subresources.
+    pub fn update(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        mut body: Value,
+        opts: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        check_type(rt, &mut body)?;
+        if let Some(body_name) = object::name(&body)
+            && body_name != name
+        {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        let wanted = object::resource_version(&body).map_err(|rv| {
+            ApiError::bad_request(format!(
+                "invalid resourceVersion {rv:?}: it must be one this server returned"
+            ))
+        })?;
+        if wanted.is_none() && !rt.is_builtin() {
+            return Err(ApiError::invalid(
+                &rt.kind,
+                &rt.group,
+                name,
+                vec![Cause::new(
+                    "FieldValueInvalid",
+                    "metadata.resourceVersion",
+                    "Invalid value: 0x0: must be specified for an update",
+                )],
+            ));
+        }
+        self.write(rt, namespace, name, subresource, opts, wanted, &mut |_| {
+            Ok(body.clone())
+        })
+    }
+
+    /// Applies a patch to an object or subresource; server-side apply creates absent objects.
+    #[allow(clippy::too_many_arguments)]
+    pub fn patch(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        kind: PatchType,
+        body: &[u8],
+        opts: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        if kind == PatchType::Strategic && !rt.is_builtin() {
+            return Err(ApiError::unsupported_media_type(
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+            ));
+        }
+        let document = parse_patch(kind, body)?;
+        if kind == PatchType::Apply {
+            return self.apply(rt, namespace, name, subresource, &document, opts);
+        }
+        let wanted = object::resource_version(&document).ok().flatten();
+        let strategies = strategies(rt);
+        self.write(
+            rt,
+            namespace,
+            name,
+            subresource,
+            opts,
+            wanted,
+            &mut |current| {
+                let mut target = current.clone();
+                match kind {
+                    PatchType::Merge => patch::merge_patch(&mut target, &document),
+                    PatchType::Json => {
+                        patch::json_patch(&mut target, &document).map_err(patch_error)?
+                    }
+                    PatchType::Strategic => {
+                        patch::strategic_merge_patch(&mut target, &document, &strategies)
+                            .map_err(patch_error)?
+                    }
+                    PatchType::Apply => {}
+                }
+                if !target.is_object() {
+                    return Err(ApiError::bad_request(
+                        "the patch turned the object into something that is not an object",
+                    ));
+                }
+                Ok(target)
+            },
+        )
+    }
+
+    fn apply(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        document: &Value,
+        opts: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        let manager = opts.field_manager.clone().ok_or_else(|| {
+            ApiError::bad_request("PATCH requests of type apply require a fieldManager parameter")
+        })?;
+        let mut applied = document.clone();
+        check_type(rt, &mut applied)?;
+        if object::name(&applied).is_some_and(|n| n != name) {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({}) does not match the name on the URL ({name})",
+                object::name(&applied).unwrap_or_default()
+            )));
+        }
+        object::metadata_mut(&mut applied).insert("name".into(), json!(name));
+        let strategies = strategies(rt);
+        let api_version = rt.api_version();
+        if self
+            .store
+            .get(&rt.group_resource(), &key(namespace, name))
+            .is_none()
+            && subresource.is_none()
+        {
+            let object = patch::server_side_apply(
+                None,
+                &applied,
+                &manager,
+                opts.force,
+                &strategies,
+                &api_version,
+                &object::now(),
+            )
+            .map_err(patch_error)?;
+            let create_opts = WriteOptions {
+                field_manager: None,
+                ..opts.clone()
+            };
+            match self.create(rt, namespace, object.clone(), &create_opts) {
+                Err(e) if e.reason == "AlreadyExists" => {}
+                other => return other,
+            }
+        }
+        // Apply records its own ownership; the plain-write bookkeeping must not run too.
+        let write_opts = WriteOptions {
+            field_manager: None,
+            ..opts.clone()
+        };
+        self.write(
+            rt,
+            namespace,
+            name,
+            subresource,
+            &write_opts,
+            None,
+            &mut |current| {
+                patch::server_side_apply(
+                    Some(current),
+                    &applied,
+                    &manager,
+                    opts.force,
+                    &strategies,
+                    &api_version,
+                    &object::now(),
+                )
+                .map_err(|e| match e {
+                    PatchError::Conflicts(conflicts) => apply_conflict(rt, name, &conflicts),
+                    other => patch_error(other),
+                })
+            },
+        )
+    }
+
+    /// Read-modify-write of one object: `change` turns the current object into the
+    /// requested one; retried on a concurrent write unless the client named a
+    /// resourceVersion.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+        wanted: Option<u64>,
+        change: &mut dyn FnMut(&Value) -> Result<Value, ApiError>,
+    ) -> Result<Written, ApiError> {
+        loop {
+            let current = self.load(rt, namespace, name)?;
+            if wanted.is_some_and(|rv| rv != current.rv) {
+                return Err(ApiError::modified(&rt.plural, &rt.group, name));
+            }
+            let old = current.value();
+            let requested = change(&old)?;
+            let mut next = self.prepare_update(rt, &old, requested, subresource, opts)?;
+            if let Some(manager) = &opts.field_manager {
+                patch::record_update(
+                    Some(&old),
+                    &mut next,
+                    manager,
+                    &strategies(rt),
+                    &rt.api_version(),
+                    &object::now(),
+                );
+            }
+            if next == old {
+                return Ok(Written {
+                    code: 200,
+                    body: old,
+                });
+            }
+            if opts.dry_run {
+                return Ok(Written {
+                    code: 200,
+                    body: next,
+                });
+            }
+            let gr = rt.group_resource();
+            let k = key(namespace, name);
+            let result = if kinds::deletion_complete(rt, &next) {
+                self.store.remove(&gr, &k, current.rv).map(|_| Written {
+                    code: 200,
+                    body: next.clone(),
+                })
+            } else {
+                self.store
+                    .put(&gr, &k, Expect::Rv(current.rv), next)
+                    .map(|stored| Written {
+                        code: 200,
+                        body: stored.value(),
+                    })
+            };
+            match result {
+                Ok(written) => {
+                    if let Some(stored) = self.store.get(&gr, &k) {
+                        self.after_commit(rt, &stored)?;
+                    }
+                    return Ok(written);
+                }
+                Err(CommitError::Conflict) if wanted.is_none() => continue,
+                Err(CommitError::Conflict) => {
+                    return Err(ApiError::modified(&rt.plural, &rt.group, name));
+                }
+                Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
+            }
+        }
+    }
+
+    /// Merges a requested object with the current one as the subresource rules say.
+    fn prepare_update(
+        &self,
+        rt: &ResourceType,
+        old: &Value,
+        mut new: Value,
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+    ) -> Result<Value, ApiError> {
+        check_type(rt, &mut new)?;
+        let name = object::name(old).unwrap_or_default().to_string();
+        let mut next = match subresource {
+            Some("status") if rt.subresources.status => {
+                with_field(old, "status", new.get("status"))
+            }
+            Some("approval") if rt.subresources.approval => kinds::approval(old, &new)?,
+            Some("finalize") if rt.subresources.finalize => kinds::finalize(old, &new),
+            Some(other) => {
+                return Err(ApiError::method_not_allowed(
+                    "update",
+                    &format!("{}/{other}", rt.plural),
+                ));
+            }
+            None => {
+                let mut next = new;
+                if rt.subresources.status {
+                    next = with_field(&next, "status", old.get("status"));
+                }
+                next
+            }
+        };
+        keep_server_metadata(old, &mut next);
+        if let Some(cause) = new_finalizers_while_deleting(old, &next) {
+            return Err(ApiError::invalid(&rt.kind, &rt.group, &name, vec![cause]));
+        }
+        if rt.generation {
+            let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
+            let bumped = if spec_changed(old, &next) {
+                generation + 1
+            } else {
+                generation
+            };
+            object::metadata_mut(&mut next).insert("generation".into(), json!(bumped));
+        }
+        if subresource.is_none() {
+            let causes = self.custom_schema(rt, &mut next, opts)?;
+            if !causes.is_empty() {
+                return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
+            }
+        }
+        kinds::on_update(rt, old, &mut next)?;
+        Ok(next)
+    }
+
+    /// Deletes an object: at once, or by marking it and letting finalizers and the
+    /// garbage collector finish.
+    pub fn delete(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Written, ApiError> {
+        loop {
+            let current = self.load(rt, namespace, name)?;
+            let mut object = current.value();
+            check_preconditions(rt, name, &object, current.rv, opts)?;
+            if object::deletion_timestamp(&object).is_some() {
+                return Ok(Written {
+                    code: 200,
+                    body: object,
+                });
+            }
+            let mut finalizers = object::finalizers(&object);
+            match opts.propagation.unwrap_or(kinds::default_propagation(rt)) {
+                Propagation::Foreground => finalizers.push(FOREGROUND.to_string()),
+                Propagation::Orphan => finalizers.push(ORPHAN.to_string()),
+                Propagation::Background => {}
+            }
+            let gr = rt.group_resource();
+            let k = key(namespace, name);
+            if finalizers.is_empty() && !kinds::deletes_gracefully(rt) {
+                let uid = object::uid(&object).unwrap_or_default().to_string();
+                if !opts.dry_run {
+                    match self.store.remove(&gr, &k, current.rv) {
+                        Err(CommitError::Conflict) => continue,
+                        Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
+                        Ok(_) => {}
+                    }
+                }
+                return Ok(Written {
+                    code: 200,
+                    body: deleted_status(&rt.plural, &rt.group, name, &uid),
+                });
+            }
+            object::set_finalizers(&mut object, &finalizers);
+            let meta = object::metadata_mut(&mut object);
+            meta.insert("deletionTimestamp".into(), json!(object::now()));
+            meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+            kinds::on_delete(rt, &mut object);
+            if opts.dry_run {
+                return Ok(Written {
+                    code: 200,
+                    body: object,
+                });
+            }
+            match self.store.put(&gr, &k, Expect::Rv(current.rv), object) {
+                Ok(stored) => {
+                    return Ok(Written {
+                        code: 200,
+                        body: stored.value(),
+                    });
+                }
+                Err(CommitError::Conflict) => continue,
+                Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
+            }
+        }
+    }
+
+    /// Work that follows a committed write of special kinds (CRDs register their types).
+    fn after_commit(&self, rt: &ResourceType, stored: &Stored) -> Result<(), ApiError> {
+        if rt.group == "apiextensions.k8s.io" && rt.plural == "customresourcedefinitions" {
+            super::crd::register(&self.registry, &stored.value());
+        }
+        Ok(())
+    }
+}
+
+fn check_preconditions(
+    rt: &ResourceType,
+    name: &str,
+    object: &Value,
+    rv: u64,
+    opts: &DeleteOptions,
+) -> Result<(), ApiError> {
+    let uid = object::uid(object).unwrap_or_default();
+    if let Some(want) = opts.uid.as_deref().filter(|u| *u != uid) {
+        return Err(ApiError::conflict(
+            &rt.plural,
+            &rt.group,
+            name,
+            &format!("Precondition failed: UID in precondition: {want}, UID in object meta: {uid}"),
+        ));
+    }
+    if let Some(want) = opts
+        .resource_version
+        .as_deref()
+        .filter(|r| *r != rv.to_string())
+    {
+        return Err(ApiError::conflict(
+            &rt.plural,
+            &rt.group,
+            name,
+            &format!(
+                "Precondition failed: ResourceVersion in precondition: {want}, ResourceVersion in object meta: {rv}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks `apiVersion` and `kind` of a body against the resource and fills them in.
+pub fn check_type(rt: &ResourceType, object: &mut Value) -> Result<(), ApiError> {
+    let Some(map) = object.as_object_mut() else {
+        return Err(ApiError::bad_request(
+            "the request body must be a JSON object",
+        ));
+    };
+    let api_version = rt.api_version();
+    match map.get("apiVersion").and_then(Value::as_str) {
+        Some(v) if v != api_version => {
+            let same_group = v.rsplit_once('/').map(|(g, _)| g) == Some(rt.group.as_str());
+            if !same_group {
+                return Err(ApiError::bad_request(format!(
+                    "the API version in the data ({v}) does not match the expected API version ({api_version})"
+                )));
+            }
+        }
+        _ => {}
+    }
+    match map.get("kind").and_then(Value::as_str) {
+        Some(k) if k != rt.kind => {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the body ({k}) does not match the kind of {} ({})",
+                rt.plural, rt.kind
+            )));
+        }
+        _ => {}
+    }
+    map.insert("apiVersion".into(), json!(api_version));
+    map.insert("kind".into(), json!(rt.kind));
+    Ok(())
+}
+
+/// Server-set metadata survives any write.
+fn keep_server_metadata(old: &Value, next: &mut Value) {
+    let old_meta = old
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let meta = object::metadata_mut(next);
+    for field in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "namespace",
+        "name",
+        "generation",
+    ] {
+        match old_meta.get(field) {
+            Some(v) => meta.insert(field.to_string(), v.clone()),
+            None => meta.remove(field),
+        };
+    }
+    if !meta.contains_key("managedFields")
+        && let Some(v) = old_meta.get("managedFields")
+    {
+        meta.insert("managedFields".into(), v.clone());
+    }
+    if let Some(rv) = old_meta.get("resourceVersion") {
+        meta.insert("resourceVersion".into(), rv.clone());
+    }
+}
+
+fn new_finalizers_while_deleting(old: &Value, next: &Value) -> Option<Cause> {
+    object::deletion_timestamp(old)?;
+    let before = object::finalizers(old);
+    let added: Vec<String> = object::finalizers(next)
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect();
+    (!added.is_empty()).then(|| {
+        Cause::new(
+            "FieldValueForbidden",
+            "metadata.finalizers",
+            format!("Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"),
+        )
+    })
+}
+
+/// A copy of `object` with top-level `field` set to `value` (or removed).
+fn with_field(object: &Value, field: &str, value: Option<&Value>) -> Value {
+    let mut out = object.clone();
+    if let Some(map) = out.as_object_mut() {
+        match value {
+            Some(v) => map.insert(field.to_string(), v.clone()),
+            None => map.remove(field),
+        };
+    }
+    out
+}
+
+/// Whether anything outside metadata and status differs.
+fn spec_changed(old: &Value, new: &Value) -> bool {
+    let strip = |v: &Value| -> Vec<(String, Value)> {
+        v.as_object()
+            .map(|m| {
+                m.iter()
+                    .filter(|(k, _)| {
+                        !matches!(k.as_str(), "metadata" | "status" | "apiVersion" | "kind")
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    strip(old) != strip(new)
+}
+
+/// The first field present in `a` but not in `b`, as a dotted path.
+fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => x.iter().find_map(|(k, v)| {
+            let p = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            match y.get(k) {
+                None => Some(p),
+                Some(w) => first_difference(v, w, &p),
+            }
+        }),
+        (Value::Array(x), Value::Array(y)) => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]"))),
+        _ => None,
+    }
+}
+
+fn parse_patch(kind: PatchType, body: &[u8]) -> Result<Value, ApiError> {
+    let parsed = if kind == PatchType::Apply {
+        serde_yaml::from_slice::<Value>(body).map_err(|e| e.to_string())
+    } else {
+        serde_json::from_slice::<Value>(body).map_err(|e| e.to_string())
+    };
+    let value =
+        parsed.map_err(|e| ApiError::bad_request(format!("the patch is not valid: {e}")))?;
+    match (kind, &value) {
+        (PatchType::Json, Value::Array(_))
+        | (PatchType::Merge | PatchType::Strategic | PatchType::Apply, Value::Object(_)) => {
+            Ok(value)
+        }
+        (PatchType::Json, _) => Err(ApiError::bad_request(
+            "a JSON patch must be an array of operations",
+        )),
+        _ => Err(ApiError::bad_request("the patch must be a JSON object")),
+    }
+}
+
+fn patch_error(e: PatchError) -> ApiError {
+    match e {
+        PatchError::BadRequest(m) => ApiError::bad_request(m),
+        PatchError::Unprocessable(m) => ApiError::unprocessable(m),
+        PatchError::Conflicts(c) => ApiError::unprocessable(format!("{} conflict(s)", c.len())),
+    }
+}
+
+fn apply_conflict(rt: &ResourceType, name: &str, conflicts: &[(String, String)]) -> ApiError {
+    let lines: Vec<String> = conflicts
+        .iter()
+        .map(|(manager, path)| {
+            format!(
+                "conflict with \"{manager}\" using {}: {path}",
+                rt.api_version()
+            )
+        })
+        .collect();
+    let why = if lines.len() == 1 {
+        format!("Apply failed with 1 conflict: {}", lines[0])
+    } else {
+        format!(
+            "Apply failed with {} conflicts: {}",
+            lines.len(),
+            lines.join("\n")
+        )
+    };
+    let mut err = ApiError::conflict(&rt.plural, &rt.group, name, &why);
+    err.message = why;
+    err.details.causes = conflicts
+        .iter()
+        .map(|(manager, path)| {
+            Cause::new(
+                "FieldManagerConflict",
+                path.clone(),
+                format!("conflict with \"{manager}\""),
+            )
+        })
+        .collect();
+    err
+}
+
+/// The list strategies of a resource: built-in merge keys, or the CRD schema's list types.
+pub fn strategies(rt: &ResourceType) -> impl Fn(&str) -> ListStrategy + use<> {
+    let schema = rt.schema().cloned().map(Arc::new);
+    let group = rt.group.clone();
+    let kind = rt.kind.clone();
+    move |path: &str| match &schema {
+        Some(s) => schema::list_strategy(s, path),
+        None if path == "metadata.finalizers" => ListStrategy::Set,
+        None => patch::builtin_strategy(&group, &kind, path),
+    }
+}
+
+/// The stored JSON as a client of `api_version` sees it (custom resources may be
+/// stored through another served version).
+pub fn present(json: &Bytes, api_version: &str) -> Bytes {
+    let expected = format!("{{\"apiVersion\":\"{api_version}\"");
+    if json.starts_with(expected.as_bytes()) {
+        return json.clone();
+    }
+    let mut value: Value = serde_json::from_slice(json).unwrap_or(Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        map.insert("apiVersion".into(), json!(api_version));
+    }
+    Bytes::from(serde_json::to_vec(&value).unwrap_or_default())
+}

@@ -1,0 +1,40 @@
+//! The shared state of one API server: its resource types and its objects.
+
+use std::sync::Arc;
+
+use super::registry::Registry;
+use super::store::Store;
+
+/// Settings of one API server.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Watch events kept per resource for resuming watches (older ones answer 410).
+    pub history: usize,
+    /// How often watches that asked for bookmarks get one.
+    pub bookmark_interval: std::time::Duration,
+    /// The Kubernetes version `/version` reports.
+    pub git_version: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            history: 8192,
+            bookmark_interval: std::time::Duration::from_secs(15),
+            git_version: "v1.32.0-fleetctl".to_string(),
+        }
+    }
+}
+
+/// Everything a request handler or a built-in controller needs.
+pub struct ApiState {
+    /// Served resource types.
+    pub registry: Registry,
+    /// Stored objects.
+    pub store: Store,
+    /// Settings.
+    pub settings: Settings,
+}
+
+/// Shared handle to the state.
+pub type Shared = Arc<ApiState>;

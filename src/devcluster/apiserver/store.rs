@@ -1,0 +1,556 @@
+//! Storage: every object of every resource, one resourceVersion counter, a bounded
+//! event history per resource and a broadcast of changes for watchers.
+//!
+//! Objects are kept as their serialized JSON so reads and watch fan-out copy no more
+//! than a reference count; writes stamp the resourceVersion before serializing.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ops::Bound;
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
+use parking_lot::RwLock;
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc};
+
+use super::object;
+use super::registry::GroupResource;
+
+/// Capacity of each resource's broadcast; a watcher that falls this far behind is
+/// told its resourceVersion expired and relists.
+const BROADCAST_CAPACITY: usize = 4096;
+
+/// A stored object: its resourceVersion and JSON.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// The object's resourceVersion.
+    pub rv: u64,
+    /// The object as JSON, resourceVersion included.
+    pub json: Bytes,
+}
+
+impl Stored {
+    /// The object parsed.
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
+    }
+}
+
+/// Watch event types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    /// The object was created.
+    Added,
+    /// The object changed.
+    Modified,
+    /// The object is gone; the payload is its last state.
+    Deleted,
+}
+
+impl EventType {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change to one object.
+#[derive(Debug)]
+pub struct Event {
+    /// The resourceVersion of the change.
+    pub rv: u64,
+    /// What happened.
+    pub kind: EventType,
+    /// `namespace/name` or `name`.
+    pub key: String,
+    /// The object after the change (before it, for deletions, with the deletion's rv).
+    pub json: Bytes,
+    /// The object before the change (for MODIFIED), so filtered watches can tell an
+    /// object that stopped matching from one that never did.
+    pub prev: Option<Bytes>,
+    parsed: OnceLock<Value>,
+}
+
+impl Event {
+    /// The namespace of the object, from its key.
+    pub fn namespace(&self) -> Option<&str> {
+        self.key.split_once('/').map(|(ns, _)| ns)
+    }
+
+    /// The object parsed once and shared by every watcher that filters on it.
+    pub fn value(&self) -> &Value {
+        self.parsed
+            .get_or_init(|| serde_json::from_slice(&self.json).unwrap_or(Value::Null))
+    }
+
+    /// The previous state parsed (MODIFIED events only).
+    pub fn prev_value(&self) -> Option<Value> {
+        self.prev
+            .as_ref()
+            .and_then(|p| serde_json::from_slice(p).ok())
+    }
+}
+
+/// A change that the built-in controllers (garbage collector, namespace and CRD
+/// lifecycle) must look at.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    /// Which resource.
+    pub resource: GroupResource,
+    /// The change.
+    pub event: Arc<Event>,
+}
+
+/// The store's answer to a write that could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitError {
+    /// Create of a key that exists.
+    Exists,
+    /// Write of a key that does not exist.
+    Missing,
+    /// The object changed since the expected resourceVersion.
+    Conflict,
+}
+
+/// What a write expects of the current state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// The key must be free.
+    Absent,
+    /// The key must hold exactly this resourceVersion.
+    Rv(u64),
+}
+
+/// Addresses one object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectRef {
+    /// Its resource.
+    pub resource: GroupResource,
+    /// `namespace/name` or `name`.
+    pub key: String,
+}
+
+/// The storage key of an object.
+pub fn key(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+struct Table {
+    objects: BTreeMap<String, Stored>,
+    history: VecDeque<Arc<Event>>,
+    /// Events at or below this resourceVersion are no longer in `history`.
+    compacted: u64,
+    tx: broadcast::Sender<Arc<Event>>,
+}
+
+impl Table {
+    fn new() -> Self {
+        Self {
+            objects: BTreeMap::new(),
+            history: VecDeque::new(),
+            compacted: 0,
+            tx: broadcast::channel(BROADCAST_CAPACITY).0,
+        }
+    }
+}
+
+struct Inner {
+    rv: u64,
+    tables: HashMap<GroupResource, Table>,
+    /// Live objects by uid, so the garbage collector can tell whether an owner exists.
+    uids: HashMap<String, ObjectRef>,
+    /// Owner uid → objects that name it in ownerReferences.
+    dependents: HashMap<String, HashSet<ObjectRef>>,
+}
+
+/// The object store of one API server.
+pub struct Store {
+    inner: RwLock<Inner>,
+    history_limit: usize,
+    notices: mpsc::UnboundedSender<Notice>,
+}
+
+/// A page of a list.
+#[derive(Debug)]
+pub struct Page {
+    /// Matching objects in key order.
+    pub items: Vec<Stored>,
+    /// The store's resourceVersion when the page was read.
+    pub rv: u64,
+    /// The last key returned when more matching objects remain.
+    pub next: Option<String>,
+}
+
+/// A watch starting point: the events to replay and the live feed after them.
+pub struct Subscription {
+    /// Past events to send first.
+    pub replay: Vec<Arc<Event>>,
+    /// Changes from now on.
+    pub feed: broadcast::Receiver<Arc<Event>>,
+    /// The store's resourceVersion at subscription.
+    pub rv: u64,
+}
+
+impl Store {
+    /// An empty store keeping `history_limit` events per resource; notices for the
+    /// built-in controllers go to the returned receiver.
+    pub fn new(history_limit: usize) -> (Self, mpsc::UnboundedReceiver<Notice>) {
+        let (notices, rx) = mpsc::unbounded_channel();
+        let inner = Inner {
+            rv: 0,
+            tables: HashMap::new(),
+            uids: HashMap::new(),
+            dependents: HashMap::new(),
+        };
+        (
+            Self {
+                inner: RwLock::new(inner),
+                history_limit: history_limit.max(1),
+                notices,
+            },
+            rx,
+        )
+    }
+
+    /// The current resourceVersion.
+    pub fn rv(&self) -> u64 {
+        self.inner.read().rv
+    }
+
+    /// One object.
+    pub fn get(&self, resource: &GroupResource, key: &str) -> Option<Stored> {
+        self.inner
+            .read()
+            .tables
+            .get(resource)?
+            .objects
+            .get(key)
+            .cloned()
+    }
+
+    /// Whether an object with this uid exists.
+    pub fn uid_exists(&self, uid: &str) -> bool {
+        self.owner_ref(uid).is_some()
+    }
+
+    /// The object with this uid.
+    pub fn owner_ref(&self, uid: &str) -> Option<ObjectRef> {
+        self.inner.read().uids.get(uid).cloned()
+    }
+
+    /// Objects that name `owner_uid` as an owner.
+    pub fn dependents(&self, owner_uid: &str) -> Vec<ObjectRef> {
+        self.inner
+            .read()
+            .dependents
+            .get(owner_uid)
+            .map(|set| set.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Keys of a resource's objects in a namespace (all of them for `None`).
+    pub fn keys(&self, resource: &GroupResource, namespace: Option<&str>) -> Vec<String> {
+        let inner = self.inner.read();
+        let Some(table) = inner.tables.get(resource) else {
+            return Vec::new();
+        };
+        match namespace {
+            Some(ns) => {
+                let prefix = format!("{ns}/");
+                table
+                    .objects
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            }
+            None => table.objects.keys().cloned().collect(),
+        }
+    }
+
+    /// Lists objects in key order, starting after `after`, keeping those `keep` accepts,
+    /// stopping after `limit` of them (0: no limit).
+    pub fn list(
+        &self,
+        resource: &GroupResource,
+        namespace: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+        keep: &dyn Fn(&Stored) -> bool,
+    ) -> Page {
+        let inner = self.inner.read();
+        let rv = inner.rv;
+        let Some(table) = inner.tables.get(resource) else {
+            return Page {
+                items: Vec::new(),
+                rv,
+                next: None,
+            };
+        };
+        let prefix = namespace.map(|ns| format!("{ns}/"));
+        let start = match (after, &prefix) {
+            (Some(a), _) => Bound::Excluded(a.to_string()),
+            (None, Some(p)) => Bound::Included(p.clone()),
+            (None, None) => Bound::Unbounded,
+        };
+        let mut items = Vec::new();
+        let mut next = None;
+        let mut last_key = None;
+        for (k, stored) in table.objects.range((start, Bound::Unbounded)) {
+            if prefix.as_ref().is_some_and(|p| !k.starts_with(p.as_str())) {
+                break;
+            }
+            if !keep(stored) {
+                continue;
+            }
+            if limit > 0 && items.len() == limit {
+                // One more match exists past the page: the client continues after the last key.
+                next = last_key;
+                break;
+            }
+            items.push(stored.clone());
+            last_key = Some(k.clone());
+        }
+        Page { items, rv, next }
+    }
+
+    /// Subscribes to changes after `from`; `None` means "from now". Returns `Err(oldest)`
+    /// when `from` is older than the history kept.
+    pub fn subscribe(
+        &self,
+        resource: &GroupResource,
+        from: Option<u64>,
+    ) -> Result<Subscription, u64> {
+        let mut inner = self.inner.write();
+        let rv = inner.rv;
+        let table = inner
+            .tables
+            .entry(resource.clone())
+            .or_insert_with(Table::new);
+        let feed = table.tx.subscribe();
+        let replay = match from {
+            None => Vec::new(),
+            Some(from) if from < table.compacted => return Err(table.compacted + 1),
+            Some(from) => table
+                .history
+                .iter()
+                .filter(|e| e.rv > from)
+                .cloned()
+                .collect(),
+        };
+        Ok(Subscription { replay, feed, rv })
+    }
+
+    /// Every object of a resource in a namespace (or all) plus a feed of later changes,
+    /// taken atomically.
+    pub fn snapshot(
+        &self,
+        resource: &GroupResource,
+        namespace: Option<&str>,
+    ) -> (Vec<Stored>, Subscription) {
+        let mut inner = self.inner.write();
+        let rv = inner.rv;
+        let table = inner
+            .tables
+            .entry(resource.clone())
+            .or_insert_with(Table::new);
+        let feed = table.tx.subscribe();
+        let items = match namespace {
+            Some(ns) => {
+                let prefix = format!("{ns}/");
+                table
+                    .objects
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .map(|(_, s)| s.clone())
+                    .collect()
+            }
+            None => table.objects.values().cloned().collect(),
+        };
+        (
+            items,
+            Subscription {
+                replay: Vec::new(),
+                feed,
+                rv,
+            },
+        )
+    }
+
+    /// Stores `object` at `key`, stamping the next resourceVersion into it.
+    pub fn put(
+        &self,
+        resource: &GroupResource,
+        key: &str,
+        expect: Expect,
+        mut object: Value,
+    ) -> Result<Stored, CommitError> {
+        let mut inner = self.inner.write();
+        let previous = inner
+            .tables
+            .get(resource)
+            .and_then(|t| t.objects.get(key))
+            .cloned();
+        let current = previous.as_ref().map(|s| s.rv);
+        let kind = match (expect, current) {
+            (Expect::Absent, None) => EventType::Added,
+            (Expect::Absent, Some(_)) => return Err(CommitError::Exists),
+            (Expect::Rv(_), None) => return Err(CommitError::Missing),
+            (Expect::Rv(want), Some(have)) if want != have => return Err(CommitError::Conflict),
+            (Expect::Rv(_), Some(_)) => EventType::Modified,
+        };
+        let rv = inner.rv + 1;
+        object::set_resource_version(&mut object, rv);
+        let json = Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
+        inner.rv = rv;
+        let target = ObjectRef {
+            resource: resource.clone(),
+            key: key.to_string(),
+        };
+        if let Some(old) = &previous {
+            unindex(&mut inner, &target, &old.value());
+        }
+        index(&mut inner, &target, &object);
+        let stored = Stored {
+            rv,
+            json: json.clone(),
+        };
+        let table = inner
+            .tables
+            .entry(resource.clone())
+            .or_insert_with(Table::new);
+        table.objects.insert(key.to_string(), stored.clone());
+        let deleting = object::deletion_timestamp(&object).is_some();
+        let event = Event {
+            rv,
+            kind,
+            key: key.to_string(),
+            json,
+            prev: previous.map(|p| p.json),
+            parsed: OnceLock::from(object),
+        };
+        self.publish(table, resource, event, deleting);
+        Ok(stored)
+    }
+
+    /// Removes the object at `key` if it still holds resourceVersion `expect`.
+    pub fn remove(
+        &self,
+        resource: &GroupResource,
+        key: &str,
+        expect: u64,
+    ) -> Result<Stored, CommitError> {
+        let mut inner = self.inner.write();
+        let current = inner
+            .tables
+            .get(resource)
+            .and_then(|t| t.objects.get(key))
+            .cloned();
+        let Some(current) = current else {
+            return Err(CommitError::Missing);
+        };
+        if current.rv != expect {
+            return Err(CommitError::Conflict);
+        }
+        let rv = inner.rv + 1;
+        inner.rv = rv;
+        let mut last = current.value();
+        unindex(
+            &mut inner,
+            &ObjectRef {
+                resource: resource.clone(),
+                key: key.to_string(),
+            },
+            &last,
+        );
+        object::set_resource_version(&mut last, rv);
+        let json = Bytes::from(serde_json::to_vec(&last).unwrap_or_default());
+        let table = inner
+            .tables
+            .entry(resource.clone())
+            .or_insert_with(Table::new);
+        table.objects.remove(key);
+        let stored = Stored {
+            rv,
+            json: json.clone(),
+        };
+        let event = Event {
+            rv,
+            kind: EventType::Deleted,
+            key: key.to_string(),
+            json,
+            prev: None,
+            parsed: OnceLock::from(last),
+        };
+        self.publish(table, resource, event, true);
+        Ok(stored)
+    }
+
+    fn publish(&self, table: &mut Table, resource: &GroupResource, event: Event, notice: bool) {
+        let event = Arc::new(event);
+        table.history.push_back(event.clone());
+        while table.history.len() > self.history_limit {
+            if let Some(old) = table.history.pop_front() {
+                table.compacted = old.rv;
+            }
+        }
+        // No receivers is fine: nobody watches this resource now.
+        let _ = table.tx.send(event.clone());
+        if notice {
+            // The receiver lives as long as the server; a send error means shutdown.
+            let _ = self.notices.send(Notice {
+                resource: resource.clone(),
+                event,
+            });
+        }
+    }
+
+    /// Number of stored objects (for figures and tests).
+    pub fn len(&self) -> usize {
+        self.inner
+            .read()
+            .tables
+            .values()
+            .map(|t| t.objects.len())
+            .sum()
+    }
+
+    /// Whether the store holds no objects.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn index(inner: &mut Inner, target: &ObjectRef, object: &Value) {
+    if let Some(uid) = object::uid(object) {
+        inner.uids.insert(uid.to_string(), target.clone());
+    }
+    for owner in object::owner_uids(object) {
+        inner
+            .dependents
+            .entry(owner.to_string())
+            .or_default()
+            .insert(target.clone());
+    }
+}
+
+fn unindex(inner: &mut Inner, target: &ObjectRef, object: &Value) {
+    if let Some(uid) = object::uid(object) {
+        inner.uids.remove(uid);
+    }
+    for owner in object::owner_uids(object) {
+        if let Some(set) = inner.dependents.get_mut(owner) {
+            set.remove(target);
+            if set.is_empty() {
+                inner.dependents.remove(owner);
+            }
+        }
+    }
+}

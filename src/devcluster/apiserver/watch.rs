@@ -1,0 +1,222 @@
+//! Watches: one JSON event per line, resumable by resourceVersion, with bookmarks,
+//! streaming initial lists, and a 410 ERROR event when the history no longer reaches
+//! back far enough (so kube-runtime relists).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use futures::Stream;
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+
+use super::list::Filter;
+use super::registry::ResourceType;
+use super::request::Query;
+use super::resource::present;
+use super::state::Shared;
+use super::status::ApiError;
+use super::store::{Event, EventType, Subscription};
+
+/// Watches without `timeoutSeconds` end after this long, as upstream's do eventually.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// What a watch request asks for.
+struct Plan {
+    rt: Arc<ResourceType>,
+    namespace: Option<String>,
+    filter: Filter,
+    from: Option<u64>,
+    initial_events: bool,
+    bookmarks: bool,
+    timeout: Duration,
+}
+
+/// Starts a watch; the stream is the response body.
+pub fn start(
+    state: Shared,
+    rt: Arc<ResourceType>,
+    namespace: Option<String>,
+    query: &Query,
+) -> Result<impl Stream<Item = Result<Bytes, Infallible>> + use<>, ApiError> {
+    let filter = Filter::from_query(&rt, query)?;
+    let initial_events = query.flag("sendInitialEvents");
+    if query.get("sendInitialEvents").is_some()
+        && query.get("resourceVersionMatch") != Some("NotOlderThan")
+    {
+        return Err(ApiError::invalid(
+            &rt.kind,
+            &rt.group,
+            "",
+            vec![super::status::Cause::new(
+                "FieldValueForbidden",
+                "resourceVersionMatch",
+                "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            )],
+        ));
+    }
+    let from = match query.non_empty("resourceVersion") {
+        None | Some("0") => None,
+        Some(rv) => Some(rv.parse::<u64>().map_err(|_| {
+            ApiError::bad_request(format!(
+                "invalid resourceVersion {rv:?}: it must be one this server returned"
+            ))
+        })?),
+    };
+    let timeout = query
+        .number("timeoutSeconds")?
+        .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+    let plan = Plan {
+        rt,
+        namespace,
+        filter,
+        from,
+        initial_events,
+        bookmarks: query.flag("allowWatchBookmarks"),
+        timeout,
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(256);
+    tokio::spawn(run(state, plan, tx));
+    Ok(futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok(b), rx))
+    }))
+}
+
+async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
+    let gr = plan.rt.group_resource();
+    let api_version = plan.rt.api_version();
+    let mut last_rv;
+    let mut sub: Subscription = if plan.from.is_none() || plan.initial_events {
+        let (items, sub) = state.store.snapshot(&gr, plan.namespace.as_deref());
+        for item in items.iter().filter(|s| plan.filter.matches_stored(s)) {
+            if tx
+                .send(line("ADDED", &present(&item.json, &api_version)))
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+        last_rv = sub.rv;
+        if plan.initial_events {
+            let end = bookmark(&plan.rt, sub.rv, true);
+            if tx.send(end).await.is_err() {
+                return;
+            }
+        }
+        sub
+    } else {
+        let from = plan.from.unwrap_or_default();
+        match state.store.subscribe(&gr, Some(from)) {
+            Ok(sub) => {
+                last_rv = from;
+                sub
+            }
+            Err(oldest) => {
+                let _ = tx.send(expired(from, oldest)).await;
+                return;
+            }
+        }
+    };
+    for event in std::mem::take(&mut sub.replay) {
+        last_rv = event.rv;
+        if !deliver(&plan, &event, &api_version, &tx).await {
+            return;
+        }
+    }
+    let deadline = tokio::time::sleep(plan.timeout);
+    tokio::pin!(deadline);
+    let mut ticks = tokio::time::interval(state.settings.bookmark_interval);
+    ticks.tick().await;
+    loop {
+        tokio::select! {
+            () = &mut deadline => return,
+            () = tx.closed() => return,
+            _ = ticks.tick(), if plan.bookmarks => {
+                if tx.send(bookmark(&plan.rt, last_rv, false)).await.is_err() {
+                    return;
+                }
+            }
+            received = sub.feed.recv() => match received {
+                Ok(event) => {
+                    if event.rv <= last_rv {
+                        continue;
+                    }
+                    last_rv = event.rv;
+                    if !deliver(&plan, &event, &api_version, &tx).await {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    let _ = tx.send(expired(last_rv, state.store.rv())).await;
+                    return;
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+        }
+    }
+}
+
+/// Sends one event if it concerns this watch; `false` once the client is gone.
+async fn deliver(plan: &Plan, event: &Event, api_version: &str, tx: &mpsc::Sender<Bytes>) -> bool {
+    if plan
+        .namespace
+        .as_deref()
+        .is_some_and(|ns| event.namespace() != Some(ns))
+    {
+        return true;
+    }
+    let Some(kind) = visible_as(plan, event) else {
+        return true;
+    };
+    tx.send(line(kind.as_str(), &present(&event.json, api_version)))
+        .await
+        .is_ok()
+}
+
+/// How a change looks through the watch's selectors: an object that starts matching
+/// is ADDED, one that stops matching is DELETED.
+fn visible_as(plan: &Plan, event: &Event) -> Option<EventType> {
+    if plan.filter.is_empty() {
+        return Some(event.kind);
+    }
+    let now = plan.filter.matches(event.value());
+    match event.kind {
+        EventType::Modified => {
+            let before = event.prev_value().is_some_and(|p| plan.filter.matches(&p));
+            match (before, now) {
+                (true, true) => Some(EventType::Modified),
+                (false, true) => Some(EventType::Added),
+                (true, false) => Some(EventType::Deleted),
+                (false, false) => None,
+            }
+        }
+        kind => now.then_some(kind),
+    }
+}
+
+fn line(kind: &str, object: &[u8]) -> Bytes {
+    let mut out = BytesMut::with_capacity(object.len() + 32);
+    out.put_slice(b"{\"type\":\"");
+    out.put_slice(kind.as_bytes());
+    out.put_slice(b"\",\"object\":");
+    out.put_slice(object);
+    out.put_slice(b"}\n");
+    out.freeze()
+}
+
+fn bookmark(rt: &ResourceType, rv: u64, initial_events_end: bool) -> Bytes {
+    let mut metadata = json!({"resourceVersion": rv.to_string()});
+    if initial_events_end {
+        metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    let object = json!({"kind": rt.kind, "apiVersion": rt.api_version(), "metadata": metadata});
+    line("BOOKMARK", object.to_string().as_bytes())
+}
+
+fn expired(requested: u64, oldest: u64) -> Bytes {
+    let status =
+        ApiError::expired(format!("too old resource version: {requested} ({oldest})")).to_status();
+    line("ERROR", status.to_string().as_bytes())
+}
