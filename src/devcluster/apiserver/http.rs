@@ -40,10 +40,14 @@ pub fn router(http: Http) -> axum::Router {
 }
 
 async fn dispatch(State(http): State<Arc<Http>>, request: Request) -> Response {
-    match route(&http, request).await {
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let response = match route(&http, request).await {
         Ok(response) => response,
         Err(error) => error_response(&error),
-    }
+    };
+    tracing::debug!(%method, %uri, status = response.status().as_u16(), "request");
+    response
 }
 
 fn json_response(code: u16, body: Bytes, content_type: &'static str) -> Response {
@@ -103,6 +107,19 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
                 Some(v) => aggregated(discovery::aggregated(&state.registry, false, v), v),
                 None => value_response(200, &discovery::legacy_groups(&state.registry)),
             });
+        }
+        "/openapi/v2" if get => {
+            let protobuf = accept.contains("protobuf");
+            let content_type = if protobuf {
+                "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+            } else {
+                "application/json"
+            };
+            return Ok(json_response(
+                200,
+                Bytes::from(openapi::v2(protobuf)),
+                content_type,
+            ));
         }
         "/openapi/v3" if get => return Ok(value_response(200, &openapi::root(&state.registry))),
         p if get && p.starts_with("/openapi/v3/") => {

@@ -71,6 +71,31 @@ pub fn root(registry: &Registry) -> Value {
     json!({"paths": paths})
 }
 
+/// A minimal OpenAPI v2 document (no definitions): kubectl's validation then treats
+/// kinds it cannot find as unknown instead of failing on a 404, as against a real
+/// server. kubectl asks for the gnostic protobuf form; others get JSON.
+pub fn v2(protobuf: bool) -> Vec<u8> {
+    if !protobuf {
+        return json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": {}}).to_string().into_bytes();
+    }
+    // openapi_v2.Document { swagger = 1; info = 2 { title = 1; version = 2 } }
+    let info = [field(1, b"Kubernetes"), field(2, b"v1.32.0")].concat();
+    [field(1, b"2.0"), field(2, &info)].concat()
+}
+
+/// One length-delimited protobuf field.
+fn field(number: u8, bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![(number << 3) | 2];
+    let mut len = bytes.len();
+    while len >= 0x80 {
+        out.push(u8::try_from(len & 0x7f).unwrap_or(0) | 0x80);
+        len >>= 7;
+    }
+    out.push(u8::try_from(len).unwrap_or(0));
+    out.extend_from_slice(bytes);
+    out
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02X}")).collect()
 }

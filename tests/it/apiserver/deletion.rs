@@ -1,0 +1,253 @@
+//! Finalizers, garbage collection in its three propagation modes, namespace termination.
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPolicy};
+use kube::runtime::{conditions, wait::await_condition};
+use serde_json::json;
+
+use crate::support::cluster::TestCluster;
+
+const WAIT: Duration = Duration::from_secs(5);
+
+async fn owner(c: &TestCluster) -> Deployment {
+    let api: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
+    let d: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": "owner"},
+        "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    }))
+    .expect("deployment");
+    api.create(&PostParams::default(), &d).await.expect("owner")
+}
+
+async fn dependent(
+    c: &TestCluster,
+    name: &str,
+    owner: &Deployment,
+    extra: serde_json::Value,
+) -> ConfigMap {
+    let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let mut meta = json!({"name": name, "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "owner",
+        "uid": owner.metadata.uid, "blockOwnerDeletion": true}]});
+    if let Some(map) = extra.as_object() {
+        for (k, v) in map {
+            meta[k] = v.clone();
+        }
+    }
+    let cm: ConfigMap = serde_json::from_value(json!({"metadata": meta})).expect("cm");
+    api.create(&PostParams::default(), &cm)
+        .await
+        .expect("dependent")
+}
+
+async fn gone<K>(api: Api<K>, object: &K)
+where
+    K: kube::Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static,
+{
+    let uid = object.meta().uid.clone().expect("uid");
+    let name = object.meta().name.clone().expect("name");
+    tokio::time::timeout(
+        WAIT,
+        await_condition(api, &name, conditions::is_deleted(&uid)),
+    )
+    .await
+    .expect("deleted in time")
+    .expect("watch");
+}
+
+#[tokio::test]
+async fn finalizers_hold_an_object_until_they_are_removed() {
+    let c = TestCluster::start().await;
+    let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let cm: ConfigMap = serde_json::from_value(
+        json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}}),
+    )
+    .expect("cm");
+    let created = api
+        .create(&PostParams::default(), &cm)
+        .await
+        .expect("create");
+    let pending = api
+        .delete("held", &DeleteParams::default())
+        .await
+        .expect("delete");
+    let marked = pending
+        .left()
+        .expect("the object comes back while finalizers remain");
+    assert!(marked.metadata.deletion_timestamp.is_some());
+    let refused = api
+        .patch(
+            "held",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"finalizers": ["example.com/hold", "example.com/new"]}}),
+            ),
+        )
+        .await
+        .expect_err("no new finalizers while deleting");
+    assert!(
+        refused.to_string().contains("no new finalizers"),
+        "{refused}"
+    );
+    api.patch(
+        "held",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    )
+    .await
+    .expect("release");
+    gone(api, &created).await;
+}
+
+#[tokio::test]
+async fn background_deletion_removes_dependents_after_the_owner() {
+    let c = TestCluster::start().await;
+    let owner = owner(&c).await;
+    let dep = dependent(&c, "dep", &owner, json!({})).await;
+    let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
+    let dp = DeleteParams {
+        propagation_policy: Some(PropagationPolicy::Background),
+        ..Default::default()
+    };
+    let reply = deployments.delete("owner", &dp).await.expect("delete");
+    assert!(reply.is_right(), "a plain delete answers with a Status");
+    gone(Api::namespaced(c.client.clone(), "default"), &dep).await;
+}
+
+#[tokio::test]
+async fn foreground_deletion_removes_dependents_before_the_owner() {
+    let c = TestCluster::start().await;
+    let owner = owner(&c).await;
+    let held = dependent(
+        &c,
+        "held",
+        &owner,
+        json!({"finalizers": ["example.com/hold"]}),
+    )
+    .await;
+    let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
+    let reply = deployments
+        .delete("owner", &DeleteParams::foreground())
+        .await
+        .expect("delete");
+    let marked = reply.left().expect("the owner waits for its dependents");
+    assert!(
+        marked
+            .metadata
+            .finalizers
+            .expect("finalizers")
+            .contains(&"foregroundDeletion".to_string())
+    );
+    let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let dependent = configmaps.get("held").await.expect("held by its finalizer");
+    assert!(dependent.metadata.deletion_timestamp.is_some());
+    assert!(
+        deployments.get_opt("owner").await.expect("get").is_some(),
+        "the owner stays while a dependent blocks it"
+    );
+    configmaps
+        .patch(
+            "held",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .expect("release");
+    gone(configmaps, &held).await;
+    gone(deployments, &owner).await;
+}
+
+#[tokio::test]
+async fn orphan_deletion_keeps_dependents_and_drops_their_owner_reference() {
+    let c = TestCluster::start().await;
+    let owner = owner(&c).await;
+    dependent(&c, "kept", &owner, json!({})).await;
+    let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
+    deployments
+        .delete("owner", &DeleteParams::orphan())
+        .await
+        .expect("delete");
+    gone(deployments, &owner).await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let kept = configmaps.get("kept").await.expect("kept");
+    assert!(
+        kept.metadata.owner_references.is_none(),
+        "{:?}",
+        kept.metadata.owner_references
+    );
+}
+
+#[tokio::test]
+async fn deleting_a_namespace_removes_its_content_then_the_namespace() {
+    let c = TestCluster::start().await;
+    let namespaces: Api<Namespace> = Api::all(c.client.clone());
+    let ns: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": "doomed"}})).expect("ns");
+    let ns = namespaces
+        .create(&PostParams::default(), &ns)
+        .await
+        .expect("ns");
+    let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "doomed");
+    let held: ConfigMap = serde_json::from_value(
+        json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}}),
+    )
+    .expect("cm");
+    configmaps
+        .create(&PostParams::default(), &held)
+        .await
+        .expect("held");
+    let plain: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "plain"}})).expect("cm");
+    let plain = configmaps
+        .create(&PostParams::default(), &plain)
+        .await
+        .expect("plain");
+    let marked = namespaces
+        .delete("doomed", &DeleteParams::default())
+        .await
+        .expect("delete")
+        .left()
+        .expect("namespace object");
+    assert_eq!(
+        marked.status.and_then(|s| s.phase).as_deref(),
+        Some("Terminating")
+    );
+    assert_eq!(
+        marked.spec.and_then(|s| s.finalizers),
+        Some(vec!["kubernetes".to_string()])
+    );
+    gone(configmaps.clone(), &plain).await;
+    let kube::Error::Api(refused) = configmaps
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "late"}})).expect("cm"),
+        )
+        .await
+        .expect_err("terminating")
+    else {
+        panic!()
+    };
+    assert_eq!(refused.code, 403);
+    assert!(
+        refused.message.contains(
+            "unable to create new content in namespace doomed because it is being terminated"
+        ),
+        "{}",
+        refused.message
+    );
+    assert!(
+        namespaces.get_opt("doomed").await.expect("get").is_some(),
+        "held content keeps the namespace"
+    );
+    configmaps
+        .patch(
+            "held",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .expect("release");
+    gone(namespaces, &ns).await;
+}

@@ -1,0 +1,150 @@
+//! Lists: kinds, resourceVersions, pages and selectors.
+
+use k8s_openapi::api::core::v1::{ConfigMap, Event};
+use kube::api::{Api, ListParams, PostParams};
+use serde_json::json;
+
+use crate::support::cluster::{TestCluster, raw};
+
+async fn seed(api: &Api<ConfigMap>, name: &str, labels: serde_json::Value) {
+    let object: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).expect("cm");
+    api.create(&PostParams::default(), &object)
+        .await
+        .expect("create");
+}
+
+fn names(list: kube::core::ObjectList<ConfigMap>) -> Vec<String> {
+    list.items
+        .into_iter()
+        .filter_map(|o| o.metadata.name)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_list_has_its_kind_a_resource_version_and_never_null_items() {
+    let c = TestCluster::start().await;
+    let (status, body) = raw(
+        &c.client,
+        "GET",
+        "/api/v1/namespaces/default/configmaps",
+        "",
+        Vec::new(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["kind"], "ConfigMapList");
+    assert_eq!(body["apiVersion"], "v1");
+    assert_eq!(body["items"], json!([]));
+    assert!(
+        body["metadata"]["resourceVersion"]
+            .as_str()
+            .expect("rv")
+            .parse::<u64>()
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn pages_with_limit_and_continue_cover_every_object_once() {
+    let c = TestCluster::start().await;
+    let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    for i in 0..7 {
+        seed(&api, &format!("cm-{i}"), json!({})).await;
+    }
+    let mut seen = Vec::new();
+    let mut params = ListParams::default().limit(3);
+    let mut pages = 0;
+    loop {
+        let page = api.list(&params).await.expect("page");
+        pages += 1;
+        let token = page.metadata.continue_.clone().filter(|t| !t.is_empty());
+        seen.extend(names(page));
+        match token {
+            Some(t) => params = params.continue_token(&t),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    assert_eq!(seen, (0..7).map(|i| format!("cm-{i}")).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn label_selectors_support_every_operator() {
+    let c = TestCluster::start().await;
+    let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    seed(&api, "a", json!({"app": "web", "tier": "front"})).await;
+    seed(&api, "b", json!({"app": "db", "tier": "back"})).await;
+    seed(&api, "c", json!({"app": "web"})).await;
+    let select = |s: &str| {
+        let api = api.clone();
+        let s = s.to_string();
+        async move {
+            names(
+                api.list(&ListParams::default().labels(&s))
+                    .await
+                    .expect("list"),
+            )
+        }
+    };
+    assert_eq!(select("app=web").await, ["a", "c"]);
+    assert_eq!(select("app==web").await, ["a", "c"]);
+    assert_eq!(select("app!=web").await, ["b"]);
+    assert_eq!(select("tier in (front,back)").await, ["a", "b"]);
+    assert_eq!(select("tier notin (front)").await, ["b", "c"]);
+    assert_eq!(select("tier").await, ["a", "b"]);
+    assert_eq!(select("!tier").await, ["c"]);
+    assert_eq!(select("app=web,tier").await, ["a"]);
+}
+
+#[tokio::test]
+async fn field_selectors_match_name_namespace_and_event_fields() {
+    let c = TestCluster::start().await;
+    let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    seed(&api, "one", json!({})).await;
+    seed(&api, "two", json!({})).await;
+    assert_eq!(
+        names(
+            api.list(&ListParams::default().fields("metadata.name=two"))
+                .await
+                .expect("list")
+        ),
+        ["two"]
+    );
+    assert_eq!(
+        names(
+            api.list(&ListParams::default().fields("metadata.name!=two"))
+                .await
+                .expect("list")
+        ),
+        ["one"]
+    );
+    let all: Api<ConfigMap> = Api::all(c.client.clone());
+    assert_eq!(
+        names(
+            all.list(&ListParams::default().fields("metadata.namespace=default"))
+                .await
+                .expect("list")
+        )
+        .len(),
+        2
+    );
+    let events: Api<Event> = Api::namespaced(c.client.clone(), "default");
+    for (name, kind) in [("e1", "Pod"), ("e2", "ConfigMap")] {
+        let event: Event = serde_json::from_value(json!({
+            "metadata": {"name": name}, "involvedObject": {"kind": kind, "name": "x", "namespace": "default"},
+            "reason": "Test", "message": "m", "type": "Normal"
+        }))
+        .expect("event");
+        events
+            .create(&PostParams::default(), &event)
+            .await
+            .expect("event");
+    }
+    let found = events
+        .list(&ListParams::default().fields("involvedObject.kind=ConfigMap,involvedObject.name=x"))
+        .await
+        .expect("events");
+    assert_eq!(found.items.len(), 1);
+    assert_eq!(found.items[0].metadata.name.as_deref(), Some("e2"));
+}

@@ -1,0 +1,11 @@
+//! kube-rs against in-process dev-cluster API servers.
+
+mod bad_input;
+mod controller;
+mod crd;
+mod deletion;
+mod discovery;
+mod list;
+mod objects;
+mod patch;
+mod watch;

@@ -1,0 +1,1 @@
+//! kubectl against `fleetctl dev serve`.

@@ -1,0 +1,4 @@
+//! Fixtures shared by the integration tests.
+
+pub mod cluster;
+pub mod kubectl;
