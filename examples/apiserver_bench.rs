@@ -26,7 +26,6 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
@@ -65,9 +64,7 @@ impl Config {
     fn load() -> Result<Self> {
         let args: Vec<String> = std::env::args().skip(1).collect();
         let get = |key: &str, env: &str, default: usize| -> Result<usize> {
-            let arg = args
-                .iter()
-                .find_map(|a| a.strip_prefix(key).and_then(|rest| rest.strip_prefix('=')));
+            let arg = args.iter().find_map(|a| a.strip_prefix(key).and_then(|rest| rest.strip_prefix('=')));
             let raw = match arg {
                 Some(v) => Some(v.to_string()),
                 None => std::env::var(env).ok(),
@@ -75,10 +72,9 @@ impl Config {
             match raw {
                 None => Ok(default),
                 // Accept 20_000 and 20,000 as well as 20000.
-                Some(v) => v
-                    .replace(['_', ','], "")
-                    .parse()
-                    .with_context(|| format!("{key}={v} is not a whole number")),
+                Some(v) => {
+                    v.replace(['_', ','], "").parse().with_context(|| format!("{key}={v} is not a whole number"))
+                }
             }
         };
         let config = Self {
@@ -90,10 +86,7 @@ impl Config {
             interval: Duration::from_micros(get("interval_us", "BENCH_INTERVAL_US", 1_000)? as u64),
         };
         ensure!(config.c > 0, "c must be at least 1");
-        ensure!(
-            config.n > 0 && config.mem > 0 && config.events > 0,
-            "n, mem and events must be at least 1"
-        );
+        ensure!(config.n > 0 && config.mem > 0 && config.events > 0, "n, mem and events must be at least 1");
         Ok(config)
     }
 }
@@ -183,21 +176,11 @@ async fn memory(config: &Config, rt: &Handle) -> Result<()> {
         default.json_per_object,
     );
     // Diagnostic: the same with the smallest event history, to show what history costs.
-    let lean = measure_memory(
-        config,
-        rt,
-        Settings {
-            history: 1,
-            ..Settings::default()
-        },
-        &mut servers,
-    )
-    .await?;
+    let lean = measure_memory(config, rt, Settings { history: 1, ..Settings::default() }, &mut servers).await?;
     println!(
         "  {:>8.0} B/object   with history=1 (diagnostic): the event history costs ~{:.0} B per object it holds",
         lean.bytes_per_object,
-        (default.bytes_per_object - lean.bytes_per_object) * config.mem as f64
-            / config.mem.min(history) as f64,
+        (default.bytes_per_object - lean.bytes_per_object) * config.mem as f64 / config.mem.min(history) as f64,
     );
     for server in servers {
         shutdown(rt, server).await?;
@@ -233,18 +216,11 @@ async fn measure_memory(
     let rss_after_kib = rss_kib()?;
     let len_after = server.state().store.len();
     drop(workers);
-    let page = server.state().store.list(
-        &GroupResource::new("", "configmaps"),
-        Some("default"),
-        None,
-        0,
-        &|_| true,
-    );
+    let page = server.state().store.list(&GroupResource::new("", "configmaps"), Some("default"), None, 0, &|_| true);
     let json_bytes: usize = page.items.iter().map(|s| s.json.len()).sum();
     keep.push(server);
     Ok(MemoryFigures {
-        bytes_per_object: rss_after_kib.saturating_sub(rss_before_kib) as f64 * 1024.0
-            / config.mem as f64,
+        bytes_per_object: rss_after_kib.saturating_sub(rss_before_kib) as f64 * 1024.0 / config.mem as f64,
         rss_before_kib,
         rss_after_kib,
         len_before,
@@ -266,7 +242,7 @@ async fn throughput(config: &Config, rt: &Handle, cores: usize) -> Result<()> {
     let server = start_server(rt, Settings::default()).await?;
     let mut workers = connect_workers(server.addr(), config.c).await?;
     assign(&mut workers, 0, config.n, config.n);
-    let mut report = |label: &str, stats: &PhaseStats, target: Option<f64>| {
+    let report = |label: &str, stats: &PhaseStats, target: Option<f64>| {
         let rate = stats.rate();
         let goal = match target {
             Some(t) => format!("(target ≥ {}) {}", thousands(t as u64), verdict(rate >= t)),
@@ -291,10 +267,7 @@ async fn throughput(config: &Config, rt: &Handle, cores: usize) -> Result<()> {
     report("updates (merge PATCH)", &stats, None);
     let (workers, stats) = run_phase(workers, Op::Get, "default").await?;
     report("gets (GET by name)", &stats, Some(TARGET_GETS));
-    println!(
-        "  store.len() after: {}",
-        thousands(server.state().store.len())
-    );
+    println!("  store.len() after: {}", thousands(server.state().store.len()));
     drop(workers);
     shutdown(rt, server).await
 }
@@ -345,9 +318,7 @@ impl Worker {
                 Op::Patch => {
                     write!(body, r#"{{"data":{{"key":"patched-{id}"}}}}"#)?;
                     let path = format!("{collection}/cm-{id}");
-                    self.conn
-                        .request("PATCH", &path, MERGE_PATCH, &body)
-                        .await?
+                    self.conn.request("PATCH", &path, MERGE_PATCH, &body).await?
                 }
                 Op::Get => {
                     let path = format!("{collection}/cm-{id}");
@@ -417,34 +388,19 @@ impl PhaseStats {
 
 /// Runs every worker's share of `op` concurrently; the clock starts after the
 /// connections exist.
-async fn run_phase(
-    workers: Vec<Worker>,
-    op: Op,
-    namespace: &'static str,
-) -> Result<(Vec<Worker>, PhaseStats)> {
+async fn run_phase(workers: Vec<Worker>, op: Op, namespace: &'static str) -> Result<(Vec<Worker>, PhaseStats)> {
     let cpu_before = cpu_split();
     let started = Instant::now();
-    let handles: Vec<_> = workers
-        .into_iter()
-        .map(|w| tokio::spawn(w.run(op, namespace)))
-        .collect();
+    let handles: Vec<_> = workers.into_iter().map(|w| tokio::spawn(w.run(op, namespace))).collect();
     let mut workers = Vec::with_capacity(handles.len());
     for handle in handles {
         workers.push(handle.await.context("a client task panicked")??);
     }
     let wall = started.elapsed();
     let cpu = cpu_split().since(cpu_before);
-    let mut latencies: Vec<u64> = workers
-        .iter()
-        .flat_map(|w| w.latencies.iter().map(|d| nanos(*d)))
-        .collect();
+    let mut latencies: Vec<u64> = workers.iter().flat_map(|w| w.latencies.iter().map(|d| nanos(*d))).collect();
     latencies.sort_unstable();
-    let stats = PhaseStats {
-        requests: latencies.len(),
-        wall,
-        latencies,
-        cpu,
-    };
+    let stats = PhaseStats { requests: latencies.len(), wall, latencies, cpu };
     Ok((workers, stats))
 }
 
@@ -507,9 +463,7 @@ async fn watch_latency(config: &Config, rt: &Handle) -> Result<()> {
     let addr = server.addr();
     let collection = "/api/v1/namespaces/default/configmaps";
     let mut generator = Conn::connect(addr).await?;
-    let list = generator
-        .request("GET", &format!("{collection}?limit=1"), JSON, &[])
-        .await?;
+    let list = generator.request("GET", &format!("{collection}?limit=1"), JSON, &[]).await?;
     list.expect(200, "list")?;
     let rv = serde_json::from_slice::<ListMeta>(&list.body)
         .context("reading the list's resourceVersion")?
@@ -526,16 +480,8 @@ async fn watch_latency(config: &Config, rt: &Handle) -> Result<()> {
         // watch's subscription is in place are replayed from history, not lost.
         let path = format!("{collection}?watch=true&resourceVersion={rv}");
         let (status, framing) = conn.send("GET", &path, JSON, &[]).await?;
-        ensure!(
-            status == 200 && matches!(framing, Framing::Chunked),
-            "watch answered HTTP {status}"
-        );
-        watchers.push(tokio::spawn(watch_one(
-            conn,
-            base,
-            config.events,
-            stop_rx.clone(),
-        )));
+        ensure!(status == 200 && matches!(framing, Framing::Chunked), "watch answered HTTP {status}");
+        watchers.push(tokio::spawn(watch_one(conn, base, config.events, stop_rx.clone())));
     }
 
     let cpu_before = cpu_split();
@@ -561,9 +507,7 @@ async fn watch_latency(config: &Config, rt: &Handle) -> Result<()> {
             } else {
                 write!(body, r#"{{"data":{{"sent":"{sent}"}}}}"#)?;
                 let path = format!("{collection}/w-{}", i - creates);
-                generator
-                    .request("PATCH", &path, MERGE_PATCH, &body)
-                    .await?
+                generator.request("PATCH", &path, MERGE_PATCH, &body).await?
             };
             write_latencies.push(since(base) - sent);
             reply.expect(if i < creates { 201 } else { 200 }, "watch event")?;
@@ -631,10 +575,7 @@ async fn watch_one(
     expected: usize,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<WatchResult> {
-    let mut result = WatchResult {
-        latencies: Vec::with_capacity(expected),
-        ..WatchResult::default()
-    };
+    let mut result = WatchResult { latencies: Vec::with_capacity(expected), ..WatchResult::default() };
     let mut lines = BytesMut::new();
     let mut received_at = since(base);
     loop {
@@ -648,12 +589,7 @@ async fn watch_one(
                 let line = lines.split_to(end + 1);
                 match serde_json::from_slice::<WatchLine<'_>>(&line) {
                     Ok(event) if event.kind == "ERROR" => result.errors += 1,
-                    Ok(event) => match event
-                        .object
-                        .data
-                        .and_then(|d| d.sent)
-                        .and_then(|s| s.parse::<u64>().ok())
-                    {
+                    Ok(event) => match event.object.data.and_then(|d| d.sent).and_then(|s| s.parse::<u64>().ok()) {
                         Some(sent) => result.latencies.push(received_at.saturating_sub(sent)),
                         None => result.unparsed += 1,
                     },
@@ -690,11 +626,7 @@ struct Reply {
 impl Reply {
     fn expect(&self, status: u16, what: &str) -> Result<()> {
         if self.status != status {
-            bail!(
-                "{what}: HTTP {} (wanted {status}): {}",
-                self.status,
-                String::from_utf8_lossy(&self.body)
-            );
+            bail!("{what}: HTTP {} (wanted {status}): {}", self.status, String::from_utf8_lossy(&self.body));
         }
         Ok(())
     }
@@ -712,9 +644,7 @@ struct Conn {
 
 impl Conn {
     async fn connect(addr: SocketAddr) -> Result<Self> {
-        let stream = TcpStream::connect(addr)
-            .await
-            .with_context(|| format!("connecting to {addr}"))?;
+        let stream = TcpStream::connect(addr).await.with_context(|| format!("connecting to {addr}"))?;
         // Requests go out in one write, but Nagle would still hold one back while the
         // previous segment waits for a (delayed) ACK.
         stream.set_nodelay(true)?;
@@ -727,25 +657,11 @@ impl Conn {
     }
 
     /// Sends a request and reads the response head.
-    async fn send(
-        &mut self,
-        method: &str,
-        path: &str,
-        content_type: &str,
-        body: &[u8],
-    ) -> Result<(u16, Framing)> {
+    async fn send(&mut self, method: &str, path: &str, content_type: &str, body: &[u8]) -> Result<(u16, Framing)> {
         self.out.clear();
-        write!(
-            self.out,
-            "{method} {path} HTTP/1.1\r\nhost: {}\r\naccept: application/json\r\n",
-            self.host
-        )?;
+        write!(self.out, "{method} {path} HTTP/1.1\r\nhost: {}\r\naccept: application/json\r\n", self.host)?;
         if !body.is_empty() {
-            write!(
-                self.out,
-                "content-type: {content_type}\r\ncontent-length: {}\r\n",
-                body.len()
-            )?;
+            write!(self.out, "content-type: {content_type}\r\ncontent-length: {}\r\n", body.len())?;
         }
         self.out.extend_from_slice(b"\r\n");
         self.out.extend_from_slice(body);
@@ -753,13 +669,7 @@ impl Conn {
         self.read_head().await
     }
 
-    async fn request(
-        &mut self,
-        method: &str,
-        path: &str,
-        content_type: &str,
-        body: &[u8],
-    ) -> Result<Reply> {
+    async fn request(&mut self, method: &str, path: &str, content_type: &str, body: &[u8]) -> Result<Reply> {
         let (status, framing) = self.send(method, path, content_type, body).await?;
         let body = match framing {
             Framing::Length(len) => {
@@ -808,8 +718,7 @@ impl Conn {
         };
         let size_line = std::str::from_utf8(&self.buf[..line_end]).context("chunk size")?;
         let hex = size_line.split(';').next().unwrap_or_default().trim();
-        let size =
-            usize::from_str_radix(hex, 16).with_context(|| format!("chunk size {size_line:?}"))?;
+        let size = usize::from_str_radix(hex, 16).with_context(|| format!("chunk size {size_line:?}"))?;
         if self.buf.len() < line_end + 2 + size + 2 {
             return Ok(None);
         }
@@ -848,9 +757,7 @@ fn parse_head(head: &[u8]) -> Result<(u16, Framing)> {
         let value = value.trim();
         if name.eq_ignore_ascii_case("content-length") {
             framing = Some(Framing::Length(value.parse().context("content-length")?));
-        } else if name.eq_ignore_ascii_case("transfer-encoding")
-            && value.eq_ignore_ascii_case("chunked")
-        {
+        } else if name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
             framing = Some(Framing::Chunked);
         }
     }
@@ -868,13 +775,8 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 fn resource_version(body: &[u8]) -> Result<u64> {
     const FIELD: &[u8] = b"\"resourceVersion\":\"";
     let start = find(body, FIELD).context("no resourceVersion in the response")? + FIELD.len();
-    let digits = body[start..]
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    std::str::from_utf8(&body[start..start + digits])?
-        .parse()
-        .context("resourceVersion is not a number")
+    let digits = body[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&body[start..start + digits])?.parse().context("resourceVersion is not a number")
 }
 
 // ---------------------------------------------------------------------------------
@@ -890,9 +792,7 @@ async fn start_server(rt: &Handle, settings: Settings) -> Result<ApiServer> {
 }
 
 async fn shutdown(rt: &Handle, server: ApiServer) -> Result<()> {
-    rt.spawn(server.shutdown())
-        .await
-        .context("the server shutdown task panicked")
+    rt.spawn(server.shutdown()).await.context("the server shutdown task panicked")
 }
 
 /// CPU time in nanoseconds, by side.
@@ -904,10 +804,7 @@ struct CpuSplit {
 
 impl CpuSplit {
     fn since(self, before: Self) -> Self {
-        Self {
-            server: self.server.saturating_sub(before.server),
-            client: self.client.saturating_sub(before.client),
-        }
+        Self { server: self.server.saturating_sub(before.server), client: self.client.saturating_sub(before.client) }
     }
 }
 
@@ -922,17 +819,12 @@ fn cpu_split() -> CpuSplit {
     };
     for task in tasks.flatten() {
         let path = task.path();
-        let (Ok(comm), Ok(schedstat)) = (
-            std::fs::read_to_string(path.join("comm")),
-            std::fs::read_to_string(path.join("schedstat")),
-        ) else {
+        let (Ok(comm), Ok(schedstat)) =
+            (std::fs::read_to_string(path.join("comm")), std::fs::read_to_string(path.join("schedstat")))
+        else {
             continue;
         };
-        let ns: u64 = schedstat
-            .split_whitespace()
-            .next()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        let ns: u64 = schedstat.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0);
         if comm.starts_with(SERVER_THREAD) {
             split.server += ns;
         } else {
@@ -944,17 +836,9 @@ fn cpu_split() -> CpuSplit {
 
 /// The process's resident set in KiB, from `/proc/self/status`.
 fn rss_kib() -> Result<u64> {
-    let status =
-        std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
-    let line = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .context("no VmRSS in /proc/self/status")?;
-    line.trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .context("VmRSS is not a number")
+    let status = std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
+    let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).context("no VmRSS in /proc/self/status")?;
+    line.trim().trim_end_matches("kB").trim().parse().context("VmRSS is not a number")
 }
 
 fn percentile(sorted: &[u64], p: f64) -> u64 {

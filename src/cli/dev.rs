@@ -32,17 +32,8 @@ enum DevCommand {
 /// Runs a `dev` subcommand.
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     match args.command {
-        DevCommand::Serve {
-            kubeconfig,
-            name,
-            port,
-        } => {
-            serve::run(ServeOptions {
-                kubeconfig,
-                name,
-                port,
-            })
-            .await?;
+        DevCommand::Serve { kubeconfig, name, port } => {
+            serve::run(ServeOptions { kubeconfig, name, port }).await?;
         }
     }
     Ok(())

@@ -1,5 +1,6 @@
 //! The command line: clap definitions and one module per subcommand.
 
+mod demo;
 mod dev;
 
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ pub struct Cli {
 enum Command {
     /// The embedded dev cluster.
     Dev(dev::DevArgs),
+    /// Run the demo on an embedded dev cluster, telling the story as it goes.
+    Demo,
 }
 
 impl Cli {
@@ -50,6 +53,7 @@ impl Cli {
         let outcome = runtime.block_on(async {
             match self.command {
                 Command::Dev(args) => dev::run(args).await,
+                Command::Demo => demo::run().await,
             }
         });
         match outcome {
@@ -70,10 +74,7 @@ fn init_logging(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("FLEETCTL_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
 #[cfg(test)]

@@ -37,20 +37,12 @@ pub enum ServeError {
 
 /// Runs a server until SIGINT or SIGTERM; the kubeconfig appears only once it is ready.
 pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(ServeError::Signals)?;
-    let server = ApiServer::start(ServerConfig {
-        port: options.port,
-        ..ServerConfig::default()
-    })
-    .await?;
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(ServeError::Signals)?;
+    let server = ApiServer::start(ServerConfig { port: options.port, ..ServerConfig::default() }).await?;
     let config = serde_yaml::to_string(&server.kubeconfig(&options.name)).unwrap_or_default();
-    write_private(&options.kubeconfig, config.as_bytes()).map_err(|source| {
-        ServeError::Kubeconfig {
-            path: options.kubeconfig.clone(),
-            source,
-        }
-    })?;
+    write_private(&options.kubeconfig, config.as_bytes())
+        .map_err(|source| ServeError::Kubeconfig { path: options.kubeconfig.clone(), source })?;
     tracing::info!(url = %server.url(), kubeconfig = %options.kubeconfig.display(), "api server ready");
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
@@ -69,12 +61,7 @@ pub fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)?;
+    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
     file.write_all(contents)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)

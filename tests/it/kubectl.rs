@@ -1,1 +1,688 @@
 //! kubectl against `fleetctl dev serve`.
+//!
+//! Each test starts its own server (on a free port) and runs the installed kubectl
+//! against it; without kubectl the tests say so and pass.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::kubectl::{DevServe, kubectl_available};
+
+/// A server to test against, or `None` (after saying so) when kubectl is missing.
+fn cluster() -> Option<DevServe> {
+    if !kubectl_available() {
+        eprintln!("skipping: kubectl is not installed");
+        return None;
+    }
+    Some(DevServe::start())
+}
+
+/// A namespaced CRD with a status subresource, a schema default and a short name.
+const WIDGET_CRD: &str = r"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    plural: widgets
+    singular: widget
+    kind: Widget
+    shortNames: [wd]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+              color:
+                type: string
+                default: blue
+          status:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+";
+
+fn widget(name: &str, size: u32) -> String {
+    format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {name}\nspec:\n  size: {size}\n")
+}
+
+/// Installs the Widget CRD and waits until it is established.
+fn install_widgets(k: &DevServe) {
+    k.apply(WIDGET_CRD);
+    k.ok(&["wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=10s"]);
+}
+
+/// A Deployment `web` with containers `app` (env MODE=`mode`) and `sidecar`, and
+/// `extra_labels` (YAML lines under metadata.labels).
+fn deployment(mode: &str, extra_labels: &str) -> String {
+    format!(
+        r"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+{extra_labels}spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        env:
+        - name: MODE
+          value: {mode}
+      - name: sidecar
+        image: busybox:1.36
+"
+    )
+}
+
+fn config_map(name: &str, labels: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels: {{{labels}}}\n")
+}
+
+/// The names kubectl lists for `args` (a `get` without output flags).
+fn names(k: &DevServe, args: &[&str]) -> BTreeSet<String> {
+    let mut args = args.to_vec();
+    args.push("-o=jsonpath={.items[*].metadata.name}");
+    k.ok(&args).split_whitespace().map(str::to_string).collect()
+}
+
+fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| (*s).to_string()).collect()
+}
+
+fn generation(object: &Value) -> i64 {
+    object["metadata"]["generation"].as_i64().expect("metadata.generation")
+}
+
+/// The env of container `name` in a Deployment, as (name, value) pairs.
+fn env_of(deployment: &Value, container: &str) -> BTreeSet<(String, String)> {
+    let containers = deployment["spec"]["template"]["spec"]["containers"].as_array().expect("containers");
+    let found = containers
+        .iter()
+        .find(|c| c["name"] == container)
+        .unwrap_or_else(|| panic!("container {container} in {containers:?}"));
+    found["env"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (e["name"].as_str().unwrap_or_default().to_string(), e["value"].as_str().unwrap_or_default().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_kubeconfig_is_written_readable_by_its_owner_only() {
+    let Some(k) = cluster() else { return };
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(k.kubeconfig()).expect("kubeconfig exists").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let namespaces = names(&k, &["get", "namespaces"]);
+    assert!(namespaces.contains("default"), "{namespaces:?}");
+}
+
+#[test]
+fn client_side_apply_creates_a_crd_then_its_resources_and_reapplies_only_what_changed() {
+    let Some(k) = cluster() else { return };
+    let manifest = format!("{WIDGET_CRD}---\n{}---\n{}", widget("first", 1), widget("second", 2));
+
+    // As against kube-apiserver: kubectl maps every document before applying any,
+    // so the custom resources fail until the CRD exists.
+    let first = k.kubectl_with_stdin(&["apply", "-f", "-"], &manifest);
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(!first.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"), "{stdout}");
+    assert!(stderr.contains("ensure CRDs are installed first"), "{stderr}");
+    assert_eq!(k.json(&["get", "crd", "widgets.example.com"])["spec"]["names"]["shortNames"][0], "wd");
+    assert!(names(&k, &["get", "widgets"]).is_empty());
+
+    let second = k.apply(&manifest);
+    assert!(second.contains("customresourcedefinition.apiextensions.k8s.io/widgets.example.com unchanged"), "{second}");
+    assert!(second.contains("widget.example.com/first created"), "{second}");
+    assert!(second.contains("widget.example.com/second created"), "{second}");
+    assert_eq!(names(&k, &["get", "wd"]), set(&["first", "second"]));
+    let first_widget = k.json(&["get", "wd", "first"]);
+    assert_eq!(first_widget["spec"]["size"], 1);
+    assert_eq!(first_widget["spec"]["color"], "blue", "the schema default");
+
+    let edited = manifest.replace("size: 2", "size: 3");
+    let third = k.apply(&edited);
+    assert!(third.contains("widget.example.com/first unchanged"), "{third}");
+    assert!(third.contains("widget.example.com/second configured"), "{third}");
+    let second_widget = k.json(&["get", "wd", "second"]);
+    assert_eq!(second_widget["spec"]["size"], 3);
+    assert_eq!(second_widget["spec"]["color"], "blue");
+    assert_eq!(generation(&second_widget), 2);
+    assert_eq!(generation(&k.json(&["get", "wd", "first"])), 1);
+}
+
+#[test]
+fn server_side_apply_updates_a_deployment_and_bumps_generation_only_for_spec_changes() {
+    let Some(k) = cluster() else { return };
+    let out = k.ok_with_stdin(&["apply", "--server-side", "-f", "-"], &deployment("one", ""));
+    assert!(out.contains("deployment.apps/web serverside-applied"), "{out}");
+    let created = k.json(&["get", "deployment", "web"]);
+    assert_eq!(generation(&created), 1);
+    assert_eq!(env_of(&created, "app"), BTreeSet::from([("MODE".into(), "one".into())]));
+    let managers: Vec<(&str, &str)> = created["metadata"]["managedFields"]
+        .as_array()
+        .expect("managedFields")
+        .iter()
+        .map(|m| (m["manager"].as_str().unwrap_or_default(), m["operation"].as_str().unwrap_or_default()))
+        .collect();
+    assert!(managers.contains(&("kubectl", "Apply")), "{managers:?}");
+
+    let out = k.ok_with_stdin(&["apply", "--server-side", "-f", "-"], &deployment("two", ""));
+    assert!(out.contains("deployment.apps/web serverside-applied"), "{out}");
+    let changed = k.json(&["get", "deployment", "web"]);
+    assert_eq!(generation(&changed), 2);
+    assert_eq!(env_of(&changed, "app"), BTreeSet::from([("MODE".into(), "two".into())]));
+
+    let out = k.ok_with_stdin(&["apply", "--server-side", "-f", "-"], &deployment("two", "    tier: front\n"));
+    assert!(out.contains("deployment.apps/web serverside-applied"), "{out}");
+    let relabelled = k.json(&["get", "deployment", "web"]);
+    assert_eq!(relabelled["metadata"]["labels"]["tier"], "front");
+    assert_ne!(relabelled["metadata"]["resourceVersion"], changed["metadata"]["resourceVersion"]);
+    assert_eq!(generation(&relabelled), 2, "a label is not spec");
+}
+
+#[test]
+fn get_prints_json_and_yaml_with_the_server_set_metadata() {
+    let Some(k) = cluster() else { return };
+    k.apply(&config_map("settings", "app: demo"));
+
+    let json = k.json(&["get", "configmap", "settings"]);
+    let yaml_text = k.ok(&["get", "configmap", "settings", "-o", "yaml"]);
+    let yaml: Value = serde_yaml::from_str(&yaml_text).expect("kubectl printed YAML");
+    assert_eq!(json, yaml, "the same object either way");
+
+    let meta = &json["metadata"];
+    assert_eq!(meta["name"], "settings");
+    assert_eq!(meta["namespace"], "default");
+    assert_eq!(meta["labels"]["app"], "demo");
+    uuid::Uuid::parse_str(meta["uid"].as_str().expect("uid")).expect("uid is a UUID");
+    let rv: u64 = meta["resourceVersion"]
+        .as_str()
+        .expect("resourceVersion is a string")
+        .parse()
+        .expect("resourceVersion is a number");
+    assert!(rv > 0);
+    meta["creationTimestamp"]
+        .as_str()
+        .expect("creationTimestamp")
+        .parse::<jiff::Timestamp>()
+        .expect("creationTimestamp is RFC 3339");
+
+    let list = k.json(&["get", "configmaps"]);
+    let items = list["items"].as_array().expect("items");
+    assert_eq!(items.len(), 1, "{list}");
+    assert_eq!(items[0]["metadata"]["uid"], meta["uid"]);
+}
+
+#[test]
+fn label_selectors_pick_exactly_the_matching_objects() {
+    let Some(k) = cluster() else { return };
+    let manifest = [
+        config_map("a", "env: prod, tier: web"),
+        config_map("b", "env: dev, tier: db"),
+        config_map("c", "env: staging"),
+        config_map("d", "tier: web"),
+        config_map("e", ""),
+    ]
+    .join("---\n");
+    k.apply(&manifest);
+
+    let cases: [(&str, &[&str]); 9] = [
+        ("env=prod", &["a"]),
+        ("env==prod", &["a"]),
+        ("env!=prod", &["b", "c", "d", "e"]),
+        ("env in (prod,dev)", &["a", "b"]),
+        ("env notin (prod,dev)", &["c", "d", "e"]),
+        ("tier", &["a", "b", "d"]),
+        ("!tier", &["c", "e"]),
+        ("env,!tier", &["c"]),
+        ("tier=web,env notin (prod)", &["d"]),
+    ];
+    for (selector, expected) in cases {
+        assert_eq!(names(&k, &["get", "configmaps", "-l", selector]), set(expected), "selector {selector:?}");
+    }
+}
+
+#[test]
+fn a_watch_sees_changes_made_after_it_started() {
+    let Some(k) = cluster() else { return };
+    k.apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\ndata:\n  v: before\n");
+    let mut watch = k.stream(&["get", "configmaps", "--watch", r#"-o=jsonpath={.metadata.name}={.data.v}{"\n"}"#]);
+    let within = Duration::from_secs(10);
+    watch.until(within, |line| line == "watched=before");
+
+    k.ok(&["patch", "configmap", "watched", "--type=merge", "-p", r#"{"data":{"v":"after"}}"#]);
+    watch.until(within, |line| line == "watched=after");
+
+    k.apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: newcomer\ndata:\n  v: new\n");
+    watch.until(within, |line| line == "newcomer=new");
+}
+
+/// Sets a widget's status: condition Ready=True observed at `observed`.
+fn report_ready(k: &DevServe, name: &str, observed: i64) {
+    let status = format!(
+        r#"{{"status":{{"observedGeneration":{observed},"conditions":[{{"type":"Ready","status":"True","reason":"Done","message":"ready"}}]}}}}"#
+    );
+    let out = k.ok(&["patch", "widget", name, "--subresource=status", "--type=merge", "-p", &status]);
+    assert!(out.contains(&format!("widget.example.com/{name} patched")), "{out}");
+}
+
+#[test]
+fn wait_for_ready_succeeds_when_the_status_reports_the_current_generation() {
+    let Some(k) = cluster() else { return };
+    install_widgets(&k);
+    k.apply(&widget("ready", 1));
+    report_ready(&k, "ready", 1);
+    let object = k.json(&["get", "widget", "ready"]);
+    assert_eq!(generation(&object), 1, "a status write is not a spec change");
+    assert_eq!(object["status"]["conditions"][0]["type"], "Ready");
+
+    let out = k.ok(&["wait", "widget/ready", "--for=condition=Ready", "--timeout=10s"]);
+    assert!(out.contains("widget.example.com/ready condition met"), "{out}");
+}
+
+#[test]
+fn wait_for_ready_times_out_while_observed_generation_lags() {
+    let Some(k) = cluster() else { return };
+    install_widgets(&k);
+    k.apply(&widget("lagging", 1));
+    k.apply(&widget("lagging", 2));
+    assert_eq!(generation(&k.json(&["get", "widget", "lagging"])), 2);
+    report_ready(&k, "lagging", 1);
+
+    let err = k.fails(&["wait", "widget/lagging", "--for=condition=Ready", "--timeout=1s"]);
+    assert!(err.contains("timed out waiting for the condition"), "{err}");
+
+    report_ready(&k, "lagging", 2);
+    let out = k.ok(&["wait", "widget/lagging", "--for=condition=Ready", "--timeout=10s"]);
+    assert!(out.contains("condition met"), "{out}");
+}
+
+#[test]
+fn merge_and_json_patches_change_a_deployment_and_a_failed_test_op_changes_nothing() {
+    let Some(k) = cluster() else { return };
+    k.apply(&deployment("one", ""));
+
+    let out = k.ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"replicas":3},"metadata":{"annotations":{"team":"blue"}}}"#,
+    ]);
+    assert!(out.contains("deployment.apps/web patched"), "{out}");
+    let merged = k.json(&["get", "deployment", "web"]);
+    assert_eq!(merged["spec"]["replicas"], 3);
+    assert_eq!(merged["metadata"]["annotations"]["team"], "blue");
+
+    k.ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=json",
+        "-p",
+        r#"[{"op":"test","path":"/spec/replicas","value":3},{"op":"replace","path":"/spec/replicas","value":4},{"op":"add","path":"/metadata/labels/patched","value":"json"}]"#,
+    ]);
+    let patched = k.json(&["get", "deployment", "web"]);
+    assert_eq!(patched["spec"]["replicas"], 4);
+    assert_eq!(patched["metadata"]["labels"]["patched"], "json");
+
+    let err = k.fails(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=json",
+        "-p",
+        r#"[{"op":"test","path":"/spec/replicas","value":3},{"op":"replace","path":"/spec/replicas","value":5}]"#,
+    ]);
+    assert!(err.contains("test"), "{err}");
+    let unchanged = k.json(&["get", "deployment", "web"]);
+    assert_eq!(unchanged["spec"]["replicas"], 4);
+    assert_eq!(unchanged["metadata"]["resourceVersion"], patched["metadata"]["resourceVersion"]);
+}
+
+#[test]
+fn a_strategic_patch_merges_a_container_env_list_by_name() {
+    let Some(k) = cluster() else { return };
+    k.apply(&deployment("one", ""));
+
+    let out = k.ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "-p",
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"MODE","value":"two"},{"name":"EXTRA","value":"x"}]}]}}}}"#,
+    ]);
+    assert!(out.contains("deployment.apps/web patched"), "{out}");
+    let patched = k.json(&["get", "deployment", "web"]);
+    assert_eq!(env_of(&patched, "app"), BTreeSet::from([("MODE".into(), "two".into()), ("EXTRA".into(), "x".into())]));
+    let containers = patched["spec"]["template"]["spec"]["containers"].as_array().expect("containers");
+    assert_eq!(containers.len(), 2, "{containers:?}");
+    let image = |name: &str| containers.iter().find(|c| c["name"] == name).map(|c| c["image"].clone());
+    assert_eq!(image("app"), Some("nginx:1.27".into()));
+    assert_eq!(image("sidecar"), Some("busybox:1.36".into()));
+    assert_eq!(generation(&patched), 2);
+}
+
+#[test]
+fn a_strategic_patch_of_a_custom_resource_is_refused_as_unsupported() {
+    let Some(k) = cluster() else { return };
+    install_widgets(&k);
+    k.apply(&widget("plain", 1));
+
+    let err = k.fails(&["patch", "widget", "plain", "-p", r#"{"spec":{"size":9}}"#]);
+    assert!(err.contains("application/strategic-merge-patch+json is not supported"), "{err}");
+    assert_eq!(k.json(&["get", "widget", "plain"])["spec"]["size"], 1);
+
+    k.ok(&["patch", "widget", "plain", "--type=merge", "-p", r#"{"spec":{"size":9}}"#]);
+    assert_eq!(k.json(&["get", "widget", "plain"])["spec"]["size"], 9);
+}
+
+#[test]
+fn label_and_annotate_add_overwrite_and_remove_keys() {
+    let Some(k) = cluster() else { return };
+    k.apply(&config_map("tagged", ""));
+    let metadata = |k: &DevServe| k.json(&["get", "configmap", "tagged"])["metadata"].clone();
+
+    for (verb, field) in [("label", "labels"), ("annotate", "annotations")] {
+        let out = k.ok(&[verb, "configmap", "tagged", "color=red"]);
+        assert!(out.contains("configmap/tagged"), "{out}");
+        assert_eq!(metadata(&k)[field]["color"], "red");
+
+        let err = k.fails(&[verb, "configmap", "tagged", "color=green"]);
+        assert!(err.contains("--overwrite is false"), "{err}");
+        assert_eq!(metadata(&k)[field]["color"], "red");
+
+        k.ok(&[verb, "configmap", "tagged", "color=green", "--overwrite"]);
+        assert_eq!(metadata(&k)[field]["color"], "green");
+
+        k.ok(&[verb, "configmap", "tagged", "shape=round"]);
+        k.ok(&[verb, "configmap", "tagged", "color-"]);
+        let meta = metadata(&k);
+        assert!(meta[field].get("color").is_none(), "{verb}: {meta}");
+        assert_eq!(meta[field]["shape"], "round", "{verb}: {meta}");
+    }
+}
+
+/// A ConfigMap `owner` and dependents `dep-a` (blocking the owner's deletion),
+/// `dep-b`, and `dep-shared` (also owned by the ConfigMap `keeper`, which stays).
+fn owner_with_dependents(k: &DevServe) -> String {
+    k.apply(&format!("{}---\n{}", config_map("owner", ""), config_map("keeper", "")));
+    let uid = |name: &str| k.ok(&["get", "configmap", name, "-o=jsonpath={.metadata.uid}"]);
+    let owner = uid("owner");
+    let keeper = uid("keeper");
+    assert!(!owner.is_empty() && !keeper.is_empty());
+    let reference = |name: &str, uid: &str, block: bool| {
+        format!("{{apiVersion: v1, kind: ConfigMap, name: {name}, uid: {uid}, blockOwnerDeletion: {block}}}")
+    };
+    let dependent = |name: &str, refs: &[String]| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  ownerReferences: [{}]\n",
+            refs.join(", ")
+        )
+    };
+    k.apply(
+        &[
+            dependent("dep-a", &[reference("owner", &owner, true)]),
+            dependent("dep-b", &[reference("owner", &owner, false)]),
+            dependent("dep-shared", &[reference("owner", &owner, false), reference("keeper", &keeper, false)]),
+        ]
+        .join("---\n"),
+    );
+    owner
+}
+
+fn owner_names(object: &Value) -> Vec<String> {
+    object["metadata"]["ownerReferences"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Waits until the dependent that also had `keeper` as owner refers to it alone.
+fn wait_for_keeper_alone(k: &DevServe) {
+    k.ok(&[
+        "wait",
+        "configmap/dep-shared",
+        "--for=jsonpath={.metadata.ownerReferences[0].name}=keeper",
+        "--timeout=10s",
+    ]);
+    assert_eq!(owner_names(&k.json(&["get", "configmap", "dep-shared"])), ["keeper"]);
+}
+
+#[test]
+fn foreground_deletion_removes_the_dependents_before_the_owner() {
+    let Some(k) = cluster() else { return };
+    owner_with_dependents(&k);
+
+    let out = k.ok(&["delete", "configmap", "owner", "--cascade=foreground"]);
+    assert!(out.contains(r#"configmap "owner" deleted"#), "{out}");
+    // kubectl waited for the owner to go, which foreground deletion allows only
+    // once the dependent blocking it is gone.
+    let err = k.fails(&["get", "configmap", "dep-a"]);
+    assert!(err.contains("NotFound"), "{err}");
+    k.ok(&["wait", "--for=delete", "configmap/dep-a", "configmap/dep-b", "--timeout=10s"]);
+    wait_for_keeper_alone(&k);
+    assert_eq!(names(&k, &["get", "configmaps"]), set(&["dep-shared", "keeper"]));
+}
+
+#[test]
+fn background_deletion_removes_the_dependents_after_the_owner() {
+    let Some(k) = cluster() else { return };
+    owner_with_dependents(&k);
+
+    let out = k.ok(&["delete", "configmap", "owner", "--cascade=background"]);
+    assert!(out.contains(r#"configmap "owner" deleted"#), "{out}");
+    let err = k.fails(&["get", "configmap", "owner"]);
+    assert!(err.contains("NotFound"), "{err}");
+    k.ok(&["wait", "--for=delete", "configmap/dep-a", "configmap/dep-b", "--timeout=10s"]);
+    wait_for_keeper_alone(&k);
+    assert_eq!(names(&k, &["get", "configmaps"]), set(&["dep-shared", "keeper"]));
+}
+
+#[test]
+fn orphan_deletion_keeps_the_dependents_and_strips_their_owner_references() {
+    let Some(k) = cluster() else { return };
+    let owner = owner_with_dependents(&k);
+
+    let out = k.ok(&["delete", "configmap", "owner", "--cascade=orphan"]);
+    assert!(out.contains(r#"configmap "owner" deleted"#), "{out}");
+    // kubectl waited for the owner to go, which happens once its dependents are released.
+    let err = k.fails(&["get", "configmap", "owner"]);
+    assert!(err.contains("NotFound"), "{err}");
+    assert_eq!(names(&k, &["get", "configmaps"]), set(&["dep-a", "dep-b", "dep-shared", "keeper"]));
+    for name in ["dep-a", "dep-b"] {
+        let dependent = k.json(&["get", "configmap", name]);
+        assert!(dependent["metadata"].get("ownerReferences").is_none(), "{dependent}");
+    }
+    let shared = k.json(&["get", "configmap", "dep-shared"]);
+    assert_eq!(owner_names(&shared), ["keeper"]);
+    assert!(!shared.to_string().contains(&owner));
+}
+
+#[test]
+fn deleting_a_namespace_returns_once_it_and_its_content_are_gone() {
+    let Some(k) = cluster() else { return };
+    k.apply(
+        r"apiVersion: v1
+kind: Namespace
+metadata:
+  name: doomed
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: inside
+  namespace: doomed
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inside
+  namespace: doomed
+spec:
+  selector: {matchLabels: {app: inside}}
+  template:
+    metadata: {labels: {app: inside}}
+    spec:
+      containers: [{name: c, image: busybox:1.36}]
+",
+    );
+    assert_eq!(names(&k, &["get", "configmaps", "-n", "doomed"]), set(&["inside"]));
+
+    let out = k.ok(&["delete", "namespace", "doomed", "--timeout=10s"]);
+    assert!(out.contains(r#"namespace "doomed" deleted"#), "{out}");
+    let err = k.fails(&["get", "namespace", "doomed"]);
+    assert!(err.contains("NotFound"), "{err}");
+    for kind in ["configmap", "deployment"] {
+        let err = k.fails(&["get", kind, "inside", "-n", "doomed"]);
+        assert!(err.contains("NotFound"), "{kind}: {err}");
+    }
+    assert!(names(&k, &["get", "configmaps", "--all-namespaces"]).is_empty());
+}
+
+#[test]
+fn a_terminating_namespace_refuses_new_content_until_its_last_finalizer_goes() {
+    let Some(k) = cluster() else { return };
+    k.apply(
+        r"apiVersion: v1
+kind: Namespace
+metadata:
+  name: held
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: holder
+  namespace: held
+  finalizers: [example.com/hold]
+",
+    );
+    let out = k.ok(&["delete", "namespace", "held", "--wait=false"]);
+    assert!(out.contains(r#"namespace "held" deleted"#), "{out}");
+    let ns = k.json(&["get", "namespace", "held"]);
+    assert_eq!(ns["status"]["phase"], "Terminating", "{ns}");
+    assert!(ns["metadata"]["deletionTimestamp"].is_string(), "{ns}");
+
+    let late = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n";
+    for verb in ["apply", "create"] {
+        let err = k.fails_with_stdin(&[verb, "-n", "held", "-f", "-"], late);
+        assert!(
+            err.contains("unable to create new content in namespace held because it is being terminated"),
+            "{verb}: {err}"
+        );
+        assert!(err.contains("Forbidden"), "{verb}: {err}");
+    }
+
+    k.ok(&[
+        "patch",
+        "configmap",
+        "holder",
+        "-n",
+        "held",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+    ]);
+    k.ok(&["wait", "--for=delete", "namespace/held", "--timeout=10s"]);
+    let err = k.fails(&["get", "namespace", "held"]);
+    assert!(err.contains("NotFound"), "{err}");
+    let err = k.fails(&["get", "configmap", "holder", "-n", "held"]);
+    assert!(err.contains("NotFound"), "{err}");
+}
+
+#[test]
+fn api_resources_lists_builtin_and_custom_resources_with_short_names() {
+    let Some(k) = cluster() else { return };
+    install_widgets(&k);
+    let out = k.ok(&["api-resources", "--no-headers"]);
+    // NAME SHORTNAMES APIVERSION NAMESPACED KIND (SHORTNAMES may be empty).
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
+    let row = |name: &str, api_version: &str| {
+        rows.iter()
+            .find(|r| r.first() == Some(&name) && r.contains(&api_version))
+            .unwrap_or_else(|| panic!("no {name} in {api_version}:\n{out}"))
+            .clone()
+    };
+    assert_eq!(row("configmaps", "v1"), ["configmaps", "cm", "v1", "true", "ConfigMap"]);
+    assert_eq!(row("deployments", "apps/v1"), ["deployments", "deploy", "apps/v1", "true", "Deployment"]);
+    assert_eq!(
+        row("customresourcedefinitions", "apiextensions.k8s.io/v1"),
+        ["customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"]
+    );
+    assert_eq!(row("widgets", "example.com/v1"), ["widgets", "wd", "example.com/v1", "true", "Widget"]);
+}
+
+#[test]
+fn raw_discovery_and_version_documents_parse() {
+    let Some(k) = cluster() else { return };
+    let apis: Value = serde_json::from_str(&k.ok(&["get", "--raw", "/apis"])).expect("JSON");
+    assert_eq!(apis["kind"], "APIGroupList", "{apis}");
+    let apps = apis["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .find(|g| g["name"] == "apps")
+        .unwrap_or_else(|| panic!("no apps group in {apis}"));
+    assert_eq!(apps["preferredVersion"]["groupVersion"], "apps/v1");
+
+    let version: Value = serde_json::from_str(&k.ok(&["get", "--raw", "/version"])).expect("JSON");
+    let git_version = version["gitVersion"].as_str().expect("gitVersion");
+    assert!(git_version.starts_with("v1."), "{version}");
+    assert_eq!(version["major"], "1");
+}
+
+#[test]
+fn create_configmap_is_refused_with_a_pointer_to_json_because_kubectl_sends_protobuf() {
+    let Some(k) = cluster() else { return };
+    let err = k.fails(&["create", "configmap", "x", "--from-literal=a=b"]);
+    assert!(err.contains("JSON"), "{err}");
+    assert!(err.contains("protobuf"), "{err}");
+    assert!(names(&k, &["get", "configmaps"]).is_empty());
+}
+
+#[test]
+fn a_server_dry_run_apply_leaves_nothing_behind() {
+    let Some(k) = cluster() else { return };
+    let ghost = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ghost\ndata:\n  a: b\n";
+
+    let out = k.ok_with_stdin(&["apply", "--dry-run=server", "-f", "-"], ghost);
+    assert!(out.contains("configmap/ghost created (server dry run)"), "{out}");
+    let out = k.ok_with_stdin(&["apply", "--server-side", "--dry-run=server", "-f", "-"], ghost);
+    assert!(out.contains("(server dry run)"), "{out}");
+
+    let err = k.fails(&["get", "configmap", "ghost"]);
+    assert!(err.contains("NotFound"), "{err}");
+    assert!(names(&k, &["get", "configmaps"]).is_empty());
+}

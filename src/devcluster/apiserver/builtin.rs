@@ -32,17 +32,8 @@ struct Row {
     fields: &'static [&'static str],
 }
 
-const NONE: Subresources = Subresources {
-    status: false,
-    scale: false,
-    approval: false,
-    token: false,
-    finalize: false,
-};
-const STATUS: Subresources = Subresources {
-    status: true,
-    ..NONE
-};
+const NONE: Subresources = Subresources { status: false, scale: false, approval: false, token: false, finalize: false };
+const STATUS: Subresources = Subresources { status: true, ..NONE };
 
 #[rustfmt::skip]
 const ROWS: &[Row] = &[
@@ -75,11 +66,7 @@ pub fn types() -> Vec<ResourceType> {
             plural: row.plural.to_string(),
             singular: row.kind.to_lowercase(),
             short_names: row.short.iter().map(|s| s.to_string()).collect(),
-            categories: if matches!(row.kind, "Pod" | "Deployment") {
-                vec!["all".to_string()]
-            } else {
-                Vec::new()
-            },
+            categories: if matches!(row.kind, "Pod" | "Deployment") { vec!["all".to_string()] } else { Vec::new() },
             namespaced: row.namespaced,
             subresources: row.sub,
             generation: row.generation,
@@ -91,6 +78,5 @@ pub fn types() -> Vec<ResourceType> {
 
 /// Whether group/plural is a built-in resource.
 pub fn is_builtin(group: &str, plural: &str) -> bool {
-    ROWS.iter()
-        .any(|row| row.group == group && row.plural == plural)
+    ROWS.iter().any(|row| row.group == group && row.plural == plural)
 }

@@ -55,8 +55,7 @@ pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
 fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     let event = &notice.event;
     let object = event.value();
-    let is_crd =
-        notice.resource == GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
+    let is_crd = notice.resource == GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
     if let Some(ns) = event.namespace() {
         batch.insert(Work::Namespace(ns.to_string()));
     }
@@ -132,19 +131,11 @@ fn modify(state: &Shared, target: &ObjectRef, change: &mut dyn FnMut(&mut Value)
         return Ok(());
     };
     let (namespace, name) = split_key(&target.key);
-    let result = state.write(
-        &rt,
-        namespace,
-        name,
-        None,
-        &WriteOptions::default(),
-        None,
-        &mut |current| {
-            let mut next = current.clone();
-            change(&mut next);
-            Ok(next)
-        },
-    );
+    let result = state.write(&rt, namespace, name, None, &WriteOptions::default(), None, &mut |current| {
+        let mut next = current.clone();
+        change(&mut next);
+        Ok(next)
+    });
     match result {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
@@ -156,10 +147,7 @@ fn remove(state: &Shared, target: &ObjectRef) -> Step {
         return Ok(());
     };
     let (namespace, name) = split_key(&target.key);
-    let opts = DeleteOptions {
-        propagation: Some(Propagation::Background),
-        ..DeleteOptions::default()
-    };
+    let opts = DeleteOptions { propagation: Some(Propagation::Background), ..DeleteOptions::default() };
     match state.delete(&rt, namespace, name, &opts) {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
@@ -168,10 +156,7 @@ fn remove(state: &Shared, target: &ObjectRef) -> Step {
 
 fn drop_finalizer(state: &Shared, target: &ObjectRef, finalizer: &str) -> Step {
     modify(state, target, &mut |object| {
-        let kept: Vec<String> = object::finalizers(object)
-            .into_iter()
-            .filter(|f| f != finalizer)
-            .collect();
+        let kept: Vec<String> = object::finalizers(object).into_iter().filter(|f| f != finalizer).collect();
         object::set_finalizers(object, &kept);
     })
 }
@@ -179,10 +164,7 @@ fn drop_finalizer(state: &Shared, target: &ObjectRef, finalizer: &str) -> Step {
 /// An object marked for deletion: foreground deletes dependents first; orphan
 /// releases them.
 fn deleting(state: &Shared, resource: &GroupResource, key: &str) -> Step {
-    let target = ObjectRef {
-        resource: resource.clone(),
-        key: key.to_string(),
-    };
+    let target = ObjectRef { resource: resource.clone(), key: key.to_string() };
     let Some((_, object)) = read(state, &target) else {
         return Ok(());
     };
@@ -216,17 +198,12 @@ fn owner_waiting(state: &Shared, uid: &str) -> Step {
     if !object::finalizers(&object).iter().any(|f| f == FOREGROUND) {
         return Ok(());
     }
-    let blocked = state.store.dependents(uid).iter().any(|d| {
-        state
-            .store
-            .get(&d.resource, &d.key)
-            .is_some_and(|s| blocks_owner(&s.value(), uid))
-    });
-    if blocked {
-        Ok(())
-    } else {
-        drop_finalizer(state, &owner, FOREGROUND)
-    }
+    let blocked = state
+        .store
+        .dependents(uid)
+        .iter()
+        .any(|d| state.store.get(&d.resource, &d.key).is_some_and(|s| blocks_owner(&s.value(), uid)));
+    if blocked { Ok(()) } else { drop_finalizer(state, &owner, FOREGROUND) }
 }
 
 fn blocks_owner(dependent: &Value, uid: &str) -> bool {
@@ -272,10 +249,7 @@ fn owner_gone(state: &Shared, uid: &str) -> Step {
 
 /// A terminating namespace: delete its content, then release the namespace.
 fn namespace(state: &Shared, name: &str) -> Step {
-    let target = ObjectRef {
-        resource: kinds::namespaces(),
-        key: name.to_string(),
-    };
+    let target = ObjectRef { resource: kinds::namespaces(), key: name.to_string() };
     let Some((_, ns)) = read(state, &target) else {
         return Ok(());
     };
@@ -285,47 +259,32 @@ fn namespace(state: &Shared, name: &str) -> Step {
     let resources = state.registry.namespaced_resources();
     for resource in &resources {
         for key in state.store.keys(resource, Some(name)) {
-            let item = ObjectRef {
-                resource: resource.clone(),
-                key,
-            };
-            let marked =
-                read(state, &item).is_some_and(|(_, o)| object::deletion_timestamp(&o).is_some());
+            let item = ObjectRef { resource: resource.clone(), key };
+            let marked = read(state, &item).is_some_and(|(_, o)| object::deletion_timestamp(&o).is_some());
             if !marked {
                 remove(state, &item)?;
             }
         }
     }
-    if resources
-        .iter()
-        .any(|r| !state.store.keys(r, Some(name)).is_empty())
-    {
+    if resources.iter().any(|r| !state.store.keys(r, Some(name)).is_empty()) {
         // Objects with finalizers are still going; their removal brings us back here.
         return Ok(());
     }
     let Some(rt) = resource_type(state, &target.resource) else {
         return Ok(());
     };
-    let result = state.write(
-        &rt,
-        None,
-        name,
-        Some("finalize"),
-        &WriteOptions::default(),
-        None,
-        &mut |current| {
-            let mut next = current.clone();
-            let kept: Vec<Value> = current["spec"]["finalizers"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|f| *f != NAMESPACE_FINALIZER)
-                .cloned()
-                .collect();
-            next["spec"]["finalizers"] = Value::Array(kept);
-            Ok(next)
-        },
-    );
+    let result = state.write(&rt, None, name, Some("finalize"), &WriteOptions::default(), None, &mut |current| {
+        let mut next = current.clone();
+        let kept: Vec<Value> = current["spec"]["finalizers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| *f != NAMESPACE_FINALIZER)
+            .cloned()
+            .collect();
+        next["spec"]["finalizers"] = Value::Array(kept);
+        Ok(next)
+    });
     match result {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
@@ -345,16 +304,11 @@ fn crd_cleanup(state: &Shared, name: &str) -> Step {
         return Ok(());
     }
     let group = crd_object["spec"]["group"].as_str().unwrap_or_default();
-    let plural = crd_object["spec"]["names"]["plural"]
-        .as_str()
-        .unwrap_or_default();
+    let plural = crd_object["spec"]["names"]["plural"].as_str().unwrap_or_default();
     let resource = GroupResource::new(group, plural);
     let keys = state.store.keys(&resource, None);
     for key in &keys {
-        let item = ObjectRef {
-            resource: resource.clone(),
-            key: key.clone(),
-        };
+        let item = ObjectRef { resource: resource.clone(), key: key.clone() };
         remove(state, &item)?;
     }
     if state.store.keys(&resource, None).is_empty() {

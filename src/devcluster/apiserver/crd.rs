@@ -15,12 +15,7 @@ pub fn prepare(crd: &mut Value) -> Result<(), ApiError> {
     let name = object::name(crd).unwrap_or_default().to_string();
     let causes = check(crd, &name);
     if !causes.is_empty() {
-        return Err(ApiError::invalid(
-            "CustomResourceDefinition",
-            "apiextensions.k8s.io",
-            &name,
-            causes,
-        ));
+        return Err(ApiError::invalid("CustomResourceDefinition", "apiextensions.k8s.io", &name, causes));
     }
     let names = &crd["spec"]["names"];
     let kind = names["kind"].as_str().unwrap_or_default();
@@ -32,10 +27,7 @@ pub fn prepare(crd: &mut Value) -> Result<(), ApiError> {
         accepted["listKind"] = json!(format!("{kind}List"));
     }
     crd["spec"]["names"] = accepted.clone();
-    let storage: Vec<Value> = versions(crd)
-        .filter(|v| v["storage"] == true)
-        .map(|v| v["name"].clone())
-        .collect();
+    let storage: Vec<Value> = versions(crd).filter(|v| v["storage"] == true).map(|v| v["name"].clone()).collect();
     let now = object::now();
     let mut conditions: Vec<Value> = crd["status"]["conditions"]
         .as_array()
@@ -46,26 +38,19 @@ pub fn prepare(crd: &mut Value) -> Result<(), ApiError> {
         .collect();
     conditions.push(json!({"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now}));
     conditions.push(json!({"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now}));
-    let mut stored: Vec<Value> = crd["status"]["storedVersions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let mut stored: Vec<Value> = crd["status"]["storedVersions"].as_array().cloned().unwrap_or_default();
     for v in storage {
         if !stored.contains(&v) {
             stored.push(v);
         }
     }
-    crd["status"] =
-        json!({"conditions": conditions, "acceptedNames": accepted, "storedVersions": stored});
+    crd["status"] = json!({"conditions": conditions, "acceptedNames": accepted, "storedVersions": stored});
     Ok(())
 }
 
 /// Adds the `Terminating` condition of a CRD being deleted.
 pub fn set_terminating(crd: &mut Value) {
-    let conditions = crd["status"]["conditions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let conditions = crd["status"]["conditions"].as_array().cloned().unwrap_or_default();
     if conditions.iter().any(|c| c["type"] == "Terminating") {
         return;
     }
@@ -94,12 +79,7 @@ fn check(crd: &Value, name: &str) -> Vec<Cause> {
     };
     required("spec.group", !group.is_empty());
     required("spec.names.plural", !plural.is_empty());
-    required(
-        "spec.names.kind",
-        spec["names"]["kind"]
-            .as_str()
-            .is_some_and(|k| !k.is_empty()),
-    );
+    required("spec.names.kind", spec["names"]["kind"].as_str().is_some_and(|k| !k.is_empty()));
     required("spec.versions", versions(crd).next().is_some());
     if !group.is_empty() && !plural.is_empty() && name != format!("{plural}.{group}") {
         causes.push(Cause::new(
@@ -112,10 +92,7 @@ fn check(crd: &Value, name: &str) -> Vec<Cause> {
         causes.push(Cause::new(
             "FieldValueNotSupported",
             "spec.scope",
-            format!(
-                "Unsupported value: {}: supported values: \"Cluster\", \"Namespaced\"",
-                spec["scope"]
-            ),
+            format!("Unsupported value: {}: supported values: \"Cluster\", \"Namespaced\"", spec["scope"]),
         ));
     }
     let storage = versions(crd).filter(|v| v["storage"] == true).count();
@@ -147,12 +124,7 @@ pub fn resource_types(crd: &Value) -> Vec<ResourceType> {
     let names = &spec["names"];
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
     let list = |v: &Value| {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect::<Vec<_>>()
+        v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()
     };
     versions(crd)
         .filter(|v| v["served"] != false)
@@ -175,10 +147,7 @@ pub fn resource_types(crd: &Value) -> Vec<ResourceType> {
             },
             generation: true,
             selectable_fields: &[],
-            origin: Origin::Custom {
-                crd: name.clone(),
-                schema: v["schema"].get("openAPIV3Schema").cloned(),
-            },
+            origin: Origin::Custom { crd: name.clone(), schema: v["schema"].get("openAPIV3Schema").cloned() },
         })
         .collect()
 }

@@ -7,11 +7,9 @@ use serde_json::{Value, json};
 use super::registry::{Registry, ResourceType};
 
 /// The content type of aggregated discovery v2.
-pub const AGGREGATED_V2: &str =
-    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+pub const AGGREGATED_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 /// The content type of aggregated discovery v2beta1.
-pub const AGGREGATED_V2BETA1: &str =
-    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+pub const AGGREGATED_V2BETA1: &str = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 
 /// Which aggregated form an Accept header asks for, if any (v2 preferred).
 pub fn aggregated_version(accept: &str) -> Option<&'static str> {
@@ -31,16 +29,7 @@ pub fn aggregated_version(accept: &str) -> Option<&'static str> {
     }
 }
 
-const VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
+const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 fn verbs(_rt: &ResourceType) -> [&'static str; 8] {
     VERBS
@@ -77,11 +66,7 @@ fn subresource_list(rt: &ResourceType) -> Vec<(&'static str, Value, Vec<&'static
 }
 
 fn scope(rt: &ResourceType) -> &'static str {
-    if rt.namespaced {
-        "Namespaced"
-    } else {
-        "Cluster"
-    }
+    if rt.namespaced { "Namespaced" } else { "Cluster" }
 }
 
 /// An `APIGroupDiscoveryList` for `/api` (`core`) or `/apis` (every other group).
@@ -131,10 +116,8 @@ pub fn legacy_core(address: &str) -> Value {
 }
 
 fn group_entry(group: &str, versions: &[(String, Vec<Arc<ResourceType>>)]) -> Value {
-    let list: Vec<Value> = versions
-        .iter()
-        .map(|(v, _)| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
-        .collect();
+    let list: Vec<Value> =
+        versions.iter().map(|(v, _)| json!({"groupVersion": format!("{group}/{v}"), "version": v})).collect();
     let preferred = list.first().cloned().unwrap_or(Value::Null);
     json!({"name": group, "versions": list, "preferredVersion": preferred})
 }
@@ -142,11 +125,7 @@ fn group_entry(group: &str, versions: &[(String, Vec<Arc<ResourceType>>)]) -> Va
 /// Legacy `/apis`: `APIGroupList`.
 pub fn legacy_groups(registry: &Registry) -> Value {
     let (_, groups) = registry.snapshot();
-    let items: Vec<Value> = groups
-        .iter()
-        .filter(|(g, _)| !g.is_empty())
-        .map(|(g, v)| group_entry(g, v))
-        .collect();
+    let items: Vec<Value> = groups.iter().filter(|(g, _)| !g.is_empty()).map(|(g, v)| group_entry(g, v)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": items})
 }
 
@@ -187,14 +166,8 @@ pub fn legacy_resources(registry: &Registry, group: &str, version: &str) -> Opti
             list.push(sub);
         }
     }
-    let group_version = if group.is_empty() {
-        version.to_string()
-    } else {
-        format!("{group}/{version}")
-    };
-    Some(
-        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": list}),
-    )
+    let group_version = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": list}))
 }
 
 #[cfg(test)]
@@ -212,13 +185,8 @@ mod tests {
     fn core_discovery_lists_configmaps_with_short_names() {
         let registry = Registry::with_builtins();
         let doc = aggregated(&registry, true, "v2");
-        let resources = doc["items"][0]["versions"][0]["resources"]
-            .as_array()
-            .expect("resources");
-        let cm = resources
-            .iter()
-            .find(|r| r["resource"] == "configmaps")
-            .expect("configmaps");
+        let resources = doc["items"][0]["versions"][0]["resources"].as_array().expect("resources");
+        let cm = resources.iter().find(|r| r["resource"] == "configmaps").expect("configmaps");
         assert_eq!(cm["shortNames"], json!(["cm"]));
         assert_eq!(doc["items"][0]["metadata"]["name"], "");
     }

@@ -34,9 +34,7 @@ pub struct Http {
 
 /// The router of one API server.
 pub fn router(http: Http) -> axum::Router {
-    axum::Router::new()
-        .fallback(dispatch)
-        .with_state(Arc::new(http))
+    axum::Router::new().fallback(dispatch).with_state(Arc::new(http))
 }
 
 async fn dispatch(State(http): State<Arc<Http>>, request: Request) -> Response {
@@ -53,18 +51,12 @@ async fn dispatch(State(http): State<Arc<Http>>, request: Request) -> Response {
 fn json_response(code: u16, body: Bytes, content_type: &'static str) -> Response {
     let status = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
     let mut response = (status, body).into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
 }
 
 fn value_response(code: u16, value: &Value) -> Response {
-    json_response(
-        code,
-        Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
-        "application/json",
-    )
+    json_response(code, Bytes::from(serde_json::to_vec(value).unwrap_or_default()), "application/json")
 }
 
 /// The `metav1.Status` response of an error.
@@ -74,10 +66,7 @@ pub fn error_response(error: &ApiError) -> Response {
 
 fn text(body: &'static str) -> Response {
     let mut response = (StatusCode::OK, body).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
     response
 }
 
@@ -88,11 +77,7 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
     let state = &http.state;
     match path.trim_end_matches('/') {
         "/healthz" | "/livez" | "/readyz" if get => return Ok(text("ok")),
-        p if get
-            && (p.starts_with("/healthz/")
-                || p.starts_with("/livez/")
-                || p.starts_with("/readyz/")) =>
-        {
+        p if get && (p.starts_with("/healthz/") || p.starts_with("/livez/") || p.starts_with("/readyz/")) => {
             return Ok(text("ok"));
         }
         "/version" if get => return Ok(value_response(200, &version(&state.settings.git_version))),
@@ -115,11 +100,7 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
             } else {
                 "application/json"
             };
-            return Ok(json_response(
-                200,
-                Bytes::from(openapi::v2(protobuf)),
-                content_type,
-            ));
+            return Ok(json_response(200, Bytes::from(openapi::v2(protobuf)), content_type));
         }
         "/openapi/v3" if get => return Ok(value_response(200, &openapi::root(&state.registry))),
         p if get && p.starts_with("/openapi/v3/") => {
@@ -129,9 +110,7 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
                 ["apis", g, v] => openapi::group_version(&state.registry, g, v),
                 _ => None,
             };
-            return doc
-                .map(|d| value_response(200, &d))
-                .ok_or_else(ApiError::no_route);
+            return doc.map(|d| value_response(200, &d)).ok_or_else(ApiError::no_route);
         }
         p if get => {
             let parts: Vec<&str> = p.trim_matches('/').split('/').collect();
@@ -151,23 +130,12 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
 }
 
 fn aggregated(doc: Value, version: &str) -> Response {
-    let content_type = if version == "v2" {
-        discovery::AGGREGATED_V2
-    } else {
-        discovery::AGGREGATED_V2BETA1
-    };
-    json_response(
-        200,
-        Bytes::from(serde_json::to_vec(&doc).unwrap_or_default()),
-        content_type,
-    )
+    let content_type = if version == "v2" { discovery::AGGREGATED_V2 } else { discovery::AGGREGATED_V2BETA1 };
+    json_response(200, Bytes::from(serde_json::to_vec(&doc).unwrap_or_default()), content_type)
 }
 
 fn version(git_version: &str) -> Value {
-    let numbers: Vec<&str> = git_version
-        .trim_start_matches('v')
-        .split(['.', '-'])
-        .collect();
+    let numbers: Vec<&str> = git_version.trim_start_matches('v').split(['.', '-']).collect();
     json!({
         "major": numbers.first().copied().unwrap_or("1"),
         "minor": numbers.get(1).copied().unwrap_or("32"),
@@ -190,20 +158,13 @@ fn go_arch() -> &'static str {
 }
 
 fn header_str(headers: &HeaderMap, name: header::HeaderName) -> String {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string()
+    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
 }
 
 async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
     let target = ResourcePath::parse(request.uri().path()).ok_or_else(ApiError::no_route)?;
     let state = http.state.clone();
-    let rt = state
-        .registry
-        .get(&target.group, &target.version, &target.resource)
-        .ok_or_else(ApiError::no_route)?;
+    let rt = state.registry.get(&target.group, &target.version, &target.resource).ok_or_else(ApiError::no_route)?;
     if target.namespace.is_some() && !rt.namespaced {
         return Err(ApiError::no_route());
     }
@@ -217,21 +178,13 @@ async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
         (&Method::GET, None) if query.flag("watch") => {
             watch_response(http, rt.clone(), target.namespace.clone(), &query)
         }
-        (&Method::GET, None) => Ok(json_response(
-            200,
-            state.list(&rt, namespace, &query)?,
-            "application/json",
-        )),
+        (&Method::GET, None) => Ok(json_response(200, state.list(&rt, namespace, &query)?, "application/json")),
         (&Method::GET, Some(name)) if query.flag("watch") => {
             let mut query = query.clone();
             query.set("fieldSelector", &format!("metadata.name={name}"));
             watch_response(http, rt.clone(), target.namespace.clone(), &query)
         }
-        (&Method::GET, Some(name)) => Ok(json_response(
-            200,
-            state.get(&rt, namespace, name)?,
-            "application/json",
-        )),
+        (&Method::GET, Some(name)) => Ok(json_response(200, state.get(&rt, namespace, name)?, "application/json")),
         (&Method::POST, None) => {
             let body = read_object(request, &content_type).await?;
             let written = state.create(&rt, namespace, body, &write_options(&query)?)?;
@@ -250,15 +203,7 @@ async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
                 ))
             })?;
             let body = read_body(request).await?;
-            let written = state.patch(
-                &rt,
-                namespace,
-                name,
-                sub,
-                kind,
-                &body,
-                &write_options(&query)?,
-            )?;
+            let written = state.patch(&rt, namespace, name, sub, kind, &body, &write_options(&query)?)?;
             Ok(value_response(written.code, &written.body))
         }
         (&Method::DELETE, Some(name)) => {
@@ -268,22 +213,14 @@ async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
         }
         (&Method::DELETE, None) => {
             let opts = delete_options(&query, &read_body(request).await?)?;
-            Ok(json_response(
-                200,
-                state.delete_collection(&rt, namespace, &query, &opts)?,
-                "application/json",
-            ))
+            Ok(json_response(200, state.delete_collection(&rt, namespace, &query, &opts)?, "application/json"))
         }
         (verb, _) => Err(ApiError::method_not_allowed(verb.as_str(), &rt.plural)),
     }
 }
 
 /// Subresources exist only where the type declares them, and only for some verbs.
-fn check_subresource(
-    rt: &ResourceType,
-    sub: Option<&str>,
-    method: &Method,
-) -> Result<(), ApiError> {
+fn check_subresource(rt: &ResourceType, sub: Option<&str>, method: &Method) -> Result<(), ApiError> {
     let Some(sub) = sub else { return Ok(()) };
     let s = rt.subresources;
     let served = match sub {
@@ -296,10 +233,7 @@ fn check_subresource(
         return Err(ApiError::no_route());
     }
     if !matches!(*method, Method::GET | Method::PUT | Method::PATCH) {
-        return Err(ApiError::method_not_allowed(
-            method.as_str(),
-            &format!("{}/{sub}", rt.plural),
-        ));
+        return Err(ApiError::method_not_allowed(method.as_str(), &format!("{}/{sub}", rt.plural)));
     }
     Ok(())
 }
@@ -312,14 +246,8 @@ fn watch_response(
 ) -> Result<Response, ApiError> {
     let stream = watch::start(http.state.clone(), rt, namespace, query)?;
     let mut response = Response::new(Body::from_stream(stream));
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, private"),
-    );
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));
     Ok(response)
 }
 
@@ -336,32 +264,22 @@ fn delete_options(query: &Query, body: &[u8]) -> Result<DeleteOptions, ApiError>
     let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
         json!({})
     } else {
-        serde_json::from_slice(body).map_err(|e| {
-            ApiError::bad_request(format!("the DeleteOptions body is not valid JSON: {e}"))
-        })?
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("the DeleteOptions body is not valid JSON: {e}")))?
     };
-    let policy = body["propagationPolicy"]
-        .as_str()
-        .or_else(|| query.non_empty("propagationPolicy"));
-    let orphan = body["orphanDependents"]
-        .as_bool()
-        .or_else(|| query.get("orphanDependents").map(|v| v == "true"));
+    let policy = body["propagationPolicy"].as_str().or_else(|| query.non_empty("propagationPolicy"));
+    let orphan = body["orphanDependents"].as_bool().or_else(|| query.get("orphanDependents").map(|v| v == "true"));
     let propagation = match (policy, orphan) {
         (Some(p), _) => Some(Propagation::parse(p)?),
         (None, Some(true)) => Some(Propagation::Orphan),
         (None, Some(false)) => Some(Propagation::Background),
         (None, None) => None,
     };
-    let dry_run = query.dry_run()?
-        || body["dryRun"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|v| v == "All"));
+    let dry_run = query.dry_run()? || body["dryRun"].as_array().is_some_and(|a| a.iter().any(|v| v == "All"));
     Ok(DeleteOptions {
         propagation,
         uid: body["preconditions"]["uid"].as_str().map(str::to_string),
-        resource_version: body["preconditions"]["resourceVersion"]
-            .as_str()
-            .map(str::to_string),
+        resource_version: body["preconditions"]["resourceVersion"].as_str().map(str::to_string),
         dry_run,
     })
 }
@@ -370,20 +288,13 @@ async fn read_body(request: Request) -> Result<Bytes, ApiError> {
     match Limited::new(request.into_body(), MAX_BODY).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) if e.is::<LengthLimitError>() => Err(ApiError::too_large(MAX_BODY)),
-        Err(e) => Err(ApiError::bad_request(format!(
-            "reading the request body failed: {e}"
-        ))),
+        Err(e) => Err(ApiError::bad_request(format!("reading the request body failed: {e}"))),
     }
 }
 
 /// Reads a JSON (or YAML) object body; protobuf is refused with a pointer to JSON.
 async fn read_object(request: Request, content_type: &str) -> Result<Value, ApiError> {
-    let media = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     if media == "application/vnd.kubernetes.protobuf" {
         return Err(ApiError::unsupported_media_type(
             "the body of the request was in protobuf (application/vnd.kubernetes.protobuf), which this server does not read: send it as JSON (application/json)",
@@ -391,14 +302,10 @@ async fn read_object(request: Request, content_type: &str) -> Result<Value, ApiE
     }
     let body = read_body(request).await?;
     let value: Value = match media.as_str() {
-        "application/yaml" | "application/x-yaml" => {
-            serde_yaml::from_slice(&body).map_err(|e| {
-                ApiError::bad_request(format!("the request body is not valid YAML: {e}"))
-            })?
-        }
-        "" | "application/json" | "*/*" => serde_json::from_slice(&body).map_err(|e| {
-            ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
-        })?,
+        "application/yaml" | "application/x-yaml" => serde_yaml::from_slice(&body)
+            .map_err(|e| ApiError::bad_request(format!("the request body is not valid YAML: {e}")))?,
+        "" | "application/json" | "*/*" => serde_json::from_slice(&body)
+            .map_err(|e| ApiError::bad_request(format!("the request body is not valid JSON: {e}")))?,
         other => {
             return Err(ApiError::unsupported_media_type(format!(
                 "the body of the request was in an unknown format ({other}) - accepted media types include: application/json, application/yaml"
@@ -406,9 +313,7 @@ async fn read_object(request: Request, content_type: &str) -> Result<Value, ApiE
         }
     };
     if !value.is_object() {
-        return Err(ApiError::bad_request(
-            "the request body must be a JSON object",
-        ));
+        return Err(ApiError::bad_request("the request body must be a JSON object"));
     }
     Ok(value)
 }

@@ -25,9 +25,7 @@ fn is(rt: &ResourceType, group: &str, plural: &str) -> bool {
 pub fn check_name(rt: &ResourceType, name: &str) -> Option<Cause> {
     if is(rt, "", "namespaces") {
         object::check_label("metadata.name", name)
-    } else if rt.group == "rbac.authorization.k8s.io"
-        || is(rt, "certificates.k8s.io", "certificatesigningrequests")
-    {
+    } else if rt.group == "rbac.authorization.k8s.io" || is(rt, "certificates.k8s.io", "certificatesigningrequests") {
         object::check_path_segment("metadata.name", name)
     } else {
         object::check_subdomain("metadata.name", name)
@@ -79,14 +77,8 @@ fn name_label(object: &mut Value) {
 pub fn approval(old: &Value, new: &Value) -> Result<Value, ApiError> {
     let name = object::name(old).unwrap_or_default();
     let is_decision = |c: &&Value| matches!(c["type"].as_str(), Some("Approved" | "Denied"));
-    let requested: Vec<Value> = new["status"]["conditions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if let Some(other) = requested
-        .iter()
-        .find(|c| !is_decision(c) && !old_has(old, c))
-    {
+    let requested: Vec<Value> = new["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    if let Some(other) = requested.iter().find(|c| !is_decision(c) && !old_has(old, c)) {
         return Err(ApiError::invalid(
             "CertificateSigningRequest",
             "certificates.k8s.io",
@@ -115,13 +107,8 @@ pub fn approval(old: &Value, new: &Value) -> Result<Value, ApiError> {
             )],
         ));
     }
-    let mut conditions: Vec<Value> = old["status"]["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| !is_decision(c))
-        .cloned()
-        .collect();
+    let mut conditions: Vec<Value> =
+        old["status"]["conditions"].as_array().into_iter().flatten().filter(|c| !is_decision(c)).cloned().collect();
     let now = object::now();
     for mut c in requested.into_iter().filter(|c| is_decision(&c)) {
         if c["status"].is_null() {
@@ -140,9 +127,7 @@ pub fn approval(old: &Value, new: &Value) -> Result<Value, ApiError> {
 }
 
 fn old_has(old: &Value, condition: &Value) -> bool {
-    old["status"]["conditions"]
-        .as_array()
-        .is_some_and(|a| a.contains(condition))
+    old["status"]["conditions"].as_array().is_some_and(|a| a.contains(condition))
 }
 
 /// The namespace `/finalize` subresource: only `spec.finalizers` changes.
@@ -160,10 +145,7 @@ pub fn deletion_complete(rt: &ResourceType, object: &Value) -> bool {
     if object::deletion_timestamp(object).is_none() || !object::finalizers(object).is_empty() {
         return false;
     }
-    !is(rt, "", "namespaces")
-        || object["spec"]["finalizers"]
-            .as_array()
-            .is_none_or(Vec::is_empty)
+    !is(rt, "", "namespaces") || object["spec"]["finalizers"].as_array().is_none_or(Vec::is_empty)
 }
 
 /// Propagation when the client names none.

@@ -28,10 +28,8 @@ impl Filter {
     pub fn from_query(rt: &ResourceType, query: &Query) -> Result<Self, ApiError> {
         let labels = LabelSelector::parse(query.get("labelSelector").unwrap_or(""))
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let fields = FieldSelector::parse(query.get("fieldSelector").unwrap_or(""), &|f| {
-            rt.selectable(f)
-        })
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let fields = FieldSelector::parse(query.get("fieldSelector").unwrap_or(""), &|f| rt.selectable(f))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
         Ok(Self { labels, fields })
     }
 
@@ -59,15 +57,9 @@ struct ContinueToken {
 }
 
 fn decode_continue(token: &str) -> Result<ContinueToken, ApiError> {
-    URL_SAFE_NO_PAD
-        .decode(token)
-        .ok()
-        .and_then(|raw| serde_json::from_slice(&raw).ok())
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid continue token: pass back the token of the previous page unchanged",
-            )
-        })
+    URL_SAFE_NO_PAD.decode(token).ok().and_then(|raw| serde_json::from_slice(&raw).ok()).ok_or_else(|| {
+        ApiError::bad_request("invalid continue token: pass back the token of the previous page unchanged")
+    })
 }
 
 fn encode_continue(rv: u64, start: String) -> String {
@@ -76,22 +68,12 @@ fn encode_continue(rv: u64, start: String) -> String {
 
 impl ApiState {
     /// Lists objects as a `<Kind>List`, serialized.
-    pub fn list(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        query: &Query,
-    ) -> Result<Bytes, ApiError> {
+    pub fn list(&self, rt: &ResourceType, namespace: Option<&str>, query: &Query) -> Result<Bytes, ApiError> {
         let filter = Filter::from_query(rt, query)?;
         let limit = usize::try_from(query.number("limit")?.unwrap_or(0)).unwrap_or(usize::MAX);
-        let token = query
-            .non_empty("continue")
-            .map(decode_continue)
-            .transpose()?;
-        if let (Some("Exact"), Some(rv)) = (
-            query.get("resourceVersionMatch"),
-            query.number("resourceVersion")?,
-        ) && rv != self.store.rv()
+        let token = query.non_empty("continue").map(decode_continue).transpose()?;
+        if let (Some("Exact"), Some(rv)) = (query.get("resourceVersionMatch"), query.number("resourceVersion")?)
+            && rv != self.store.rv()
         {
             return Err(ApiError::expired(format!(
                 "too old resource version: {rv} ({}): this server lists only its latest state",
@@ -103,31 +85,14 @@ impl ApiState {
             // A name selector is a point lookup, not a scan.
             Some(name) if token.is_none() => {
                 let item = match namespace {
-                    Some(ns) => self
-                        .store
-                        .get(&gr, &super::store::key(Some(ns), name))
-                        .into_iter()
-                        .collect(),
+                    Some(ns) => self.store.get(&gr, &super::store::key(Some(ns), name)).into_iter().collect(),
                     None if !rt.namespaced => self.store.get(&gr, name).into_iter().collect(),
                     None => self.scan(rt, None, None, 0, &filter).items,
                 };
-                let items: Vec<Stored> = item
-                    .into_iter()
-                    .filter(|s| filter.matches_stored(s))
-                    .collect();
-                super::store::Page {
-                    items,
-                    rv: self.store.rv(),
-                    next: None,
-                }
+                let items: Vec<Stored> = item.into_iter().filter(|s| filter.matches_stored(s)).collect();
+                super::store::Page { items, rv: self.store.rv(), next: None }
             }
-            _ => self.scan(
-                rt,
-                namespace,
-                token.as_ref().map(|t| t.start.as_str()),
-                limit,
-                &filter,
-            ),
+            _ => self.scan(rt, namespace, token.as_ref().map(|t| t.start.as_str()), limit, &filter),
         };
         let rv = token.map_or(page.rv, |t| t.rv);
         let continue_token = page.next.map(|start| encode_continue(rv, start));
@@ -142,10 +107,7 @@ impl ApiState {
         limit: usize,
         filter: &Filter,
     ) -> super::store::Page {
-        self.store
-            .list(&rt.group_resource(), namespace, after, limit, &|s| {
-                filter.matches_stored(s)
-            })
+        self.store.list(&rt.group_resource(), namespace, after, limit, &|s| filter.matches_stored(s))
     }
 
     /// Deletes every matching object in a collection; answers the list of what was deleted.
@@ -173,19 +135,13 @@ impl ApiState {
 }
 
 /// Serializes a list by splicing the stored JSON of its items.
-fn render_list(
-    rt: &ResourceType,
-    items: &[Stored],
-    rv: u64,
-    continue_token: Option<&str>,
-) -> Bytes {
+fn render_list(rt: &ResourceType, items: &[Stored], rv: u64, continue_token: Option<&str>) -> Bytes {
     let api_version = rt.api_version();
     let mut metadata = json!({"resourceVersion": rv.to_string()});
     if let Some(token) = continue_token {
         metadata["continue"] = json!(token);
     }
-    let head = json!({"kind": rt.list_kind(), "apiVersion": api_version, "metadata": metadata})
-        .to_string();
+    let head = json!({"kind": rt.list_kind(), "apiVersion": api_version, "metadata": metadata}).to_string();
     let size: usize = items.iter().map(|s| s.json.len() + 1).sum();
     let mut out = BytesMut::with_capacity(head.len() + size + 16);
     out.put_slice(&head.as_bytes()[..head.len() - 1]);

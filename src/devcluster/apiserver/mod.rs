@@ -84,27 +84,14 @@ impl ApiServer {
     /// Starts a server and returns once it accepts connections.
     pub async fn start(config: ServerConfig) -> Result<Self, StartError> {
         let (store, notices) = store::Store::new(config.settings.history);
-        let state = Arc::new(ApiState {
-            registry: Registry::with_builtins(),
-            store,
-            settings: config.settings,
-        });
+        let state = Arc::new(ApiState { registry: Registry::with_builtins(), store, settings: config.settings });
         seed(&state)?;
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
             .await
-            .map_err(|source| StartError::Bind {
-                port: config.port,
-                source,
-            })?;
-        let addr = listener.local_addr().map_err(|source| StartError::Bind {
-            port: config.port,
-            source,
-        })?;
+            .map_err(|source| StartError::Bind { port: config.port, source })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Bind { port: config.port, source })?;
         tokio::spawn(controllers::run(state.clone(), notices));
-        let app = http::router(http::Http {
-            state: state.clone(),
-            address: addr.to_string(),
-        });
+        let app = http::router(http::Http { state: state.clone(), address: addr.to_string() });
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let server = axum::serve(listener, app).with_graceful_shutdown(async {
@@ -114,12 +101,7 @@ impl ApiServer {
                 tracing::error!(error = %e, "api server stopped");
             }
         });
-        Ok(Self {
-            state,
-            addr,
-            shutdown: Some(tx),
-            task,
-        })
+        Ok(Self { state, addr, shutdown: Some(tx), task })
     }
 
     /// The address the server listens on.
@@ -156,10 +138,7 @@ impl ApiServer {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
-        if tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task)
-            .await
-            .is_err()
-        {
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await.is_err() {
             self.task.abort();
         }
     }
@@ -173,10 +152,7 @@ fn seed(state: &ApiState) -> Result<(), StartError> {
         let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
         state
             .create(&rt, None, body, &resource::WriteOptions::default())
-            .map_err(|source| StartError::Seed {
-                name: name.to_string(),
-                source,
-            })?;
+            .map_err(|source| StartError::Seed { name: name.to_string(), source })?;
     }
     Ok(())
 }

@@ -62,11 +62,7 @@ pub fn set_resource_version(object: &mut Value, rv: u64) {
 pub fn finalizers(object: &Value) -> Vec<String> {
     object["metadata"]["finalizers"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|f| f.as_str().map(str::to_string))
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(|f| f.as_str().map(str::to_string)).collect())
         .unwrap_or_default()
 }
 
@@ -87,29 +83,19 @@ pub fn labels(object: &Value) -> Option<&Map<String, Value>> {
 
 /// Owner uids from `metadata.ownerReferences`.
 pub fn owner_uids(object: &Value) -> impl Iterator<Item = &str> {
-    object["metadata"]["ownerReferences"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|r| r.get("uid")?.as_str())
+    object["metadata"]["ownerReferences"].as_array().into_iter().flatten().filter_map(|r| r.get("uid")?.as_str())
 }
 
 /// The current time as Kubernetes writes `metav1.Time` (RFC 3339, seconds).
 pub fn now() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// A random suffix for `generateName`, from the alphabet upstream uses.
 pub fn random_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let bytes = uuid::Uuid::new_v4().into_bytes();
-    bytes
-        .iter()
-        .take(5)
-        .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
-        .collect()
+    bytes.iter().take(5).map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char).collect()
 }
 
 /// A new object uid.
@@ -123,17 +109,9 @@ pub fn check_subdomain(field: &str, name: &str) -> Option<Cause> {
         && name.len() <= 253
         && name.split('.').all(|part| {
             !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && part
-                    .as_bytes()
-                    .first()
-                    .is_some_and(u8::is_ascii_alphanumeric)
-                && part
-                    .as_bytes()
-                    .last()
-                    .is_some_and(u8::is_ascii_alphanumeric)
+                && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && part.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+                && part.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
         });
     (!ok).then(|| {
         Cause::new(
@@ -150,17 +128,9 @@ pub fn check_subdomain(field: &str, name: &str) -> Option<Cause> {
 pub fn check_label(field: &str, name: &str) -> Option<Cause> {
     let ok = !name.is_empty()
         && name.len() <= 63
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && name
-            .as_bytes()
-            .first()
-            .is_some_and(u8::is_ascii_alphanumeric)
-        && name
-            .as_bytes()
-            .last()
-            .is_some_and(u8::is_ascii_alphanumeric);
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && name.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+        && name.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric);
     (!ok).then(|| {
         Cause::new(
             "FieldValueInvalid",
@@ -174,14 +144,9 @@ pub fn check_label(field: &str, name: &str) -> Option<Cause> {
 
 /// Problems with a path-segment name (RBAC objects allow any name usable in a path).
 pub fn check_path_segment(field: &str, name: &str) -> Option<Cause> {
-    let bad =
-        name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('%');
+    let bad = name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('%');
     bad.then(|| {
-        Cause::new(
-            "FieldValueInvalid",
-            field,
-            format!("Invalid value: \"{name}\": may not contain '/' or '%'"),
-        )
+        Cause::new("FieldValueInvalid", field, format!("Invalid value: \"{name}\": may not contain '/' or '%'"))
     })
 }
 
@@ -203,10 +168,7 @@ mod tests {
     fn generated_suffixes_use_the_upstream_alphabet() {
         let s = random_suffix();
         assert_eq!(s.len(), 5);
-        assert!(
-            s.bytes()
-                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
-        );
+        assert!(s.bytes().all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b)));
     }
 
     #[test]

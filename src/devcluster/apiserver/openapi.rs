@@ -9,11 +9,7 @@ use super::registry::{Registry, ResourceType};
 
 /// `apis/apps/v1` or `api/v1`.
 fn gv_path(group: &str, version: &str) -> String {
-    if group.is_empty() {
-        format!("api/{version}")
-    } else {
-        format!("apis/{group}/{version}")
-    }
+    if group.is_empty() { format!("api/{version}") } else { format!("apis/{group}/{version}") }
 }
 
 /// The document of one group/version.
@@ -42,10 +38,7 @@ pub fn group_version(registry: &Registry, group: &str, version: &str) -> Option<
 fn object_paths(rt: &ResourceType) -> Vec<String> {
     let base = format!("/{}", gv_path(&rt.group, &rt.version));
     if rt.namespaced {
-        vec![format!(
-            "{base}/namespaces/{{namespace}}/{}/{{name}}",
-            rt.plural
-        )]
+        vec![format!("{base}/namespaces/{{namespace}}/{}/{{name}}", rt.plural)]
     } else {
         vec![format!("{base}/{}/{{name}}", rt.plural)]
     }
@@ -62,10 +55,7 @@ pub fn root(registry: &Registry) -> Value {
             };
             let hash = hex(&Sha256::digest(doc.to_string().as_bytes()));
             let path = gv_path(group, version);
-            paths.insert(
-                path.clone(),
-                json!({"serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}")}),
-            );
+            paths.insert(path.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}")}));
         }
     }
     json!({"paths": paths})
@@ -76,7 +66,9 @@ pub fn root(registry: &Registry) -> Value {
 /// server. kubectl asks for the gnostic protobuf form; others get JSON.
 pub fn v2(protobuf: bool) -> Vec<u8> {
     if !protobuf {
-        return json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": {}}).to_string().into_bytes();
+        return json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": {}})
+            .to_string()
+            .into_bytes();
     }
     // openapi_v2.Document { swagger = 1; info = 2 { title = 1; version = 2 } }
     let info = [field(1, b"Kubernetes"), field(2, b"v1.32.0")].concat();
@@ -108,9 +100,7 @@ mod tests {
     fn the_root_points_at_hashed_group_version_documents() {
         let registry = Registry::with_builtins();
         let root = root(&registry);
-        let url = root["paths"]["apis/apps/v1"]["serverRelativeURL"]
-            .as_str()
-            .expect("apps/v1");
+        let url = root["paths"]["apis/apps/v1"]["serverRelativeURL"].as_str().expect("apps/v1");
         assert!(url.starts_with("/openapi/v3/apis/apps/v1?hash="));
         let doc = group_version(&registry, "apps", "v1").expect("doc");
         let op = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"];

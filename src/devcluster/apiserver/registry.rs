@@ -77,10 +77,7 @@ pub struct GroupResource {
 impl GroupResource {
     /// Builds a key.
     pub fn new(group: &str, resource: &str) -> Self {
-        Self {
-            group: group.to_string(),
-            resource: resource.to_string(),
-        }
+        Self { group: group.to_string(), resource: resource.to_string() }
     }
 }
 
@@ -93,11 +90,7 @@ impl std::fmt::Display for GroupResource {
 impl ResourceType {
     /// `apps/v1` or `v1`.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
     }
 
     /// `<Kind>List`.
@@ -167,11 +160,7 @@ impl Registry {
         if !versions.contains(&resource.version) {
             versions.push(resource.version.clone());
         }
-        let key = (
-            resource.group.clone(),
-            resource.version.clone(),
-            resource.plural.clone(),
-        );
+        let key = (resource.group.clone(), resource.version.clone(), resource.plural.clone());
         inner.by_gvr.insert(key, Arc::new(resource));
         inner.revision += 1;
     }
@@ -179,15 +168,9 @@ impl Registry {
     /// Replaces everything served from the CRD `crd` with `resources` (empty: unregister).
     pub fn replace_custom(&self, crd: &str, resources: Vec<ResourceType>) {
         let mut inner = self.inner.write();
-        inner
-            .by_gvr
-            .retain(|_, r| !matches!(&r.origin, Origin::Custom { crd: c, .. } if c == crd));
+        inner.by_gvr.retain(|_, r| !matches!(&r.origin, Origin::Custom { crd: c, .. } if c == crd));
         for resource in resources {
-            let key = (
-                resource.group.clone(),
-                resource.version.clone(),
-                resource.plural.clone(),
-            );
+            let key = (resource.group.clone(), resource.version.clone(), resource.plural.clone());
             inner.by_gvr.insert(key, Arc::new(resource));
         }
         let mut versions: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -206,22 +189,14 @@ impl Registry {
     /// The type served at group/version/plural.
     pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ResourceType>> {
         let inner = self.inner.read();
-        inner
-            .by_gvr
-            .get(&(group.to_string(), version.to_string(), plural.to_string()))
-            .cloned()
+        inner.by_gvr.get(&(group.to_string(), version.to_string(), plural.to_string())).cloned()
     }
 
     /// Any served version of a group/resource (for internal operations across versions).
     pub fn any_version(&self, gr: &GroupResource) -> Option<Arc<ResourceType>> {
         let inner = self.inner.read();
         let versions = inner.versions.get(&gr.group)?;
-        versions.iter().find_map(|v| {
-            inner
-                .by_gvr
-                .get(&(gr.group.clone(), v.clone(), gr.resource.clone()))
-                .cloned()
-        })
+        versions.iter().find_map(|v| inner.by_gvr.get(&(gr.group.clone(), v.clone(), gr.resource.clone())).cloned())
     }
 
     /// Every served type, grouped by group in preference order, for discovery.
@@ -231,12 +206,8 @@ impl Registry {
         for (group, versions) in &inner.versions {
             let mut per_version = Vec::new();
             for version in versions {
-                let mut resources: Vec<Arc<ResourceType>> = inner
-                    .by_gvr
-                    .values()
-                    .filter(|r| &r.group == group && &r.version == version)
-                    .cloned()
-                    .collect();
+                let mut resources: Vec<Arc<ResourceType>> =
+                    inner.by_gvr.values().filter(|r| &r.group == group && &r.version == version).cloned().collect();
                 if resources.is_empty() {
                     continue;
                 }
@@ -253,12 +224,8 @@ impl Registry {
     /// Every namespaced group/resource, for namespace termination.
     pub fn namespaced_resources(&self) -> Vec<GroupResource> {
         let inner = self.inner.read();
-        let mut out: Vec<GroupResource> = inner
-            .by_gvr
-            .values()
-            .filter(|r| r.namespaced)
-            .map(|r| r.group_resource())
-            .collect();
+        let mut out: Vec<GroupResource> =
+            inner.by_gvr.values().filter(|r| r.namespaced).map(|r| r.group_resource()).collect();
         out.sort();
         out.dedup();
         out
@@ -267,8 +234,7 @@ impl Registry {
     /// Every group/resource, for garbage collection.
     pub fn all_resources(&self) -> Vec<GroupResource> {
         let inner = self.inner.read();
-        let mut out: Vec<GroupResource> =
-            inner.by_gvr.values().map(|r| r.group_resource()).collect();
+        let mut out: Vec<GroupResource> = inner.by_gvr.values().map(|r| r.group_resource()).collect();
         out.sort();
         out.dedup();
         out
@@ -312,13 +278,7 @@ mod tests {
         let registry = Registry::with_builtins();
         let cm = registry.get("", "v1", "configmaps").expect("configmaps");
         assert_eq!(cm.kind, "ConfigMap");
-        assert!(
-            registry
-                .get("apps", "v1", "deployments")
-                .expect("deployments")
-                .subresources
-                .status
-        );
+        assert!(registry.get("apps", "v1", "deployments").expect("deployments").subresources.status);
         assert!(registry.get("", "v1", "nope").is_none());
     }
 }

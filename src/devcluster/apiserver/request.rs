@@ -34,9 +34,7 @@ impl ResourcePath {
             // `namespaces/<ns>/<resource>...` addresses namespaced content; `namespaces/<ns>`
             // and `namespaces/<ns>/{status,finalize}` address the Namespace itself.
             ["namespaces", ns, resource, tail @ ..]
-                if !(group.is_empty()
-                    && tail.is_empty()
-                    && matches!(*resource, "status" | "finalize")) =>
+                if !(group.is_empty() && tail.is_empty() && matches!(*resource, "status" | "finalize")) =>
             {
                 (Some(ns.to_string()), [&[*resource][..], tail].concat())
             }
@@ -46,21 +44,10 @@ impl ResourcePath {
         let resource = segments.next().filter(|s| !s.is_empty())?.to_string();
         let name = segments.next().map(str::to_string);
         let subresource = segments.next().map(str::to_string);
-        if segments.next().is_some()
-            || [&namespace, &name, &subresource]
-                .iter()
-                .any(|s| s.as_deref() == Some(""))
-        {
+        if segments.next().is_some() || [&namespace, &name, &subresource].iter().any(|s| s.as_deref() == Some("")) {
             return None;
         }
-        Some(Self {
-            group: group.to_string(),
-            version: version.to_string(),
-            namespace,
-            resource,
-            name,
-            subresource,
-        })
+        Some(Self { group: group.to_string(), version: version.to_string(), namespace, resource, name, subresource })
     }
 }
 
@@ -116,9 +103,9 @@ impl Query {
         match self.get("dryRun") {
             None | Some("") => Ok(false),
             Some("All") => Ok(true),
-            Some(other) => Err(ApiError::bad_request(format!(
-                "unsupported dry run option {other:?}: only \"All\" is supported"
-            ))),
+            Some(other) => {
+                Err(ApiError::bad_request(format!("unsupported dry run option {other:?}: only \"All\" is supported")))
+            }
         }
     }
 }
@@ -129,11 +116,7 @@ fn decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied().and_then(hex),
-            bytes.get(i + 2).copied().and_then(hex),
-        ) {
+        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
             (b'%', Some(hi), Some(lo)) => {
                 // Both digits are below 16, so the byte fits.
                 out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
@@ -164,27 +147,14 @@ mod tests {
     fn paths_name_group_namespace_resource_and_subresource() {
         let r = p("/apis/apps/v1/namespaces/ns/deployments/web/status");
         assert_eq!(
-            (
-                r.group.as_str(),
-                r.namespace.as_deref(),
-                r.resource.as_str()
-            ),
+            (r.group.as_str(), r.namespace.as_deref(), r.resource.as_str()),
             ("apps", Some("ns"), "deployments")
         );
-        assert_eq!(
-            (r.name.as_deref(), r.subresource.as_deref()),
-            (Some("web"), Some("status"))
-        );
+        assert_eq!((r.name.as_deref(), r.subresource.as_deref()), (Some("web"), Some("status")));
         let ns = p("/api/v1/namespaces/x");
-        assert_eq!(
-            (ns.resource.as_str(), ns.name.as_deref(), ns.namespace),
-            ("namespaces", Some("x"), None)
-        );
+        assert_eq!((ns.resource.as_str(), ns.name.as_deref(), ns.namespace), ("namespaces", Some("x"), None));
         let fin = p("/api/v1/namespaces/x/finalize");
-        assert_eq!(
-            (fin.name.as_deref(), fin.subresource.as_deref()),
-            (Some("x"), Some("finalize"))
-        );
+        assert_eq!((fin.name.as_deref(), fin.subresource.as_deref()), (Some("x"), Some("finalize")));
         let list = p("/api/v1/namespaces/x/configmaps");
         assert_eq!((list.namespace.as_deref(), list.name), (Some("x"), None));
         assert_eq!(p("/api/v1/configmaps").namespace, None);
@@ -194,9 +164,7 @@ mod tests {
 
     #[test]
     fn query_values_are_decoded() {
-        let q = Query::parse(Some(
-            "&labelSelector=app%3Dweb%2Ctier+in+(a)&watch=1&limit=5",
-        ));
+        let q = Query::parse(Some("&labelSelector=app%3Dweb%2Ctier+in+(a)&watch=1&limit=5"));
         assert_eq!(q.get("labelSelector"), Some("app=web,tier in (a)"));
         assert!(q.flag("watch"));
         assert_eq!(q.number("limit").expect("limit"), Some(5));

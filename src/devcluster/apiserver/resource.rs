@@ -109,22 +109,12 @@ const ORPHAN: &str = "orphan";
 
 impl ApiState {
     /// Reads one object as the client's version sees it.
-    pub fn get(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
-    ) -> Result<Bytes, ApiError> {
+    pub fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Bytes, ApiError> {
         let stored = self.load(rt, namespace, name)?;
         Ok(present(&stored.json, &rt.api_version()))
     }
 
-    pub(super) fn load(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
-    ) -> Result<Stored, ApiError> {
+    pub(super) fn load(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Stored, ApiError> {
         self.store
             .get(&rt.group_resource(), &key(namespace, name))
             .ok_or_else(|| ApiError::not_found(&rt.plural, &rt.group, name))
@@ -140,14 +130,7 @@ impl ApiState {
     ) -> Result<Written, ApiError> {
         let mut object = self.prepare_create(rt, namespace, body, opts)?;
         if let Some(manager) = &opts.field_manager {
-            patch::record_update(
-                None,
-                &mut object,
-                manager,
-                &strategies(rt),
-                &rt.api_version(),
-                &object::now(),
-            );
+            patch::record_update(None, &mut object, manager, &strategies(rt), &rt.api_version(), &object::now());
         }
         let name = object::name(&object).unwrap_or_default().to_string();
         if opts.dry_run {
@@ -155,18 +138,10 @@ impl ApiState {
         }
         let stored = self
             .store
-            .put(
-                &rt.group_resource(),
-                &key(namespace, &name),
-                Expect::Absent,
-                object,
-            )
+            .put(&rt.group_resource(), &key(namespace, &name), Expect::Absent, object)
             .map_err(|_| ApiError::already_exists(&rt.plural, &rt.group, &name))?;
         self.after_commit(rt, &stored)?;
-        Ok(Written {
-            code: 201,
-            body: stored.value(),
-        })
+        Ok(Written { code: 201, body: stored.value() })
     }
 
     fn dry_run_create(
@@ -176,17 +151,10 @@ impl ApiState {
         name: &str,
         object: Value,
     ) -> Result<Written, ApiError> {
-        if self
-            .store
-            .get(&rt.group_resource(), &key(namespace, name))
-            .is_some()
-        {
+        if self.store.get(&rt.group_resource(), &key(namespace, name)).is_some() {
             return Err(ApiError::already_exists(&rt.plural, &rt.group, name));
         }
-        Ok(Written {
-            code: 201,
-            body: object,
-        })
+        Ok(Written { code: 201, body: object })
     }
 
     /// Validates and fills in a new object, changing nothing.
@@ -200,10 +168,7 @@ impl ApiState {
         check_type(rt, &mut object)?;
         if rt.namespaced {
             let namespace = namespace.ok_or_else(|| {
-                ApiError::bad_request(format!(
-                    "{} is namespaced: create it under /namespaces/<namespace>/",
-                    rt.plural
-                ))
+                ApiError::bad_request(format!("{} is namespaced: create it under /namespaces/<namespace>/", rt.plural))
             })?;
             match object::namespace(&object) {
                 Some(ns) if ns != namespace => {
@@ -219,16 +184,8 @@ impl ApiState {
             object::metadata_mut(&mut object).remove("namespace");
         }
         let meta = object::metadata_mut(&mut object);
-        if meta
-            .get("name")
-            .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
-        {
-            let base = meta
-                .get("generateName")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+        if meta.get("name").and_then(Value::as_str).is_none_or(str::is_empty) {
+            let base = meta.get("generateName").and_then(Value::as_str).unwrap_or_default().to_string();
             if base.is_empty() {
                 return Err(ApiError::invalid(
                     &rt.kind,
@@ -241,18 +198,9 @@ impl ApiState {
                     )],
                 ));
             }
-            meta.insert(
-                "name".into(),
-                json!(format!("{base}{}", object::random_suffix())),
-            );
+            meta.insert("name".into(), json!(format!("{base}{}", object::random_suffix())));
         }
-        for field in [
-            "uid",
-            "resourceVersion",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "selfLink",
-        ] {
+        for field in ["uid", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
             meta.remove(field);
         }
         meta.insert("uid".into(), json!(object::new_uid()));
@@ -288,9 +236,7 @@ impl ApiState {
                 "",
                 "",
                 "",
-                &format!(
-                    "unable to create new content in namespace {namespace} because it is being terminated"
-                ),
+                &format!("unable to create new content in namespace {namespace} because it is being terminated"),
             ));
         }
         Ok(())
@@ -320,11 +266,7 @@ impl ApiState {
         schema::prune(object, schema);
         Ok(schema::validate(object, schema)
             .into_iter()
-            .map(|e| Cause {
-                reason: e.reason,
-                field: e.field,
-                message: e.message,
-            })
+            .map(|e| Cause { reason: e.reason, field: e.field, message: e.message })
             .collect())
     }
 
@@ -347,9 +289,7 @@ impl ApiState {
             )));
         }
         let wanted = object::resource_version(&body).map_err(|rv| {
-            ApiError::bad_request(format!(
-                "invalid resourceVersion {rv:?}: it must be one this server returned"
-            ))
+            ApiError::bad_request(format!("invalid resourceVersion {rv:?}: it must be one this server returned"))
         })?;
         if wanted.is_none() && !rt.is_builtin() {
             return Err(ApiError::invalid(
@@ -363,9 +303,7 @@ impl ApiState {
                 )],
             ));
         }
-        self.write(rt, namespace, name, subresource, opts, wanted, &mut |_| {
-            Ok(body.clone())
-        })
+        self.write(rt, namespace, name, subresource, opts, wanted, &mut |_| Ok(body.clone()))
     }
 
     /// Applies a patch to an object or subresource; server-side apply creates absent objects.
@@ -391,34 +329,21 @@ impl ApiState {
         }
         let wanted = object::resource_version(&document).ok().flatten();
         let strategies = strategies(rt);
-        self.write(
-            rt,
-            namespace,
-            name,
-            subresource,
-            opts,
-            wanted,
-            &mut |current| {
-                let mut target = current.clone();
-                match kind {
-                    PatchType::Merge => patch::merge_patch(&mut target, &document),
-                    PatchType::Json => {
-                        patch::json_patch(&mut target, &document).map_err(patch_error)?
-                    }
-                    PatchType::Strategic => {
-                        patch::strategic_merge_patch(&mut target, &document, &strategies)
-                            .map_err(patch_error)?
-                    }
-                    PatchType::Apply => {}
+        self.write(rt, namespace, name, subresource, opts, wanted, &mut |current| {
+            let mut target = current.clone();
+            match kind {
+                PatchType::Merge => patch::merge_patch(&mut target, &document),
+                PatchType::Json => patch::json_patch(&mut target, &document).map_err(patch_error)?,
+                PatchType::Strategic => {
+                    patch::strategic_merge_patch(&mut target, &document, &strategies).map_err(patch_error)?
                 }
-                if !target.is_object() {
-                    return Err(ApiError::bad_request(
-                        "the patch turned the object into something that is not an object",
-                    ));
-                }
-                Ok(target)
-            },
-        )
+                PatchType::Apply => {}
+            }
+            if !target.is_object() {
+                return Err(ApiError::bad_request("the patch turned the object into something that is not an object"));
+            }
+            Ok(target)
+        })
     }
 
     fn apply(
@@ -430,9 +355,10 @@ impl ApiState {
         document: &Value,
         opts: &WriteOptions,
     ) -> Result<Written, ApiError> {
-        let manager = opts.field_manager.clone().ok_or_else(|| {
-            ApiError::bad_request("PATCH requests of type apply require a fieldManager parameter")
-        })?;
+        let manager = opts
+            .field_manager
+            .clone()
+            .ok_or_else(|| ApiError::bad_request("PATCH requests of type apply require a fieldManager parameter"))?;
         let mut applied = document.clone();
         check_type(rt, &mut applied)?;
         if object::name(&applied).is_some_and(|n| n != name) {
@@ -444,12 +370,7 @@ impl ApiState {
         object::metadata_mut(&mut applied).insert("name".into(), json!(name));
         let strategies = strategies(rt);
         let api_version = rt.api_version();
-        if self
-            .store
-            .get(&rt.group_resource(), &key(namespace, name))
-            .is_none()
-            && subresource.is_none()
-        {
+        if self.store.get(&rt.group_resource(), &key(namespace, name)).is_none() && subresource.is_none() {
             let object = patch::server_side_apply(
                 None,
                 &applied,
@@ -460,43 +381,29 @@ impl ApiState {
                 &object::now(),
             )
             .map_err(patch_error)?;
-            let create_opts = WriteOptions {
-                field_manager: None,
-                ..opts.clone()
-            };
+            let create_opts = WriteOptions { field_manager: None, ..opts.clone() };
             match self.create(rt, namespace, object.clone(), &create_opts) {
                 Err(e) if e.reason == "AlreadyExists" => {}
                 other => return other,
             }
         }
         // Apply records its own ownership; the plain-write bookkeeping must not run too.
-        let write_opts = WriteOptions {
-            field_manager: None,
-            ..opts.clone()
-        };
-        self.write(
-            rt,
-            namespace,
-            name,
-            subresource,
-            &write_opts,
-            None,
-            &mut |current| {
-                patch::server_side_apply(
-                    Some(current),
-                    &applied,
-                    &manager,
-                    opts.force,
-                    &strategies,
-                    &api_version,
-                    &object::now(),
-                )
-                .map_err(|e| match e {
-                    PatchError::Conflicts(conflicts) => apply_conflict(rt, name, &conflicts),
-                    other => patch_error(other),
-                })
-            },
-        )
+        let write_opts = WriteOptions { field_manager: None, ..opts.clone() };
+        self.write(rt, namespace, name, subresource, &write_opts, None, &mut |current| {
+            patch::server_side_apply(
+                Some(current),
+                &applied,
+                &manager,
+                opts.force,
+                &strategies,
+                &api_version,
+                &object::now(),
+            )
+            .map_err(|e| match e {
+                PatchError::Conflicts(conflicts) => apply_conflict(rt, name, &conflicts),
+                other => patch_error(other),
+            })
+        })
     }
 
     /// Read-modify-write of one object: `change` turns the current object into the
@@ -532,31 +439,19 @@ impl ApiState {
                 );
             }
             if next == old {
-                return Ok(Written {
-                    code: 200,
-                    body: old,
-                });
+                return Ok(Written { code: 200, body: old });
             }
             if opts.dry_run {
-                return Ok(Written {
-                    code: 200,
-                    body: next,
-                });
+                return Ok(Written { code: 200, body: next });
             }
             let gr = rt.group_resource();
             let k = key(namespace, name);
             let result = if kinds::deletion_complete(rt, &next) {
-                self.store.remove(&gr, &k, current.rv).map(|_| Written {
-                    code: 200,
-                    body: next.clone(),
-                })
+                self.store.remove(&gr, &k, current.rv).map(|_| Written { code: 200, body: next.clone() })
             } else {
                 self.store
                     .put(&gr, &k, Expect::Rv(current.rv), next)
-                    .map(|stored| Written {
-                        code: 200,
-                        body: stored.value(),
-                    })
+                    .map(|stored| Written { code: 200, body: stored.value() })
             };
             match result {
                 Ok(written) => {
@@ -586,16 +481,11 @@ impl ApiState {
         check_type(rt, &mut new)?;
         let name = object::name(old).unwrap_or_default().to_string();
         let mut next = match subresource {
-            Some("status") if rt.subresources.status => {
-                with_field(old, "status", new.get("status"))
-            }
+            Some("status") if rt.subresources.status => with_field(old, "status", new.get("status")),
             Some("approval") if rt.subresources.approval => kinds::approval(old, &new)?,
             Some("finalize") if rt.subresources.finalize => kinds::finalize(old, &new),
             Some(other) => {
-                return Err(ApiError::method_not_allowed(
-                    "update",
-                    &format!("{}/{other}", rt.plural),
-                ));
+                return Err(ApiError::method_not_allowed("update", &format!("{}/{other}", rt.plural)));
             }
             None => {
                 let mut next = new;
@@ -611,11 +501,7 @@ impl ApiState {
         }
         if rt.generation {
             let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
-            let bumped = if spec_changed(old, &next) {
-                generation + 1
-            } else {
-                generation
-            };
+            let bumped = if spec_changed(old, &next) { generation + 1 } else { generation };
             object::metadata_mut(&mut next).insert("generation".into(), json!(bumped));
         }
         if subresource.is_none() {
@@ -642,10 +528,7 @@ impl ApiState {
             let mut object = current.value();
             check_preconditions(rt, name, &object, current.rv, opts)?;
             if object::deletion_timestamp(&object).is_some() {
-                return Ok(Written {
-                    code: 200,
-                    body: object,
-                });
+                return Ok(Written { code: 200, body: object });
             }
             let mut finalizers = object::finalizers(&object);
             match opts.propagation.unwrap_or(kinds::default_propagation(rt)) {
@@ -664,10 +547,7 @@ impl ApiState {
                         Ok(_) => {}
                     }
                 }
-                return Ok(Written {
-                    code: 200,
-                    body: deleted_status(&rt.plural, &rt.group, name, &uid),
-                });
+                return Ok(Written { code: 200, body: deleted_status(&rt.plural, &rt.group, name, &uid) });
             }
             object::set_finalizers(&mut object, &finalizers);
             let meta = object::metadata_mut(&mut object);
@@ -675,17 +555,11 @@ impl ApiState {
             meta.insert("deletionGracePeriodSeconds".into(), json!(0));
             kinds::on_delete(rt, &mut object);
             if opts.dry_run {
-                return Ok(Written {
-                    code: 200,
-                    body: object,
-                });
+                return Ok(Written { code: 200, body: object });
             }
             match self.store.put(&gr, &k, Expect::Rv(current.rv), object) {
                 Ok(stored) => {
-                    return Ok(Written {
-                        code: 200,
-                        body: stored.value(),
-                    });
+                    return Ok(Written { code: 200, body: stored.value() });
                 }
                 Err(CommitError::Conflict) => continue,
                 Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
@@ -718,11 +592,7 @@ fn check_preconditions(
             &format!("Precondition failed: UID in precondition: {want}, UID in object meta: {uid}"),
         ));
     }
-    if let Some(want) = opts
-        .resource_version
-        .as_deref()
-        .filter(|r| *r != rv.to_string())
-    {
+    if let Some(want) = opts.resource_version.as_deref().filter(|r| *r != rv.to_string()) {
         return Err(ApiError::conflict(
             &rt.plural,
             &rt.group,
@@ -738,9 +608,7 @@ fn check_preconditions(
 /// Checks `apiVersion` and `kind` of a body against the resource and fills them in.
 pub fn check_type(rt: &ResourceType, object: &mut Value) -> Result<(), ApiError> {
     let Some(map) = object.as_object_mut() else {
-        return Err(ApiError::bad_request(
-            "the request body must be a JSON object",
-        ));
+        return Err(ApiError::bad_request("the request body must be a JSON object"));
     };
     let api_version = rt.api_version();
     match map.get("apiVersion").and_then(Value::as_str) {
@@ -770,11 +638,7 @@ pub fn check_type(rt: &ResourceType, object: &mut Value) -> Result<(), ApiError>
 
 /// Server-set metadata survives any write.
 fn keep_server_metadata(old: &Value, next: &mut Value) {
-    let old_meta = old
-        .get("metadata")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let old_meta = old.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
     let meta = object::metadata_mut(next);
     for field in [
         "uid",
@@ -803,10 +667,7 @@ fn keep_server_metadata(old: &Value, next: &mut Value) {
 fn new_finalizers_while_deleting(old: &Value, next: &Value) -> Option<Cause> {
     object::deletion_timestamp(old)?;
     let before = object::finalizers(old);
-    let added: Vec<String> = object::finalizers(next)
-        .into_iter()
-        .filter(|f| !before.contains(f))
-        .collect();
+    let added: Vec<String> = object::finalizers(next).into_iter().filter(|f| !before.contains(f)).collect();
     (!added.is_empty()).then(|| {
         Cause::new(
             "FieldValueForbidden",
@@ -834,9 +695,7 @@ fn spec_changed(old: &Value, new: &Value) -> bool {
         v.as_object()
             .map(|m| {
                 m.iter()
-                    .filter(|(k, _)| {
-                        !matches!(k.as_str(), "metadata" | "status" | "apiVersion" | "kind")
-                    })
+                    .filter(|(k, _)| !matches!(k.as_str(), "metadata" | "status" | "apiVersion" | "kind"))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect()
             })
@@ -849,21 +708,15 @@ fn spec_changed(old: &Value, new: &Value) -> bool {
 fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => x.iter().find_map(|(k, v)| {
-            let p = if path.is_empty() {
-                k.clone()
-            } else {
-                format!("{path}.{k}")
-            };
+            let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
             match y.get(k) {
                 None => Some(p),
                 Some(w) => first_difference(v, w, &p),
             }
         }),
-        (Value::Array(x), Value::Array(y)) => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find_map(|(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]"))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.iter().zip(y).enumerate().find_map(|(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")))
+        }
         _ => None,
     }
 }
@@ -874,16 +727,11 @@ fn parse_patch(kind: PatchType, body: &[u8]) -> Result<Value, ApiError> {
     } else {
         serde_json::from_slice::<Value>(body).map_err(|e| e.to_string())
     };
-    let value =
-        parsed.map_err(|e| ApiError::bad_request(format!("the patch is not valid: {e}")))?;
+    let value = parsed.map_err(|e| ApiError::bad_request(format!("the patch is not valid: {e}")))?;
     match (kind, &value) {
         (PatchType::Json, Value::Array(_))
-        | (PatchType::Merge | PatchType::Strategic | PatchType::Apply, Value::Object(_)) => {
-            Ok(value)
-        }
-        (PatchType::Json, _) => Err(ApiError::bad_request(
-            "a JSON patch must be an array of operations",
-        )),
+        | (PatchType::Merge | PatchType::Strategic | PatchType::Apply, Value::Object(_)) => Ok(value),
+        (PatchType::Json, _) => Err(ApiError::bad_request("a JSON patch must be an array of operations")),
         _ => Err(ApiError::bad_request("the patch must be a JSON object")),
     }
 }
@@ -899,33 +747,18 @@ fn patch_error(e: PatchError) -> ApiError {
 fn apply_conflict(rt: &ResourceType, name: &str, conflicts: &[(String, String)]) -> ApiError {
     let lines: Vec<String> = conflicts
         .iter()
-        .map(|(manager, path)| {
-            format!(
-                "conflict with \"{manager}\" using {}: {path}",
-                rt.api_version()
-            )
-        })
+        .map(|(manager, path)| format!("conflict with \"{manager}\" using {}: {path}", rt.api_version()))
         .collect();
     let why = if lines.len() == 1 {
         format!("Apply failed with 1 conflict: {}", lines[0])
     } else {
-        format!(
-            "Apply failed with {} conflicts: {}",
-            lines.len(),
-            lines.join("\n")
-        )
+        format!("Apply failed with {} conflicts: {}", lines.len(), lines.join("\n"))
     };
     let mut err = ApiError::conflict(&rt.plural, &rt.group, name, &why);
     err.message = why;
     err.details.causes = conflicts
         .iter()
-        .map(|(manager, path)| {
-            Cause::new(
-                "FieldManagerConflict",
-                path.clone(),
-                format!("conflict with \"{manager}\""),
-            )
-        })
+        .map(|(manager, path)| Cause::new("FieldManagerConflict", path.clone(), format!("conflict with \"{manager}\"")))
         .collect();
     err
 }

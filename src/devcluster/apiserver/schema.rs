@@ -238,10 +238,7 @@ impl Validator {
         self.errors.push(FieldError {
             field: path.to_owned(),
             reason: "FieldValueNotSupported",
-            message: format!(
-                "Unsupported value: {value}: supported values: {}",
-                supported.join(", ")
-            ),
+            message: format!("Unsupported value: {value}: supported values: {}", supported.join(", ")),
         });
     }
 
@@ -339,11 +336,7 @@ impl Validator {
 }
 
 fn child(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
+    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
 }
 
 /// The type a value must have, as named in messages; `None` when the schema leaves it open.
@@ -413,13 +406,10 @@ fn quoted_text(value: &Value) -> String {
 /// The merge strategy of the list at a dotted field path (list positions left out), from
 /// `x-kubernetes-list-type` and `x-kubernetes-list-map-keys`; `Atomic` when undescribed.
 pub fn list_strategy(schema: &Value, path: &str) -> ListStrategy {
-    let node = path
-        .split('.')
-        .filter(|field| !field.is_empty())
-        .try_fold(schema, |node, field| {
-            let node = through_lists(node);
-            property(node, field).or_else(|| additional_schema(node))
-        });
+    let node = path.split('.').filter(|field| !field.is_empty()).try_fold(schema, |node, field| {
+        let node = through_lists(node);
+        property(node, field).or_else(|| additional_schema(node))
+    });
     node.map_or(ListStrategy::Atomic, strategy_of)
 }
 
@@ -444,11 +434,7 @@ fn strategy_of(node: &Value) -> ListStrategy {
                 .map(str::to_owned)
                 .collect();
             // A map list without keys cannot be merged by key; replacing it is the safe reading.
-            if keys.is_empty() {
-                ListStrategy::Atomic
-            } else {
-                ListStrategy::Map(keys)
-            }
+            if keys.is_empty() { ListStrategy::Atomic } else { ListStrategy::Map(keys) }
         }
         _ => ListStrategy::Atomic,
     }
@@ -460,11 +446,7 @@ mod tests {
     use serde_json::json;
 
     fn err(field: &str, reason: &'static str, message: &str) -> FieldError {
-        FieldError {
-            field: field.to_owned(),
-            reason,
-            message: message.to_owned(),
-        }
+        FieldError { field: field.to_owned(), reason, message: message.to_owned() }
     }
 
     /// Validates `spec` against a schema whose `spec` property is `spec_schema`.
@@ -474,10 +456,7 @@ mod tests {
     }
 
     fn check_field(field_schema: Value, value: Value) -> Vec<FieldError> {
-        check_spec(
-            json!({"type": "object", "properties": {"f": field_schema}}),
-            json!({"f": value}),
-        )
+        check_spec(json!({"type": "object", "properties": {"f": field_schema}}), json!({"f": value}))
     }
 
     // --- defaulting -------------------------------------------------------------------------
@@ -591,10 +570,7 @@ mod tests {
         let mut obj = json!({"spec": {"a": "1", "b": 2}, "extra": {"deep": {"x": 1}}});
         prune(&mut obj, &schema);
         // Declared fields are still pruned by their own schema; unknown ones are kept whole.
-        assert_eq!(
-            obj,
-            json!({"spec": {"a": "1"}, "extra": {"deep": {"x": 1}}})
-        );
+        assert_eq!(obj, json!({"spec": {"a": "1"}, "extra": {"deep": {"x": 1}}}));
     }
 
     #[test]
@@ -647,10 +623,7 @@ mod tests {
             "nested": [[{"b": 1, "c": 2}]]
         });
         prune(&mut obj, &schema);
-        assert_eq!(
-            obj,
-            json!({"list": [{"a": 1}, {}, 4], "untyped": [{}, "s"], "nested": [[{"b": 1}]]})
-        );
+        assert_eq!(obj, json!({"list": [{"a": 1}, {}, 4], "untyped": [{}, "s"], "nested": [[{"b": 1}]]}));
     }
 
     #[test]
@@ -720,10 +693,7 @@ mod tests {
     fn prune_with_empty_schema_keeps_only_resource_fields() {
         let mut obj = json!({"apiVersion": "a/v1", "kind": "K", "metadata": {}, "spec": {}});
         prune(&mut obj, &json!({}));
-        assert_eq!(
-            obj,
-            json!({"apiVersion": "a/v1", "kind": "K", "metadata": {}})
-        );
+        assert_eq!(obj, json!({"apiVersion": "a/v1", "kind": "K", "metadata": {}}));
     }
 
     // --- validation -------------------------------------------------------------------------
@@ -860,10 +830,7 @@ mod tests {
         let schema = json!({"type": "object", "required": ["spec", "apiVersion", "metadata"],
             "properties": {"spec": {"type": "object", "required": ["a", "b"],
                 "properties": {"a": {"type": "string"}, "b": {"type": "string", "nullable": true}}}}});
-        assert_eq!(
-            validate(&json!({}), &schema),
-            vec![err("spec", "FieldValueRequired", "Required value")]
-        );
+        assert_eq!(validate(&json!({}), &schema), vec![err("spec", "FieldValueRequired", "Required value")]);
         assert_eq!(
             validate(&json!({"spec": {"b": null}}), &schema),
             vec![err("spec.a", "FieldValueRequired", "Required value")]
@@ -886,11 +853,7 @@ mod tests {
         assert_eq!(check_field(numbers.clone(), json!(2.0)), vec![]);
         assert_eq!(
             check_field(numbers, json!(3)),
-            vec![err(
-                "spec.f",
-                "FieldValueNotSupported",
-                "Unsupported value: 3: supported values: \"1\", \"2\""
-            )]
+            vec![err("spec.f", "FieldValueNotSupported", "Unsupported value: 3: supported values: \"1\", \"2\"")]
         );
     }
 
@@ -920,19 +883,11 @@ mod tests {
         assert_eq!(check_field(exclusive.clone(), json!(1.5)), vec![]);
         assert_eq!(
             check_field(exclusive.clone(), json!(1)),
-            vec![err(
-                "spec.f",
-                "FieldValueInvalid",
-                "Invalid value: 1: spec.f in body should be greater than 1"
-            )]
+            vec![err("spec.f", "FieldValueInvalid", "Invalid value: 1: spec.f in body should be greater than 1")]
         );
         assert_eq!(
             check_field(exclusive, json!(2.5)),
-            vec![err(
-                "spec.f",
-                "FieldValueInvalid",
-                "Invalid value: 2.5: spec.f in body should be less than 2.5"
-            )]
+            vec![err("spec.f", "FieldValueInvalid", "Invalid value: 2.5: spec.f in body should be less than 2.5")]
         );
     }
 
@@ -964,19 +919,11 @@ mod tests {
         assert_eq!(check_field(schema.clone(), json!([1, 2])), vec![]);
         assert_eq!(
             check_field(schema.clone(), json!([])),
-            vec![err(
-                "spec.f",
-                "FieldValueInvalid",
-                "Invalid value: 0: spec.f in body should have at least 1 items"
-            )]
+            vec![err("spec.f", "FieldValueInvalid", "Invalid value: 0: spec.f in body should have at least 1 items")]
         );
         assert_eq!(
             check_field(schema, json!([1, 2, 3])),
-            vec![err(
-                "spec.f",
-                "FieldValueInvalid",
-                "Invalid value: 3: spec.f in body should have at most 2 items"
-            )]
+            vec![err("spec.f", "FieldValueInvalid", "Invalid value: 3: spec.f in body should have at most 2 items")]
         );
     }
 
@@ -1037,11 +984,7 @@ mod tests {
         );
         assert_eq!(
             errors,
-            vec![err(
-                "spec",
-                "FieldValueInvalid",
-                "Invalid value: \"b\": spec.b in body is a forbidden property"
-            )]
+            vec![err("spec", "FieldValueInvalid", "Invalid value: \"b\": spec.b in body is a forbidden property")]
         );
         let open = json!({"type": "object", "additionalProperties": true});
         assert_eq!(check_spec(open, json!({"b": 1})), vec![]);
@@ -1106,29 +1049,17 @@ mod tests {
     #[test]
     fn list_strategies() {
         let s = strategy_schema();
-        assert_eq!(
-            list_strategy(&s, "spec.ports"),
-            ListStrategy::Map(vec!["port".to_owned(), "protocol".to_owned()])
-        );
+        assert_eq!(list_strategy(&s, "spec.ports"), ListStrategy::Map(vec!["port".to_owned(), "protocol".to_owned()]));
         assert_eq!(list_strategy(&s, "spec.ports.hosts"), ListStrategy::Set);
         assert_eq!(list_strategy(&s, "spec.finalizers"), ListStrategy::Set);
         assert_eq!(list_strategy(&s, "spec.args"), ListStrategy::Atomic);
         assert_eq!(list_strategy(&s, "spec.plain"), ListStrategy::Atomic);
         assert_eq!(list_strategy(&s, "spec.keyless"), ListStrategy::Atomic);
         assert_eq!(list_strategy(&s, "spec.matrix.tags"), ListStrategy::Set);
-        assert_eq!(
-            list_strategy(&s, "spec.groups.admins.members"),
-            ListStrategy::Map(vec!["name".to_owned()])
-        );
+        assert_eq!(list_strategy(&s, "spec.groups.admins.members"), ListStrategy::Map(vec!["name".to_owned()]));
         assert_eq!(list_strategy(&s, "spec.unknown"), ListStrategy::Atomic);
-        assert_eq!(
-            list_strategy(&s, "spec.ports.port.deeper"),
-            ListStrategy::Atomic
-        );
+        assert_eq!(list_strategy(&s, "spec.ports.port.deeper"), ListStrategy::Atomic);
         assert_eq!(list_strategy(&s, ""), ListStrategy::Atomic);
-        assert_eq!(
-            list_strategy(&json!({}), "spec.ports"),
-            ListStrategy::Atomic
-        );
+        assert_eq!(list_strategy(&json!({}), "spec.ports"), ListStrategy::Atomic);
     }
 }

@@ -82,9 +82,7 @@ impl Requirement {
         let present = labels.is_some_and(|l| l.contains_key(&self.key));
         // A label that is not a string cannot equal any selector value; objects with such
         // labels are rejected on write anyway.
-        let value = labels
-            .and_then(|l| l.get(&self.key))
-            .and_then(Value::as_str);
+        let value = labels.and_then(|l| l.get(&self.key)).and_then(Value::as_str);
         match &self.operator {
             Operator::In(values) => value.is_some_and(|v| values.iter().any(|x| x == v)),
             Operator::NotIn(values) => !value.is_some_and(|v| values.iter().any(|x| x == v)),
@@ -255,11 +253,7 @@ impl Parser {
         // A key alone is a unary requirement; `!key` is always one, so anything after it
         // is reported by the caller as a misplaced token.
         if negated || matches!(self.peek(), Token::End | Token::Comma) {
-            let operator = if negated {
-                Operator::DoesNotExist
-            } else {
-                Operator::Exists
-            };
+            let operator = if negated { Operator::DoesNotExist } else { Operator::Exists };
             return Ok(Requirement { key, operator });
         }
         let operator = self.binary_operator(&key)?;
@@ -270,9 +264,7 @@ impl Parser {
         let token = self.next();
         match &token {
             Token::Identifier(word) if word == "in" => Ok(Operator::In(self.value_list(key)?)),
-            Token::Identifier(word) if word == "notin" => {
-                Ok(Operator::NotIn(self.value_list(key)?))
-            }
+            Token::Identifier(word) if word == "notin" => Ok(Operator::NotIn(self.value_list(key)?)),
             Token::Equals | Token::DoubleEquals => Ok(Operator::In(vec![self.exact_value(key)?])),
             Token::NotEquals => Ok(Operator::NotIn(vec![self.exact_value(key)?])),
             Token::Greater => Ok(Operator::GreaterThan(self.integer_value()?)),
@@ -300,9 +292,7 @@ impl Parser {
 
     fn integer_value(&mut self) -> Result<i64, String> {
         let value = self.raw_value()?;
-        value.parse().map_err(|_| {
-            format!("for '>' and '<' operators, the value must be an integer: \"{value}\"")
-        })
+        value.parse().map_err(|_| format!("for '>' and '<' operators, the value must be an integer: \"{value}\""))
     }
 
     /// `(a, b, c)`; an empty entry (as in `()` or `(a,)`) is the empty value, as upstream.
@@ -389,32 +379,25 @@ fn validate_value(key: &str, value: &str) -> Result<(), String> {
     } else {
         return Ok(());
     };
-    Err(format!(
-        "invalid label value: \"{value}\": at key: \"{key}\": {problem}"
-    ))
+    Err(format!("invalid label value: \"{value}\": at key: \"{key}\": {problem}"))
 }
 
 /// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`
 fn is_label_word(s: &str) -> bool {
-    let inner_ok = s
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let inner_ok = s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     inner_ok && starts_and_ends_alphanumeric(s)
 }
 
 /// One dot-separated part of an RFC 1123 subdomain: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
 fn is_dns_label(s: &str) -> bool {
-    let inner_ok = s
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    let inner_ok = s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     inner_ok && starts_and_ends_alphanumeric(s)
 }
 
 fn starts_and_ends_alphanumeric(s: &str) -> bool {
     let first = s.chars().next();
     let last = s.chars().next_back();
-    first.is_some_and(|c| c.is_ascii_alphanumeric())
-        && last.is_some_and(|c| c.is_ascii_alphanumeric())
+    first.is_some_and(|c| c.is_ascii_alphanumeric()) && last.is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -444,28 +427,19 @@ impl FieldSelector {
                 continue;
             }
             let Some((field, equal, value)) = split_term(raw) else {
-                return Err(SelectorError::FieldTerm {
-                    selector: s.to_owned(),
-                    term: raw.to_owned(),
-                });
+                return Err(SelectorError::FieldTerm { selector: s.to_owned(), term: raw.to_owned() });
             };
             if !supported(field) {
                 return Err(SelectorError::UnsupportedField(field.to_owned()));
             }
-            terms.push(FieldTerm {
-                field: field.to_owned(),
-                equal,
-                value: unescape(value)?,
-            });
+            terms.push(FieldTerm { field: field.to_owned(), equal, value: unescape(value)? });
         }
         Ok(Self { terms })
     }
 
     /// Whether the object is selected; a missing field reads as the empty string.
     pub fn matches(&self, object: &Value) -> bool {
-        self.terms
-            .iter()
-            .all(|t| (field_text(object, &t.field) == t.value) == t.equal)
+        self.terms.iter().all(|t| (field_text(object, &t.field) == t.value) == t.equal)
     }
 
     /// Whether the selector has no terms and so selects everything.
@@ -476,10 +450,7 @@ impl FieldSelector {
     /// The value required for `metadata.name` by an `=`/`==` term, if any (lets the store do
     /// a point lookup).
     pub fn exact_name(&self) -> Option<&str> {
-        self.terms
-            .iter()
-            .find(|t| t.equal && t.field == "metadata.name")
-            .map(|t| t.value.as_str())
+        self.terms.iter().find(|t| t.equal && t.field == "metadata.name").map(|t| t.value.as_str())
     }
 }
 
@@ -535,20 +506,14 @@ fn unescape(raw: &str) -> Result<String, SelectorError> {
             '\\' => match chars.next() {
                 Some(e @ ('\\' | ',' | '=')) => out.push(e),
                 Some(e) => {
-                    return Err(SelectorError::FieldValue(format!(
-                        "invalid escape sequence: \\{e}"
-                    )));
+                    return Err(SelectorError::FieldValue(format!("invalid escape sequence: \\{e}")));
                 }
                 None => {
-                    return Err(SelectorError::FieldValue(
-                        "invalid escape sequence: \\".to_owned(),
-                    ));
+                    return Err(SelectorError::FieldValue("invalid escape sequence: \\".to_owned()));
                 }
             },
             ',' | '=' => {
-                return Err(SelectorError::FieldValue(format!(
-                    "unescaped character in value: {c}"
-                )));
+                return Err(SelectorError::FieldValue(format!("unescaped character in value: {c}")));
             }
             c => out.push(c),
         }
@@ -559,9 +524,7 @@ fn unescape(raw: &str) -> Result<String, SelectorError> {
 /// The text of a dotted field: strings as they are, numbers and booleans in JSON form,
 /// anything else (missing, null, objects, arrays) as the empty string.
 fn field_text(object: &Value, path: &str) -> String {
-    let found = path
-        .split('.')
-        .try_fold(object, |node, part| node.as_object()?.get(part));
+    let found = path.split('.').try_fold(object, |node, part| node.as_object()?.get(part));
     match found {
         Some(Value::String(s)) => s.clone(),
         Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
@@ -672,10 +635,7 @@ mod tests {
         let s = "app=web,env in (prod),!legacy,tier";
         assert!(sel(s, json!({"app": "web", "env": "prod", "tier": "1"})));
         assert!(!sel(s, json!({"app": "web", "env": "prod"})));
-        assert!(!sel(
-            s,
-            json!({"app": "web", "env": "prod", "tier": "1", "legacy": "y"})
-        ));
+        assert!(!sel(s, json!({"app": "web", "env": "prod", "tier": "1", "legacy": "y"})));
     }
 
     #[test]
@@ -689,10 +649,7 @@ mod tests {
     #[test]
     fn prefixed_keys() {
         let s = "app.kubernetes.io/name=web,example.com/x-y_z.1";
-        assert!(sel(
-            s,
-            json!({"app.kubernetes.io/name": "web", "example.com/x-y_z.1": "v"})
-        ));
+        assert!(sel(s, json!({"app.kubernetes.io/name": "web", "example.com/x-y_z.1": "v"})));
         assert!(!sel(s, json!({"name": "web", "example.com/x-y_z.1": "v"})));
     }
 
@@ -724,66 +681,21 @@ mod tests {
 
     #[test]
     fn syntax_errors_name_the_token() {
-        assert_eq!(
-            label_err("a=b c"),
-            "found 'c', expected: ',' or 'end of string'"
-        );
-        assert_eq!(
-            label_err("a=b,"),
-            "found 'end of string', expected: identifier after ','"
-        );
-        assert_eq!(
-            label_err("a,,b"),
-            "found ',', expected: identifier after ','"
-        );
-        assert_eq!(
-            label_err("=a"),
-            "found '=', expected: !, identifier, or 'end of string'"
-        );
-        assert_eq!(
-            label_err(",a"),
-            "found ',', expected: !, identifier, or 'end of string'"
-        );
-        assert_eq!(
-            label_err("a b"),
-            "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, >, <"
-        );
-        assert_eq!(
-            label_err("a=(b)"),
-            "unable to parse requirement: found '(', expected: identifier"
-        );
-        assert_eq!(
-            label_err("a in b"),
-            "unable to parse requirement: found 'b', expected: '('"
-        );
-        assert_eq!(
-            label_err("a in (b c)"),
-            "unable to parse requirement: found 'c', expected: ',' or ')'"
-        );
-        assert_eq!(
-            label_err("a in (b"),
-            "unable to parse requirement: found 'end of string', expected: ',' or ')'"
-        );
-        assert_eq!(
-            label_err("a in (=)"),
-            "unable to parse requirement: found '=', expected: ',', ')' or identifier"
-        );
-        assert_eq!(
-            label_err("!=a"),
-            "found '!=', expected: !, identifier, or 'end of string'"
-        );
-        assert_eq!(
-            label_err("! =a"),
-            "unable to parse requirement: found '=', expected: identifier"
-        );
-        assert_eq!(
-            label_err("!a=b"),
-            "found '=', expected: ',' or 'end of string'"
-        );
-        assert_eq!(
-            label_err("!"),
-            "unable to parse requirement: found 'end of string', expected: identifier"
-        );
+        assert_eq!(label_err("a=b c"), "found 'c', expected: ',' or 'end of string'");
+        assert_eq!(label_err("a=b,"), "found 'end of string', expected: identifier after ','");
+        assert_eq!(label_err("a,,b"), "found ',', expected: identifier after ','");
+        assert_eq!(label_err("=a"), "found '=', expected: !, identifier, or 'end of string'");
+        assert_eq!(label_err(",a"), "found ',', expected: !, identifier, or 'end of string'");
+        assert_eq!(label_err("a b"), "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, >, <");
+        assert_eq!(label_err("a=(b)"), "unable to parse requirement: found '(', expected: identifier");
+        assert_eq!(label_err("a in b"), "unable to parse requirement: found 'b', expected: '('");
+        assert_eq!(label_err("a in (b c)"), "unable to parse requirement: found 'c', expected: ',' or ')'");
+        assert_eq!(label_err("a in (b"), "unable to parse requirement: found 'end of string', expected: ',' or ')'");
+        assert_eq!(label_err("a in (=)"), "unable to parse requirement: found '=', expected: ',', ')' or identifier");
+        assert_eq!(label_err("!=a"), "found '!=', expected: !, identifier, or 'end of string'");
+        assert_eq!(label_err("! =a"), "unable to parse requirement: found '=', expected: identifier");
+        assert_eq!(label_err("!a=b"), "found '=', expected: ',' or 'end of string'");
+        assert_eq!(label_err("!"), "unable to parse requirement: found 'end of string', expected: identifier");
     }
 
     #[test]
@@ -914,18 +826,9 @@ mod tests {
         let s = field(r"metadata.name=a\,b\=c\\d,spec.x=y");
         assert_eq!(s.exact_name(), Some(r"a,b=c\d"));
         assert!(s.matches(&json!({"metadata": {"name": r"a,b=c\d"}, "spec": {"x": "y"}})));
-        assert_eq!(
-            field_err(r"a=b\x"),
-            r"invalid field selector: invalid escape sequence: \x"
-        );
-        assert_eq!(
-            field_err(r"a=b\"),
-            r"invalid field selector: invalid escape sequence: \"
-        );
-        assert_eq!(
-            field_err("a=b=c"),
-            "invalid field selector: unescaped character in value: ="
-        );
+        assert_eq!(field_err(r"a=b\x"), r"invalid field selector: invalid escape sequence: \x");
+        assert_eq!(field_err(r"a=b\"), r"invalid field selector: invalid escape sequence: \");
+        assert_eq!(field_err("a=b=c"), "invalid field selector: unescaped character in value: =");
     }
 
     #[test]
@@ -951,10 +854,7 @@ mod tests {
     #[test]
     fn exact_name_only_for_equality() {
         assert_eq!(field("metadata.name=web").exact_name(), Some("web"));
-        assert_eq!(
-            field("metadata.namespace=x,metadata.name==web").exact_name(),
-            Some("web")
-        );
+        assert_eq!(field("metadata.namespace=x,metadata.name==web").exact_name(), Some("web"));
         assert_eq!(field("metadata.name!=web").exact_name(), None);
         assert_eq!(field("metadata.namespace=web").exact_name(), None);
         assert_eq!(field("metadata.name=").exact_name(), Some(""));

@@ -16,11 +16,7 @@ pub struct Cause {
 impl Cause {
     /// A cause with the given reason on `field`.
     pub fn new(reason: &'static str, field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            reason,
-            field: field.into(),
-            message: message.into(),
-        }
+        Self { reason, field: field.into(), message: message.into() }
     }
 }
 
@@ -55,21 +51,12 @@ pub struct Details {
 
 /// `deployments.apps` or `configmaps`: how upstream names a resource in messages.
 pub fn qualified(resource: &str, group: &str) -> String {
-    if group.is_empty() {
-        resource.to_string()
-    } else {
-        format!("{resource}.{group}")
-    }
+    if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") }
 }
 
 impl ApiError {
     fn plain(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            reason,
-            message: message.into(),
-            details: Box::default(),
-        }
+        Self { code, reason, message: message.into(), details: Box::default() }
     }
 
     fn about(mut self, resource: &str, group: &str, name: &str) -> Self {
@@ -87,11 +74,7 @@ impl ApiError {
 
     /// 404 for a path the server does not serve.
     pub fn no_route() -> Self {
-        Self::plain(
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
-        )
+        Self::plain(404, "NotFound", "the server could not find the requested resource")
     }
 
     /// 409 on create when the name is taken.
@@ -102,10 +85,7 @@ impl ApiError {
 
     /// 409 when a write carries a stale resourceVersion.
     pub fn conflict(resource: &str, group: &str, name: &str, why: &str) -> Self {
-        let message = format!(
-            "Operation cannot be fulfilled on {} \"{name}\": {why}",
-            qualified(resource, group)
-        );
+        let message = format!("Operation cannot be fulfilled on {} \"{name}\": {why}", qualified(resource, group));
         Self::plain(409, "Conflict", message).about(resource, group, name)
     }
 
@@ -123,13 +103,7 @@ impl ApiError {
     pub fn invalid(kind: &str, group: &str, name: &str, causes: Vec<Cause>) -> Self {
         let summary: Vec<String> = causes
             .iter()
-            .map(|c| {
-                if c.field.is_empty() {
-                    c.message.clone()
-                } else {
-                    format!("{}: {}", c.field, c.message)
-                }
-            })
+            .map(|c| if c.field.is_empty() { c.message.clone() } else { format!("{}: {}", c.field, c.message) })
             .collect();
         let subject = qualified(kind, group);
         let message = match summary.len() {
@@ -158,8 +132,7 @@ impl ApiError {
         } else {
             format!("{} \"{name}\"", qualified(resource, group))
         };
-        Self::plain(403, "Forbidden", format!("{subject} is forbidden: {why}"))
-            .about(resource, group, name)
+        Self::plain(403, "Forbidden", format!("{subject} is forbidden: {why}")).about(resource, group, name)
     }
 
     /// 405 for a verb the resource does not support.
@@ -167,9 +140,7 @@ impl ApiError {
         Self::plain(
             405,
             "MethodNotAllowed",
-            format!(
-                "the server does not allow this method on the requested resource ({verb} {resource})"
-            ),
+            format!("the server does not allow this method on the requested resource ({verb} {resource})"),
         )
     }
 
@@ -180,11 +151,7 @@ impl ApiError {
 
     /// 413 for a body over the server's limit.
     pub fn too_large(limit: usize) -> Self {
-        Self::plain(
-            413,
-            "RequestEntityTooLarge",
-            format!("Request entity too large: limit is {limit}"),
-        )
+        Self::plain(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
     }
 
     /// 410 for a resourceVersion or continue token the server no longer holds.
@@ -194,11 +161,7 @@ impl ApiError {
 
     /// 500 for a failure of the server itself.
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::plain(
-            500,
-            "InternalError",
-            format!("Internal error occurred: {}", message.into()),
-        )
+        Self::plain(500, "InternalError", format!("Internal error occurred: {}", message.into()))
     }
 
     /// 401 for a request without valid credentials.
@@ -220,11 +183,8 @@ impl ApiError {
             details.insert("kind".into(), json!(kind));
         }
         if !d.causes.is_empty() {
-            let causes: Vec<Value> = d
-                .causes
-                .iter()
-                .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
-                .collect();
+            let causes: Vec<Value> =
+                d.causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect();
             details.insert("causes".into(), Value::Array(causes));
         }
         if let Some(seconds) = d.retry_after {
@@ -263,10 +223,7 @@ mod tests {
     fn not_found_names_the_grouped_resource() {
         let status = ApiError::not_found("deployments", "apps", "web").to_status();
         assert_eq!(status["message"], "deployments.apps \"web\" not found");
-        assert_eq!(
-            status["details"],
-            json!({"name": "web", "group": "apps", "kind": "deployments"})
-        );
+        assert_eq!(status["details"], json!({"name": "web", "group": "apps", "kind": "deployments"}));
         assert_eq!(status["code"], 404);
     }
 
@@ -281,10 +238,7 @@ mod tests {
                 Cause::new("FieldValueInvalid", "data", "bad"),
             ],
         );
-        assert_eq!(
-            err.message,
-            "ConfigMap \"x\" is invalid: [metadata.name: Required value, data: bad]"
-        );
+        assert_eq!(err.message, "ConfigMap \"x\" is invalid: [metadata.name: Required value, data: bad]");
         assert_eq!(err.to_status()["details"]["causes"][1]["field"], "data");
     }
 }

@@ -83,15 +83,12 @@ impl Event {
 
     /// The object parsed once and shared by every watcher that filters on it.
     pub fn value(&self) -> &Value {
-        self.parsed
-            .get_or_init(|| serde_json::from_slice(&self.json).unwrap_or(Value::Null))
+        self.parsed.get_or_init(|| serde_json::from_slice(&self.json).unwrap_or(Value::Null))
     }
 
     /// The previous state parsed (MODIFIED events only).
     pub fn prev_value(&self) -> Option<Value> {
-        self.prev
-            .as_ref()
-            .and_then(|p| serde_json::from_slice(p).ok())
+        self.prev.as_ref().and_then(|p| serde_json::from_slice(p).ok())
     }
 }
 
@@ -203,20 +200,8 @@ impl Store {
     /// built-in controllers go to the returned receiver.
     pub fn new(history_limit: usize) -> (Self, mpsc::UnboundedReceiver<Notice>) {
         let (notices, rx) = mpsc::unbounded_channel();
-        let inner = Inner {
-            rv: 0,
-            tables: HashMap::new(),
-            uids: HashMap::new(),
-            dependents: HashMap::new(),
-        };
-        (
-            Self {
-                inner: RwLock::new(inner),
-                history_limit: history_limit.max(1),
-                notices,
-            },
-            rx,
-        )
+        let inner = Inner { rv: 0, tables: HashMap::new(), uids: HashMap::new(), dependents: HashMap::new() };
+        (Self { inner: RwLock::new(inner), history_limit: history_limit.max(1), notices }, rx)
     }
 
     /// The current resourceVersion.
@@ -226,13 +211,7 @@ impl Store {
 
     /// One object.
     pub fn get(&self, resource: &GroupResource, key: &str) -> Option<Stored> {
-        self.inner
-            .read()
-            .tables
-            .get(resource)?
-            .objects
-            .get(key)
-            .cloned()
+        self.inner.read().tables.get(resource)?.objects.get(key).cloned()
     }
 
     /// Whether an object with this uid exists.
@@ -247,12 +226,7 @@ impl Store {
 
     /// Objects that name `owner_uid` as an owner.
     pub fn dependents(&self, owner_uid: &str) -> Vec<ObjectRef> {
-        self.inner
-            .read()
-            .dependents
-            .get(owner_uid)
-            .map(|set| set.iter().cloned().collect())
-            .unwrap_or_default()
+        self.inner.read().dependents.get(owner_uid).map(|set| set.iter().cloned().collect()).unwrap_or_default()
     }
 
     /// Keys of a resource's objects in a namespace (all of them for `None`).
@@ -288,11 +262,7 @@ impl Store {
         let inner = self.inner.read();
         let rv = inner.rv;
         let Some(table) = inner.tables.get(resource) else {
-            return Page {
-                items: Vec::new(),
-                rv,
-                next: None,
-            };
+            return Page { items: Vec::new(), rv, next: None };
         };
         let prefix = namespace.map(|ns| format!("{ns}/"));
         let start = match (after, &prefix) {
@@ -323,44 +293,25 @@ impl Store {
 
     /// Subscribes to changes after `from`; `None` means "from now". Returns `Err(oldest)`
     /// when `from` is older than the history kept.
-    pub fn subscribe(
-        &self,
-        resource: &GroupResource,
-        from: Option<u64>,
-    ) -> Result<Subscription, u64> {
+    pub fn subscribe(&self, resource: &GroupResource, from: Option<u64>) -> Result<Subscription, u64> {
         let mut inner = self.inner.write();
         let rv = inner.rv;
-        let table = inner
-            .tables
-            .entry(resource.clone())
-            .or_insert_with(Table::new);
+        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
         let feed = table.tx.subscribe();
         let replay = match from {
             None => Vec::new(),
             Some(from) if from < table.compacted => return Err(table.compacted + 1),
-            Some(from) => table
-                .history
-                .iter()
-                .filter(|e| e.rv > from)
-                .cloned()
-                .collect(),
+            Some(from) => table.history.iter().filter(|e| e.rv > from).cloned().collect(),
         };
         Ok(Subscription { replay, feed, rv })
     }
 
     /// Every object of a resource in a namespace (or all) plus a feed of later changes,
     /// taken atomically.
-    pub fn snapshot(
-        &self,
-        resource: &GroupResource,
-        namespace: Option<&str>,
-    ) -> (Vec<Stored>, Subscription) {
+    pub fn snapshot(&self, resource: &GroupResource, namespace: Option<&str>) -> (Vec<Stored>, Subscription) {
         let mut inner = self.inner.write();
         let rv = inner.rv;
-        let table = inner
-            .tables
-            .entry(resource.clone())
-            .or_insert_with(Table::new);
+        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
         let feed = table.tx.subscribe();
         let items = match namespace {
             Some(ns) => {
@@ -374,14 +325,7 @@ impl Store {
             }
             None => table.objects.values().cloned().collect(),
         };
-        (
-            items,
-            Subscription {
-                replay: Vec::new(),
-                feed,
-                rv,
-            },
-        )
+        (items, Subscription { replay: Vec::new(), feed, rv })
     }
 
     /// Stores `object` at `key`, stamping the next resourceVersion into it.
@@ -393,11 +337,7 @@ impl Store {
         mut object: Value,
     ) -> Result<Stored, CommitError> {
         let mut inner = self.inner.write();
-        let previous = inner
-            .tables
-            .get(resource)
-            .and_then(|t| t.objects.get(key))
-            .cloned();
+        let previous = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
         let current = previous.as_ref().map(|s| s.rv);
         let kind = match (expect, current) {
             (Expect::Absent, None) => EventType::Added,
@@ -410,22 +350,13 @@ impl Store {
         object::set_resource_version(&mut object, rv);
         let json = Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
         inner.rv = rv;
-        let target = ObjectRef {
-            resource: resource.clone(),
-            key: key.to_string(),
-        };
+        let target = ObjectRef { resource: resource.clone(), key: key.to_string() };
         if let Some(old) = &previous {
             unindex(&mut inner, &target, &old.value());
         }
         index(&mut inner, &target, &object);
-        let stored = Stored {
-            rv,
-            json: json.clone(),
-        };
-        let table = inner
-            .tables
-            .entry(resource.clone())
-            .or_insert_with(Table::new);
+        let stored = Stored { rv, json: json.clone() };
+        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
         table.objects.insert(key.to_string(), stored.clone());
         let deleting = object::deletion_timestamp(&object).is_some();
         let event = Event {
@@ -441,18 +372,9 @@ impl Store {
     }
 
     /// Removes the object at `key` if it still holds resourceVersion `expect`.
-    pub fn remove(
-        &self,
-        resource: &GroupResource,
-        key: &str,
-        expect: u64,
-    ) -> Result<Stored, CommitError> {
+    pub fn remove(&self, resource: &GroupResource, key: &str, expect: u64) -> Result<Stored, CommitError> {
         let mut inner = self.inner.write();
-        let current = inner
-            .tables
-            .get(resource)
-            .and_then(|t| t.objects.get(key))
-            .cloned();
+        let current = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
         let Some(current) = current else {
             return Err(CommitError::Missing);
         };
@@ -462,25 +384,12 @@ impl Store {
         let rv = inner.rv + 1;
         inner.rv = rv;
         let mut last = current.value();
-        unindex(
-            &mut inner,
-            &ObjectRef {
-                resource: resource.clone(),
-                key: key.to_string(),
-            },
-            &last,
-        );
+        unindex(&mut inner, &ObjectRef { resource: resource.clone(), key: key.to_string() }, &last);
         object::set_resource_version(&mut last, rv);
         let json = Bytes::from(serde_json::to_vec(&last).unwrap_or_default());
-        let table = inner
-            .tables
-            .entry(resource.clone())
-            .or_insert_with(Table::new);
+        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
         table.objects.remove(key);
-        let stored = Stored {
-            rv,
-            json: json.clone(),
-        };
+        let stored = Stored { rv, json: json.clone() };
         let event = Event {
             rv,
             kind: EventType::Deleted,
@@ -505,21 +414,13 @@ impl Store {
         let _ = table.tx.send(event.clone());
         if notice {
             // The receiver lives as long as the server; a send error means shutdown.
-            let _ = self.notices.send(Notice {
-                resource: resource.clone(),
-                event,
-            });
+            let _ = self.notices.send(Notice { resource: resource.clone(), event });
         }
     }
 
     /// Number of stored objects (for figures and tests).
     pub fn len(&self) -> usize {
-        self.inner
-            .read()
-            .tables
-            .values()
-            .map(|t| t.objects.len())
-            .sum()
+        self.inner.read().tables.values().map(|t| t.objects.len()).sum()
     }
 
     /// Whether the store holds no objects.
@@ -533,11 +434,7 @@ fn index(inner: &mut Inner, target: &ObjectRef, object: &Value) {
         inner.uids.insert(uid.to_string(), target.clone());
     }
     for owner in object::owner_uids(object) {
-        inner
-            .dependents
-            .entry(owner.to_string())
-            .or_default()
-            .insert(target.clone());
+        inner.dependents.entry(owner.to_string()).or_default().insert(target.clone());
     }
 }
 

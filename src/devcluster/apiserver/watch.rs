@@ -42,9 +42,7 @@ pub fn start(
 ) -> Result<impl Stream<Item = Result<Bytes, Infallible>> + use<>, ApiError> {
     let filter = Filter::from_query(&rt, query)?;
     let initial_events = query.flag("sendInitialEvents");
-    if query.get("sendInitialEvents").is_some()
-        && query.get("resourceVersionMatch") != Some("NotOlderThan")
-    {
+    if query.get("sendInitialEvents").is_some() && query.get("resourceVersionMatch") != Some("NotOlderThan") {
         return Err(ApiError::invalid(
             &rt.kind,
             &rt.group,
@@ -59,28 +57,15 @@ pub fn start(
     let from = match query.non_empty("resourceVersion") {
         None | Some("0") => None,
         Some(rv) => Some(rv.parse::<u64>().map_err(|_| {
-            ApiError::bad_request(format!(
-                "invalid resourceVersion {rv:?}: it must be one this server returned"
-            ))
+            ApiError::bad_request(format!("invalid resourceVersion {rv:?}: it must be one this server returned"))
         })?),
     };
-    let timeout = query
-        .number("timeoutSeconds")?
-        .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
-    let plan = Plan {
-        rt,
-        namespace,
-        filter,
-        from,
-        initial_events,
-        bookmarks: query.flag("allowWatchBookmarks"),
-        timeout,
-    };
+    let timeout = query.number("timeoutSeconds")?.map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+    let plan =
+        Plan { rt, namespace, filter, from, initial_events, bookmarks: query.flag("allowWatchBookmarks"), timeout };
     let (tx, rx) = mpsc::channel::<Bytes>(256);
     tokio::spawn(run(state, plan, tx));
-    Ok(futures::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|b| (Ok(b), rx))
-    }))
+    Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok(b), rx)) }))
 }
 
 async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
@@ -90,11 +75,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
     let mut sub: Subscription = if plan.from.is_none() || plan.initial_events {
         let (items, sub) = state.store.snapshot(&gr, plan.namespace.as_deref());
         for item in items.iter().filter(|s| plan.filter.matches_stored(s)) {
-            if tx
-                .send(line("ADDED", &present(&item.json, &api_version)))
-                .await
-                .is_err()
-            {
+            if tx.send(line("ADDED", &present(&item.json, &api_version))).await.is_err() {
                 return;
             }
         }
@@ -160,19 +141,13 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
 
 /// Sends one event if it concerns this watch; `false` once the client is gone.
 async fn deliver(plan: &Plan, event: &Event, api_version: &str, tx: &mpsc::Sender<Bytes>) -> bool {
-    if plan
-        .namespace
-        .as_deref()
-        .is_some_and(|ns| event.namespace() != Some(ns))
-    {
+    if plan.namespace.as_deref().is_some_and(|ns| event.namespace() != Some(ns)) {
         return true;
     }
     let Some(kind) = visible_as(plan, event) else {
         return true;
     };
-    tx.send(line(kind.as_str(), &present(&event.json, api_version)))
-        .await
-        .is_ok()
+    tx.send(line(kind.as_str(), &present(&event.json, api_version))).await.is_ok()
 }
 
 /// How a change looks through the watch's selectors: an object that starts matching
@@ -216,7 +191,6 @@ fn bookmark(rt: &ResourceType, rv: u64, initial_events_end: bool) -> Bytes {
 }
 
 fn expired(requested: u64, oldest: u64) -> Bytes {
-    let status =
-        ApiError::expired(format!("too old resource version: {requested} ({oldest})")).to_status();
+    let status = ApiError::expired(format!("too old resource version: {requested} ({oldest})")).to_status();
     line("ERROR", status.to_string().as_bytes())
 }

@@ -23,11 +23,7 @@ async fn assert_refused(
     assert_eq!(body["code"], code);
     let text = body["message"].as_str().unwrap_or_default();
     assert!(text.contains(message), "message {text:?} lacks {message:?}");
-    assert_eq!(
-        c.server.state().store.rv(),
-        before,
-        "nothing may be written"
-    );
+    assert_eq!(c.server.state().store.rv(), before, "nothing may be written");
 }
 
 #[tokio::test]
@@ -106,24 +102,14 @@ async fn an_unknown_resource_is_not_found() {
         "could not find the requested resource",
     )
     .await;
-    let (status, _) = raw(
-        &c.client,
-        "GET",
-        "/apis/nope.example.com/v1/things",
-        "application/json",
-        Vec::new(),
-    )
-    .await;
+    let (status, _) = raw(&c.client, "GET", "/apis/nope.example.com/v1/things", "application/json", Vec::new()).await;
     assert_eq!(status, 404);
 }
 
 #[tokio::test]
 async fn a_body_over_three_mebibytes_is_too_large() {
     let c = TestCluster::start().await;
-    let big = format!(
-        r#"{{"metadata":{{"name":"big"}},"data":{{"a":"{}"}}}}"#,
-        "x".repeat(3 * 1024 * 1024 + 10)
-    );
+    let big = format!(r#"{{"metadata":{{"name":"big"}},"data":{{"a":"{}"}}}}"#, "x".repeat(3 * 1024 * 1024 + 10));
     assert_refused(
         &c,
         "POST",
@@ -207,15 +193,6 @@ async fn an_unknown_field_selector_is_a_bad_request() {
 async fn a_malformed_label_selector_is_a_bad_request() {
     let c = TestCluster::start().await;
     let path = format!("{CMS}?labelSelector=a%20in%20(b");
-    assert_refused(
-        &c,
-        "GET",
-        &path,
-        "application/json",
-        Vec::new(),
-        400,
-        "BadRequest",
-        "unable to parse requirement",
-    )
-    .await;
+    assert_refused(&c, "GET", &path, "application/json", Vec::new(), 400, "BadRequest", "unable to parse requirement")
+        .await;
 }

@@ -22,12 +22,7 @@ async fn owner(c: &TestCluster) -> Deployment {
     api.create(&PostParams::default(), &d).await.expect("owner")
 }
 
-async fn dependent(
-    c: &TestCluster,
-    name: &str,
-    owner: &Deployment,
-    extra: serde_json::Value,
-) -> ConfigMap {
+async fn dependent(c: &TestCluster, name: &str, owner: &Deployment, extra: serde_json::Value) -> ConfigMap {
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let mut meta = json!({"name": name, "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "owner",
         "uid": owner.metadata.uid, "blockOwnerDeletion": true}]});
@@ -37,9 +32,7 @@ async fn dependent(
         }
     }
     let cm: ConfigMap = serde_json::from_value(json!({"metadata": meta})).expect("cm");
-    api.create(&PostParams::default(), &cm)
-        .await
-        .expect("dependent")
+    api.create(&PostParams::default(), &cm).await.expect("dependent")
 }
 
 async fn gone<K>(api: Api<K>, object: &K)
@@ -48,56 +41,34 @@ where
 {
     let uid = object.meta().uid.clone().expect("uid");
     let name = object.meta().name.clone().expect("name");
-    tokio::time::timeout(
-        WAIT,
-        await_condition(api, &name, conditions::is_deleted(&uid)),
-    )
-    .await
-    .expect("deleted in time")
-    .expect("watch");
+    tokio::time::timeout(WAIT, await_condition(api, &name, conditions::is_deleted(&uid)))
+        .await
+        .expect("deleted in time")
+        .expect("watch");
 }
 
 #[tokio::test]
 async fn finalizers_hold_an_object_until_they_are_removed() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
-    let cm: ConfigMap = serde_json::from_value(
-        json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}}),
-    )
-    .expect("cm");
-    let created = api
-        .create(&PostParams::default(), &cm)
-        .await
-        .expect("create");
-    let pending = api
-        .delete("held", &DeleteParams::default())
-        .await
-        .expect("delete");
-    let marked = pending
-        .left()
-        .expect("the object comes back while finalizers remain");
+    let cm: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}})).expect("cm");
+    let created = api.create(&PostParams::default(), &cm).await.expect("create");
+    let pending = api.delete("held", &DeleteParams::default()).await.expect("delete");
+    let marked = pending.left().expect("the object comes back while finalizers remain");
     assert!(marked.metadata.deletion_timestamp.is_some());
     let refused = api
         .patch(
             "held",
             &PatchParams::default(),
-            &Patch::Merge(
-                json!({"metadata": {"finalizers": ["example.com/hold", "example.com/new"]}}),
-            ),
+            &Patch::Merge(json!({"metadata": {"finalizers": ["example.com/hold", "example.com/new"]}})),
         )
         .await
         .expect_err("no new finalizers while deleting");
-    assert!(
-        refused.to_string().contains("no new finalizers"),
-        "{refused}"
-    );
-    api.patch(
-        "held",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
-    )
-    .await
-    .expect("release");
+    assert!(refused.to_string().contains("no new finalizers"), "{refused}");
+    api.patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
+        .await
+        .expect("release");
     gone(api, &created).await;
 }
 
@@ -107,10 +78,7 @@ async fn background_deletion_removes_dependents_after_the_owner() {
     let owner = owner(&c).await;
     let dep = dependent(&c, "dep", &owner, json!({})).await;
     let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
-    let dp = DeleteParams {
-        propagation_policy: Some(PropagationPolicy::Background),
-        ..Default::default()
-    };
+    let dp = DeleteParams { propagation_policy: Some(PropagationPolicy::Background), ..Default::default() };
     let reply = deployments.delete("owner", &dp).await.expect("delete");
     assert!(reply.is_right(), "a plain delete answers with a Status");
     gone(Api::namespaced(c.client.clone(), "default"), &dep).await;
@@ -120,39 +88,17 @@ async fn background_deletion_removes_dependents_after_the_owner() {
 async fn foreground_deletion_removes_dependents_before_the_owner() {
     let c = TestCluster::start().await;
     let owner = owner(&c).await;
-    let held = dependent(
-        &c,
-        "held",
-        &owner,
-        json!({"finalizers": ["example.com/hold"]}),
-    )
-    .await;
+    let held = dependent(&c, "held", &owner, json!({"finalizers": ["example.com/hold"]})).await;
     let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
-    let reply = deployments
-        .delete("owner", &DeleteParams::foreground())
-        .await
-        .expect("delete");
+    let reply = deployments.delete("owner", &DeleteParams::foreground()).await.expect("delete");
     let marked = reply.left().expect("the owner waits for its dependents");
-    assert!(
-        marked
-            .metadata
-            .finalizers
-            .expect("finalizers")
-            .contains(&"foregroundDeletion".to_string())
-    );
+    assert!(marked.metadata.finalizers.expect("finalizers").contains(&"foregroundDeletion".to_string()));
     let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let dependent = configmaps.get("held").await.expect("held by its finalizer");
     assert!(dependent.metadata.deletion_timestamp.is_some());
-    assert!(
-        deployments.get_opt("owner").await.expect("get").is_some(),
-        "the owner stays while a dependent blocks it"
-    );
+    assert!(deployments.get_opt("owner").await.expect("get").is_some(), "the owner stays while a dependent blocks it");
     configmaps
-        .patch(
-            "held",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
-        )
+        .patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
         .await
         .expect("release");
     gone(configmaps, &held).await;
@@ -165,65 +111,32 @@ async fn orphan_deletion_keeps_dependents_and_drops_their_owner_reference() {
     let owner = owner(&c).await;
     dependent(&c, "kept", &owner, json!({})).await;
     let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
-    deployments
-        .delete("owner", &DeleteParams::orphan())
-        .await
-        .expect("delete");
+    deployments.delete("owner", &DeleteParams::orphan()).await.expect("delete");
     gone(deployments, &owner).await;
     let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let kept = configmaps.get("kept").await.expect("kept");
-    assert!(
-        kept.metadata.owner_references.is_none(),
-        "{:?}",
-        kept.metadata.owner_references
-    );
+    assert!(kept.metadata.owner_references.is_none(), "{:?}", kept.metadata.owner_references);
 }
 
 #[tokio::test]
 async fn deleting_a_namespace_removes_its_content_then_the_namespace() {
     let c = TestCluster::start().await;
     let namespaces: Api<Namespace> = Api::all(c.client.clone());
-    let ns: Namespace =
-        serde_json::from_value(json!({"metadata": {"name": "doomed"}})).expect("ns");
-    let ns = namespaces
-        .create(&PostParams::default(), &ns)
-        .await
-        .expect("ns");
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "doomed"}})).expect("ns");
+    let ns = namespaces.create(&PostParams::default(), &ns).await.expect("ns");
     let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "doomed");
-    let held: ConfigMap = serde_json::from_value(
-        json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}}),
-    )
-    .expect("cm");
-    configmaps
-        .create(&PostParams::default(), &held)
-        .await
-        .expect("held");
-    let plain: ConfigMap =
-        serde_json::from_value(json!({"metadata": {"name": "plain"}})).expect("cm");
-    let plain = configmaps
-        .create(&PostParams::default(), &plain)
-        .await
-        .expect("plain");
-    let marked = namespaces
-        .delete("doomed", &DeleteParams::default())
-        .await
-        .expect("delete")
-        .left()
-        .expect("namespace object");
-    assert_eq!(
-        marked.status.and_then(|s| s.phase).as_deref(),
-        Some("Terminating")
-    );
-    assert_eq!(
-        marked.spec.and_then(|s| s.finalizers),
-        Some(vec!["kubernetes".to_string()])
-    );
+    let held: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}})).expect("cm");
+    configmaps.create(&PostParams::default(), &held).await.expect("held");
+    let plain: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "plain"}})).expect("cm");
+    let plain = configmaps.create(&PostParams::default(), &plain).await.expect("plain");
+    let marked =
+        namespaces.delete("doomed", &DeleteParams::default()).await.expect("delete").left().expect("namespace object");
+    assert_eq!(marked.status.and_then(|s| s.phase).as_deref(), Some("Terminating"));
+    assert_eq!(marked.spec.and_then(|s| s.finalizers), Some(vec!["kubernetes".to_string()]));
     gone(configmaps.clone(), &plain).await;
     let kube::Error::Api(refused) = configmaps
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({"metadata": {"name": "late"}})).expect("cm"),
-        )
+        .create(&PostParams::default(), &serde_json::from_value(json!({"metadata": {"name": "late"}})).expect("cm"))
         .await
         .expect_err("terminating")
     else {
@@ -231,22 +144,13 @@ async fn deleting_a_namespace_removes_its_content_then_the_namespace() {
     };
     assert_eq!(refused.code, 403);
     assert!(
-        refused.message.contains(
-            "unable to create new content in namespace doomed because it is being terminated"
-        ),
+        refused.message.contains("unable to create new content in namespace doomed because it is being terminated"),
         "{}",
         refused.message
     );
-    assert!(
-        namespaces.get_opt("doomed").await.expect("get").is_some(),
-        "held content keeps the namespace"
-    );
+    assert!(namespaces.get_opt("doomed").await.expect("get").is_some(), "held content keeps the namespace");
     configmaps
-        .patch(
-            "held",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
-        )
+        .patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
         .await
         .expect("release");
     gone(namespaces, &ns).await;

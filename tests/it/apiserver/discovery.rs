@@ -9,62 +9,27 @@ async fn legacy_and_aggregated_discovery_find_the_same_resources() {
     let c = TestCluster::start().await;
     crate::apiserver::crd::install_widgets(&c).await;
     for discovery in [
-        Discovery::new(c.client.clone())
-            .run()
-            .await
-            .expect("legacy discovery"),
-        Discovery::new(c.client.clone())
-            .run_aggregated()
-            .await
-            .expect("aggregated discovery"),
+        Discovery::new(c.client.clone()).run().await.expect("legacy discovery"),
+        Discovery::new(c.client.clone()).run_aggregated().await.expect("aggregated discovery"),
     ] {
-        let (deploy, caps) = discovery
-            .get("apps")
-            .expect("apps")
-            .recommended_kind("Deployment")
-            .expect("Deployment");
-        assert_eq!(
-            (deploy.plural.as_str(), caps.scope.clone()),
-            ("deployments", Scope::Namespaced)
-        );
-        assert!(
-            caps.subresources
-                .iter()
-                .any(|(r, _)| r.plural == "deployments/status" || r.plural == "status")
-        );
-        let (widget, _) = discovery
-            .get("example.com")
-            .expect("example.com")
-            .recommended_kind("Widget")
-            .expect("Widget");
+        let (deploy, caps) = discovery.get("apps").expect("apps").recommended_kind("Deployment").expect("Deployment");
+        assert_eq!((deploy.plural.as_str(), caps.scope.clone()), ("deployments", Scope::Namespaced));
+        assert!(caps.subresources.iter().any(|(r, _)| r.plural == "deployments/status" || r.plural == "status"));
+        let (widget, _) =
+            discovery.get("example.com").expect("example.com").recommended_kind("Widget").expect("Widget");
         assert_eq!(widget.plural, "widgets");
-        let (ns, caps) = discovery
-            .get("")
-            .expect("core")
-            .recommended_kind("Namespace")
-            .expect("Namespace");
-        assert_eq!(
-            (ns.plural.as_str(), caps.scope.clone()),
-            ("namespaces", Scope::Cluster)
-        );
+        let (ns, caps) = discovery.get("").expect("core").recommended_kind("Namespace").expect("Namespace");
+        assert_eq!((ns.plural.as_str(), caps.scope.clone()), ("namespaces", Scope::Cluster));
     }
 }
 
 #[tokio::test]
 async fn aggregated_discovery_answers_with_its_exact_content_type() {
     let c = TestCluster::start().await;
-    let accept =
-        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
-    let request = axum::http::Request::builder()
-        .uri("/apis")
-        .header("accept", accept)
-        .body(Vec::new())
-        .expect("request");
-    let response = c
-        .client
-        .send(request.map(kube::client::Body::from))
-        .await
-        .expect("response");
+    let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let request =
+        axum::http::Request::builder().uri("/apis").header("accept", accept).body(Vec::new()).expect("request");
+    let response = c.client.send(request.map(kube::client::Body::from)).await.expect("response");
     assert_eq!(
         response.headers()["content-type"],
         "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -78,22 +43,13 @@ async fn version_health_and_openapi_answer() {
     assert_eq!(version.major, "1");
     assert!(version.git_version.starts_with("v1."));
     for path in ["/healthz", "/livez", "/readyz"] {
-        let request = axum::http::Request::builder()
-            .uri(path)
-            .body(Vec::new())
-            .expect("request");
-        let response = c
-            .client
-            .send(request.map(kube::client::Body::from))
-            .await
-            .expect("response");
+        let request = axum::http::Request::builder().uri(path).body(Vec::new()).expect("request");
+        let response = c.client.send(request.map(kube::client::Body::from)).await.expect("response");
         assert_eq!(response.status(), 200, "{path}");
     }
     let (status, root) = raw(&c.client, "GET", "/openapi/v3", "", Vec::new()).await;
     assert_eq!(status, 200);
-    let url = root["paths"]["api/v1"]["serverRelativeURL"]
-        .as_str()
-        .expect("api/v1 url");
+    let url = root["paths"]["api/v1"]["serverRelativeURL"].as_str().expect("api/v1 url");
     assert!(url.contains("?hash="));
     let (status, doc) = raw(&c.client, "GET", url, "", Vec::new()).await;
     assert_eq!(status, 200);

@@ -7,42 +7,23 @@ use serde_json::json;
 use crate::support::cluster::{TestCluster, raw};
 
 async fn seed(api: &Api<ConfigMap>, name: &str, labels: serde_json::Value) {
-    let object: ConfigMap =
-        serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).expect("cm");
-    api.create(&PostParams::default(), &object)
-        .await
-        .expect("create");
+    let object: ConfigMap = serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).expect("cm");
+    api.create(&PostParams::default(), &object).await.expect("create");
 }
 
 fn names(list: kube::core::ObjectList<ConfigMap>) -> Vec<String> {
-    list.items
-        .into_iter()
-        .filter_map(|o| o.metadata.name)
-        .collect()
+    list.items.into_iter().filter_map(|o| o.metadata.name).collect()
 }
 
 #[tokio::test]
 async fn a_list_has_its_kind_a_resource_version_and_never_null_items() {
     let c = TestCluster::start().await;
-    let (status, body) = raw(
-        &c.client,
-        "GET",
-        "/api/v1/namespaces/default/configmaps",
-        "",
-        Vec::new(),
-    )
-    .await;
+    let (status, body) = raw(&c.client, "GET", "/api/v1/namespaces/default/configmaps", "", Vec::new()).await;
     assert_eq!(status, 200);
     assert_eq!(body["kind"], "ConfigMapList");
     assert_eq!(body["apiVersion"], "v1");
     assert_eq!(body["items"], json!([]));
-    assert!(
-        body["metadata"]["resourceVersion"]
-            .as_str()
-            .expect("rv")
-            .parse::<u64>()
-            .is_ok()
-    );
+    assert!(body["metadata"]["resourceVersion"].as_str().expect("rv").parse::<u64>().is_ok());
 }
 
 #[tokio::test]
@@ -79,13 +60,7 @@ async fn label_selectors_support_every_operator() {
     let select = |s: &str| {
         let api = api.clone();
         let s = s.to_string();
-        async move {
-            names(
-                api.list(&ListParams::default().labels(&s))
-                    .await
-                    .expect("list"),
-            )
-        }
+        async move { names(api.list(&ListParams::default().labels(&s)).await.expect("list")) }
     };
     assert_eq!(select("app=web").await, ["a", "c"]);
     assert_eq!(select("app==web").await, ["a", "c"]);
@@ -103,30 +78,11 @@ async fn field_selectors_match_name_namespace_and_event_fields() {
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     seed(&api, "one", json!({})).await;
     seed(&api, "two", json!({})).await;
-    assert_eq!(
-        names(
-            api.list(&ListParams::default().fields("metadata.name=two"))
-                .await
-                .expect("list")
-        ),
-        ["two"]
-    );
-    assert_eq!(
-        names(
-            api.list(&ListParams::default().fields("metadata.name!=two"))
-                .await
-                .expect("list")
-        ),
-        ["one"]
-    );
+    assert_eq!(names(api.list(&ListParams::default().fields("metadata.name=two")).await.expect("list")), ["two"]);
+    assert_eq!(names(api.list(&ListParams::default().fields("metadata.name!=two")).await.expect("list")), ["one"]);
     let all: Api<ConfigMap> = Api::all(c.client.clone());
     assert_eq!(
-        names(
-            all.list(&ListParams::default().fields("metadata.namespace=default"))
-                .await
-                .expect("list")
-        )
-        .len(),
+        names(all.list(&ListParams::default().fields("metadata.namespace=default")).await.expect("list")).len(),
         2
     );
     let events: Api<Event> = Api::namespaced(c.client.clone(), "default");
@@ -136,10 +92,7 @@ async fn field_selectors_match_name_namespace_and_event_fields() {
             "reason": "Test", "message": "m", "type": "Normal"
         }))
         .expect("event");
-        events
-            .create(&PostParams::default(), &event)
-            .await
-            .expect("event");
+        events.create(&PostParams::default(), &event).await.expect("event");
     }
     let found = events
         .list(&ListParams::default().fields("involvedObject.kind=ConfigMap,involvedObject.name=x"))

@@ -25,29 +25,13 @@ fn deployment(name: &str) -> Deployment {
 async fn created_objects_get_uid_timestamp_and_increasing_resource_versions() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
-    let a = api
-        .create(&PostParams::default(), &cm("a"))
-        .await
-        .expect("create a");
-    let b = api
-        .create(&PostParams::default(), &cm("b"))
-        .await
-        .expect("create b");
+    let a = api.create(&PostParams::default(), &cm("a")).await.expect("create a");
+    let b = api.create(&PostParams::default(), &cm("b")).await.expect("create b");
     assert_eq!(a.metadata.uid.as_ref().expect("uid").len(), 36);
     assert!(a.metadata.creation_timestamp.is_some());
-    let rv = |o: &ConfigMap| {
-        o.metadata
-            .resource_version
-            .as_deref()
-            .expect("rv")
-            .parse::<u64>()
-            .expect("number")
-    };
+    let rv = |o: &ConfigMap| o.metadata.resource_version.as_deref().expect("rv").parse::<u64>().expect("number");
     assert!(rv(&b) > rv(&a));
-    assert_eq!(
-        a.metadata.generation, None,
-        "configmaps carry no generation"
-    );
+    assert_eq!(a.metadata.generation, None, "configmaps carry no generation");
     let got = api.get("a").await.expect("get");
     assert_eq!(got.metadata.uid, a.metadata.uid);
 }
@@ -56,29 +40,14 @@ async fn created_objects_get_uid_timestamp_and_increasing_resource_versions() {
 async fn the_seeded_namespaces_exist() {
     let c = TestCluster::start().await;
     let api: Api<Namespace> = Api::all(c.client.clone());
-    let names: Vec<String> = api
-        .list(&Default::default())
-        .await
-        .expect("list")
-        .items
-        .into_iter()
-        .filter_map(|n| n.metadata.name)
-        .collect();
+    let names: Vec<String> =
+        api.list(&Default::default()).await.expect("list").items.into_iter().filter_map(|n| n.metadata.name).collect();
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-        assert!(
-            names.contains(&ns.to_string()),
-            "{ns} missing from {names:?}"
-        );
+        assert!(names.contains(&ns.to_string()), "{ns} missing from {names:?}");
     }
     let default = api.get("default").await.expect("default");
-    assert_eq!(
-        default.status.and_then(|s| s.phase).as_deref(),
-        Some("Active")
-    );
-    assert_eq!(
-        default.metadata.labels.expect("labels")["kubernetes.io/metadata.name"],
-        "default"
-    );
+    assert_eq!(default.status.and_then(|s| s.phase).as_deref(), Some("Active"));
+    assert_eq!(default.metadata.labels.expect("labels")["kubernetes.io/metadata.name"], "default");
 }
 
 #[tokio::test]
@@ -88,10 +57,7 @@ async fn generate_name_gets_a_random_suffix() {
     let mut object = cm("");
     object.metadata.name = None;
     object.metadata.generate_name = Some("gen-".into());
-    let created = api
-        .create(&PostParams::default(), &object)
-        .await
-        .expect("create");
+    let created = api.create(&PostParams::default(), &object).await.expect("create");
     let name = created.metadata.name.expect("name");
     assert!(name.starts_with("gen-") && name.len() == 9, "{name}");
 }
@@ -100,24 +66,14 @@ async fn generate_name_gets_a_random_suffix() {
 async fn a_stale_resource_version_is_a_conflict() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
-    let first = api
-        .create(&PostParams::default(), &cm("x"))
-        .await
-        .expect("create");
+    let first = api.create(&PostParams::default(), &cm("x")).await.expect("create");
     let mut newer = first.clone();
     newer.data = Some([("a".to_string(), "2".to_string())].into());
-    api.replace("x", &PostParams::default(), &newer)
-        .await
-        .expect("first update");
+    api.replace("x", &PostParams::default(), &newer).await.expect("first update");
     let mut stale = first;
     stale.data = Some([("a".to_string(), "3".to_string())].into());
-    let err = api
-        .replace("x", &PostParams::default(), &stale)
-        .await
-        .expect_err("conflict");
-    let kube::Error::Api(status) = err else {
-        panic!("not an API error: {err}")
-    };
+    let err = api.replace("x", &PostParams::default(), &stale).await.expect_err("conflict");
+    let kube::Error::Api(status) = err else { panic!("not an API error: {err}") };
     assert_eq!(status.code, 409);
     assert_eq!(status.reason, "Conflict");
     assert_eq!(
@@ -130,18 +86,11 @@ async fn a_stale_resource_version_is_a_conflict() {
 async fn not_found_and_already_exists_are_shaped_as_upstream() {
     let c = TestCluster::start().await;
     let api: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
-    let kube::Error::Api(missing) = api.get("nope").await.expect_err("missing") else {
-        panic!()
-    };
+    let kube::Error::Api(missing) = api.get("nope").await.expect_err("missing") else { panic!() };
     assert_eq!((missing.code, missing.reason.as_str()), (404, "NotFound"));
     assert_eq!(missing.message, "deployments.apps \"nope\" not found");
-    api.create(&PostParams::default(), &deployment("web"))
-        .await
-        .expect("create");
-    let kube::Error::Api(taken) = api
-        .create(&PostParams::default(), &deployment("web"))
-        .await
-        .expect_err("taken")
+    api.create(&PostParams::default(), &deployment("web")).await.expect("create");
+    let kube::Error::Api(taken) = api.create(&PostParams::default(), &deployment("web")).await.expect_err("taken")
     else {
         panic!()
     };
@@ -153,17 +102,10 @@ async fn not_found_and_already_exists_are_shaped_as_upstream() {
 async fn generation_moves_only_with_the_spec() {
     let c = TestCluster::start().await;
     let api: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
-    let created = api
-        .create(&PostParams::default(), &deployment("web"))
-        .await
-        .expect("create");
+    let created = api.create(&PostParams::default(), &deployment("web")).await.expect("create");
     assert_eq!(created.metadata.generation, Some(1));
     let labelled = api
-        .patch(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})),
-        )
+        .patch("web", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})))
         .await
         .expect("label");
     assert_eq!(labelled.metadata.generation, Some(1));
@@ -177,11 +119,7 @@ async fn generation_moves_only_with_the_spec() {
         .expect("status");
     assert_eq!(status.metadata.generation, Some(1));
     let scaled = api
-        .patch(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"replicas": 4}})),
-        )
+        .patch("web", &PatchParams::default(), &Patch::Merge(json!({"spec": {"replicas": 4}})))
         .await
         .expect("scale");
     assert_eq!(scaled.metadata.generation, Some(2));
@@ -191,9 +129,7 @@ async fn generation_moves_only_with_the_spec() {
 async fn status_is_written_only_through_the_status_subresource() {
     let c = TestCluster::start().await;
     let api: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
-    api.create(&PostParams::default(), &deployment("web"))
-        .await
-        .expect("create");
+    api.create(&PostParams::default(), &deployment("web")).await.expect("create");
     let main = api
         .patch(
             "web",
@@ -202,11 +138,7 @@ async fn status_is_written_only_through_the_status_subresource() {
         )
         .await
         .expect("main patch");
-    assert_eq!(
-        main.status.and_then(|s| s.replicas),
-        None,
-        "status ignored on the main resource"
-    );
+    assert_eq!(main.status.and_then(|s| s.replicas), None, "status ignored on the main resource");
     assert_eq!(main.spec.and_then(|s| s.paused), Some(true));
     let sub = api
         .patch_status(
@@ -217,30 +149,17 @@ async fn status_is_written_only_through_the_status_subresource() {
         .await
         .expect("status patch");
     assert_eq!(sub.status.and_then(|s| s.replicas), Some(2));
-    assert_eq!(
-        sub.spec.and_then(|s| s.paused),
-        Some(true),
-        "spec ignored on /status"
-    );
+    assert_eq!(sub.spec.and_then(|s| s.paused), Some(true), "spec ignored on /status");
 }
 
 #[tokio::test]
 async fn an_unchanged_update_writes_nothing() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
-    let created = api
-        .create(&PostParams::default(), &cm("same"))
-        .await
-        .expect("create");
+    let created = api.create(&PostParams::default(), &cm("same")).await.expect("create");
     let before = c.server.state().store.rv();
-    let again = api
-        .replace("same", &PostParams::default(), &created)
-        .await
-        .expect("replace");
-    assert_eq!(
-        again.metadata.resource_version,
-        created.metadata.resource_version
-    );
+    let again = api.replace("same", &PostParams::default(), &created).await.expect("replace");
+    assert_eq!(again.metadata.resource_version, created.metadata.resource_version);
     assert_eq!(c.server.state().store.rv(), before);
 }
 
@@ -249,48 +168,28 @@ async fn dry_run_persists_nothing() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let before = c.server.state().store.rv();
-    let params = PostParams {
-        dry_run: true,
-        ..Default::default()
-    };
-    let would_be = api
-        .create(&params, &cm("ghost"))
-        .await
-        .expect("dry-run create");
+    let params = PostParams { dry_run: true, ..Default::default() };
+    let would_be = api.create(&params, &cm("ghost")).await.expect("dry-run create");
     assert!(would_be.metadata.uid.is_some());
     assert!(api.get_opt("ghost").await.expect("get").is_none());
-    api.create(&PostParams::default(), &cm("real"))
-        .await
-        .expect("create");
-    let dp = DeleteParams {
-        dry_run: true,
-        ..Default::default()
-    };
+    api.create(&PostParams::default(), &cm("real")).await.expect("create");
+    let dp = DeleteParams { dry_run: true, ..Default::default() };
     api.delete("real", &dp).await.expect("dry-run delete");
     assert!(api.get_opt("real").await.expect("get").is_some());
-    assert_eq!(
-        c.server.state().store.rv(),
-        before + 1,
-        "only the real create was written"
-    );
+    assert_eq!(c.server.state().store.rv(), before + 1, "only the real create was written");
 }
 
 #[tokio::test]
 async fn invalid_names_are_rejected_with_causes() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
-    let kube::Error::Api(status) = api
-        .create(&PostParams::default(), &cm("Bad_Name"))
-        .await
-        .expect_err("invalid")
+    let kube::Error::Api(status) = api.create(&PostParams::default(), &cm("Bad_Name")).await.expect_err("invalid")
     else {
         panic!()
     };
     assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"));
     assert!(
-        status
-            .message
-            .starts_with("ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value"),
+        status.message.starts_with("ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value"),
         "{}",
         status.message
     );

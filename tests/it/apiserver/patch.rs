@@ -21,27 +21,12 @@ fn deployment() -> Deployment {
 async fn a_strategic_patch_merges_containers_and_env_by_name() {
     let c = TestCluster::start().await;
     let api: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
-    api.create(&PostParams::default(), &deployment())
-        .await
-        .expect("create");
-    let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "env": [{"name": "B", "value": "2"}]}]}}}});
-    let patched = api
-        .patch("web", &PatchParams::default(), &Patch::Strategic(patch))
-        .await
-        .expect("patch");
-    let container = &patched
-        .spec
-        .expect("spec")
-        .template
-        .spec
-        .expect("pod")
-        .containers[0];
-    let env: Vec<&str> = container
-        .env
-        .iter()
-        .flatten()
-        .map(|e| e.name.as_str())
-        .collect();
+    api.create(&PostParams::default(), &deployment()).await.expect("create");
+    let patch =
+        json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "env": [{"name": "B", "value": "2"}]}]}}}});
+    let patched = api.patch("web", &PatchParams::default(), &Patch::Strategic(patch)).await.expect("patch");
+    let container = &patched.spec.expect("spec").template.spec.expect("pod").containers[0];
+    let env: Vec<&str> = container.env.iter().flatten().map(|e| e.name.as_str()).collect();
     assert_eq!(container.image.as_deref(), Some("a"));
     assert_eq!(env, ["B", "A"]);
 }
@@ -51,33 +36,19 @@ async fn a_json_patch_test_of_null_passes_on_a_missing_path() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let object: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "x"}})).expect("cm");
-    api.create(&PostParams::default(), &object)
-        .await
-        .expect("create");
+    api.create(&PostParams::default(), &object).await.expect("create");
     let ops = json!([
         {"op": "test", "path": "/metadata/finalizers", "value": null},
         {"op": "add", "path": "/metadata/finalizers", "value": ["example.com/f"]}
     ]);
     let path = "/api/v1/namespaces/default/configmaps/x";
-    let (status, body) = raw(
-        &c.client,
-        "PATCH",
-        path,
-        "application/json-patch+json",
-        ops.to_string().into_bytes(),
-    )
-    .await;
+    let (status, body) =
+        raw(&c.client, "PATCH", path, "application/json-patch+json", ops.to_string().into_bytes()).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["metadata"]["finalizers"], json!(["example.com/f"]));
     let failing = json!([{"op": "test", "path": "/metadata/name", "value": "other"}]);
-    let (status, body) = raw(
-        &c.client,
-        "PATCH",
-        path,
-        "application/json-patch+json",
-        failing.to_string().into_bytes(),
-    )
-    .await;
+    let (status, body) =
+        raw(&c.client, "PATCH", path, "application/json-patch+json", failing.to_string().into_bytes()).await;
     assert_eq!(status, 422, "{body}");
 }
 
@@ -85,52 +56,25 @@ async fn a_json_patch_test_of_null_passes_on_a_missing_path() {
 async fn server_side_apply_creates_then_updates_and_reports_conflicts() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
-    let intent = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "1", "b": "2"}});
-    let created = api
-        .patch("cfg", &PatchParams::apply("alice"), &Patch::Apply(&intent))
-        .await
-        .expect("apply creates");
+    let intent =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "1", "b": "2"}});
+    let created = api.patch("cfg", &PatchParams::apply("alice"), &Patch::Apply(&intent)).await.expect("apply creates");
     assert_eq!(created.data.as_ref().expect("data").len(), 2);
-    let managers: Vec<String> = created
-        .metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .filter_map(|m| m.manager.clone())
-        .collect();
+    let managers: Vec<String> =
+        created.metadata.managed_fields.iter().flatten().filter_map(|m| m.manager.clone()).collect();
     assert_eq!(managers, ["alice"]);
     let smaller = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "1"}});
-    let updated = api
-        .patch("cfg", &PatchParams::apply("alice"), &Patch::Apply(&smaller))
-        .await
-        .expect("apply again");
-    assert_eq!(
-        updated.data.expect("data").keys().collect::<Vec<_>>(),
-        ["a"],
-        "b was alice's and she dropped it"
-    );
+    let updated = api.patch("cfg", &PatchParams::apply("alice"), &Patch::Apply(&smaller)).await.expect("apply again");
+    assert_eq!(updated.data.expect("data").keys().collect::<Vec<_>>(), ["a"], "b was alice's and she dropped it");
     let rival = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "9"}});
-    let kube::Error::Api(status) = api
-        .patch("cfg", &PatchParams::apply("bob"), &Patch::Apply(&rival))
-        .await
-        .expect_err("conflict")
+    let kube::Error::Api(status) =
+        api.patch("cfg", &PatchParams::apply("bob"), &Patch::Apply(&rival)).await.expect_err("conflict")
     else {
         panic!()
     };
     assert_eq!(status.code, 409);
-    assert!(
-        status.message.contains("conflict with \"alice\""),
-        "{}",
-        status.message
-    );
-    let forced = api
-        .patch(
-            "cfg",
-            &PatchParams::apply("bob").force(),
-            &Patch::Apply(&rival),
-        )
-        .await
-        .expect("forced");
+    assert!(status.message.contains("conflict with \"alice\""), "{}", status.message);
+    let forced = api.patch("cfg", &PatchParams::apply("bob").force(), &Patch::Apply(&rival)).await.expect("forced");
     assert_eq!(forced.data.expect("data")["a"], "9");
 }
 
@@ -138,7 +82,8 @@ async fn server_side_apply_creates_then_updates_and_reports_conflicts() {
 async fn a_strategic_patch_of_a_custom_resource_is_unsupported_media_type() {
     let c = TestCluster::start().await;
     crate::apiserver::crd::install_widgets(&c).await;
-    let body = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}});
+    let body =
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}});
     let (status, _) = raw(
         &c.client,
         "POST",
@@ -149,14 +94,7 @@ async fn a_strategic_patch_of_a_custom_resource_is_unsupported_media_type() {
     .await;
     assert_eq!(status, 201);
     let path = "/apis/example.com/v1/namespaces/default/widgets/w";
-    let (status, body) = raw(
-        &c.client,
-        "PATCH",
-        path,
-        "application/strategic-merge-patch+json",
-        b"{}".to_vec(),
-    )
-    .await;
+    let (status, body) = raw(&c.client, "PATCH", path, "application/strategic-merge-patch+json", b"{}".to_vec()).await;
     assert_eq!(status, 415);
     assert_eq!(body["reason"], "UnsupportedMediaType");
 }

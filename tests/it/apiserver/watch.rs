@@ -14,11 +14,8 @@ use fleetctl::devcluster::apiserver::Settings;
 use crate::support::cluster::TestCluster;
 
 async fn put(api: &Api<ConfigMap>, name: &str, labels: serde_json::Value) -> ConfigMap {
-    let object: ConfigMap =
-        serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).expect("cm");
-    api.create(&PostParams::default(), &object)
-        .await
-        .expect("create")
+    let object: ConfigMap = serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).expect("cm");
+    api.create(&PostParams::default(), &object).await.expect("create")
 }
 
 fn kind(event: &WatchEvent<ConfigMap>) -> String {
@@ -31,12 +28,8 @@ fn kind(event: &WatchEvent<ConfigMap>) -> String {
     }
 }
 
-async fn next(
-    stream: &mut (impl futures::Stream<Item = kube::Result<WatchEvent<ConfigMap>>> + Unpin),
-) -> String {
-    let event = tokio::time::timeout(Duration::from_secs(5), stream.next())
-        .await
-        .expect("an event in time");
+async fn next(stream: &mut (impl futures::Stream<Item = kube::Result<WatchEvent<ConfigMap>>> + Unpin)) -> String {
+    let event = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.expect("an event in time");
     kind(&event.expect("stream open").expect("event"))
 }
 
@@ -45,25 +38,13 @@ async fn a_watch_from_zero_starts_with_the_current_state_then_follows_changes() 
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     put(&api, "before", json!({})).await;
-    let mut stream = api
-        .watch(&WatchParams::default().timeout(10), "0")
-        .await
-        .expect("watch")
-        .boxed();
+    let mut stream = api.watch(&WatchParams::default().timeout(10), "0").await.expect("watch").boxed();
     assert_eq!(next(&mut stream).await, "ADDED before");
     put(&api, "after", json!({})).await;
     assert_eq!(next(&mut stream).await, "ADDED after");
-    api.patch(
-        "after",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"data": {"k": "v"}})),
-    )
-    .await
-    .expect("patch");
+    api.patch("after", &PatchParams::default(), &Patch::Merge(json!({"data": {"k": "v"}}))).await.expect("patch");
     assert_eq!(next(&mut stream).await, "MODIFIED after");
-    api.delete("after", &Default::default())
-        .await
-        .expect("delete");
+    api.delete("after", &Default::default()).await.expect("delete");
     assert_eq!(next(&mut stream).await, "DELETED after");
 }
 
@@ -74,32 +55,21 @@ async fn a_watch_from_a_resource_version_sees_only_later_changes() {
     let first = put(&api, "one", json!({})).await;
     put(&api, "two", json!({})).await;
     let rv = first.metadata.resource_version.expect("rv");
-    let mut stream = api
-        .watch(&WatchParams::default().timeout(10), &rv)
-        .await
-        .expect("watch")
-        .boxed();
+    let mut stream = api.watch(&WatchParams::default().timeout(10), &rv).await.expect("watch").boxed();
     assert_eq!(next(&mut stream).await, "ADDED two");
 }
 
 #[tokio::test]
 async fn a_resource_version_older_than_the_history_is_an_expired_error_event() {
-    let c = TestCluster::with_settings(Settings {
-        history: 3,
-        ..Settings::default()
-    })
-    .await;
+    let c = TestCluster::with_settings(Settings { history: 3, ..Settings::default() }).await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let first = put(&api, "a0", json!({})).await;
     for i in 1..10 {
         put(&api, &format!("a{i}"), json!({})).await;
     }
     let rv = first.metadata.resource_version.expect("rv");
-    let mut stream = api
-        .watch(&WatchParams::default().timeout(10), &rv)
-        .await
-        .expect("a 200 stream, not an HTTP 410")
-        .boxed();
+    let mut stream =
+        api.watch(&WatchParams::default().timeout(10), &rv).await.expect("a 200 stream, not an HTTP 410").boxed();
     assert_eq!(next(&mut stream).await, "ERROR 410 Expired");
 }
 
@@ -108,39 +78,21 @@ async fn timeout_seconds_ends_the_stream() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let started = std::time::Instant::now();
-    let stream = api
-        .watch(&WatchParams::default().timeout(1), "0")
-        .await
-        .expect("watch");
-    let events: Vec<_> = tokio::time::timeout(Duration::from_secs(5), stream.collect::<Vec<_>>())
-        .await
-        .expect("ends");
+    let stream = api.watch(&WatchParams::default().timeout(1), "0").await.expect("watch");
+    let events: Vec<_> = tokio::time::timeout(Duration::from_secs(5), stream.collect::<Vec<_>>()).await.expect("ends");
     assert!(events.is_empty());
-    assert!(
-        started.elapsed() >= Duration::from_millis(900),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() >= Duration::from_millis(900), "{:?}", started.elapsed());
 }
 
 #[tokio::test]
 async fn bookmarks_carry_kind_api_version_and_resource_version() {
-    let settings = Settings {
-        bookmark_interval: Duration::from_millis(100),
-        ..Settings::default()
-    };
+    let settings = Settings { bookmark_interval: Duration::from_millis(100), ..Settings::default() };
     let c = TestCluster::with_settings(settings).await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let created = put(&api, "x", json!({})).await;
     let rv = created.metadata.resource_version.expect("rv");
     let mut stream = api
-        .watch(
-            &WatchParams {
-                bookmarks: true,
-                ..WatchParams::default().timeout(10)
-            },
-            &rv,
-        )
+        .watch(&WatchParams { bookmarks: true, ..WatchParams::default().timeout(10) }, &rv)
         .await
         .expect("watch")
         .boxed();
@@ -152,27 +104,16 @@ async fn an_object_leaving_the_selector_is_deleted_from_the_watch() {
     let c = TestCluster::start().await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     put(&api, "x", json!({"app": "web"})).await;
-    let mut stream = api
-        .watch(&WatchParams::default().labels("app=web").timeout(10), "0")
-        .await
-        .expect("watch")
-        .boxed();
+    let mut stream =
+        api.watch(&WatchParams::default().labels("app=web").timeout(10), "0").await.expect("watch").boxed();
     assert_eq!(next(&mut stream).await, "ADDED x");
-    api.patch(
-        "x",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"metadata": {"labels": {"app": "db"}}})),
-    )
-    .await
-    .expect("relabel");
+    api.patch("x", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"app": "db"}}})))
+        .await
+        .expect("relabel");
     assert_eq!(next(&mut stream).await, "DELETED x");
-    api.patch(
-        "x",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
-    )
-    .await
-    .expect("relabel");
+    api.patch("x", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})))
+        .await
+        .expect("relabel");
     assert_eq!(next(&mut stream).await, "ADDED x");
 }
 
@@ -204,11 +145,7 @@ async fn streaming_lists_end_the_initial_events_with_the_annotated_bookmark() {
 async fn a_reflector_converges_after_its_resource_version_expires() {
     // Few events kept, no bookmarks in time, short watches: the watcher resumes from a
     // resourceVersion the server no longer holds, is told 410, and must relist.
-    let settings = Settings {
-        history: 4,
-        bookmark_interval: Duration::from_secs(3600),
-        ..Settings::default()
-    };
+    let settings = Settings { history: 4, bookmark_interval: Duration::from_secs(3600), ..Settings::default() };
     let c = TestCluster::with_settings(settings).await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     put(&api, "watched", json!({"app": "x"})).await;
@@ -227,11 +164,7 @@ async fn a_reflector_converges_after_its_resource_version_expires() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let mut expired = false;
     while inits < 2 {
-        match tokio::time::timeout_at(deadline, stream.next())
-            .await
-            .expect("relists in time")
-            .expect("open")
-        {
+        match tokio::time::timeout_at(deadline, stream.next()).await.expect("relists in time").expect("open") {
             Ok(watcher::Event::InitDone) => inits += 1,
             Err(watcher::Error::WatchError(status)) if status.code == 410 => expired = true,
             Err(other) => panic!("unexpected watcher error: {other}"),
@@ -247,11 +180,7 @@ async fn a_reflector_converges_after_its_resource_version_expires() {
             .expect("ok")
             .expect("open");
     }
-    let mut names: Vec<String> = reader
-        .state()
-        .iter()
-        .filter_map(|o| o.metadata.name.clone())
-        .collect();
+    let mut names: Vec<String> = reader.state().iter().filter_map(|o| o.metadata.name.clone()).collect();
     names.sort();
     assert_eq!(names, ["late", "watched"]);
 }

@@ -17,9 +17,7 @@ impl TestCluster {
 
     /// A fresh cluster with the given settings.
     pub async fn with_settings(settings: Settings) -> Self {
-        let server = ApiServer::start(ServerConfig { port: 0, settings })
-            .await
-            .expect("server starts");
+        let server = ApiServer::start(ServerConfig { port: 0, settings }).await.expect("server starts");
         let config = kube::Config::new(server.url().parse().expect("url"));
         let client = Client::try_from(config).expect("client");
         Self { server, client }
@@ -40,15 +38,9 @@ pub async fn raw(
         .header("content-type", content_type)
         .body(body)
         .expect("request");
-    let response = client
-        .send(request.map(kube::client::Body::from))
-        .await
-        .expect("response");
+    let response = client.send(request.map(kube::client::Body::from)).await.expect("response");
     let status = response.status().as_u16();
-    let bytes = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .expect("body")
-        .to_bytes();
+    let bytes = http_body_util::BodyExt::collect(response.into_body()).await.expect("body").to_bytes();
     let value = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
     (status, value)
 }

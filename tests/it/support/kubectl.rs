@@ -29,9 +29,8 @@ const STOP_WITHIN: Duration = Duration::from_secs(5);
 fn kubectl_path() -> Option<&'static Path> {
     static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
     PATH.get_or_init(|| {
-        let on_path = std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-            .unwrap_or_default();
+        let on_path =
+            std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
         on_path
             .into_iter()
             .chain([PathBuf::from("/usr/local/bin")])
@@ -76,17 +75,8 @@ impl DevServe {
             .spawn()
             .expect("fleetctl dev serve starts");
         let stderr = Arc::new(Mutex::new(String::new()));
-        let (lines, reader) = forward_lines(
-            child.stderr.take().expect("piped stderr"),
-            Some(stderr.clone()),
-        );
-        let mut serve = Self {
-            child: Some(child),
-            stderr,
-            stderr_reader: Some(reader),
-            kubeconfig,
-            dir,
-        };
+        let (lines, reader) = forward_lines(child.stderr.take().expect("piped stderr"), Some(stderr.clone()));
+        let mut serve = Self { child: Some(child), stderr, stderr_reader: Some(reader), kubeconfig, dir };
         serve.wait_ready(&lines);
         serve
     }
@@ -145,9 +135,7 @@ impl DevServe {
 
     /// Runs kubectl to completion.
     pub fn kubectl(&self, args: &[&str]) -> Output {
-        self.command(args)
-            .output()
-            .unwrap_or_else(|e| panic!("running kubectl {args:?}: {e}"))
+        self.command(args).output().unwrap_or_else(|e| panic!("running kubectl {args:?}: {e}"))
     }
 
     /// Runs kubectl to completion with `stdin` as its standard input.
@@ -162,13 +150,8 @@ impl DevServe {
         let mut input = child.stdin.take().expect("piped stdin");
         let text = stdin.to_string();
         let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
-        let output = child
-            .wait_with_output()
-            .unwrap_or_else(|e| panic!("waiting for kubectl {args:?}: {e}"));
-        writer
-            .join()
-            .expect("stdin writer")
-            .unwrap_or_else(|e| panic!("writing the stdin of kubectl {args:?}: {e}"));
+        let output = child.wait_with_output().unwrap_or_else(|e| panic!("waiting for kubectl {args:?}: {e}"));
+        writer.join().expect("stdin writer").unwrap_or_else(|e| panic!("writing the stdin of kubectl {args:?}: {e}"));
         output
     }
 
@@ -202,8 +185,7 @@ impl DevServe {
         let mut args = args.to_vec();
         args.extend(["-o", "json"]);
         let out = self.ok(&args);
-        serde_json::from_str(&out)
-            .unwrap_or_else(|e| panic!("kubectl {args:?} printed no JSON ({e}):\n{out}"))
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("kubectl {args:?} printed no JSON ({e}):\n{out}"))
     }
 
     /// Starts a long-running kubectl (a watch) whose output arrives line by line.
@@ -216,23 +198,14 @@ impl DevServe {
             .unwrap_or_else(|e| panic!("running kubectl {args:?}: {e}"));
         let (lines, _) = forward_lines(child.stdout.take().expect("piped stdout"), None);
         let stderr = child.stderr.take().expect("piped stderr");
-        Streaming {
-            child,
-            lines,
-            stderr: Some(stderr),
-            args: args.iter().map(ToString::to_string).collect(),
-        }
+        Streaming { child, lines, stderr: Some(stderr), args: args.iter().map(ToString::to_string).collect() }
     }
 
     /// Sends SIGTERM and waits (boundedly) for the server to exit.
     fn stop(&mut self) -> Option<ExitStatus> {
         let mut child = self.child.take()?;
         let pid = child.id().to_string();
-        let _ = Command::new("kill")
-            .args(["-TERM", &pid])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        let _ = Command::new("kill").args(["-TERM", &pid]).stdout(Stdio::null()).stderr(Stdio::null()).status();
         let (tx, rx) = mpsc::channel();
         let waiter = std::thread::spawn(move || {
             let _ = tx.send(child.wait());

@@ -40,8 +40,7 @@ pub fn server_side_apply(
     now: &str,
 ) -> Result<Value, PatchError> {
     let mut config = prepare_config(applied)?;
-    let config_set =
-        owned(FieldSet::from_applied(&config, strategies).map_err(PatchError::BadRequest)?);
+    let config_set = owned(FieldSet::from_applied(&config, strategies).map_err(PatchError::BadRequest)?);
     let Some(live) = live else {
         let entry = Entry::new(manager, APPLY, api_version, now, config_set);
         return Ok(with_entry(config, Vec::new(), entry));
@@ -51,14 +50,7 @@ pub fn server_side_apply(
 
     let mut entries = read_entries(live);
     let previous = take_entries(&mut entries, manager, APPLY);
-    let object = merge_and_prune(
-        live,
-        &config,
-        previous.as_ref(),
-        &config_set,
-        &entries,
-        strategies,
-    );
+    let object = merge_and_prune(live, &config, previous.as_ref(), &config_set, &entries, strategies);
     let change = Change::between(Some(live), &object, strategies);
     if !force {
         conflicts(&entries, &change.touched)?;
@@ -72,11 +64,7 @@ pub fn server_side_apply(
         // Only timestamps would move: hand back `live` itself so the write can be skipped.
         return Ok(live.clone());
     }
-    Ok(with_entry(
-        object,
-        entries,
-        Entry::new(manager, APPLY, api_version, now, config_set),
-    ))
+    Ok(with_entry(object, entries, Entry::new(manager, APPLY, api_version, now, config_set)))
 }
 
 /// The live object with the configuration merged in and, when the applier applied before,
@@ -92,9 +80,7 @@ fn merge_and_prune(
     let mut object = merge_value(live, config, "", strategies);
     restore_server_metadata(&mut object, live);
     if let Some(previous) = previous {
-        let keep = others
-            .iter()
-            .fold(config_set.clone(), |all, entry| all.union(&entry.fields));
+        let keep = others.iter().fold(config_set.clone(), |all, entry| all.union(&entry.fields));
         prune(&mut object, previous, &keep, strategies);
     }
     object
@@ -127,13 +113,7 @@ pub fn record_update(
     if !change.touched.is_empty() {
         match entries.iter_mut().find(|entry| entry.is(manager, UPDATE)) {
             Some(entry) => entry.claim(&change.touched, api_version, now),
-            None => entries.push(Entry::new(
-                manager,
-                UPDATE,
-                api_version,
-                now,
-                change.touched,
-            )),
+            None => entries.push(Entry::new(manager, UPDATE, api_version, now, change.touched)),
         }
     }
     write_entries(after, entries);
@@ -166,16 +146,10 @@ fn prepare_config(applied: &Value) -> Result<Value, PatchError> {
     if !applied.is_object() {
         return bad("the applied configuration must be a JSON object");
     }
-    for (pointer, name) in [
-        ("/apiVersion", "apiVersion"),
-        ("/kind", "kind"),
-        ("/metadata/name", "metadata.name"),
-    ] {
+    for (pointer, name) in [("/apiVersion", "apiVersion"), ("/kind", "kind"), ("/metadata/name", "metadata.name")] {
         let given = applied.pointer(pointer).and_then(Value::as_str);
         if given.is_none_or(str::is_empty) {
-            return Err(PatchError::BadRequest(format!(
-                "{name} must be set in the applied configuration"
-            )));
+            return Err(PatchError::BadRequest(format!("{name} must be set in the applied configuration")));
         }
     }
     if applied.pointer("/metadata/managedFields").is_some() {
@@ -219,9 +193,7 @@ fn restore_server_metadata(object: &mut Value, live: &Value) {
     for name in ["apiVersion", "kind"] {
         copy_field(object, live, name);
     }
-    if let (Some(metadata), Some(live_metadata)) =
-        (object.get_mut("metadata"), live.get("metadata"))
-    {
+    if let (Some(metadata), Some(live_metadata)) = (object.get_mut("metadata"), live.get("metadata")) {
         for name in SERVER_METADATA {
             copy_field(metadata, live_metadata, name);
         }
@@ -240,11 +212,7 @@ fn copy_field(target: &mut Value, source: &Value, name: &str) {
 }
 
 fn join(schema: &str, name: &str) -> String {
-    if schema.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{schema}.{name}")
-    }
+    if schema.is_empty() { name.to_owned() } else { format!("{schema}.{name}") }
 }
 
 /// Merges `config` into `live`: maps field by field, lists by their strategy.
@@ -313,15 +281,13 @@ fn merge_list(
 
 /// For each configuration element, the live element it merges with (each used once).
 fn match_elements(live: &[Value], config: &[Value], strategy: &ListStrategy) -> Vec<Option<usize>> {
-    let live_ids: Vec<Option<PathElement>> =
-        live.iter().map(|item| element_id(item, strategy)).collect();
+    let live_ids: Vec<Option<PathElement>> = live.iter().map(|item| element_id(item, strategy)).collect();
     let mut taken = vec![false; live.len()];
     config
         .iter()
         .map(|item| {
             let id = element_id(item, strategy)?;
-            let index = (0..live.len())
-                .find(|&index| !taken[index] && live_ids[index].as_ref() == Some(&id))?;
+            let index = (0..live.len()).find(|&index| !taken[index] && live_ids[index].as_ref() == Some(&id))?;
             taken[index] = true;
             Some(index)
         })
@@ -346,21 +312,14 @@ fn prune(object: &mut Value, previous: &FieldSet, keep: &FieldSet, strategies: S
 
 fn is_key_field(path: &FieldPath) -> bool {
     match path.elements() {
-        [.., PathElement::Key(pairs), PathElement::Field(name)] => {
-            pairs.iter().any(|(key, _)| key == name)
-        }
+        [.., PathElement::Key(pairs), PathElement::Field(name)] => pairs.iter().any(|(key, _)| key == name),
         _ => false,
     }
 }
 
 /// Maps and lists left empty by pruning go too, unless someone owns them as such: an
 /// empty `labels: {}` nobody asked for is noise.
-fn drop_emptied_parents(
-    object: &mut Value,
-    removed: &[FieldPath],
-    keep: &FieldSet,
-    strategies: Strategies<'_>,
-) {
+fn drop_emptied_parents(object: &mut Value, removed: &[FieldPath], keep: &FieldSet, strategies: Strategies<'_>) {
     let mut parents: Vec<FieldPath> = removed
         .iter()
         .flat_map(|path| std::iter::successors(path.parent(), FieldPath::parent))
@@ -368,12 +327,7 @@ fn drop_emptied_parents(
         .filter(|parent| !keep.contains(parent))
         .collect();
     // Deepest first, so emptiness can climb.
-    parents.sort_by(|a, b| {
-        b.elements()
-            .len()
-            .cmp(&a.elements().len())
-            .then_with(|| a.cmp(b))
-    });
+    parents.sort_by(|a, b| b.elements().len().cmp(&a.elements().len()).then_with(|| a.cmp(b)));
     parents.dedup();
     for parent in parents {
         let empty = match parent.lookup(object, strategies) {
@@ -397,23 +351,13 @@ struct Change {
 
 impl Change {
     fn between(before: Option<&Value>, after: &Value, strategies: Strategies<'_>) -> Self {
-        let old = before.map_or_else(FieldSet::new, |before| {
-            owned(FieldSet::from_object(before, strategies))
-        });
+        let old = before.map_or_else(FieldSet::new, |before| owned(FieldSet::from_object(before, strategies)));
         let new = owned(FieldSet::from_object(after, strategies));
         let mut modified = new.intersection(&old);
         modified.retain(|path| {
-            before.is_some_and(|before| {
-                differs(
-                    path.lookup(before, strategies),
-                    path.lookup(after, strategies),
-                )
-            })
+            before.is_some_and(|before| differs(path.lookup(before, strategies), path.lookup(after, strategies)))
         });
-        Self {
-            touched: new.difference(&old).union(&modified),
-            removed: old.difference(&new),
-        }
+        Self { touched: new.difference(&old).union(&modified), removed: old.difference(&new) }
     }
 
     /// Takes the changed fields away from `entries`: whoever made the change owns them
@@ -453,19 +397,12 @@ fn conflicts(entries: &[Entry], touched: &FieldSet) -> Result<(), PatchError> {
     }
     found.sort();
     found.dedup();
-    Err(PatchError::Conflicts(
-        found
-            .into_iter()
-            .map(|(manager, path)| (manager, path.to_string()))
-            .collect(),
-    ))
+    Err(PatchError::Conflicts(found.into_iter().map(|(manager, path)| (manager, path.to_string())).collect()))
 }
 
 /// Whether `live` records the last apply of `manager` under `api_version`.
 fn same_apply_version(live: &Value, manager: &str, api_version: &str) -> bool {
-    read_entries(live)
-        .iter()
-        .any(|entry| entry.is(manager, APPLY) && entry.text("apiVersion") == api_version)
+    read_entries(live).iter().any(|entry| entry.is(manager, APPLY) && entry.text("apiVersion") == api_version)
 }
 
 /// One `metadata.managedFields` entry.
@@ -489,11 +426,7 @@ impl Entry {
         ] {
             raw.insert(name.to_owned(), Value::String(value.to_owned()));
         }
-        Self {
-            raw,
-            fields,
-            dirty: true,
-        }
+        Self { raw, fields, dirty: true }
     }
 
     /// Reads an entry; one that is not `FieldsV1` or does not parse is dropped, as the
@@ -507,18 +440,11 @@ impl Entry {
             Some(fields) => FieldSet::from_fields_v1(fields).ok()?,
             None => FieldSet::new(),
         };
-        Some(Self {
-            raw,
-            fields,
-            dirty: false,
-        })
+        Some(Self { raw, fields, dirty: false })
     }
 
     fn text(&self, name: &str) -> &str {
-        self.raw
-            .get(name)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        self.raw.get(name).and_then(Value::as_str).unwrap_or_default()
     }
 
     fn manager(&self) -> &str {
@@ -527,9 +453,7 @@ impl Entry {
 
     /// Whether this is the main-resource entry of `manager` for `operation`.
     fn is(&self, manager: &str, operation: &str) -> bool {
-        self.manager() == manager
-            && self.text("operation") == operation
-            && self.text("subresource").is_empty()
+        self.manager() == manager && self.text("operation") == operation && self.text("subresource").is_empty()
     }
 
     fn give_up(&mut self, fields: &FieldSet) {
@@ -542,12 +466,8 @@ impl Entry {
 
     fn claim(&mut self, fields: &FieldSet, api_version: &str, now: &str) {
         self.fields = self.fields.union(fields);
-        self.raw.insert(
-            "apiVersion".to_owned(),
-            Value::String(api_version.to_owned()),
-        );
-        self.raw
-            .insert("time".to_owned(), Value::String(now.to_owned()));
+        self.raw.insert("apiVersion".to_owned(), Value::String(api_version.to_owned()));
+        self.raw.insert("time".to_owned(), Value::String(now.to_owned()));
         self.dirty = true;
     }
 
@@ -558,12 +478,8 @@ impl Entry {
 
     fn into_value(mut self) -> Value {
         if self.dirty {
-            self.raw.insert(
-                "fieldsType".to_owned(),
-                Value::String("FieldsV1".to_owned()),
-            );
-            self.raw
-                .insert("fieldsV1".to_owned(), self.fields.to_fields_v1());
+            self.raw.insert("fieldsType".to_owned(), Value::String("FieldsV1".to_owned()));
+            self.raw.insert("fieldsV1".to_owned(), self.fields.to_fields_v1());
         }
         Value::Object(self.raw)
     }
@@ -597,22 +513,15 @@ fn base_entries(before: Option<&Value>, after: &Value) -> Vec<Entry> {
 /// Removes the entries of `manager` for `operation` and answers what they owned
 /// (normally one entry; several are merged rather than left to conflict with each other).
 fn take_entries(entries: &mut Vec<Entry>, manager: &str, operation: &str) -> Option<FieldSet> {
-    let (taken, kept): (Vec<Entry>, Vec<Entry>) = std::mem::take(entries)
-        .into_iter()
-        .partition(|entry| entry.is(manager, operation));
+    let (taken, kept): (Vec<Entry>, Vec<Entry>) =
+        std::mem::take(entries).into_iter().partition(|entry| entry.is(manager, operation));
     *entries = kept;
-    taken
-        .into_iter()
-        .map(|entry| entry.fields)
-        .reduce(|all, fields| all.union(&fields))
+    taken.into_iter().map(|entry| entry.fields).reduce(|all, fields| all.union(&fields))
 }
 
 /// Stores the entries that still own something, in the API server's order.
 fn write_entries(object: &mut Value, entries: Vec<Entry>) {
-    let mut entries: Vec<Entry> = entries
-        .into_iter()
-        .filter(|entry| !entry.fields.is_empty())
-        .collect();
+    let mut entries: Vec<Entry> = entries.into_iter().filter(|entry| !entry.fields.is_empty()).collect();
     entries.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let Some(metadata) = object.get_mut("metadata") else {
         return;
@@ -646,13 +555,7 @@ mod tests {
         }
     }
 
-    fn apply(
-        live: Option<&Value>,
-        applied: &Value,
-        manager: &str,
-        force: bool,
-        now: &str,
-    ) -> Value {
+    fn apply(live: Option<&Value>, applied: &Value, manager: &str, force: bool, now: &str) -> Value {
         match server_side_apply(live, applied, manager, force, &strategies, "apps/v1", now) {
             Ok(object) => object,
             Err(error) => panic!("apply failed: {error:?}"),
@@ -661,14 +564,7 @@ mod tests {
 
     fn update(before: &Value, after: &Value, manager: &str, now: &str) -> Value {
         let mut after = after.clone();
-        record_update(
-            Some(before),
-            &mut after,
-            manager,
-            &strategies,
-            "apps/v1",
-            now,
-        );
+        record_update(Some(before), &mut after, manager, &strategies, "apps/v1", now);
         after
     }
 
@@ -680,8 +576,7 @@ mod tests {
             "metadata": {"name": "web", "namespace": "default"},
             "spec": spec
         });
-        if let (Some(target), Value::Object(extra)) = (object["metadata"].as_object_mut(), metadata)
-        {
+        if let (Some(target), Value::Object(extra)) = (object["metadata"].as_object_mut(), metadata) {
             target.extend(extra);
         }
         object
@@ -719,10 +614,7 @@ mod tests {
 
     fn container_fields(name: &str) -> Value {
         let mut fields = Map::new();
-        fields.insert(
-            format!("k:{{\"name\":\"{name}\"}}"),
-            json!({".": {}, "f:image": {}, "f:name": {}}),
-        );
+        fields.insert(format!("k:{{\"name\":\"{name}\"}}"), json!({".": {}, "f:image": {}, "f:name": {}}));
         json!({"f:template": {"f:spec": {"f:containers": fields}}})
     }
 
@@ -757,10 +649,7 @@ mod tests {
         );
         let created = apply(None, &config, "kubectl", false, T1);
         let fields = kubectl_fields(json!({"f:app": {}, "f:tier": {}}), full_spec_fields());
-        assert_eq!(
-            created,
-            with_entries(config, json!([entry("kubectl", "Apply", T1, fields)]))
-        );
+        assert_eq!(created, with_entries(config, json!([entry("kubectl", "Apply", T1, fields)])));
     }
 
     #[test]
@@ -779,19 +668,11 @@ mod tests {
     #[test]
     fn dropping_an_owned_field_removes_it() {
         let live = created();
-        let config = deployment(
-            json!({}),
-            containers(json!([{"name": "c", "image": "nginx"}])),
-        );
+        let config = deployment(json!({}), containers(json!([{"name": "c", "image": "nginx"}])));
         let pruned = apply(Some(&live), &config, "kubectl", false, T2);
         let expected = with_entries(
             stored(config),
-            json!([entry(
-                "kubectl",
-                "Apply",
-                T2,
-                kubectl_fields(Value::Null, full_spec_fields())
-            )]),
+            json!([entry("kubectl", "Apply", T2, kubectl_fields(Value::Null, full_spec_fields()))]),
         );
         assert_eq!(pruned, expected);
     }
@@ -802,30 +683,15 @@ mod tests {
         let mut helm = deployment(json!({"labels": {"app": "web"}}), Value::Null);
         remove_key(&mut helm, "spec");
         let shared = apply(Some(&live), &helm, "helm", false, T2);
-        let config = deployment(
-            json!({}),
-            containers(json!([{"name": "c", "image": "nginx"}])),
-        );
+        let config = deployment(json!({}), containers(json!([{"name": "c", "image": "nginx"}])));
         let result = apply(Some(&shared), &config, "kubectl", false, T3);
-        let mut expected = stored(deployment(
-            json!({"labels": {"app": "web"}}),
-            containers(json!([{"name": "c", "image": "nginx"}])),
-        ));
+        let mut expected =
+            stored(deployment(json!({"labels": {"app": "web"}}), containers(json!([{"name": "c", "image": "nginx"}]))));
         expected = with_entries(
             expected,
             json!([
-                entry(
-                    "helm",
-                    "Apply",
-                    T2,
-                    json!({"f:metadata": {"f:labels": {"f:app": {}}}})
-                ),
-                entry(
-                    "kubectl",
-                    "Apply",
-                    T3,
-                    kubectl_fields(Value::Null, full_spec_fields())
-                ),
+                entry("helm", "Apply", T2, json!({"f:metadata": {"f:labels": {"f:app": {}}}})),
+                entry("kubectl", "Apply", T3, kubectl_fields(Value::Null, full_spec_fields())),
             ]),
         );
         assert_eq!(result, expected);
@@ -867,26 +733,9 @@ mod tests {
             json!({"labels": {"app": "web", "tier": "fe"}}),
             json!({"replicas": 3, "template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}),
         );
-        let result = server_side_apply(
-            Some(&live),
-            &config,
-            "kubectl",
-            false,
-            &strategies,
-            "apps/v1",
-            T3,
-        );
-        assert_eq!(
-            result,
-            Err(PatchError::Conflicts(vec![(
-                "hpa".to_owned(),
-                ".spec.replicas".to_owned()
-            )]))
-        );
-        assert_eq!(
-            result.map_err(|error| error.to_string()),
-            Err("Apply failed with 1 conflict(s)".to_owned())
-        );
+        let result = server_side_apply(Some(&live), &config, "kubectl", false, &strategies, "apps/v1", T3);
+        assert_eq!(result, Err(PatchError::Conflicts(vec![("hpa".to_owned(), ".spec.replicas".to_owned())])));
+        assert_eq!(result.map_err(|error| error.to_string()), Err("Apply failed with 1 conflict(s)".to_owned()));
     }
 
     #[test]
@@ -930,12 +779,7 @@ mod tests {
         assert_eq!(injected["spec"]["template"]["spec"]["containers"], both);
         assert_eq!(
             injected["metadata"]["managedFields"][1],
-            entry(
-                "injector",
-                "Apply",
-                T2,
-                json!({"f:spec": container_fields("sidecar")})
-            )
+            entry("injector", "Apply", T2, json!({"f:spec": container_fields("sidecar")}))
         );
 
         let bumped = deployment(
@@ -948,10 +792,7 @@ mod tests {
             json!([{"name": "c", "image": "nginx:2"}, {"name": "sidecar", "image": "envoy"}])
         );
 
-        let without_c = deployment(
-            json!({"labels": {"app": "web", "tier": "fe"}}),
-            json!({"replicas": 2}),
-        );
+        let without_c = deployment(json!({"labels": {"app": "web", "tier": "fe"}}), json!({"replicas": 2}));
         let result = apply(Some(&bumped), &without_c, "kubectl", false, T4);
         let mut expected = stored(deployment(
             json!({"labels": {"app": "web", "tier": "fe"}}),
@@ -960,20 +801,12 @@ mod tests {
         expected = with_entries(
             expected,
             json!([
-                entry(
-                    "injector",
-                    "Apply",
-                    T2,
-                    json!({"f:spec": container_fields("sidecar")})
-                ),
+                entry("injector", "Apply", T2, json!({"f:spec": container_fields("sidecar")})),
                 entry(
                     "kubectl",
                     "Apply",
                     T4,
-                    kubectl_fields(
-                        json!({"f:app": {}, "f:tier": {}}),
-                        json!({"f:replicas": {}})
-                    )
+                    kubectl_fields(json!({"f:app": {}, "f:tier": {}}), json!({"f:replicas": {}}))
                 ),
             ]),
         );
@@ -982,49 +815,23 @@ mod tests {
 
     #[test]
     fn set_lists_merge_as_a_union() {
-        let with_finalizers =
-            |items: Value| deployment(json!({"finalizers": items}), json!({"replicas": 1}));
-        let live = stored(apply(
-            None,
-            &with_finalizers(json!(["a"])),
-            "kubectl",
-            false,
-            T1,
-        ));
+        let with_finalizers = |items: Value| deployment(json!({"finalizers": items}), json!({"replicas": 1}));
+        let live = stored(apply(None, &with_finalizers(json!(["a"])), "kubectl", false, T1));
         let mut after = live.clone();
         after["metadata"]["finalizers"] = json!(["a", "b"]);
         let live = update(&live, &after, "controller", T2);
 
-        let grown = apply(
-            Some(&live),
-            &with_finalizers(json!(["a", "c"])),
-            "kubectl",
-            false,
-            T3,
-        );
+        let grown = apply(Some(&live), &with_finalizers(json!(["a", "c"])), "kubectl", false, T3);
         assert_eq!(grown["metadata"]["finalizers"], json!(["a", "b", "c"]));
 
         let config = deployment(json!({}), json!({"replicas": 1}));
         let result = apply(Some(&grown), &config, "kubectl", false, T4);
-        let mut expected = stored(deployment(
-            json!({"finalizers": ["b"]}),
-            json!({"replicas": 1}),
-        ));
+        let mut expected = stored(deployment(json!({"finalizers": ["b"]}), json!({"replicas": 1})));
         expected = with_entries(
             expected,
             json!([
-                entry(
-                    "kubectl",
-                    "Apply",
-                    T4,
-                    json!({"f:spec": {"f:replicas": {}}})
-                ),
-                entry(
-                    "controller",
-                    "Update",
-                    T2,
-                    json!({"f:metadata": {"f:finalizers": {"v:\"b\"": {}}}})
-                ),
+                entry("kubectl", "Apply", T4, json!({"f:spec": {"f:replicas": {}}})),
+                entry("controller", "Update", T2, json!({"f:metadata": {"f:finalizers": {"v:\"b\"": {}}}})),
             ]),
         );
         assert_eq!(result, expected);
@@ -1044,16 +851,12 @@ mod tests {
 
     #[test]
     fn malformed_configurations_are_bad_requests() {
-        let attempt = |config: &Value| {
-            server_side_apply(None, config, "kubectl", false, &strategies, "apps/v1", T1)
-        };
+        let attempt = |config: &Value| server_side_apply(None, config, "kubectl", false, &strategies, "apps/v1", T1);
         let mut nameless = deployment(json!({}), json!({}));
         nameless["metadata"] = json!({"namespace": "default"});
         assert_eq!(
             attempt(&nameless),
-            Err(PatchError::BadRequest(
-                "metadata.name must be set in the applied configuration".into()
-            ))
+            Err(PatchError::BadRequest("metadata.name must be set in the applied configuration".into()))
         );
         let twins = deployment(json!({}), containers(json!([{"name": "c"}, {"name": "c"}])));
         assert_eq!(
@@ -1063,39 +866,17 @@ mod tests {
             ))
         );
         let tracked = deployment(json!({"managedFields": []}), json!({}));
-        assert_eq!(
-            attempt(&tracked),
-            Err(PatchError::BadRequest(
-                "metadata.managedFields must be nil".into()
-            ))
-        );
+        assert_eq!(attempt(&tracked), Err(PatchError::BadRequest("metadata.managedFields must be nil".into())));
     }
 
     #[test]
     fn an_update_that_creates_owns_everything_but_server_fields() {
-        let mut object = stored(deployment(
-            json!({"labels": {"app": "web"}}),
-            json!({"replicas": 1}),
-        ));
+        let mut object = stored(deployment(json!({"labels": {"app": "web"}}), json!({"replicas": 1})));
         object["status"] = json!({"replicas": 0});
         let mut after = object.clone();
-        record_update(
-            None,
-            &mut after,
-            "kubectl-create",
-            &strategies,
-            "apps/v1",
-            T1,
-        );
-        let fields =
-            json!({"f:metadata": {"f:labels": {"f:app": {}}}, "f:spec": {"f:replicas": {}}});
-        assert_eq!(
-            after,
-            with_entries(
-                object,
-                json!([entry("kubectl-create", "Update", T1, fields)])
-            )
-        );
+        record_update(None, &mut after, "kubectl-create", &strategies, "apps/v1", T1);
+        let fields = json!({"f:metadata": {"f:labels": {"f:app": {}}}, "f:spec": {"f:replicas": {}}});
+        assert_eq!(after, with_entries(object, json!([entry("kubectl-create", "Update", T1, fields)])));
     }
 
     #[test]
@@ -1105,10 +886,7 @@ mod tests {
         after["metadata"]["labels"] = json!({"app": "web"});
         let result = update(&live, &after, "kubectl-edit", T2);
         let fields = kubectl_fields(json!({"f:app": {}}), full_spec_fields());
-        assert_eq!(
-            result["metadata"]["managedFields"],
-            json!([entry("kubectl", "Apply", T1, fields)])
-        );
+        assert_eq!(result["metadata"]["managedFields"], json!([entry("kubectl", "Apply", T1, fields)]));
     }
 
     #[test]

@@ -35,9 +35,9 @@ impl PathElement {
         match kind {
             "f" => Ok(Self::Field(rest.to_owned())),
             "k" => match serde_json::from_str::<Value>(rest) {
-                Ok(Value::Object(fields)) if !fields.is_empty() => Ok(Self::Key(key_pairs(
-                    fields.iter().map(|(name, value)| (name.as_str(), value)),
-                ))),
+                Ok(Value::Object(fields)) if !fields.is_empty() => {
+                    Ok(Self::Key(key_pairs(fields.iter().map(|(name, value)| (name.as_str(), value)))))
+                }
                 _ => Err(invalid()),
             },
             "v" => serde_json::from_str::<Value>(rest)
@@ -53,10 +53,8 @@ impl PathElement {
         match self {
             Self::Field(name) => format!("f:{name}"),
             Self::Key(pairs) => {
-                let fields: Vec<String> = pairs
-                    .iter()
-                    .map(|(name, value)| format!("{}:{value}", Value::String(name.clone())))
-                    .collect();
+                let fields: Vec<String> =
+                    pairs.iter().map(|(name, value)| format!("{}:{value}", Value::String(name.clone()))).collect();
                 format!("k:{{{}}}", fields.join(","))
             }
             Self::Value(json) => format!("v:{json}"),
@@ -71,10 +69,7 @@ impl fmt::Display for PathElement {
         match self {
             Self::Field(name) => write!(f, ".{name}"),
             Self::Key(pairs) => {
-                let fields: Vec<String> = pairs
-                    .iter()
-                    .map(|(name, value)| format!("{name}={value}"))
-                    .collect();
+                let fields: Vec<String> = pairs.iter().map(|(name, value)| format!("{name}={value}")).collect();
                 write!(f, "[{}]", fields.join(","))
             }
             Self::Value(json) => write!(f, "[={json}]"),
@@ -86,10 +81,7 @@ impl fmt::Display for PathElement {
 /// Sorted key pairs so that equal keys compare equal whatever order the object had.
 fn key_pairs<'v>(fields: impl Iterator<Item = (&'v str, &'v Value)>) -> Vec<(String, String)> {
     let sorted: BTreeMap<&str, &Value> = fields.collect();
-    sorted
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), canonical_json(value)))
-        .collect()
+    sorted.into_iter().map(|(name, value)| (name.to_owned(), canonical_json(value))).collect()
 }
 
 /// JSON text with object keys sorted, so one value always has one spelling (whether or
@@ -100,9 +92,7 @@ fn canonical_json(value: &Value) -> String {
             let sorted: BTreeMap<&String, &Value> = map.iter().collect();
             let fields: Vec<String> = sorted
                 .into_iter()
-                .map(|(name, value)| {
-                    format!("{}:{}", Value::String(name.clone()), canonical_json(value))
-                })
+                .map(|(name, value)| format!("{}:{}", Value::String(name.clone()), canonical_json(value)))
                 .collect();
             format!("{{{}}}", fields.join(","))
         }
@@ -122,10 +112,8 @@ pub fn element_id(item: &Value, strategy: &ListStrategy) -> Option<PathElement> 
         ListStrategy::Set => Some(PathElement::Value(canonical_json(item))),
         ListStrategy::Map(keys) => {
             let object = item.as_object()?;
-            let present = keys
-                .iter()
-                .filter_map(|key| object.get_key_value(key))
-                .map(|(name, value)| (name.as_str(), value));
+            let present =
+                keys.iter().filter_map(|key| object.get_key_value(key)).map(|(name, value)| (name.as_str(), value));
             let pairs = key_pairs(present);
             (!pairs.is_empty()).then_some(PathElement::Key(pairs))
         }
@@ -142,33 +130,21 @@ fn schema_step(schema: &str, element: &PathElement) -> String {
 }
 
 /// Where `element` sits among `items` (a list whose schema path is `schema`).
-fn position(
-    items: &[Value],
-    element: &PathElement,
-    schema: &str,
-    strategies: Strategies<'_>,
-) -> Option<usize> {
+fn position(items: &[Value], element: &PathElement, schema: &str, strategies: Strategies<'_>) -> Option<usize> {
     match element {
         PathElement::Field(_) => None,
         PathElement::Index(index) => (*index < items.len()).then_some(*index),
-        PathElement::Value(_) => items
-            .iter()
-            .position(|item| element_id(item, &ListStrategy::Set).as_ref() == Some(element)),
+        PathElement::Value(_) => {
+            items.iter().position(|item| element_id(item, &ListStrategy::Set).as_ref() == Some(element))
+        }
         PathElement::Key(_) => {
             let strategy = strategies(schema);
-            items
-                .iter()
-                .position(|item| element_id(item, &strategy).as_ref() == Some(element))
+            items.iter().position(|item| element_id(item, &strategy).as_ref() == Some(element))
         }
     }
 }
 
-fn child<'v>(
-    value: &'v Value,
-    element: &PathElement,
-    schema: &str,
-    strategies: Strategies<'_>,
-) -> Option<&'v Value> {
+fn child<'v>(value: &'v Value, element: &PathElement, schema: &str, strategies: Strategies<'_>) -> Option<&'v Value> {
     match (value, element) {
         (Value::Object(map), PathElement::Field(name)) => map.get(name),
         (Value::Array(items), _) => items.get(position(items, element, schema, strategies)?),
@@ -192,12 +168,7 @@ fn child_mut<'v>(
     }
 }
 
-fn remove_child(
-    value: &mut Value,
-    element: &PathElement,
-    schema: &str,
-    strategies: Strategies<'_>,
-) -> bool {
+fn remove_child(value: &mut Value, element: &PathElement, schema: &str, strategies: Strategies<'_>) -> bool {
     match (value, element) {
         (Value::Object(map), PathElement::Field(name)) => {
             let before = map.len();
@@ -324,9 +295,10 @@ impl FieldSet {
     pub fn to_fields_v1(&self) -> Value {
         let mut root = Node::default();
         for path in &self.paths {
-            let node = path.0.iter().fold(&mut root, |node, element| {
-                node.children.entry(element.to_fields_v1_key()).or_default()
-            });
+            let node = path
+                .0
+                .iter()
+                .fold(&mut root, |node, element| node.children.entry(element.to_fields_v1_key()).or_default());
             node.member = true;
         }
         root.render()
@@ -345,10 +317,7 @@ impl FieldSet {
     /// Whether some member lies strictly below `path`.
     pub fn has_descendant(&self, path: &FieldPath) -> bool {
         // Paths sharing a prefix sort right after it, so the next member decides.
-        self.paths
-            .range((Bound::Excluded(path), Bound::Unbounded))
-            .next()
-            .is_some_and(|next| next.starts_with(path))
+        self.paths.range((Bound::Excluded(path), Bound::Unbounded)).next().is_some_and(|next| next.starts_with(path))
     }
 
     /// Whether the set has no member.
@@ -384,9 +353,7 @@ impl FieldSet {
 
 impl FromIterator<FieldPath> for FieldSet {
     fn from_iter<I: IntoIterator<Item = FieldPath>>(paths: I) -> Self {
-        Self {
-            paths: paths.into_iter().collect(),
-        }
+        Self { paths: paths.into_iter().collect() }
     }
 }
 
@@ -411,16 +378,9 @@ impl Node {
     }
 }
 
-fn parse_node(
-    node: &Value,
-    prefix: &mut Vec<PathElement>,
-    set: &mut FieldSet,
-) -> Result<(), String> {
+fn parse_node(node: &Value, prefix: &mut Vec<PathElement>, set: &mut FieldSet) -> Result<(), String> {
     let Value::Object(children) = node else {
-        return Err(format!(
-            "fieldsV1 at {:?} is not an object",
-            prefix_text(prefix)
-        ));
+        return Err(format!("fieldsV1 at {:?} is not an object", prefix_text(prefix)));
     };
     if children.is_empty() && !prefix.is_empty() {
         set.insert(FieldPath(prefix.clone()));
@@ -453,23 +413,14 @@ struct Walker<'s> {
 
 impl<'s> Walker<'s> {
     fn new(strategies: Strategies<'s>, strict: bool) -> Self {
-        Self {
-            strategies,
-            strict,
-            paths: BTreeSet::new(),
-        }
+        Self { strategies, strict, paths: BTreeSet::new() }
     }
 
     fn into_set(self) -> FieldSet {
         FieldSet { paths: self.paths }
     }
 
-    fn value(
-        &mut self,
-        value: &Value,
-        prefix: &mut Vec<PathElement>,
-        schema: &str,
-    ) -> Result<(), String> {
+    fn value(&mut self, value: &Value, prefix: &mut Vec<PathElement>, schema: &str) -> Result<(), String> {
         match value {
             Value::Object(map) if !map.is_empty() => self.object(map, prefix, schema),
             Value::Array(items) if !items.is_empty() => self.list(items, prefix, schema),
@@ -487,12 +438,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn object(
-        &mut self,
-        map: &Map<String, Value>,
-        prefix: &mut Vec<PathElement>,
-        schema: &str,
-    ) -> Result<(), String> {
+    fn object(&mut self, map: &Map<String, Value>, prefix: &mut Vec<PathElement>, schema: &str) -> Result<(), String> {
         for (name, value) in map {
             let element = PathElement::Field(name.clone());
             let child_schema = schema_step(schema, &element);
@@ -503,12 +449,7 @@ impl<'s> Walker<'s> {
         Ok(())
     }
 
-    fn list(
-        &mut self,
-        items: &[Value],
-        prefix: &mut Vec<PathElement>,
-        schema: &str,
-    ) -> Result<(), String> {
+    fn list(&mut self, items: &[Value], prefix: &mut Vec<PathElement>, schema: &str) -> Result<(), String> {
         let strategy = (self.strategies)(schema);
         if strategy == ListStrategy::Atomic {
             self.leaf(prefix);
@@ -650,12 +591,8 @@ mod tests {
 
     #[test]
     fn parsing_canonicalises_key_spelling() {
-        let set =
-            set_of(json!({"f:ports": {"k:{\"protocol\": \"TCP\", \"containerPort\": 80}": {}}}));
-        assert_eq!(
-            set.to_fields_v1(),
-            json!({"f:ports": {"k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {}}})
-        );
+        let set = set_of(json!({"f:ports": {"k:{\"protocol\": \"TCP\", \"containerPort\": 80}": {}}}));
+        assert_eq!(set.to_fields_v1(), json!({"f:ports": {"k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {}}}));
     }
 
     #[test]
@@ -708,11 +645,9 @@ mod tests {
         let nameless = json!({"spec": {"containers": [{"image": "x"}]}});
         assert_eq!(
             FieldSet::from_applied(&nameless, &strategies),
-            Err(
-                ".spec.containers: element 0: associative list with keys has an element \
+            Err(".spec.containers: element 0: associative list with keys has an element \
                  that omits key field \"name\""
-                    .to_owned()
-            )
+                .to_owned())
         );
     }
 
@@ -720,18 +655,9 @@ mod tests {
     fn set_algebra() {
         let a = set_of(json!({"f:spec": {"f:a": {}, "f:b": {}}}));
         let b = set_of(json!({"f:spec": {"f:b": {}, "f:c": {}}}));
-        assert_eq!(
-            a.union(&b).to_fields_v1(),
-            json!({"f:spec": {"f:a": {}, "f:b": {}, "f:c": {}}})
-        );
-        assert_eq!(
-            a.difference(&b).to_fields_v1(),
-            json!({"f:spec": {"f:a": {}}})
-        );
-        assert_eq!(
-            a.intersection(&b).to_fields_v1(),
-            json!({"f:spec": {"f:b": {}}})
-        );
+        assert_eq!(a.union(&b).to_fields_v1(), json!({"f:spec": {"f:a": {}, "f:b": {}, "f:c": {}}}));
+        assert_eq!(a.difference(&b).to_fields_v1(), json!({"f:spec": {"f:a": {}}}));
+        assert_eq!(a.intersection(&b).to_fields_v1(), json!({"f:spec": {"f:b": {}}}));
         assert!(a.difference(&a).is_empty());
         assert!(!a.is_empty());
         let spec = path(&[field("spec")]);
@@ -743,27 +669,16 @@ mod tests {
     #[test]
     fn renders_paths_for_messages() {
         let key = PathElement::Key(vec![("name".into(), "\"c\"".into())]);
-        assert_eq!(
-            path(&[field("spec"), field("replicas")]).to_string(),
-            ".spec.replicas"
-        );
+        assert_eq!(path(&[field("spec"), field("replicas")]).to_string(), ".spec.replicas");
         assert_eq!(
             path(&[field("spec"), field("containers"), key, field("image")]).to_string(),
             ".spec.containers[name=\"c\"].image"
         );
         assert_eq!(
-            path(&[
-                field("metadata"),
-                field("finalizers"),
-                PathElement::Value("\"a\"".into())
-            ])
-            .to_string(),
+            path(&[field("metadata"), field("finalizers"), PathElement::Value("\"a\"".into())]).to_string(),
             ".metadata.finalizers[=\"a\"]"
         );
-        assert_eq!(
-            path(&[field("args"), PathElement::Index(2)]).to_string(),
-            ".args[2]"
-        );
+        assert_eq!(path(&[field("args"), PathElement::Index(2)]).to_string(), ".args[2]");
     }
 
     #[test]
@@ -774,25 +689,15 @@ mod tests {
             field("containers"),
             PathElement::Key(vec![("name".into(), "\"c\"".into())]),
             field("ports"),
-            PathElement::Key(vec![
-                ("containerPort".into(), "80".into()),
-                ("protocol".into(), "\"TCP\"".into()),
-            ]),
+            PathElement::Key(vec![("containerPort".into(), "80".into()), ("protocol".into(), "\"TCP\"".into())]),
             field("containerPort"),
         ]);
         assert_eq!(port.lookup(&object, &strategies), Some(&json!(80)));
-        let finalizer = path(&[
-            field("metadata"),
-            field("finalizers"),
-            PathElement::Value("\"a\"".into()),
-        ]);
+        let finalizer = path(&[field("metadata"), field("finalizers"), PathElement::Value("\"a\"".into())]);
         assert!(finalizer.remove_from(&mut object, &strategies));
         assert!(!finalizer.remove_from(&mut object, &strategies));
         assert_eq!(object["metadata"]["finalizers"], json!(["b"]));
-        let container = port
-            .parent()
-            .and_then(|p| p.parent())
-            .and_then(|p| p.parent());
+        let container = port.parent().and_then(|p| p.parent()).and_then(|p| p.parent());
         let Some(container) = container else {
             panic!("the port path has parents");
         };

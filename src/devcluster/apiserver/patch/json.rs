@@ -64,10 +64,7 @@ impl Operation {
             Operation::Replace { path, value } => replace(doc, path, value.clone()),
             Operation::Move { from, path } => move_value(doc, from, path),
             Operation::Copy { from, path } => {
-                let value = doc
-                    .pointer_tokens(&from.tokens)
-                    .cloned()
-                    .ok_or_else(|| missing(from))?;
+                let value = doc.pointer_tokens(&from.tokens).cloned().ok_or_else(|| missing(from))?;
                 add(doc, path, value)
             }
             Operation::Test { path, value } => test(doc, path, value),
@@ -77,17 +74,14 @@ impl Operation {
 
 fn parse_operations(ops: &Value) -> Result<Vec<Operation>, PatchError> {
     let Value::Array(items) = ops else {
-        return Err(PatchError::BadRequest(
-            "json patch must be a JSON array of operations".to_string(),
-        ));
+        return Err(PatchError::BadRequest("json patch must be a JSON array of operations".to_string()));
     };
     items
         .iter()
         .enumerate()
         .map(|(index, item)| {
-            parse_operation(item).map_err(|reason| {
-                PatchError::BadRequest(format!("json patch operation {index}: {reason}"))
-            })
+            parse_operation(item)
+                .map_err(|reason| PatchError::BadRequest(format!("json patch operation {index}: {reason}")))
         })
         .collect()
 }
@@ -105,27 +99,12 @@ fn parse_operation(item: &Value) -> Result<Operation, String> {
     let from = || pointer_field(fields, "from");
     let value = || value_field(fields, op);
     match op {
-        "add" => Ok(Operation::Add {
-            path: path()?,
-            value: value()?,
-        }),
+        "add" => Ok(Operation::Add { path: path()?, value: value()? }),
         "remove" => Ok(Operation::Remove { path: path()? }),
-        "replace" => Ok(Operation::Replace {
-            path: path()?,
-            value: value()?,
-        }),
-        "move" => Ok(Operation::Move {
-            from: from()?,
-            path: path()?,
-        }),
-        "copy" => Ok(Operation::Copy {
-            from: from()?,
-            path: path()?,
-        }),
-        "test" => Ok(Operation::Test {
-            path: path()?,
-            value: value()?,
-        }),
+        "replace" => Ok(Operation::Replace { path: path()?, value: value()? }),
+        "move" => Ok(Operation::Move { from: from()?, path: path()? }),
+        "copy" => Ok(Operation::Copy { from: from()?, path: path()? }),
+        "test" => Ok(Operation::Test { path: path()?, value: value()? }),
         other => Err(format!("unknown op {other:?}")),
     }
 }
@@ -141,10 +120,7 @@ fn pointer_field(fields: &Map<String, Value>, name: &str) -> Result<Pointer, Str
 fn value_field(fields: &Map<String, Value>, op: &str) -> Result<Value, String> {
     // An explicit `"value": null` is a real value (and the one `test` callers use to
     // assert absence), so only a missing member is an error.
-    fields
-        .get("value")
-        .cloned()
-        .ok_or_else(|| format!("missing \"value\" for op {op:?}"))
+    fields.get("value").cloned().ok_or_else(|| format!("missing \"value\" for op {op:?}"))
 }
 
 /// A parsed RFC 6901 JSON pointer, kept with its text for error messages.
@@ -159,26 +135,16 @@ impl Pointer {
         let tokens = match text.strip_prefix('/') {
             None if text.is_empty() => Vec::new(),
             None => {
-                return Err(format!(
-                    "invalid JSON pointer {text:?}: it must be empty or start with \"/\""
-                ));
+                return Err(format!("invalid JSON pointer {text:?}: it must be empty or start with \"/\""));
             }
-            Some(rest) => rest
-                .split('/')
-                .map(|token| unescape(token, text))
-                .collect::<Result<_, _>>()?,
+            Some(rest) => rest.split('/').map(|token| unescape(token, text)).collect::<Result<_, _>>()?,
         };
-        Ok(Pointer {
-            text: text.to_string(),
-            tokens,
-        })
+        Ok(Pointer { text: text.to_string(), tokens })
     }
 
     /// Splits into the parent's tokens and the last token; `None` for the root.
     fn split_last(&self) -> Option<(&[String], &str)> {
-        self.tokens
-            .split_last()
-            .map(|(last, parent)| (parent, last.as_str()))
+        self.tokens.split_last().map(|(last, parent)| (parent, last.as_str()))
     }
 }
 
@@ -194,9 +160,7 @@ fn unescape(token: &str, pointer: &str) -> Result<String, String> {
             Some('0') => out.push('~'),
             Some('1') => out.push('/'),
             _ => {
-                return Err(format!(
-                    "invalid JSON pointer {pointer:?}: \"~\" must be followed by 0 or 1"
-                ));
+                return Err(format!("invalid JSON pointer {pointer:?}: \"~\" must be followed by 0 or 1"));
             }
         }
     }
@@ -229,10 +193,8 @@ impl Resolve for Value {
 
 /// Parses an array index token; RFC 6901 forbids signs and leading zeros.
 fn array_index(token: &str) -> Option<usize> {
-    let canonical = token == "0"
-        || (!token.is_empty()
-            && !token.starts_with('0')
-            && token.bytes().all(|b| b.is_ascii_digit()));
+    let canonical =
+        token == "0" || (!token.is_empty() && !token.starts_with('0') && token.bytes().all(|b| b.is_ascii_digit()));
     if canonical { token.parse().ok() } else { None }
 }
 
@@ -247,9 +209,8 @@ fn add(doc: &mut Value, path: &Pointer, value: Value) -> Result<(), String> {
     };
     // The parent must already exist: `add /metadata/finalizers/-` on an object without
     // finalizers fails, which is what makes kube-runtime add the whole array instead.
-    let container = doc
-        .pointer_tokens_mut(parent)
-        .ok_or_else(|| format!("parent of path {:?} does not exist", path.text))?;
+    let container =
+        doc.pointer_tokens_mut(parent).ok_or_else(|| format!("parent of path {:?} does not exist", path.text))?;
     match container {
         Value::Object(members) => {
             members.insert(last.to_string(), value);
@@ -260,16 +221,12 @@ fn add(doc: &mut Value, path: &Pointer, value: Value) -> Result<(), String> {
             Ok(())
         }
         Value::Array(items) => {
-            let index = array_index(last)
-                .filter(|i| *i <= items.len())
-                .ok_or_else(|| out_of_range(path, items.len()))?;
+            let index =
+                array_index(last).filter(|i| *i <= items.len()).ok_or_else(|| out_of_range(path, items.len()))?;
             items.insert(index, value);
             Ok(())
         }
-        _ => Err(format!(
-            "parent of path {:?} is neither an object nor an array",
-            path.text
-        )),
+        _ => Err(format!("parent of path {:?} is neither an object nor an array", path.text)),
     }
 }
 
@@ -280,9 +237,8 @@ fn remove(doc: &mut Value, path: &Pointer) -> Result<Value, String> {
     match doc.pointer_tokens_mut(parent) {
         Some(Value::Object(members)) => members.remove(last).ok_or_else(|| missing(path)),
         Some(Value::Array(items)) => {
-            let index = array_index(last)
-                .filter(|i| *i < items.len())
-                .ok_or_else(|| out_of_range(path, items.len()))?;
+            let index =
+                array_index(last).filter(|i| *i < items.len()).ok_or_else(|| out_of_range(path, items.len()))?;
             Ok(items.remove(index))
         }
         _ => Err(missing(path)),
@@ -290,25 +246,17 @@ fn remove(doc: &mut Value, path: &Pointer) -> Result<Value, String> {
 }
 
 fn replace(doc: &mut Value, path: &Pointer, value: Value) -> Result<(), String> {
-    let slot = doc
-        .pointer_tokens_mut(&path.tokens)
-        .ok_or_else(|| missing(path))?;
+    let slot = doc.pointer_tokens_mut(&path.tokens).ok_or_else(|| missing(path))?;
     *slot = value;
     Ok(())
 }
 
 fn move_value(doc: &mut Value, from: &Pointer, path: &Pointer) -> Result<(), String> {
     if from == path {
-        return doc
-            .pointer_tokens(&from.tokens)
-            .map(|_| ())
-            .ok_or_else(|| missing(from));
+        return doc.pointer_tokens(&from.tokens).map(|_| ()).ok_or_else(|| missing(from));
     }
     if path.tokens.starts_with(&from.tokens) {
-        return Err(format!(
-            "cannot move {:?} into its own child {:?}",
-            from.text, path.text
-        ));
+        return Err(format!("cannot move {:?} into its own child {:?}", from.text, path.text));
     }
     let value = remove(doc, from)?;
     add(doc, path, value)
@@ -321,37 +269,23 @@ fn test(doc: &Value, path: &Pointer, expected: &Value) -> Result<(), String> {
         // server fails the test for a missing parent or an array index out of range.
         None => {
             expected.is_null()
-                && path
-                    .split_last()
-                    .and_then(|(parent, _)| doc.pointer_tokens(parent))
-                    .is_some_and(Value::is_object)
+                && path.split_last().and_then(|(parent, _)| doc.pointer_tokens(parent)).is_some_and(Value::is_object)
         }
     };
-    if passed {
-        Ok(())
-    } else {
-        Err(format!("test of path {:?} failed", path.text))
-    }
+    if passed { Ok(()) } else { Err(format!("test of path {:?} failed", path.text)) }
 }
 
 fn out_of_range(path: &Pointer, len: usize) -> String {
-    format!(
-        "path {:?} is not a valid index of an array of length {len}",
-        path.text
-    )
+    format!("path {:?} is not a valid index of an array of length {len}", path.text)
 }
 
 /// Compares JSON values the RFC 6902 way: numbers by numeric value, so `1` equals `1.0`.
 fn json_equal(left: &Value, right: &Value) -> bool {
     match (left, right) {
         (Value::Number(l), Value::Number(r)) => numbers_equal(l, r),
-        (Value::Array(l), Value::Array(r)) => {
-            l.len() == r.len() && l.iter().zip(r).all(|(a, b)| json_equal(a, b))
-        }
+        (Value::Array(l), Value::Array(r)) => l.len() == r.len() && l.iter().zip(r).all(|(a, b)| json_equal(a, b)),
         (Value::Object(l), Value::Object(r)) => {
-            l.len() == r.len()
-                && l.iter()
-                    .all(|(key, a)| r.get(key).is_some_and(|b| json_equal(a, b)))
+            l.len() == r.len() && l.iter().all(|(key, a)| r.get(key).is_some_and(|b| json_equal(a, b)))
         }
         _ => left == right,
     }
@@ -384,18 +318,12 @@ mod tests {
 
     fn assert_unprocessable(target: Value, ops: Value) {
         let result = patched(target, ops.clone());
-        assert!(
-            matches!(result, Err(PatchError::Unprocessable(_))),
-            "ops {ops} gave {result:?}"
-        );
+        assert!(matches!(result, Err(PatchError::Unprocessable(_))), "ops {ops} gave {result:?}");
     }
 
     fn assert_bad_request(ops: Value) {
         let result = patched(json!({"a": 1}), ops.clone());
-        assert!(
-            matches!(result, Err(PatchError::BadRequest(_))),
-            "ops {ops} gave {result:?}"
-        );
+        assert!(matches!(result, Err(PatchError::BadRequest(_))), "ops {ops} gave {result:?}");
     }
 
     #[test]
@@ -462,35 +390,19 @@ mod tests {
 
     #[test]
     fn add_root_replaces_document() {
-        assert_patched(
-            json!({"a": 1}),
-            json!([{"op": "add", "path": "", "value": [1]}]),
-            json!([1]),
-        );
+        assert_patched(json!({"a": 1}), json!([{"op": "add", "path": "", "value": [1]}]), json!([1]));
     }
 
     #[test]
     fn add_with_missing_parent_fails() {
-        assert_unprocessable(
-            json!({"foo": "bar"}),
-            json!([{"op": "add", "path": "/baz/bat", "value": "qux"}]),
-        );
+        assert_unprocessable(json!({"foo": "bar"}), json!([{"op": "add", "path": "/baz/bat", "value": "qux"}]));
     }
 
     #[test]
     fn add_index_out_of_range_fails() {
-        assert_unprocessable(
-            json!({"foo": ["bar", "baz"]}),
-            json!([{"op": "add", "path": "/foo/3", "value": "x"}]),
-        );
-        assert_unprocessable(
-            json!({"foo": ["bar"]}),
-            json!([{"op": "add", "path": "/foo/01", "value": "x"}]),
-        );
-        assert_unprocessable(
-            json!({"foo": ["bar"]}),
-            json!([{"op": "add", "path": "/foo/-1", "value": "x"}]),
-        );
+        assert_unprocessable(json!({"foo": ["bar", "baz"]}), json!([{"op": "add", "path": "/foo/3", "value": "x"}]));
+        assert_unprocessable(json!({"foo": ["bar"]}), json!([{"op": "add", "path": "/foo/01", "value": "x"}]));
+        assert_unprocessable(json!({"foo": ["bar"]}), json!([{"op": "add", "path": "/foo/-1", "value": "x"}]));
     }
 
     #[test]
@@ -527,19 +439,12 @@ mod tests {
             json!([{"op": "replace", "path": "/a/0", "value": null}]),
             json!({"a": [null, 2]}),
         );
-        assert_patched(
-            json!({"a": 1}),
-            json!([{"op": "replace", "path": "", "value": {"b": 2}}]),
-            json!({"b": 2}),
-        );
+        assert_patched(json!({"a": 1}), json!([{"op": "replace", "path": "", "value": {"b": 2}}]), json!({"b": 2}));
     }
 
     #[test]
     fn replace_missing_fails() {
-        assert_unprocessable(
-            json!({"a": 1}),
-            json!([{"op": "replace", "path": "/b", "value": 2}]),
-        );
+        assert_unprocessable(json!({"a": 1}), json!([{"op": "replace", "path": "/b", "value": 2}]));
     }
 
     #[test]
@@ -562,23 +467,13 @@ mod tests {
 
     #[test]
     fn move_into_own_child_fails() {
-        assert_unprocessable(
-            json!({"a": {"b": 1}}),
-            json!([{"op": "move", "from": "/a", "path": "/a/c"}]),
-        );
+        assert_unprocessable(json!({"a": {"b": 1}}), json!([{"op": "move", "from": "/a", "path": "/a/c"}]));
     }
 
     #[test]
     fn move_to_same_place_is_a_no_op() {
-        assert_patched(
-            json!({"a": 1}),
-            json!([{"op": "move", "from": "/a", "path": "/a"}]),
-            json!({"a": 1}),
-        );
-        assert_unprocessable(
-            json!({"a": 1}),
-            json!([{"op": "move", "from": "/b", "path": "/b"}]),
-        );
+        assert_patched(json!({"a": 1}), json!([{"op": "move", "from": "/a", "path": "/a"}]), json!({"a": 1}));
+        assert_unprocessable(json!({"a": 1}), json!([{"op": "move", "from": "/b", "path": "/b"}]));
     }
 
     #[test]
@@ -588,10 +483,7 @@ mod tests {
             json!([{"op": "copy", "from": "/a/b", "path": "/c"}]),
             json!({"a": {"b": [1]}, "c": [1]}),
         );
-        assert_unprocessable(
-            json!({"a": 1}),
-            json!([{"op": "copy", "from": "/x", "path": "/c"}]),
-        );
+        assert_unprocessable(json!({"a": 1}), json!([{"op": "copy", "from": "/x", "path": "/c"}]));
     }
 
     #[test]
@@ -605,10 +497,7 @@ mod tests {
             ]),
             doc.clone(),
         );
-        assert_unprocessable(
-            doc.clone(),
-            json!([{"op": "test", "path": "/baz", "value": "bar"}]),
-        );
+        assert_unprocessable(doc.clone(), json!([{"op": "test", "path": "/baz", "value": "bar"}]));
         assert_unprocessable(doc, json!([{"op": "test", "path": "/nope", "value": 1}]));
     }
 
@@ -636,11 +525,7 @@ mod tests {
 
     #[test]
     fn test_null_passes_on_explicit_null_and_fails_on_value() {
-        assert_patched(
-            json!({"a": null}),
-            json!([{"op": "test", "path": "/a", "value": null}]),
-            json!({"a": null}),
-        );
+        assert_patched(json!({"a": null}), json!([{"op": "test", "path": "/a", "value": null}]), json!({"a": null}));
         assert_unprocessable(
             json!({"metadata": {"finalizers": ["f"]}}),
             json!([{"op": "test", "path": "/metadata/finalizers", "value": null}]),
@@ -649,14 +534,8 @@ mod tests {
 
     #[test]
     fn test_null_fails_when_parent_is_missing() {
-        assert_unprocessable(
-            json!({}),
-            json!([{"op": "test", "path": "/metadata/finalizers", "value": null}]),
-        );
-        assert_unprocessable(
-            json!({"list": [1]}),
-            json!([{"op": "test", "path": "/list/1", "value": null}]),
-        );
+        assert_unprocessable(json!({}), json!([{"op": "test", "path": "/metadata/finalizers", "value": null}]));
+        assert_unprocessable(json!({"list": [1]}), json!([{"op": "test", "path": "/list/1", "value": null}]));
     }
 
     #[test]
@@ -718,10 +597,7 @@ mod tests {
     #[test]
     fn malformed_op_after_valid_ones_applies_nothing() {
         let mut target = json!({"a": 1});
-        let result = json_patch(
-            &mut target,
-            &json!([{"op": "remove", "path": "/a"}, {"op": "nope"}]),
-        );
+        let result = json_patch(&mut target, &json!([{"op": "remove", "path": "/a"}, {"op": "nope"}]));
         assert!(matches!(result, Err(PatchError::BadRequest(_))));
         assert_eq!(target, json!({"a": 1}));
     }
@@ -732,16 +608,13 @@ mod tests {
         assert_eq!(
             result,
             Err(PatchError::Unprocessable(
-                "json patch operation 0 (remove) does not apply: path \"/x\" does not exist"
-                    .to_string()
+                "json patch operation 0 (remove) does not apply: path \"/x\" does not exist".to_string()
             ))
         );
         let result = patched(json!({}), json!([{"op": "add", "path": "/x"}]));
         assert_eq!(
             result,
-            Err(PatchError::BadRequest(
-                "json patch operation 0: missing \"value\" for op \"add\"".to_string()
-            ))
+            Err(PatchError::BadRequest("json patch operation 0: missing \"value\" for op \"add\"".to_string()))
         );
     }
 

@@ -48,48 +48,20 @@ mod tests {
     fn rfc7386_appendix_examples() {
         let cases = [
             (json!({"a": "b"}), json!({"a": "c"}), json!({"a": "c"})),
-            (
-                json!({"a": "b"}),
-                json!({"b": "c"}),
-                json!({"a": "b", "b": "c"}),
-            ),
+            (json!({"a": "b"}), json!({"b": "c"}), json!({"a": "b", "b": "c"})),
             (json!({"a": "b"}), json!({"a": null}), json!({})),
-            (
-                json!({"a": "b", "b": "c"}),
-                json!({"a": null}),
-                json!({"b": "c"}),
-            ),
+            (json!({"a": "b", "b": "c"}), json!({"a": null}), json!({"b": "c"})),
             (json!({"a": ["b"]}), json!({"a": "c"}), json!({"a": "c"})),
             (json!({"a": "c"}), json!({"a": ["b"]}), json!({"a": ["b"]})),
-            (
-                json!({"a": {"b": "c"}}),
-                json!({"a": {"b": "d", "c": null}}),
-                json!({"a": {"b": "d"}}),
-            ),
-            (
-                json!({"a": [{"b": "c"}]}),
-                json!({"a": [1]}),
-                json!({"a": [1]}),
-            ),
+            (json!({"a": {"b": "c"}}), json!({"a": {"b": "d", "c": null}}), json!({"a": {"b": "d"}})),
+            (json!({"a": [{"b": "c"}]}), json!({"a": [1]}), json!({"a": [1]})),
             (json!(["a", "b"]), json!(["c", "d"]), json!(["c", "d"])),
             (json!({"a": "b"}), json!(["c"]), json!(["c"])),
             (json!({"a": "foo"}), json!(null), json!(null)),
             (json!({"a": "foo"}), json!("bar"), json!("bar")),
-            (
-                json!({"e": null}),
-                json!({"a": 1}),
-                json!({"e": null, "a": 1}),
-            ),
-            (
-                json!([1, 2]),
-                json!({"a": "b", "c": null}),
-                json!({"a": "b"}),
-            ),
-            (
-                json!({}),
-                json!({"a": {"bb": {"ccc": null}}}),
-                json!({"a": {"bb": {}}}),
-            ),
+            (json!({"e": null}), json!({"a": 1}), json!({"e": null, "a": 1})),
+            (json!([1, 2]), json!({"a": "b", "c": null}), json!({"a": "b"})),
+            (json!({}), json!({"a": {"bb": {"ccc": null}}}), json!({"a": {"bb": {}}})),
         ];
         for (target, patch, expected) in cases {
             assert_eq!(merged(target, patch.clone()), expected, "patch {patch}");
@@ -102,8 +74,7 @@ mod tests {
             "metadata": {"name": "x", "labels": {"app": "a", "tier": "web"}},
             "spec": {"replicas": 1}
         });
-        let patch =
-            json!({"metadata": {"labels": {"tier": null, "env": "dev"}}, "spec": {"replicas": 3}});
+        let patch = json!({"metadata": {"labels": {"tier": null, "env": "dev"}}, "spec": {"replicas": 3}});
         assert_eq!(
             merged(target, patch),
             json!({
@@ -120,9 +91,6 @@ mod tests {
 
     #[test]
     fn empty_patch_changes_nothing() {
-        assert_eq!(
-            merged(json!({"a": {"b": 1}}), json!({})),
-            json!({"a": {"b": 1}})
-        );
+        assert_eq!(merged(json!({"a": {"b": 1}}), json!({})), json!({"a": {"b": 1}}));
     }
 }

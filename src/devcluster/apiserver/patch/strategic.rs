@@ -23,11 +23,7 @@ const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 /// elements), `$setElementOrder/<field>`, `$deleteFromPrimitiveList/<field>` and
 /// `$retainKeys` are honoured and never stored. A malformed patch is
 /// [`PatchError::BadRequest`]; on error `target` is unchanged.
-pub fn strategic_merge_patch(
-    target: &mut Value,
-    patch: &Value,
-    strategies: Strategies<'_>,
-) -> Result<(), PatchError> {
+pub fn strategic_merge_patch(target: &mut Value, patch: &Value, strategies: Strategies<'_>) -> Result<(), PatchError> {
     let Value::Object(patch) = patch else {
         return Err(bad("a strategic merge patch must be a JSON object"));
     };
@@ -49,10 +45,7 @@ pub fn strategic_merge_patch(
 pub fn builtin_strategy(group: &str, kind: &str, path: &str) -> ListStrategy {
     let is = |g: &str, k: &str| g == group && k == kind;
     let metadata_rule = || {
-        let extra = EXTRA_OBJECT_META
-            .iter()
-            .filter(|(g, k, _)| is(g, k))
-            .map(|(_, _, prefix)| *prefix);
+        let extra = EXTRA_OBJECT_META.iter().filter(|(g, k, _)| is(g, k)).map(|(_, _, prefix)| *prefix);
         std::iter::once("metadata")
             .chain(extra)
             .find_map(|prefix| relative(path, prefix).and_then(|rest| lookup(OBJECT_META, rest)))
@@ -63,16 +56,8 @@ pub fn builtin_strategy(group: &str, kind: &str, path: &str) -> ListStrategy {
             .filter(|(g, k, _)| is(g, k))
             .find_map(|(_, _, prefix)| relative(path, prefix).and_then(pod_spec_list))
     };
-    let kind_rule = || {
-        KIND_LISTS
-            .iter()
-            .find(|(g, k, p, _)| is(g, k) && *p == path)
-            .map(|(_, _, _, rule)| *rule)
-    };
-    metadata_rule()
-        .or_else(pod_spec_rule)
-        .or_else(kind_rule)
-        .map_or(ListStrategy::Atomic, Rule::strategy)
+    let kind_rule = || KIND_LISTS.iter().find(|(g, k, p, _)| is(g, k) && *p == path).map(|(_, _, _, rule)| *rule);
+    metadata_rule().or_else(pod_spec_rule).or_else(kind_rule).map_or(ListStrategy::Atomic, Rule::strategy)
 }
 
 /// A non-atomic list's merge rule, in a form that fits in static tables.
@@ -94,20 +79,13 @@ impl Rule {
 }
 
 /// ObjectMeta lists, relative to any `metadata`.
-const OBJECT_META: &[(&str, Rule)] = &[
-    ("finalizers", Rule::Set),
-    ("ownerReferences", Rule::Key("uid")),
-];
+const OBJECT_META: &[(&str, Rule)] = &[("finalizers", Rule::Set), ("ownerReferences", Rule::Key("uid"))];
 
 /// ObjectMeta embedded below the top level (pod templates), per (group, kind).
-const EXTRA_OBJECT_META: &[(&str, &str, &str)] =
-    &[("apps", "Deployment", "spec.template.metadata")];
+const EXTRA_OBJECT_META: &[(&str, &str, &str)] = &[("apps", "Deployment", "spec.template.metadata")];
 
 /// Where each kind keeps a PodSpec, per (group, kind).
-const POD_SPEC_AT: &[(&str, &str, &str)] = &[
-    ("", "Pod", "spec"),
-    ("apps", "Deployment", "spec.template.spec"),
-];
+const POD_SPEC_AT: &[(&str, &str, &str)] = &[("", "Pod", "spec"), ("apps", "Deployment", "spec.template.spec")];
 
 /// PodSpec lists, relative to the PodSpec.
 const POD_SPEC_LISTS: &[(&str, Rule)] = &[
@@ -143,26 +121,13 @@ const KIND_LISTS: &[(&str, &str, &str, Rule)] = &[
     ("", "Node", "status.conditions", Rule::Key("type")),
     ("", "Node", "status.addresses", Rule::Key("type")),
     ("", "Namespace", "status.conditions", Rule::Key("type")),
-    (
-        "apiextensions.k8s.io",
-        "CustomResourceDefinition",
-        "status.conditions",
-        Rule::Key("type"),
-    ),
-    (
-        "certificates.k8s.io",
-        "CertificateSigningRequest",
-        "status.conditions",
-        Rule::Key("type"),
-    ),
+    ("apiextensions.k8s.io", "CustomResourceDefinition", "status.conditions", Rule::Key("type")),
+    ("certificates.k8s.io", "CertificateSigningRequest", "status.conditions", Rule::Key("type")),
     ("", "ServiceAccount", "secrets", Rule::Key("name")),
 ];
 
 fn lookup(table: &[(&str, Rule)], field: &str) -> Option<Rule> {
-    table
-        .iter()
-        .find(|(name, _)| *name == field)
-        .map(|(_, rule)| *rule)
+    table.iter().find(|(name, _)| *name == field).map(|(_, rule)| *rule)
 }
 
 /// `path` below `prefix` (`spec.containers` below `spec` is `containers`).
@@ -172,9 +137,7 @@ fn relative<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
 
 fn pod_spec_list(rest: &str) -> Option<Rule> {
     lookup(POD_SPEC_LISTS, rest).or_else(|| {
-        CONTAINER_LISTS
-            .iter()
-            .find_map(|list| relative(rest, list).and_then(|field| lookup(CONTAINER_FIELDS, field)))
+        CONTAINER_LISTS.iter().find_map(|list| relative(rest, list).and_then(|field| lookup(CONTAINER_FIELDS, field)))
     })
 }
 
@@ -183,11 +146,7 @@ fn bad(message: impl Into<String>) -> PatchError {
 }
 
 fn child_path(path: &str, field: &str) -> String {
-    if path.is_empty() {
-        field.to_string()
-    } else {
-        format!("{path}.{field}")
-    }
+    if path.is_empty() { field.to_string() } else { format!("{path}.{field}") }
 }
 
 /// What a key of a patch map means.
@@ -206,9 +165,7 @@ fn classify(key: &str) -> Result<Key<'_>, PatchError> {
         };
         match rest.strip_prefix('/') {
             Some(field) if !field.is_empty() => Ok(Some(field)),
-            _ => Err(bad(format!(
-                "invalid directive {key:?}: expected \"{prefix}/<field>\""
-            ))),
+            _ => Err(bad(format!("invalid directive {key:?}: expected \"{prefix}/<field>\""))),
         }
     };
     Ok(match key {
@@ -262,10 +219,8 @@ impl Merger<'_> {
         if let Some(directive) = patch.get(PATCH) {
             return self.map_directive(target, patch, directive, path);
         }
-        let entries = patch
-            .iter()
-            .map(|(key, value)| Ok((classify(key)?, value)))
-            .collect::<Result<Vec<_>, PatchError>>()?;
+        let entries =
+            patch.iter().map(|(key, value)| Ok((classify(key)?, value))).collect::<Result<Vec<_>, PatchError>>()?;
         // Retained keys are pruned before merging, which is equivalent to pruning
         // after: every key the patch sets must be in the retained list anyway.
         for (key, value) in &entries {
@@ -316,10 +271,7 @@ impl Merger<'_> {
                 target.clear();
                 Ok(())
             }
-            _ => Err(bad(format!(
-                "unknown {PATCH} directive {directive} at {:?}",
-                display_path(path)
-            ))),
+            _ => Err(bad(format!("unknown {PATCH} directive {directive} at {:?}", display_path(path)))),
         }
     }
 
@@ -336,9 +288,7 @@ impl Merger<'_> {
             return Ok(());
         }
         match (target.get_mut(field), patch) {
-            (Some(Value::Object(existing)), Value::Object(patch)) => {
-                self.merge_map(existing, patch, &path)
-            }
+            (Some(Value::Object(existing)), Value::Object(patch)) => self.merge_map(existing, patch, &path),
             (Some(Value::Array(existing)), Value::Array(patch)) => {
                 *existing = self.merge_list(existing, patch, &path)?;
                 Ok(())
@@ -354,12 +304,7 @@ impl Merger<'_> {
         }
     }
 
-    fn merge_list(
-        &self,
-        target: &[Value],
-        patch: &[Value],
-        path: &str,
-    ) -> Result<Vec<Value>, PatchError> {
+    fn merge_list(&self, target: &[Value], patch: &[Value], path: &str) -> Result<Vec<Value>, PatchError> {
         match (self.strategies)(path) {
             ListStrategy::Atomic => self.fresh_list(patch, path),
             ListStrategy::Set => merge_set(target, patch, path),
@@ -393,10 +338,7 @@ impl Merger<'_> {
                 }
                 Some((_, Some("replace"))) => replace = true,
                 Some((directive, _)) => {
-                    return Err(bad(format!(
-                        "unknown {PATCH} directive {directive} in list {:?}",
-                        display_path(path)
-                    )));
+                    return Err(bad(format!("unknown {PATCH} directive {directive} in list {:?}", display_path(path))));
                 }
             }
         }
@@ -407,21 +349,14 @@ impl Merger<'_> {
         let mut patch_order = Vec::with_capacity(plain.len());
         for fields in plain {
             let key = merge_key(fields, keys, path)?;
-            let existing = merged
-                .iter_mut()
-                .find(|item| item.is_object() && identity.of(item) == key);
+            let existing = merged.iter_mut().find(|item| item.is_object() && identity.of(item) == key);
             match existing {
                 Some(Value::Object(existing)) => self.merge_map(existing, fields, path)?,
                 _ => merged.push(Value::Object(self.fresh_map(fields, path)?)),
             }
             patch_order.push(key);
         }
-        Ok(normalize_order(
-            merged,
-            &patch_order,
-            &server_order,
-            &identity,
-        ))
+        Ok(normalize_order(merged, &patch_order, &server_order, &identity))
     }
 
     /// `$setElementOrder/<field>`: merge the list as usual, then order the elements the
@@ -436,10 +371,7 @@ impl Merger<'_> {
     ) -> Result<(), PatchError> {
         let list_path = child_path(path, field);
         let Value::Array(order) = order else {
-            return Err(bad(format!(
-                "{SET_ELEMENT_ORDER}/{field} at {:?} must be a list",
-                display_path(path)
-            )));
+            return Err(bad(format!("{SET_ELEMENT_ORDER}/{field} at {:?} must be a list", display_path(path))));
         };
         let patch_list = match patch.get(field) {
             None => None,
@@ -476,14 +408,8 @@ impl Merger<'_> {
         };
         let order_ids: Vec<Value> = order.iter().map(|item| identity.of(item)).collect();
         let live_ids = match (&live, patch_list, &strategy) {
-            (Some(live), Some(list), ListStrategy::Map(_)) => {
-                live_order_after_merge(live, list, &identity)
-            }
-            _ => live
-                .iter()
-                .flatten()
-                .map(|item| identity.of(item))
-                .collect(),
+            (Some(live), Some(list), ListStrategy::Map(_)) => live_order_after_merge(live, list, &identity),
+            _ => live.iter().flatten().map(|item| identity.of(item)).collect(),
         };
         let ordered = normalize_order(merged, &order_ids, &live_ids, &identity);
         target.insert(field.to_string(), Value::Array(ordered));
@@ -501,11 +427,7 @@ impl Merger<'_> {
         }
     }
 
-    fn fresh_map(
-        &self,
-        patch: &Map<String, Value>,
-        path: &str,
-    ) -> Result<Map<String, Value>, PatchError> {
+    fn fresh_map(&self, patch: &Map<String, Value>, path: &str) -> Result<Map<String, Value>, PatchError> {
         let mut fresh = Map::new();
         self.merge_map(&mut fresh, patch, path)?;
         Ok(fresh)
@@ -524,10 +446,7 @@ impl Merger<'_> {
 /// Union of two scalar lists; duplicates anywhere collapse to their first occurrence.
 fn merge_set(target: &[Value], patch: &[Value], path: &str) -> Result<Vec<Value>, PatchError> {
     if let Some(element) = patch.iter().find(|e| e.is_object() || e.is_array()) {
-        return Err(bad(format!(
-            "{:?} is a list of scalars and cannot merge element {element}",
-            display_path(path)
-        )));
+        return Err(bad(format!("{:?} is a list of scalars and cannot merge element {element}", display_path(path))));
     }
     let mut merged: Vec<Value> = Vec::with_capacity(target.len() + patch.len());
     for element in target.iter().chain(patch) {
@@ -539,11 +458,7 @@ fn merge_set(target: &[Value], patch: &[Value], path: &str) -> Result<Vec<Value>
 }
 
 /// The key fields of a keyed-list patch element, which it must all carry.
-fn merge_key(
-    fields: &Map<String, Value>,
-    keys: &[String],
-    path: &str,
-) -> Result<Value, PatchError> {
+fn merge_key(fields: &Map<String, Value>, keys: &[String], path: &str) -> Result<Value, PatchError> {
     if let Some(key) = keys.iter().find(|key| !fields.contains_key(key.as_str())) {
         return Err(bad(format!(
             "element {} of {:?} does not contain its merge key {key:?}",
@@ -556,31 +471,19 @@ fn merge_key(
 
 /// The values of `keys` as one comparable value; a missing key reads as `null`.
 fn key_tuple<'v>(keys: &[String], lookup: impl Fn(&str) -> Option<&'v Value>) -> Value {
-    Value::Array(
-        keys.iter()
-            .map(|key| lookup(key).cloned().unwrap_or(Value::Null))
-            .collect(),
-    )
+    Value::Array(keys.iter().map(|key| lookup(key).cloned().unwrap_or(Value::Null)).collect())
 }
 
 fn require_keys(element: &Value, keys: &[String], path: &str) -> Result<(), PatchError> {
     match element {
         Value::Object(fields) => merge_key(fields, keys, path).map(|_| ()),
-        other => Err(bad(format!(
-            "{SET_ELEMENT_ORDER} element {other} of {:?} must be an object",
-            display_path(path)
-        ))),
+        other => Err(bad(format!("{SET_ELEMENT_ORDER} element {other} of {:?} must be an object", display_path(path)))),
     }
 }
 
 /// The patch list must list its elements in the same relative order as
 /// `$setElementOrder`, and only elements it names; deletions are exempt.
-fn check_order(
-    list: &[Value],
-    order: &[Value],
-    identity: &Identity<'_>,
-    path: &str,
-) -> Result<(), PatchError> {
+fn check_order(list: &[Value], order: &[Value], identity: &Identity<'_>, path: &str) -> Result<(), PatchError> {
     let mut remaining = order.iter().map(|item| identity.of(item));
     for element in list.iter().filter(|e| !is_directive_element(e)) {
         let wanted = identity.of(element);
@@ -601,10 +504,7 @@ fn retain_keys(
     path: &str,
 ) -> Result<(), PatchError> {
     let Value::Array(retained) = retained else {
-        return Err(bad(format!(
-            "{RETAIN_KEYS} at {:?} must be a list of field names",
-            display_path(path)
-        )));
+        return Err(bad(format!("{RETAIN_KEYS} at {:?} must be a list of field names", display_path(path))));
     };
     let retained: Vec<&str> = retained.iter().filter_map(Value::as_str).collect();
     for (key, value) in entries {
@@ -629,10 +529,7 @@ fn delete_from_list(
     path: &str,
 ) -> Result<(), PatchError> {
     let Value::Array(doomed) = doomed else {
-        return Err(bad(format!(
-            "{DELETE_FROM_PRIMITIVE_LIST}/{field} at {:?} must be a list",
-            display_path(path)
-        )));
+        return Err(bad(format!("{DELETE_FROM_PRIMITIVE_LIST}/{field} at {:?} must be a list", display_path(path))));
     };
     if let Some(Value::Array(items)) = target.get_mut(field) {
         items.retain(|item| !doomed.contains(item));
@@ -651,11 +548,8 @@ fn live_order_after_merge(live: &[Value], patch: &[Value], identity: &Identity<'
         .filter(|element| element.get(PATCH).and_then(Value::as_str) == Some("delete"))
         .map(|element| identity.of(element))
         .collect();
-    let mut ids: Vec<Value> = live
-        .iter()
-        .map(|element| identity.of(element))
-        .filter(|id| !deleted.contains(id))
-        .collect();
+    let mut ids: Vec<Value> =
+        live.iter().map(|element| identity.of(element)).filter(|id| !deleted.contains(id)).collect();
     for element in patch.iter().filter(|e| !is_directive_element(e)) {
         let id = identity.of(element);
         if !ids.contains(&id) {
@@ -679,9 +573,8 @@ fn normalize_order(
         let id = identity.of(item);
         ids.iter().position(|candidate| *candidate == id)
     };
-    let (mut from_patch, mut server_only): (Vec<Value>, Vec<Value>) = merged
-        .into_iter()
-        .partition(|item| position(patch_ids, item).is_some());
+    let (mut from_patch, mut server_only): (Vec<Value>, Vec<Value>) =
+        merged.into_iter().partition(|item| position(patch_ids, item).is_some());
     from_patch.sort_by_key(|item| position(patch_ids, item));
     server_only.sort_by_key(|item| position(server_ids, item).unwrap_or(usize::MAX));
 
@@ -723,19 +616,12 @@ mod tests {
     }
 
     fn assert_patched(target: Value, patch: Value, expected: Value) {
-        assert_eq!(
-            patch_deployment(target, patch.clone()),
-            Ok(expected),
-            "patch {patch}"
-        );
+        assert_eq!(patch_deployment(target, patch.clone()), Ok(expected), "patch {patch}");
     }
 
     fn assert_bad_request(target: Value, patch: Value) {
         let result = patch_deployment(target, patch.clone());
-        assert!(
-            matches!(result, Err(PatchError::BadRequest(_))),
-            "patch {patch} gave {result:?}"
-        );
+        assert!(matches!(result, Err(PatchError::BadRequest(_))), "patch {patch} gave {result:?}");
     }
 
     /// A Deployment whose pod template has two containers.
@@ -762,9 +648,7 @@ mod tests {
     }
 
     fn names(list: &Value) -> Vec<&str> {
-        list.as_array()
-            .map(|items| items.iter().filter_map(|i| i["name"].as_str()).collect())
-            .unwrap_or_default()
+        list.as_array().map(|items| items.iter().filter_map(|i| i["name"].as_str()).collect()).unwrap_or_default()
     }
 
     fn template_patch(containers: Value) -> Value {
@@ -782,11 +666,7 @@ mod tests {
 
     #[test]
     fn null_for_missing_key_is_dropped() {
-        assert_patched(
-            json!({"a": 1}),
-            json!({"b": null, "c": {"d": null, "e": 1}}),
-            json!({"a": 1, "c": {"e": 1}}),
-        );
+        assert_patched(json!({"a": 1}), json!({"b": null, "c": {"d": null, "e": 1}}), json!({"a": 1, "c": {"e": 1}}));
     }
 
     #[test]
@@ -819,10 +699,7 @@ mod tests {
         // patch does not mention (kubectl's patch docs show the same).
         let patch = template_patch(json!([{"name": "extra", "image": "x:1"}]));
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(|r| names(containers(r))),
-            Ok(vec!["extra", "app", "sidecar"])
-        );
+        assert_eq!(result.as_ref().map(|r| names(containers(r))), Ok(vec!["extra", "app", "sidecar"]));
     }
 
     #[test]
@@ -832,24 +709,15 @@ mod tests {
             {"name": "extra", "image": "x:1"}
         ]));
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(|r| names(containers(r))),
-            Ok(vec!["app", "sidecar", "extra"])
-        );
-        assert_eq!(
-            result.as_ref().map(|r| &containers(r)[1]),
-            Ok(&json!({"name": "sidecar", "image": "proxy:2"}))
-        );
+        assert_eq!(result.as_ref().map(|r| names(containers(r))), Ok(vec!["app", "sidecar", "extra"]));
+        assert_eq!(result.as_ref().map(|r| &containers(r)[1]), Ok(&json!({"name": "sidecar", "image": "proxy:2"})));
     }
 
     #[test]
     fn patch_delete_removes_a_container() {
         let patch = template_patch(json!([{"name": "sidecar", "$patch": "delete"}]));
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(|r| names(containers(r))),
-            Ok(vec!["app"])
-        );
+        assert_eq!(result.as_ref().map(|r| names(containers(r))), Ok(vec!["app"]));
     }
 
     #[test]
@@ -858,10 +726,7 @@ mod tests {
             {"name": "app", "env": [{"name": "A", "$patch": "delete"}]}
         ]));
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(|r| &containers(r)[0]["env"]),
-            Ok(&json!([{"name": "B", "value": "2"}]))
-        );
+        assert_eq!(result.as_ref().map(|r| &containers(r)[0]["env"]), Ok(&json!([{"name": "B", "value": "2"}])));
     }
 
     #[test]
@@ -875,10 +740,7 @@ mod tests {
         let strategy = |_: &str| ListStrategy::Map(vec!["name".to_string()]);
         let mut target = json!({"list": [{"name": 1}, {"name": 1}, {"name": 2, "v": "a"}]});
         let patch = json!({"list": [{"name": 1, "$patch": "delete"}]});
-        assert_eq!(
-            strategic_merge_patch(&mut target, &patch, &strategy),
-            Ok(())
-        );
+        assert_eq!(strategic_merge_patch(&mut target, &patch, &strategy), Ok(()));
         assert_eq!(target, json!({"list": [{"name": 2, "v": "a"}]}));
     }
 
@@ -886,10 +748,7 @@ mod tests {
     fn atomic_list_is_replaced() {
         let patch = template_patch(json!([{"name": "app", "args": ["--z"]}]));
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(|r| &containers(r)[0]["args"]),
-            Ok(&json!(["--z"]))
-        );
+        assert_eq!(result.as_ref().map(|r| &containers(r)[0]["args"]), Ok(&json!(["--z"])));
     }
 
     #[test]
@@ -958,10 +817,7 @@ mod tests {
             "$setElementOrder/containers": [{"name": "sidecar"}, {"name": "app"}]
         }}}});
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(|r| names(containers(r))),
-            Ok(vec!["sidecar", "app"])
-        );
+        assert_eq!(result.as_ref().map(|r| names(containers(r))), Ok(vec!["sidecar", "app"]));
         assert_eq!(
             result.as_ref().map(|r| &containers(r)[1]),
             Ok(&deployment()["spec"]["template"]["spec"]["containers"][0])
@@ -975,14 +831,8 @@ mod tests {
             "containers": [{"name": "new", "image": "n:1"}, {"name": "sidecar", "image": "proxy:2"}]
         }}}});
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(|r| names(containers(r))),
-            Ok(vec!["new", "app", "sidecar"])
-        );
-        assert_eq!(
-            result.as_ref().map(|r| &containers(r)[2]["image"]),
-            Ok(&json!("proxy:2"))
-        );
+        assert_eq!(result.as_ref().map(|r| names(containers(r))), Ok(vec!["new", "app", "sidecar"]));
+        assert_eq!(result.as_ref().map(|r| &containers(r)[2]["image"]), Ok(&json!("proxy:2")));
     }
 
     #[test]
@@ -994,10 +844,7 @@ mod tests {
         let patch = json!({"$setElementOrder/list": [
             {"name": 2}, {"name": 1}, {"name": 4}, {"name": 3}
         ]});
-        assert_eq!(
-            strategic_merge_patch(&mut target, &patch, &strategy),
-            Ok(())
-        );
+        assert_eq!(strategic_merge_patch(&mut target, &patch, &strategy), Ok(()));
         assert_eq!(
             target,
             json!({"list": [
@@ -1009,18 +856,10 @@ mod tests {
     #[test]
     fn set_element_order_keeps_trailing_live_elements_last() {
         let strategy = |_: &str| ListStrategy::Map(vec!["name".to_string()]);
-        let mut target =
-            json!({"list": [{"name": 1}, {"name": 3}, {"name": 4}, {"name": 2}, {"name": 9}]});
-        let patch =
-            json!({"$setElementOrder/list": [{"name": 4}, {"name": 2}, {"name": 3}, {"name": 1}]});
-        assert_eq!(
-            strategic_merge_patch(&mut target, &patch, &strategy),
-            Ok(())
-        );
-        assert_eq!(
-            target,
-            json!({"list": [{"name": 4}, {"name": 2}, {"name": 3}, {"name": 1}, {"name": 9}]})
-        );
+        let mut target = json!({"list": [{"name": 1}, {"name": 3}, {"name": 4}, {"name": 2}, {"name": 9}]});
+        let patch = json!({"$setElementOrder/list": [{"name": 4}, {"name": 2}, {"name": 3}, {"name": 1}]});
+        assert_eq!(strategic_merge_patch(&mut target, &patch, &strategy), Ok(()));
+        assert_eq!(target, json!({"list": [{"name": 4}, {"name": 2}, {"name": 3}, {"name": 1}, {"name": 9}]}));
     }
 
     fn patch_named_list(target: Value, patch: Value) -> Result<Value, PatchError> {
@@ -1140,10 +979,7 @@ mod tests {
             json!({"spec": {"strategy": {"type": "RollingUpdate"}}}),
             json!({"spec": {"strategy": {"$retainKeys": ["type"], "rollingUpdate": {}}}}),
         );
-        assert_bad_request(
-            json!({"spec": {}}),
-            json!({"spec": {"$retainKeys": "type"}}),
-        );
+        assert_bad_request(json!({"spec": {}}), json!({"spec": {"$retainKeys": "type"}}));
     }
 
     #[test]
@@ -1190,10 +1026,7 @@ mod tests {
             {"name": "only", "image": "o:1"}
         ]));
         let result = patch_deployment(deployment(), patch);
-        assert_eq!(
-            result.as_ref().map(containers),
-            Ok(&json!([{"name": "only", "image": "o:1"}]))
-        );
+        assert_eq!(result.as_ref().map(containers), Ok(&json!([{"name": "only", "image": "o:1"}])));
         let result = patch_deployment(deployment(), template_patch(json!([{"$patch": "replace"}])));
         assert_eq!(result.as_ref().map(containers), Ok(&json!([])));
     }
@@ -1233,32 +1066,17 @@ mod tests {
     fn malformed_directives_are_bad_requests() {
         assert_bad_request(json!({}), json!({"$patch": "merge"}));
         assert_bad_request(json!({"m": {}}), json!({"m": {"$patch": 1}}));
-        assert_bad_request(
-            deployment(),
-            template_patch(json!([{"name": "app", "$patch": "explode"}])),
-        );
-        assert_bad_request(
-            deployment(),
-            template_patch(json!([{"$patch": "delete", "image": "x"}])),
-        );
+        assert_bad_request(deployment(), template_patch(json!([{"name": "app", "$patch": "explode"}])));
+        assert_bad_request(deployment(), template_patch(json!([{"$patch": "delete", "image": "x"}])));
         assert_bad_request(deployment(), template_patch(json!([{"image": "x"}])));
         assert_bad_request(deployment(), template_patch(json!(["app"])));
         assert_bad_request(
             json!({"metadata": {"finalizers": ["a"]}}),
             json!({"metadata": {"$deleteFromPrimitiveList/finalizers": "a"}}),
         );
-        assert_bad_request(
-            json!({"metadata": {}}),
-            json!({"metadata": {"$deleteFromPrimitiveList": ["a"]}}),
-        );
-        assert_bad_request(
-            json!({"metadata": {}}),
-            json!({"metadata": {"$setElementOrder/": ["a"]}}),
-        );
-        assert_bad_request(
-            json!({"metadata": {"finalizers": ["a"]}}),
-            json!({"metadata": {"finalizers": [{"x": 1}]}}),
-        );
+        assert_bad_request(json!({"metadata": {}}), json!({"metadata": {"$deleteFromPrimitiveList": ["a"]}}));
+        assert_bad_request(json!({"metadata": {}}), json!({"metadata": {"$setElementOrder/": ["a"]}}));
+        assert_bad_request(json!({"metadata": {"finalizers": ["a"]}}), json!({"metadata": {"finalizers": [{"x": 1}]}}));
     }
 
     #[test]
@@ -1316,127 +1134,43 @@ mod tests {
         let cases = [
             ("", "Pod", "spec.containers", key("name")),
             ("", "Pod", "spec.initContainers.env", key("name")),
-            (
-                "",
-                "Pod",
-                "spec.ephemeralContainers.volumeMounts",
-                key("mountPath"),
-            ),
+            ("", "Pod", "spec.ephemeralContainers.volumeMounts", key("mountPath")),
             ("", "Pod", "spec.containers.ports", key("containerPort")),
-            (
-                "",
-                "Pod",
-                "spec.containers.volumeDevices",
-                key("devicePath"),
-            ),
+            ("", "Pod", "spec.containers.volumeDevices", key("devicePath")),
             ("", "Pod", "spec.volumes", key("name")),
             ("", "Pod", "spec.imagePullSecrets", key("name")),
             ("", "Pod", "spec.resourceClaims", key("name")),
             ("", "Pod", "spec.schedulingGates", key("name")),
             ("", "Pod", "spec.hostAliases", key("ip")),
-            (
-                "",
-                "Pod",
-                "spec.topologySpreadConstraints",
-                key("topologyKey"),
-            ),
+            ("", "Pod", "spec.topologySpreadConstraints", key("topologyKey")),
             ("", "Pod", "status.conditions", key("type")),
             ("", "Pod", "spec.tolerations", ListStrategy::Atomic),
             ("", "Pod", "spec.containers.args", ListStrategy::Atomic),
             ("", "Pod", "spec.containers.command", ListStrategy::Atomic),
-            (
-                "",
-                "Pod",
-                "spec.template.spec.containers",
-                ListStrategy::Atomic,
-            ),
-            (
-                "apps",
-                "Deployment",
-                "spec.template.spec.containers",
-                key("name"),
-            ),
-            (
-                "apps",
-                "Deployment",
-                "spec.template.spec.containers.env",
-                key("name"),
-            ),
-            (
-                "apps",
-                "Deployment",
-                "spec.containers",
-                ListStrategy::Atomic,
-            ),
+            ("", "Pod", "spec.template.spec.containers", ListStrategy::Atomic),
+            ("apps", "Deployment", "spec.template.spec.containers", key("name")),
+            ("apps", "Deployment", "spec.template.spec.containers.env", key("name")),
+            ("apps", "Deployment", "spec.containers", ListStrategy::Atomic),
             ("apps", "Deployment", "status.conditions", key("type")),
-            (
-                "apps",
-                "Deployment",
-                "spec.template.metadata.finalizers",
-                ListStrategy::Set,
-            ),
+            ("apps", "Deployment", "spec.template.metadata.finalizers", ListStrategy::Set),
             ("", "Namespace", "status.conditions", key("type")),
             ("", "Node", "status.conditions", key("type")),
             ("", "Node", "status.addresses", key("type")),
             ("", "Node", "spec.taints", ListStrategy::Atomic),
             ("", "ServiceAccount", "secrets", key("name")),
-            (
-                "",
-                "ServiceAccount",
-                "imagePullSecrets",
-                ListStrategy::Atomic,
-            ),
-            (
-                "apiextensions.k8s.io",
-                "CustomResourceDefinition",
-                "status.conditions",
-                key("type"),
-            ),
-            (
-                "certificates.k8s.io",
-                "CertificateSigningRequest",
-                "status.conditions",
-                key("type"),
-            ),
-            (
-                "rbac.authorization.k8s.io",
-                "ClusterRole",
-                "rules",
-                ListStrategy::Atomic,
-            ),
-            (
-                "rbac.authorization.k8s.io",
-                "RoleBinding",
-                "subjects",
-                ListStrategy::Atomic,
-            ),
+            ("", "ServiceAccount", "imagePullSecrets", ListStrategy::Atomic),
+            ("apiextensions.k8s.io", "CustomResourceDefinition", "status.conditions", key("type")),
+            ("certificates.k8s.io", "CertificateSigningRequest", "status.conditions", key("type")),
+            ("rbac.authorization.k8s.io", "ClusterRole", "rules", ListStrategy::Atomic),
+            ("rbac.authorization.k8s.io", "RoleBinding", "subjects", ListStrategy::Atomic),
             ("", "ConfigMap", "metadata.finalizers", ListStrategy::Set),
-            (
-                "coordination.k8s.io",
-                "Lease",
-                "metadata.ownerReferences",
-                key("uid"),
-            ),
-            (
-                "example.com",
-                "Widget",
-                "metadata.finalizers",
-                ListStrategy::Set,
-            ),
-            (
-                "example.com",
-                "Widget",
-                "status.conditions",
-                ListStrategy::Atomic,
-            ),
+            ("coordination.k8s.io", "Lease", "metadata.ownerReferences", key("uid")),
+            ("example.com", "Widget", "metadata.finalizers", ListStrategy::Set),
+            ("example.com", "Widget", "status.conditions", ListStrategy::Atomic),
             ("", "Event", "metadata.managedFields", ListStrategy::Atomic),
         ];
         for (group, kind, path, expected) in cases {
-            assert_eq!(
-                builtin_strategy(group, kind, path),
-                expected,
-                "{group}/{kind} {path}"
-            );
+            assert_eq!(builtin_strategy(group, kind, path), expected, "{group}/{kind} {path}");
         }
     }
 }
