@@ -141,6 +141,8 @@ pub fn key(namespace: Option<&str>, name: &str) -> String {
 
 struct Table {
     objects: BTreeMap<String, Stored>,
+    /// The resourceVersion of the table's last change.
+    revision: u64,
     history: VecDeque<Arc<Event>>,
     /// Events at or below this resourceVersion are no longer in `history`.
     compacted: u64,
@@ -151,6 +153,7 @@ impl Table {
     fn new() -> Self {
         Self {
             objects: BTreeMap::new(),
+            revision: 0,
             history: VecDeque::new(),
             compacted: 0,
             tx: broadcast::channel(BROADCAST_CAPACITY).0,
@@ -207,6 +210,12 @@ impl Store {
     /// The current resourceVersion.
     pub fn rv(&self) -> u64 {
         self.inner.read().rv
+    }
+
+    /// The resourceVersion of a resource's last change (0: never changed), so callers
+    /// can cache what they derive from it.
+    pub fn revision(&self, resource: &GroupResource) -> u64 {
+        self.inner.read().tables.get(resource).map_or(0, |t| t.revision)
     }
 
     /// One object.
@@ -403,6 +412,7 @@ impl Store {
     }
 
     fn publish(&self, table: &mut Table, resource: &GroupResource, event: Event, notice: bool) {
+        table.revision = event.rv;
         let event = Arc::new(event);
         table.history.push_back(event.clone());
         while table.history.len() > self.history_limit {
