@@ -203,7 +203,7 @@ async fn measure_memory(
     keep: &mut Vec<ApiServer>,
 ) -> Result<MemoryFigures> {
     let server = start_server(rt, settings).await?;
-    let mut workers = connect_workers(server.addr(), config.c).await?;
+    let mut workers = connect_workers(&Endpoint::of(&server)?, config.c).await?;
     // Warm-up: one object per connection, in another namespace, so every connection,
     // thread and code path has allocated its steady-state buffers before the first
     // reading. (Their history events are pushed out later, a ~2 KB × c error.)
@@ -240,7 +240,7 @@ async fn throughput(config: &Config, rt: &Handle, cores: usize) -> Result<()> {
         config.c
     );
     let server = start_server(rt, Settings::default()).await?;
-    let mut workers = connect_workers(server.addr(), config.c).await?;
+    let mut workers = connect_workers(&Endpoint::of(&server)?, config.c).await?;
     assign(&mut workers, 0, config.n, config.n);
     let report = |label: &str, stats: &PhaseStats, target: Option<f64>| {
         let rate = stats.rate();
@@ -336,11 +336,11 @@ impl Worker {
     }
 }
 
-async fn connect_workers(addr: SocketAddr, c: usize) -> Result<Vec<Worker>> {
+async fn connect_workers(endpoint: &Endpoint, c: usize) -> Result<Vec<Worker>> {
     let mut workers = Vec::with_capacity(c);
     for _ in 0..c {
         workers.push(Worker {
-            conn: Conn::connect(addr).await?,
+            conn: Conn::connect(endpoint).await?,
             ids: Vec::new(),
             rvs: Vec::new(),
             latencies: Vec::new(),
@@ -460,9 +460,9 @@ async fn watch_latency(config: &Config, rt: &Handle) -> Result<()> {
         config.interval.as_micros(),
     );
     let server = start_server(rt, Settings::default()).await?;
-    let addr = server.addr();
+    let endpoint = Endpoint::of(&server)?;
     let collection = "/api/v1/namespaces/default/configmaps";
-    let mut generator = Conn::connect(addr).await?;
+    let mut generator = Conn::connect(&endpoint).await?;
     let list = generator.request("GET", &format!("{collection}?limit=1"), JSON, &[]).await?;
     list.expect(200, "list")?;
     let rv = serde_json::from_slice::<ListMeta>(&list.body)
@@ -475,7 +475,7 @@ async fn watch_latency(config: &Config, rt: &Handle) -> Result<()> {
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut watchers = Vec::with_capacity(config.watchers);
     for _ in 0..config.watchers {
-        let mut conn = Conn::connect(addr).await?;
+        let mut conn = Conn::connect(&endpoint).await?;
         // From the current resourceVersion: events the server commits before this
         // watch's subscription is in place are replayed from history, not lost.
         let path = format!("{collection}?watch=true&resourceVersion={rv}");
@@ -632,9 +632,38 @@ impl Reply {
     }
 }
 
+/// Where and how to connect: the server's address and a TLS client holding the
+/// cluster CA and an admin client certificate (the dev cluster speaks only HTTPS).
+#[derive(Clone)]
+struct Endpoint {
+    addr: SocketAddr,
+    tls: tokio_rustls::TlsConnector,
+}
+
+impl Endpoint {
+    fn of(server: &ApiServer) -> Result<Self> {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in CertificateDer::pem_slice_iter(server.ca_pem().as_bytes()) {
+            roots.add(cert.context("reading the CA")?)?;
+        }
+        let client = server.client_certificate("bench", &["system:masters"])?;
+        let chain = CertificateDer::pem_slice_iter(client.cert_pem.as_bytes()).collect::<Result<Vec<_>, _>>()?;
+        let key = PrivateKeyDer::from_pem_slice(client.key_pem.as_bytes())?;
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_client_auth_cert(chain, key)?;
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(Self { addr: server.addr(), tls: tokio_rustls::TlsConnector::from(std::sync::Arc::new(config)) })
+    }
+}
+
 /// One keep-alive connection; requests go one at a time.
 struct Conn {
-    stream: TcpStream,
+    stream: tokio_rustls::client::TlsStream<TcpStream>,
     /// Bytes read and not yet consumed.
     buf: BytesMut,
     /// The request being written, reused.
@@ -643,11 +672,14 @@ struct Conn {
 }
 
 impl Conn {
-    async fn connect(addr: SocketAddr) -> Result<Self> {
-        let stream = TcpStream::connect(addr).await.with_context(|| format!("connecting to {addr}"))?;
+    async fn connect(endpoint: &Endpoint) -> Result<Self> {
+        let addr = endpoint.addr;
+        let tcp = TcpStream::connect(addr).await.with_context(|| format!("connecting to {addr}"))?;
         // Requests go out in one write, but Nagle would still hold one back while the
         // previous segment waits for a (delayed) ACK.
-        stream.set_nodelay(true)?;
+        tcp.set_nodelay(true)?;
+        let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
+        let stream = endpoint.tls.connect(name, tcp).await.context("TLS handshake")?;
         Ok(Self {
             stream,
             buf: BytesMut::with_capacity(64 * 1024),
@@ -785,7 +817,7 @@ fn resource_version(body: &[u8]) -> Result<u64> {
 async fn start_server(rt: &Handle, settings: Settings) -> Result<ApiServer> {
     // Started from a task of the server runtime, so everything it spawns (the accept
     // loop, connections, watches, controllers) runs on the server's threads.
-    rt.spawn(ApiServer::start(ServerConfig { port: 0, settings }))
+    rt.spawn(ApiServer::start(ServerConfig { port: 0, settings, ..ServerConfig::default() }))
         .await
         .context("the server start task panicked")?
         .context("starting the API server")
@@ -870,7 +902,7 @@ fn thousands(n: impl std::fmt::Display) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

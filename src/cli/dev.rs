@@ -26,14 +26,18 @@ enum DevCommand {
         /// Port on 127.0.0.1 (0: any free port).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Keep objects in this directory, each write on disk before it is acknowledged, and
+        /// resume from it on the next start (default: in memory only, gone on exit).
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
     },
 }
 
 /// Runs a `dev` subcommand.
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     match args.command {
-        DevCommand::Serve { kubeconfig, name, port } => {
-            serve::run(ServeOptions { kubeconfig, name, port }).await?;
+        DevCommand::Serve { kubeconfig, name, port, store } => {
+            serve::run(ServeOptions { kubeconfig, name, port, store }).await?;
         }
     }
     Ok(())

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::apiserver::{ApiServer, ServerConfig, StartError};
+use super::apiserver::{ApiServer, ServerConfig, Settings, StartError};
 
 /// What `dev serve` needs.
 #[derive(Debug, Clone)]
@@ -13,6 +13,8 @@ pub struct ServeOptions {
     pub name: String,
     /// Port on 127.0.0.1 (0: any free port).
     pub port: u16,
+    /// Directory of the durable store; `None` keeps objects in memory only.
+    pub store: Option<PathBuf>,
 }
 
 /// Why `dev serve` stopped with an error.
@@ -39,7 +41,8 @@ pub enum ServeError {
 pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     let mut terminate =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(ServeError::Signals)?;
-    let server = ApiServer::start(ServerConfig { port: options.port, ..ServerConfig::default() }).await?;
+    let settings = Settings { store: options.store.clone(), ..Settings::default() };
+    let server = ApiServer::start(ServerConfig { name: options.name.clone(), port: options.port, settings }).await?;
     let config = serde_yaml::to_string(&server.kubeconfig(&options.name)).unwrap_or_default();
     write_private(&options.kubeconfig, config.as_bytes())
         .map_err(|source| ServeError::Kubeconfig { path: options.kubeconfig.clone(), source })?;

@@ -4,6 +4,7 @@
 //! against it; without kubectl the tests say so and pass.
 
 use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -101,11 +102,15 @@ fn config_map(name: &str, labels: &str) -> String {
     format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels: {{{labels}}}\n")
 }
 
-/// The names kubectl lists for `args` (a `get` without output flags).
+/// The ConfigMap a controller publishes in every namespace, as upstream's does (so
+/// it appears some time after the namespace).
+const ROOT_CA: &str = "kube-root-ca.crt";
+
+/// The names kubectl lists for `args` (a `get` without output flags), less [`ROOT_CA`].
 fn names(k: &DevServe, args: &[&str]) -> BTreeSet<String> {
     let mut args = args.to_vec();
     args.push("-o=jsonpath={.items[*].metadata.name}");
-    k.ok(&args).split_whitespace().map(str::to_string).collect()
+    k.ok(&args).split_whitespace().filter(|n| *n != ROOT_CA).map(str::to_string).collect()
 }
 
 fn set(items: &[&str]) -> BTreeSet<String> {
@@ -116,7 +121,7 @@ fn generation(object: &Value) -> i64 {
     object["metadata"]["generation"].as_i64().expect("metadata.generation")
 }
 
-/// The env of container `name` in a Deployment, as (name, value) pairs.
+/// The env of `container` in a Deployment, as (name, value) pairs.
 fn env_of(deployment: &Value, container: &str) -> BTreeSet<(String, String)> {
     let containers = deployment["spec"]["template"]["spec"]["containers"].as_array().expect("containers");
     let found = containers
@@ -136,7 +141,6 @@ fn env_of(deployment: &Value, container: &str) -> BTreeSet<(String, String)> {
 #[test]
 fn the_kubeconfig_is_written_readable_by_its_owner_only() {
     let Some(k) = cluster() else { return };
-    use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(k.kubeconfig()).expect("kubeconfig exists").permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
     let namespaces = names(&k, &["get", "namespaces"]);
@@ -184,7 +188,7 @@ fn server_side_apply_updates_a_deployment_and_bumps_generation_only_for_spec_cha
     let Some(k) = cluster() else { return };
     let out = k.ok_with_stdin(&["apply", "--server-side", "-f", "-"], &deployment("one", ""));
     assert!(out.contains("deployment.apps/web serverside-applied"), "{out}");
-    let created = k.json(&["get", "deployment", "web"]);
+    let created = k.json(&["get", "deployment", "web", "--show-managed-fields"]);
     assert_eq!(generation(&created), 1);
     assert_eq!(env_of(&created, "app"), BTreeSet::from([("MODE".into(), "one".into())]));
     let managers: Vec<(&str, &str)> = created["metadata"]["managedFields"]
@@ -236,7 +240,7 @@ fn get_prints_json_and_yaml_with_the_server_set_metadata() {
         .parse::<jiff::Timestamp>()
         .expect("creationTimestamp is RFC 3339");
 
-    let list = k.json(&["get", "configmaps"]);
+    let list = k.json(&["get", "configmaps", "-l", "app=demo"]);
     let items = list["items"].as_array().expect("items");
     assert_eq!(items.len(), 1, "{list}");
     assert_eq!(items[0]["metadata"]["uid"], meta["uid"]);
@@ -433,9 +437,22 @@ fn label_and_annotate_add_overwrite_and_remove_keys() {
     }
 }
 
-/// A ConfigMap `owner` and dependents `dep-a` (blocking the owner's deletion),
-/// `dep-b`, and `dep-shared` (also owned by the ConfigMap `keeper`, which stays).
-fn owner_with_dependents(k: &DevServe) -> String {
+/// The (name, uid) of each of an object's ownerReferences.
+fn owners(object: &Value) -> Vec<(String, String)> {
+    object["metadata"]["ownerReferences"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (r["name"].as_str().unwrap_or_default().to_string(), r["uid"].as_str().unwrap_or_default().to_string())
+        })
+        .collect()
+}
+
+/// ConfigMaps `owner` and `keeper` (their uids returned), and dependents of `owner`:
+/// `dep-a` (blocking the owner's deletion), `dep-b`, and, when `shared`, `dep-shared`,
+/// which `keeper` owns too.
+fn owner_with_dependents(k: &DevServe, shared: bool) -> (String, String) {
     k.apply(&format!("{}---\n{}", config_map("owner", ""), config_map("keeper", "")));
     let uid = |name: &str| k.ok(&["get", "configmap", name, "-o=jsonpath={.metadata.uid}"]);
     let owner = uid("owner");
@@ -450,41 +467,38 @@ fn owner_with_dependents(k: &DevServe) -> String {
             refs.join(", ")
         )
     };
-    k.apply(
-        &[
-            dependent("dep-a", &[reference("owner", &owner, true)]),
-            dependent("dep-b", &[reference("owner", &owner, false)]),
-            dependent("dep-shared", &[reference("owner", &owner, false), reference("keeper", &keeper, false)]),
-        ]
-        .join("---\n"),
-    );
-    owner
+    let mut dependents = vec![
+        dependent("dep-a", &[reference("owner", &owner, true)]),
+        dependent("dep-b", &[reference("owner", &owner, false)]),
+    ];
+    if shared {
+        dependents
+            .push(dependent("dep-shared", &[reference("owner", &owner, false), reference("keeper", &keeper, false)]));
+    }
+    k.apply(&dependents.join("---\n"));
+    for name in ["dep-a", "dep-b"] {
+        assert_eq!(owners(&k.json(&["get", "configmap", name])), [("owner".to_string(), owner.clone())]);
+    }
+    (owner, keeper)
 }
 
-fn owner_names(object: &Value) -> Vec<String> {
-    object["metadata"]["ownerReferences"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|r| r["name"].as_str().map(str::to_string))
-        .collect()
-}
-
-/// Waits until the dependent that also had `keeper` as owner refers to it alone.
-fn wait_for_keeper_alone(k: &DevServe) {
+/// Waits until `dep-shared`, owned by `owner` and `keeper`, refers to `keeper` alone
+/// (upstream's garbage collector drops the reference to a deleted owner, and to one
+/// deleted in the foreground, from a dependent that still has another owner).
+fn wait_for_keeper_alone(k: &DevServe, keeper: &str) {
     k.ok(&[
         "wait",
         "configmap/dep-shared",
         "--for=jsonpath={.metadata.ownerReferences[0].name}=keeper",
         "--timeout=10s",
     ]);
-    assert_eq!(owner_names(&k.json(&["get", "configmap", "dep-shared"])), ["keeper"]);
+    assert_eq!(owners(&k.json(&["get", "configmap", "dep-shared"])), [("keeper".to_string(), keeper.to_string())]);
 }
 
 #[test]
 fn foreground_deletion_removes_the_dependents_before_the_owner() {
     let Some(k) = cluster() else { return };
-    owner_with_dependents(&k);
+    owner_with_dependents(&k, false);
 
     let out = k.ok(&["delete", "configmap", "owner", "--cascade=foreground"]);
     assert!(out.contains(r#"configmap "owner" deleted"#), "{out}");
@@ -493,28 +507,40 @@ fn foreground_deletion_removes_the_dependents_before_the_owner() {
     let err = k.fails(&["get", "configmap", "dep-a"]);
     assert!(err.contains("NotFound"), "{err}");
     k.ok(&["wait", "--for=delete", "configmap/dep-a", "configmap/dep-b", "--timeout=10s"]);
-    wait_for_keeper_alone(&k);
+    assert_eq!(names(&k, &["get", "configmaps"]), set(&["keeper"]));
+}
+
+#[test]
+#[ignore = "server bug: foreground deletion deletes a dependent that has another, living owner; \
+            upstream's garbage collector only drops the deleted owner's reference from it"]
+fn foreground_deletion_keeps_a_dependent_that_has_another_owner() {
+    let Some(k) = cluster() else { return };
+    let (_, keeper) = owner_with_dependents(&k, true);
+
+    k.ok(&["delete", "configmap", "owner", "--cascade=foreground"]);
+    k.ok(&["wait", "--for=delete", "configmap/dep-a", "configmap/dep-b", "--timeout=10s"]);
+    wait_for_keeper_alone(&k, &keeper);
     assert_eq!(names(&k, &["get", "configmaps"]), set(&["dep-shared", "keeper"]));
 }
 
 #[test]
 fn background_deletion_removes_the_dependents_after_the_owner() {
     let Some(k) = cluster() else { return };
-    owner_with_dependents(&k);
+    let (_, keeper) = owner_with_dependents(&k, true);
 
     let out = k.ok(&["delete", "configmap", "owner", "--cascade=background"]);
     assert!(out.contains(r#"configmap "owner" deleted"#), "{out}");
     let err = k.fails(&["get", "configmap", "owner"]);
     assert!(err.contains("NotFound"), "{err}");
     k.ok(&["wait", "--for=delete", "configmap/dep-a", "configmap/dep-b", "--timeout=10s"]);
-    wait_for_keeper_alone(&k);
+    wait_for_keeper_alone(&k, &keeper);
     assert_eq!(names(&k, &["get", "configmaps"]), set(&["dep-shared", "keeper"]));
 }
 
 #[test]
 fn orphan_deletion_keeps_the_dependents_and_strips_their_owner_references() {
     let Some(k) = cluster() else { return };
-    let owner = owner_with_dependents(&k);
+    let (_, keeper) = owner_with_dependents(&k, true);
 
     let out = k.ok(&["delete", "configmap", "owner", "--cascade=orphan"]);
     assert!(out.contains(r#"configmap "owner" deleted"#), "{out}");
@@ -527,8 +553,7 @@ fn orphan_deletion_keeps_the_dependents_and_strips_their_owner_references() {
         assert!(dependent["metadata"].get("ownerReferences").is_none(), "{dependent}");
     }
     let shared = k.json(&["get", "configmap", "dep-shared"]);
-    assert_eq!(owner_names(&shared), ["keeper"]);
-    assert!(!shared.to_string().contains(&owner));
+    assert_eq!(owners(&shared), [("keeper".to_string(), keeper)]);
 }
 
 #[test]
@@ -572,9 +597,8 @@ spec:
     assert!(names(&k, &["get", "configmaps", "--all-namespaces"]).is_empty());
 }
 
-#[test]
-fn a_terminating_namespace_refuses_new_content_until_its_last_finalizer_goes() {
-    let Some(k) = cluster() else { return };
+/// Namespace `held`, deleted but kept terminating by a finalizer on its ConfigMap `holder`.
+fn hold_a_namespace_in_termination(k: &DevServe) {
     k.apply(
         r"apiVersion: v1
 kind: Namespace
@@ -591,6 +615,12 @@ metadata:
     );
     let out = k.ok(&["delete", "namespace", "held", "--wait=false"]);
     assert!(out.contains(r#"namespace "held" deleted"#), "{out}");
+}
+
+#[test]
+fn a_terminating_namespace_refuses_new_content_until_its_last_finalizer_goes() {
+    let Some(k) = cluster() else { return };
+    hold_a_namespace_in_termination(&k);
     let ns = k.json(&["get", "namespace", "held"]);
     assert_eq!(ns["status"]["phase"], "Terminating", "{ns}");
     assert!(ns["metadata"]["deletionTimestamp"].is_string(), "{ns}");
@@ -620,6 +650,26 @@ metadata:
     assert!(err.contains("NotFound"), "{err}");
     let err = k.fails(&["get", "configmap", "holder", "-n", "held"]);
     assert!(err.contains("NotFound"), "{err}");
+}
+
+#[test]
+#[ignore = "server bug: the Forbidden refusal of new content in a terminating namespace names no resource \
+            or object (kubectl prints `error when creating \"STDIN\":  is forbidden: ...`); upstream says \
+            `configmaps \"late\" is forbidden: ...`"]
+fn the_refusal_of_content_in_a_terminating_namespace_names_the_resource_and_object() {
+    let Some(k) = cluster() else { return };
+    hold_a_namespace_in_termination(&k);
+
+    let err = k.fails_with_stdin(
+        &["create", "-n", "held", "-f", "-"],
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n",
+    );
+    assert!(
+        err.contains(
+            r#"configmaps "late" is forbidden: unable to create new content in namespace held because it is being terminated"#
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -664,12 +714,25 @@ fn raw_discovery_and_version_documents_parse() {
 }
 
 #[test]
-fn create_configmap_is_refused_with_a_pointer_to_json_because_kubectl_sends_protobuf() {
+fn create_configmap_sent_as_protobuf_creates_the_configmap() {
     let Some(k) = cluster() else { return };
-    let err = k.fails(&["create", "configmap", "x", "--from-literal=a=b"]);
-    assert!(err.contains("JSON"), "{err}");
+    // kubectl sends the ConfigMaps of `create configmap` as protobuf.
+    let out = k.ok(&["create", "configmap", "x", "--from-literal=a=b", "--from-literal=c=d"]);
+    assert!(out.contains("configmap/x created"), "{out}");
+    let created = k.json(&["get", "configmap", "x"]);
+    assert_eq!(created["data"], serde_json::json!({"a": "b", "c": "d"}));
+    assert_eq!(created["metadata"]["namespace"], "default");
+}
+
+#[test]
+fn create_of_a_kind_sent_as_unreadable_protobuf_is_refused_with_a_pointer_to_json() {
+    let Some(k) = cluster() else { return };
+    // kubectl sends the Deployment of `create deployment` as protobuf, which this
+    // server does not read for that kind.
+    let err = k.fails(&["create", "deployment", "web", "--image=nginx:1.27"]);
     assert!(err.contains("protobuf"), "{err}");
-    assert!(names(&k, &["get", "configmaps"]).is_empty());
+    assert!(err.contains("JSON"), "{err}");
+    assert!(names(&k, &["get", "deployments"]).is_empty());
 }
 
 #[test]

@@ -56,10 +56,23 @@ const ROWS: &[Row] = &[
     Row { group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", short: &["pc"], namespaced: false, sub: NONE, generation: false, fields: &[] },
 ];
 
+/// Create-only resources that are answered, never stored.
+#[rustfmt::skip]
+const REVIEWS: &[Row] = &[
+    Row { group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", plural: "subjectaccessreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
+    Row { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
+    Row { group: "authorization.k8s.io", version: "v1", kind: "LocalSubjectAccessReview", plural: "localsubjectaccessreviews", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
+    Row { group: "authentication.k8s.io", version: "v1", kind: "SelfSubjectReview", plural: "selfsubjectreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
+    Row { group: "authentication.k8s.io", version: "v1", kind: "TokenReview", plural: "tokenreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
+];
+
 /// The built-in types, ready to register.
 pub fn types() -> Vec<ResourceType> {
-    ROWS.iter()
-        .map(|row| ResourceType {
+    let stored = ROWS.iter().map(|row| (row, false));
+    let reviews = REVIEWS.iter().map(|row| (row, true));
+    stored
+        .chain(reviews)
+        .map(|(row, create_only)| ResourceType {
             group: row.group.to_string(),
             version: row.version.to_string(),
             kind: row.kind.to_string(),
@@ -71,6 +84,7 @@ pub fn types() -> Vec<ResourceType> {
             subresources: row.sub,
             generation: row.generation,
             selectable_fields: row.fields,
+            create_only,
             origin: Origin::Builtin,
         })
         .collect()

@@ -147,6 +147,7 @@ pub fn resource_types(crd: &Value) -> Vec<ResourceType> {
             },
             generation: true,
             selectable_fields: &[],
+            create_only: false,
             origin: Origin::Custom { crd: name.clone(), schema: v["schema"].get("openAPIV3Schema").cloned() },
         })
         .collect()

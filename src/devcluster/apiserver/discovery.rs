@@ -31,8 +31,8 @@ pub fn aggregated_version(accept: &str) -> Option<&'static str> {
 
 const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
-fn verbs(_rt: &ResourceType) -> [&'static str; 8] {
-    VERBS
+fn verbs(rt: &ResourceType) -> &'static [&'static str] {
+    if rt.create_only { &["create"] } else { &VERBS }
 }
 
 fn subresource_list(rt: &ResourceType) -> Vec<(&'static str, Value, Vec<&'static str>)> {

@@ -11,8 +11,11 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde_json::{Value, json};
 
+use super::auth::{self, Peer, User};
 use super::discovery;
 use super::openapi;
+use super::protobuf;
+use super::rbac::{self, Attributes, Target};
 use super::registry::ResourceType;
 use super::request::{Query, ResourcePath};
 use super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
@@ -75,6 +78,25 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
     let get = request.method() == Method::GET;
     let accept = header_str(request.headers(), header::ACCEPT);
     let state = &http.state;
+    let peer = request.extensions().get::<Peer>().cloned().unwrap_or_default();
+    let user = state.authenticate(request.headers(), &peer)?;
+    let public = auth::is_public(&path);
+    let user = match user {
+        Some(user) => user,
+        None if public => {
+            User { name: "system:anonymous".into(), uid: String::new(), groups: vec!["system:unauthenticated".into()] }
+        }
+        None => return Err(ApiError::unauthorized()),
+    };
+    if ResourcePath::parse(&path).is_none() {
+        let attributes = Attributes {
+            verb: request.method().as_str().to_ascii_lowercase(),
+            target: Target::NonResource { path: path.clone() },
+        };
+        if !public && !state.allowed(&user, &attributes) {
+            return Err(rbac::forbidden(&user, &attributes));
+        }
+    }
     match path.trim_end_matches('/') {
         "/healthz" | "/livez" | "/readyz" if get => return Ok(text("ok")),
         p if get && (p.starts_with("/healthz/") || p.starts_with("/livez/") || p.starts_with("/readyz/")) => {
@@ -126,7 +148,7 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
         }
         _ => {}
     }
-    resource(http, request).await
+    resource(http, request, &user).await
 }
 
 fn aggregated(doc: Value, version: &str) -> Response {
@@ -161,7 +183,7 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> String {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
 }
 
-async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
+async fn resource(http: &Http, request: Request, user: &User) -> Result<Response, ApiError> {
     let target = ResourcePath::parse(request.uri().path()).ok_or_else(ApiError::no_route)?;
     let state = http.state.clone();
     let rt = state.registry.get(&target.group, &target.version, &target.resource).ok_or_else(ApiError::no_route)?;
@@ -173,7 +195,36 @@ async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
     let content_type = header_str(request.headers(), header::CONTENT_TYPE);
     let namespace = target.namespace.as_deref();
     let sub = target.subresource.as_deref();
+    let attributes = Attributes {
+        verb: verb(&method, target.name.is_some(), query.flag("watch")).to_string(),
+        target: Target::Resource {
+            group: rt.group.clone(),
+            resource: rt.plural.clone(),
+            subresource: target.subresource.clone(),
+            namespace: target.namespace.clone(),
+            name: target.name.clone(),
+        },
+    };
+    if !state.allowed(user, &attributes) {
+        return Err(rbac::forbidden(user, &attributes));
+    }
+    if rt.create_only {
+        if method != Method::POST || target.name.is_some() {
+            return Err(ApiError::method_not_allowed(method.as_str(), &rt.plural));
+        }
+        let body = read_object(request, &content_type).await?;
+        return Ok(value_response(201, &state.review(&rt, namespace, body, user)?));
+    }
+    if let (&Method::POST, Some(name), Some("token")) = (&method, target.name.as_deref(), sub) {
+        if !rt.subresources.token {
+            return Err(ApiError::no_route());
+        }
+        let body = read_object(request, &content_type).await?;
+        return Ok(value_response(201, &state.token_request(namespace.unwrap_or_default(), name, body)?));
+    }
     check_subresource(&rt, sub, &method)?;
+    let mut opts = write_options(&query)?;
+    opts.user = Some(user.clone());
     match (&method, target.name.as_deref()) {
         (&Method::GET, None) if query.flag("watch") => {
             watch_response(http, rt.clone(), target.namespace.clone(), &query)
@@ -187,12 +238,12 @@ async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
         (&Method::GET, Some(name)) => Ok(json_response(200, state.get(&rt, namespace, name)?, "application/json")),
         (&Method::POST, None) => {
             let body = read_object(request, &content_type).await?;
-            let written = state.create(&rt, namespace, body, &write_options(&query)?)?;
+            let written = state.create(&rt, namespace, body, &opts)?;
             Ok(value_response(written.code, &written.body))
         }
         (&Method::PUT, Some(name)) => {
             let body = read_object(request, &content_type).await?;
-            let written = state.update(&rt, namespace, name, sub, body, &write_options(&query)?)?;
+            let written = state.update(&rt, namespace, name, sub, body, &opts)?;
             Ok(value_response(written.code, &written.body))
         }
         (&Method::PATCH, Some(name)) => {
@@ -203,7 +254,7 @@ async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
                 ))
             })?;
             let body = read_body(request).await?;
-            let written = state.patch(&rt, namespace, name, sub, kind, &body, &write_options(&query)?)?;
+            let written = state.patch(&rt, namespace, name, sub, kind, &body, &opts)?;
             Ok(value_response(written.code, &written.body))
         }
         (&Method::DELETE, Some(name)) => {
@@ -216,6 +267,21 @@ async fn resource(http: &Http, request: Request) -> Result<Response, ApiError> {
             Ok(json_response(200, state.delete_collection(&rt, namespace, &query, &opts)?, "application/json"))
         }
         (verb, _) => Err(ApiError::method_not_allowed(verb.as_str(), &rt.plural)),
+    }
+}
+
+/// The RBAC verb of a resource request.
+fn verb(method: &Method, named: bool, watch: bool) -> &'static str {
+    match (method.as_str(), named, watch) {
+        ("GET", _, true) => "watch",
+        ("GET", true, false) => "get",
+        ("GET", false, false) => "list",
+        ("POST", _, _) => "create",
+        ("PUT", _, _) => "update",
+        ("PATCH", _, _) => "patch",
+        ("DELETE", true, _) => "delete",
+        ("DELETE", false, _) => "deletecollection",
+        _ => "unknown",
     }
 }
 
@@ -257,6 +323,7 @@ fn write_options(query: &Query) -> Result<WriteOptions, ApiError> {
         field_manager: query.non_empty("fieldManager").map(str::to_string),
         force: query.flag("force"),
         strict: query.get("fieldValidation") == Some("Strict"),
+        user: None,
     })
 }
 
@@ -292,16 +359,18 @@ async fn read_body(request: Request) -> Result<Bytes, ApiError> {
     }
 }
 
-/// Reads a JSON (or YAML) object body; protobuf is refused with a pointer to JSON.
+/// Reads a JSON, YAML or (for the kinds kubectl sends that way) protobuf object body.
 async fn read_object(request: Request, content_type: &str) -> Result<Value, ApiError> {
     let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    if media == "application/vnd.kubernetes.protobuf" {
-        return Err(ApiError::unsupported_media_type(
-            "the body of the request was in protobuf (application/vnd.kubernetes.protobuf), which this server does not read: send it as JSON (application/json)",
-        ));
-    }
     let body = read_body(request).await?;
     let value: Value = match media.as_str() {
+        "application/vnd.kubernetes.protobuf" => protobuf::decode(&body).map_err(|e| {
+            if e.is_unsupported() {
+                ApiError::unsupported_media_type(e.to_string())
+            } else {
+                ApiError::bad_request(e.to_string())
+            }
+        })?,
         "application/yaml" | "application/x-yaml" => serde_yaml::from_slice(&body)
             .map_err(|e| ApiError::bad_request(format!("the request body is not valid YAML: {e}")))?,
         "" | "application/json" | "*/*" => serde_json::from_slice(&body)

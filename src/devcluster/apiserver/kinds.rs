@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::auth::User;
 use super::crd;
 use super::object;
 use super::registry::{GroupResource, ResourceType};
@@ -21,6 +22,16 @@ fn is(rt: &ResourceType, group: &str, plural: &str) -> bool {
     rt.group == group && rt.plural == plural
 }
 
+/// The storage key of ServiceAccounts.
+pub fn service_accounts() -> GroupResource {
+    GroupResource::new("", "serviceaccounts")
+}
+
+/// The storage key of CertificateSigningRequests.
+pub fn certificate_signing_requests() -> GroupResource {
+    GroupResource::new("certificates.k8s.io", "certificatesigningrequests")
+}
+
 /// Name rules per kind.
 pub fn check_name(rt: &ResourceType, name: &str) -> Option<Cause> {
     if is(rt, "", "namespaces") {
@@ -33,7 +44,7 @@ pub fn check_name(rt: &ResourceType, name: &str) -> Option<Cause> {
 }
 
 /// Defaults and checks for a new object of a special kind.
-pub fn on_create(rt: &ResourceType, object: &mut Value) -> Result<(), ApiError> {
+pub fn on_create(rt: &ResourceType, object: &mut Value, user: Option<&User>) -> Result<(), ApiError> {
     if is(rt, "", "namespaces") {
         object["spec"] = json!({"finalizers": [NAMESPACE_FINALIZER]});
         object["status"] = json!({"phase": "Active"});
@@ -43,6 +54,15 @@ pub fn on_create(rt: &ResourceType, object: &mut Value) -> Result<(), ApiError> 
         let mut finalizers = object::finalizers(object);
         finalizers.push(crd::CLEANUP_FINALIZER.to_string());
         object::set_finalizers(object, &finalizers);
+    } else if is(rt, "certificates.k8s.io", "certificatesigningrequests") {
+        // The requester is whoever sent the CSR, never what the body claims.
+        let (name, uid, groups) = user.map(|u| (u.name.clone(), u.uid.clone(), u.groups.clone())).unwrap_or_default();
+        object["spec"]["username"] = json!(name);
+        object["spec"]["uid"] = json!(uid);
+        object["spec"]["groups"] = json!(groups);
+        if let Some(spec) = object["spec"].as_object_mut() {
+            spec.remove("extra");
+        }
     } else if is(rt, "apps", "deployments") && object["spec"]["replicas"].is_null() {
         object["spec"]["replicas"] = json!(1);
     }

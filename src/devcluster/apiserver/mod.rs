@@ -3,6 +3,7 @@
 //! `ApiServer::start` runs one in-process on 127.0.0.1; several can run at once
 //! (there is no global state), which is how the tests get their clusters.
 
+mod auth;
 mod builtin;
 mod controllers;
 mod crd;
@@ -13,23 +14,33 @@ mod list;
 mod object;
 mod openapi;
 pub mod patch;
+mod persist;
+mod pki;
+mod protobuf;
+mod rbac;
 mod registry;
 mod request;
 mod resource;
+mod reviews;
 mod schema;
+mod security;
 mod selector;
 mod state;
 mod status;
 mod store;
+mod tls;
+mod token;
 mod watch;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::json;
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use pki::CertKey;
 pub use registry::{GroupResource, Registry, ResourceType};
 pub use state::{ApiState, Settings};
 pub use status::ApiError;
@@ -52,8 +63,23 @@ pub enum StartError {
         #[source]
         source: std::io::Error,
     },
+    /// The durable store could not be opened.
+    #[error("opening the store in {}", dir.display())]
+    Store {
+        /// The store directory.
+        dir: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: persist::PersistError,
+    },
+    /// Certificates, keys or TLS could not be prepared.
+    #[error("preparing the cluster's certificates and keys")]
+    Security(#[from] security::SecurityError),
+    /// TLS could not be configured.
+    #[error("configuring TLS")]
+    Tls(#[from] tls::TlsError),
     /// Seeding the initial objects failed.
-    #[error("seeding namespace {name}")]
+    #[error("seeding {name}")]
     Seed {
         /// The namespace.
         name: String,
@@ -66,6 +92,8 @@ pub enum StartError {
 /// How to start a server.
 #[derive(Debug, Clone, Default)]
 pub struct ServerConfig {
+    /// The cluster's name (it names the CA).
+    pub name: String,
     /// Port on 127.0.0.1; 0 picks a free one.
     pub port: u16,
     /// Behaviour settings.
@@ -76,15 +104,28 @@ pub struct ServerConfig {
 pub struct ApiServer {
     state: Arc<ApiState>,
     addr: SocketAddr,
-    shutdown: Option<oneshot::Sender<()>>,
+    stop: tokio::sync::watch::Sender<bool>,
     task: JoinHandle<()>,
+    admin: CertKey,
 }
+
+/// The user name of the admin kubeconfig.
+const ADMIN_USER: &str = "kubernetes-admin";
 
 impl ApiServer {
     /// Starts a server and returns once it accepts connections.
     pub async fn start(config: ServerConfig) -> Result<Self, StartError> {
-        let (store, notices) = store::Store::new(config.settings.history);
-        let state = Arc::new(ApiState { registry: Registry::with_builtins(), store, settings: config.settings });
+        let (store, notices) = match &config.settings.store {
+            Some(dir) => store::Store::open(config.settings.history, dir)
+                .map_err(|source| StartError::Store { dir: dir.clone(), source })?,
+            None => store::Store::new(config.settings.history),
+        };
+        let security = security::Security::load_or_create(config.settings.store.as_deref(), &config.name)?;
+        let tls = tls::acceptor(&security.serving, &security.pki.ca().cert_pem)?;
+        let admin = security.pki.client(ADMIN_USER, &[auth::MASTERS]).map_err(security::SecurityError::from)?;
+        let state =
+            Arc::new(ApiState { registry: Registry::with_builtins(), store, settings: config.settings, security });
+        serve_stored_crds(&state);
         seed(&state)?;
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
             .await
@@ -92,16 +133,9 @@ impl ApiServer {
         let addr = listener.local_addr().map_err(|source| StartError::Bind { port: config.port, source })?;
         tokio::spawn(controllers::run(state.clone(), notices));
         let app = http::router(http::Http { state: state.clone(), address: addr.to_string() });
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let server = axum::serve(listener, app).with_graceful_shutdown(async {
-                let _ = rx.await;
-            });
-            if let Err(e) = server.await {
-                tracing::error!(error = %e, "api server stopped");
-            }
-        });
-        Ok(Self { state, addr, shutdown: Some(tx), task })
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let task = tokio::spawn(tls::serve(listener, tls, app, stopped));
+        Ok(Self { state, addr, stop, task, admin })
     }
 
     /// The address the server listens on.
@@ -109,9 +143,19 @@ impl ApiServer {
         self.addr
     }
 
-    /// The server URL, `http://127.0.0.1:<port>`.
+    /// The server URL, `https://127.0.0.1:<port>`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("https://{}", self.addr)
+    }
+
+    /// The cluster CA certificate, PEM.
+    pub fn ca_pem(&self) -> &str {
+        &self.state.security.pki.ca().cert_pem
+    }
+
+    /// A client certificate for `user` in `groups`, signed by the cluster CA.
+    pub fn client_certificate(&self, user: &str, groups: &[&str]) -> Result<CertKey, StartError> {
+        Ok(self.state.security.pki.client(user, groups).map_err(security::SecurityError::from)?)
     }
 
     /// The state, for in-process inspection (tests and figures).
@@ -119,13 +163,34 @@ impl ApiServer {
         &self.state
     }
 
-    /// A kubeconfig whose cluster, user and context are all named `name`.
+    /// The admin kubeconfig (a `system:masters` client certificate) whose cluster, user
+    /// and context are all named `name`.
     pub fn kubeconfig(&self, name: &str) -> serde_json::Value {
+        self.kubeconfig_with(name, &self.admin)
+    }
+
+    /// A kubeconfig authenticating with the given client certificate.
+    pub fn kubeconfig_with(&self, name: &str, client: &CertKey) -> serde_json::Value {
+        self.kubeconfig_for(
+            name,
+            json!({
+                "client-certificate-data": BASE64.encode(&client.cert_pem),
+                "client-key-data": BASE64.encode(&client.key_pem),
+            }),
+        )
+    }
+
+    /// A kubeconfig authenticating with a bearer token.
+    pub fn kubeconfig_with_token(&self, name: &str, token: &str) -> serde_json::Value {
+        self.kubeconfig_for(name, json!({"token": token}))
+    }
+
+    fn kubeconfig_for(&self, name: &str, user: serde_json::Value) -> serde_json::Value {
         json!({
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": name, "cluster": {"server": self.url()}}],
-            "users": [{"name": name, "user": {}}],
+            "clusters": [{"name": name, "cluster": {"server": self.url(), "certificate-authority-data": BASE64.encode(self.ca_pem())}}],
+            "users": [{"name": name, "user": user}],
             "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
             "current-context": name,
             "preferences": {},
@@ -135,24 +200,42 @@ impl ApiServer {
     /// Stops accepting requests, gives open ones a moment to finish, then ends
     /// the rest (watches never finish on their own).
     pub async fn shutdown(mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
+        let _ = self.stop.send(true);
         if tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await.is_err() {
             self.task.abort();
         }
+        // Releases a durable store's file, so the same directory can be opened again.
+        self.state.store.close();
     }
 }
 
+/// Creates what every cluster starts with, unless a durable store already has it.
 fn seed(state: &ApiState) -> Result<(), StartError> {
-    let Some(rt) = state.registry.get("", "v1", "namespaces") else {
-        return Ok(());
-    };
-    for name in SEEDED_NAMESPACES {
-        let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+    let namespaces = SEEDED_NAMESPACES
+        .iter()
+        .map(|name| ("", "namespaces", json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})));
+    let rbac = rbac::defaults().into_iter().map(|(plural, object)| ("rbac.authorization.k8s.io", plural, object));
+    for (group, plural, object) in namespaces.chain(rbac) {
+        let Some(rt) = state.registry.get(group, "v1", plural) else { continue };
+        let name = object::name(&object).unwrap_or_default().to_string();
+        if state.store.get(&rt.group_resource(), &name).is_some() {
+            continue;
+        }
         state
-            .create(&rt, None, body, &resource::WriteOptions::default())
-            .map_err(|source| StartError::Seed { name: name.to_string(), source })?;
+            .create(&rt, None, object, &resource::WriteOptions::default())
+            .map_err(|source| StartError::Seed { name: format!("{plural}/{name}"), source })?;
+    }
+    for name in SEEDED_NAMESPACES {
+        controllers::ensure_defaults(state, name)
+            .map_err(|source| StartError::Seed { name: format!("defaults of namespace {name}"), source })?;
     }
     Ok(())
+}
+
+/// Serves the resources of the CRDs a durable store held.
+fn serve_stored_crds(state: &ApiState) {
+    let crds = GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
+    for stored in state.store.list(&crds, None, None, 0, &|_| true).items {
+        crd::register(&state.registry, &stored.value());
+    }
 }

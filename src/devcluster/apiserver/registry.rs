@@ -61,6 +61,8 @@ pub struct ResourceType {
     pub generation: bool,
     /// Fields selectable beyond `metadata.name` and `metadata.namespace`.
     pub selectable_fields: &'static [&'static str],
+    /// Answered on POST and never stored (access and token reviews).
+    pub create_only: bool,
     /// Built-in or custom.
     pub origin: Origin,
 }

@@ -29,6 +29,8 @@ pub struct WriteOptions {
     pub force: bool,
     /// `fieldValidation=Strict`: unknown fields of custom resources are an error.
     pub strict: bool,
+    /// Who is writing (CSRs record their requester).
+    pub user: Option<super::auth::User>,
 }
 
 /// The patch formats of `Content-Type`.
@@ -136,10 +138,12 @@ impl ApiState {
         if opts.dry_run {
             return self.dry_run_create(rt, namespace, &name, object);
         }
-        let stored = self
-            .store
-            .put(&rt.group_resource(), &key(namespace, &name), Expect::Absent, object)
-            .map_err(|_| ApiError::already_exists(&rt.plural, &rt.group, &name))?;
+        let stored = self.store.put(&rt.group_resource(), &key(namespace, &name), Expect::Absent, object).map_err(
+            |e| match e {
+                CommitError::Storage(why) => ApiError::internal(why),
+                _ => ApiError::already_exists(&rt.plural, &rt.group, &name),
+            },
+        )?;
         self.after_commit(rt, &stored)?;
         Ok(Written { code: 201, body: stored.value() })
     }
@@ -221,7 +225,7 @@ impl ApiState {
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
         }
-        kinds::on_create(rt, &mut object)?;
+        kinds::on_create(rt, &mut object, opts.user.as_ref())?;
         Ok(object)
     }
 
@@ -464,6 +468,7 @@ impl ApiState {
                 Err(CommitError::Conflict) => {
                     return Err(ApiError::modified(&rt.plural, &rt.group, name));
                 }
+                Err(CommitError::Storage(why)) => return Err(ApiError::internal(why)),
                 Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
             }
         }
@@ -543,6 +548,7 @@ impl ApiState {
                 if !opts.dry_run {
                     match self.store.remove(&gr, &k, current.rv) {
                         Err(CommitError::Conflict) => continue,
+                        Err(CommitError::Storage(why)) => return Err(ApiError::internal(why)),
                         Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
                         Ok(_) => {}
                     }
@@ -562,6 +568,7 @@ impl ApiState {
                     return Ok(Written { code: 200, body: stored.value() });
                 }
                 Err(CommitError::Conflict) => continue,
+                Err(CommitError::Storage(why)) => return Err(ApiError::internal(why)),
                 Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
             }
         }

@@ -14,6 +14,8 @@ pub struct Settings {
     pub bookmark_interval: std::time::Duration,
     /// The Kubernetes version `/version` reports.
     pub git_version: String,
+    /// Directory of the durable store (`dev serve --store`); `None` keeps objects in memory only.
+    pub store: Option<std::path::PathBuf>,
 }
 
 impl Default for Settings {
@@ -22,6 +24,7 @@ impl Default for Settings {
             history: 8192,
             bookmark_interval: std::time::Duration::from_secs(15),
             git_version: "v1.32.0-fleetctl".to_string(),
+            store: None,
         }
     }
 }
@@ -34,6 +37,8 @@ pub struct ApiState {
     pub store: Store,
     /// Settings.
     pub settings: Settings,
+    /// CA, serving certificate, token signer and authorizer.
+    pub security: super::security::Security,
 }
 
 /// Shared handle to the state.

@@ -3,17 +3,23 @@
 //!
 //! Objects are kept as their serialized JSON so reads and watch fan-out copy no more
 //! than a reference count; writes stamp the resourceVersion before serializing.
+//!
+//! With a durable store ([`Store::open`]) every write is committed to disk before the
+//! in-memory state changes and before anyone (the writer, watchers, the built-in
+//! controllers) hears of it; without one, nothing but memory is touched.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::Bound;
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
-use parking_lot::RwLock;
+use parking_lot::{RwLock, RwLockUpgradableReadGuard};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
 use super::object;
+use super::persist::{Loaded, Persist, PersistError, Record};
 use super::registry::GroupResource;
 
 /// Capacity of each resource's broadcast; a watcher that falls this far behind is
@@ -100,10 +106,12 @@ pub struct Notice {
     pub resource: GroupResource,
     /// The change.
     pub event: Arc<Event>,
+    /// Whether the object is gone or marked for deletion (known without parsing it).
+    pub deleting: bool,
 }
 
 /// The store's answer to a write that could not be made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommitError {
     /// Create of a key that exists.
     Exists,
@@ -111,6 +119,8 @@ pub enum CommitError {
     Missing,
     /// The object changed since the expected resourceVersion.
     Conflict,
+    /// The durable store could not commit the write; nothing changed.
+    Storage(String),
 }
 
 /// What a write expects of the current state.
@@ -175,6 +185,23 @@ pub struct Store {
     inner: RwLock<Inner>,
     history_limit: usize,
     notices: mpsc::UnboundedSender<Notice>,
+    /// Where writes are made durable first; `None` keeps everything in memory only.
+    persist: Option<Persist>,
+}
+
+/// A validated write, ready to be made durable and applied.
+struct Change {
+    rv: u64,
+    kind: EventType,
+    key: String,
+    /// The object after the write (its last state, for removals), parsed.
+    object: Value,
+    /// `object` serialized.
+    json: Bytes,
+    /// What the key held before.
+    previous: Option<Stored>,
+    /// Whether the key is removed.
+    removes: bool,
 }
 
 /// A page of a list.
@@ -204,7 +231,112 @@ impl Store {
     pub fn new(history_limit: usize) -> (Self, mpsc::UnboundedReceiver<Notice>) {
         let (notices, rx) = mpsc::unbounded_channel();
         let inner = Inner { rv: 0, tables: HashMap::new(), uids: HashMap::new(), dependents: HashMap::new() };
-        (Self { inner: RwLock::new(inner), history_limit: history_limit.max(1), notices }, rx)
+        (Self { inner: RwLock::new(inner), history_limit: history_limit.max(1), notices, persist: None }, rx)
+    }
+
+    /// A store kept durable in `dir`, holding what was stored there before: the same
+    /// objects, resourceVersions and watch history.
+    ///
+    /// Objects that were being deleted, and dependents whose owner is gone, are handed
+    /// to the built-in controllers again, since what they had not yet done when the
+    /// server stopped would otherwise never be done.
+    pub fn open(history_limit: usize, dir: &Path) -> Result<(Self, mpsc::UnboundedReceiver<Notice>), PersistError> {
+        let (mut store, rx) = Self::new(history_limit);
+        let (persist, loaded) = Persist::open(dir, store.history_limit)?;
+        store.restore(loaded)?;
+        store.persist = Some(persist);
+        Ok((store, rx))
+    }
+
+    fn restore(&self, loaded: Loaded) -> Result<(), PersistError> {
+        let mut guard = self.inner.write();
+        let inner = &mut *guard;
+        inner.rv = loaded.rv;
+        let mut resync = Vec::new();
+        for (name, stored) in loaded.resources {
+            let (group, plural) = name
+                .split_once('/')
+                .ok_or_else(|| PersistError::Corrupt(format!("resource name {name:?} has no group separator")))?;
+            let resource = GroupResource::new(group, plural);
+            let mut objects = Vec::with_capacity(stored.objects.len());
+            for (key, rv, json) in stored.objects {
+                let value: Value =
+                    serde_json::from_slice(&json).map_err(|e| PersistError::Corrupt(format!("{name} {key}: {e}")))?;
+                let target = ObjectRef { resource: resource.clone(), key: key.clone() };
+                index(inner, &target, &value);
+                let json = Bytes::from(json);
+                if object::deletion_timestamp(&value).is_some() {
+                    let event = Event {
+                        rv,
+                        kind: EventType::Modified,
+                        key: key.clone(),
+                        json: json.clone(),
+                        prev: None,
+                        parsed: OnceLock::from(value),
+                    };
+                    resync.push(Notice { resource: resource.clone(), event: Arc::new(event), deleting: true });
+                }
+                objects.push((key, Stored { rv, json }));
+            }
+            let mut table = Table::new();
+            // Sorted input: the map is built in bulk.
+            table.objects = objects.into_iter().collect();
+            table.history = stored
+                .events
+                .into_iter()
+                .map(|e| {
+                    Arc::new(Event {
+                        rv: e.rv,
+                        kind: e.kind,
+                        key: e.key,
+                        json: Bytes::from(e.json),
+                        prev: e.prev.map(Bytes::from),
+                        parsed: OnceLock::new(),
+                    })
+                })
+                .collect();
+            table.compacted = stored.compacted;
+            let newest_object = table.objects.values().map(|s| s.rv).max().unwrap_or(0);
+            table.revision = table.history.back().map_or(stored.compacted, |e| e.rv).max(newest_object);
+            inner.rv = inner.rv.max(table.revision);
+            inner.tables.insert(resource, table);
+        }
+        // Owners that are gone while dependents still name them: the collector hears of
+        // the owner's deletion again (only the uid matters to it; the empty key names no
+        // namespace).
+        for (owner, dependents) in &inner.dependents {
+            if inner.uids.contains_key(owner) {
+                continue;
+            }
+            let Some(dependent) = dependents.iter().next() else {
+                continue;
+            };
+            let event = Event {
+                rv: inner.rv,
+                kind: EventType::Deleted,
+                key: String::new(),
+                json: Bytes::from(
+                    serde_json::to_vec(&serde_json::json!({"metadata": {"uid": owner}})).unwrap_or_default(),
+                ),
+                prev: None,
+                parsed: OnceLock::new(),
+            };
+            resync.push(Notice { resource: dependent.resource.clone(), event: Arc::new(event), deleting: true });
+        }
+        for notice in resync {
+            // The receiver is held by the caller until the controllers start.
+            let _ = self.notices.send(notice);
+        }
+        Ok(())
+    }
+
+    /// Closes the durable store, if any, releasing its file; later writes fail.
+    pub fn close(&self) {
+        if let Some(persist) = &self.persist {
+            // Under the write lock: no write is half-way through its commit.
+            let _guard = self.inner.write();
+            persist.close();
+        }
     }
 
     /// The current resourceVersion.
@@ -345,73 +477,120 @@ impl Store {
         expect: Expect,
         mut object: Value,
     ) -> Result<Stored, CommitError> {
-        let mut inner = self.inner.write();
-        let previous = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
-        let current = previous.as_ref().map(|s| s.rv);
-        let kind = match (expect, current) {
-            (Expect::Absent, None) => EventType::Added,
-            (Expect::Absent, Some(_)) => return Err(CommitError::Exists),
-            (Expect::Rv(_), None) => return Err(CommitError::Missing),
-            (Expect::Rv(want), Some(have)) if want != have => return Err(CommitError::Conflict),
-            (Expect::Rv(_), Some(_)) => EventType::Modified,
-        };
-        let rv = inner.rv + 1;
-        object::set_resource_version(&mut object, rv);
-        let json = Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
-        inner.rv = rv;
-        let target = ObjectRef { resource: resource.clone(), key: key.to_string() };
-        if let Some(old) = &previous {
-            unindex(&mut inner, &target, &old.value());
-        }
-        index(&mut inner, &target, &object);
-        let stored = Stored { rv, json: json.clone() };
-        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
-        table.objects.insert(key.to_string(), stored.clone());
-        let deleting = object::deletion_timestamp(&object).is_some();
-        let event = Event {
-            rv,
-            kind,
-            key: key.to_string(),
-            json,
-            prev: previous.map(|p| p.json),
-            parsed: OnceLock::from(object),
-        };
-        self.publish(table, resource, event, deleting);
-        Ok(stored)
+        self.commit(resource, |inner| {
+            let previous = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
+            let current = previous.as_ref().map(|s| s.rv);
+            let kind = match (expect, current) {
+                (Expect::Absent, None) => EventType::Added,
+                (Expect::Absent, Some(_)) => return Err(CommitError::Exists),
+                (Expect::Rv(_), None) => return Err(CommitError::Missing),
+                (Expect::Rv(want), Some(have)) if want != have => return Err(CommitError::Conflict),
+                (Expect::Rv(_), Some(_)) => EventType::Modified,
+            };
+            let rv = inner.rv + 1;
+            object::set_resource_version(&mut object, rv);
+            let json = Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
+            Ok(Change { rv, kind, key: key.to_string(), object, json, previous, removes: false })
+        })
     }
 
     /// Removes the object at `key` if it still holds resourceVersion `expect`.
     pub fn remove(&self, resource: &GroupResource, key: &str, expect: u64) -> Result<Stored, CommitError> {
-        let mut inner = self.inner.write();
-        let current = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
-        let Some(current) = current else {
-            return Err(CommitError::Missing);
-        };
-        if current.rv != expect {
-            return Err(CommitError::Conflict);
-        }
-        let rv = inner.rv + 1;
-        inner.rv = rv;
-        let mut last = current.value();
-        unindex(&mut inner, &ObjectRef { resource: resource.clone(), key: key.to_string() }, &last);
-        object::set_resource_version(&mut last, rv);
-        let json = Bytes::from(serde_json::to_vec(&last).unwrap_or_default());
-        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
-        table.objects.remove(key);
-        let stored = Stored { rv, json: json.clone() };
-        let event = Event {
-            rv,
-            kind: EventType::Deleted,
-            key: key.to_string(),
-            json,
-            prev: None,
-            parsed: OnceLock::from(last),
-        };
-        self.publish(table, resource, event, true);
-        Ok(stored)
+        self.commit(resource, |inner| {
+            let current = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
+            let Some(current) = current else {
+                return Err(CommitError::Missing);
+            };
+            if current.rv != expect {
+                return Err(CommitError::Conflict);
+            }
+            let rv = inner.rv + 1;
+            let mut last = current.value();
+            object::set_resource_version(&mut last, rv);
+            let json = Bytes::from(serde_json::to_vec(&last).unwrap_or_default());
+            Ok(Change {
+                rv,
+                kind: EventType::Deleted,
+                key: key.to_string(),
+                object: last,
+                json,
+                previous: Some(current),
+                removes: true,
+            })
+        })
     }
 
-    fn publish(&self, table: &mut Table, resource: &GroupResource, event: Event, notice: bool) {
+    /// Validates a write with `prepare`, makes it durable (with a durable store), then
+    /// applies and publishes it.
+    fn commit(
+        &self,
+        resource: &GroupResource,
+        prepare: impl FnOnce(&Inner) -> Result<Change, CommitError>,
+    ) -> Result<Stored, CommitError> {
+        let Some(persist) = &self.persist else {
+            let mut inner = self.inner.write();
+            let change = prepare(&inner)?;
+            return Ok(self.apply(&mut inner, resource, change));
+        };
+        // An upgradable read excludes other writers but not readers, so reads go on
+        // while the disk syncs; the state they see changes only once the write is durable.
+        let inner = self.inner.upgradable_read();
+        let change = prepare(&inner)?;
+        let len = inner.tables.get(resource).map_or(0, |t| t.history.len());
+        let excess = (len + 1).saturating_sub(self.history_limit);
+        let trimmed: Vec<u64> = inner
+            .tables
+            .get(resource)
+            .map(|t| t.history.iter().take(excess).map(|e| e.rv).collect())
+            .unwrap_or_default();
+        let name = format!("{}/{}", resource.group, resource.resource);
+        let record = Record {
+            resource: &name,
+            key: &change.key,
+            rv: change.rv,
+            kind: change.kind,
+            object: (!change.removes).then_some(&change.json[..]),
+            event: &change.json,
+            prev: if change.removes { None } else { change.previous.as_ref().map(|p| &p.json[..]) },
+            trimmed: &trimmed,
+        };
+        persist.commit(&record).map_err(|e| CommitError::Storage(error_chain(&e)))?;
+        let mut inner = RwLockUpgradableReadGuard::upgrade(inner);
+        Ok(self.apply(&mut inner, resource, change))
+    }
+
+    /// Applies a validated write to memory and tells watchers and controllers.
+    fn apply(&self, inner: &mut Inner, resource: &GroupResource, change: Change) -> Stored {
+        let Change { rv, kind, key, object, json, previous, removes } = change;
+        inner.rv = rv;
+        let target = ObjectRef { resource: resource.clone(), key };
+        if let Some(old) = &previous {
+            if removes {
+                // The last state names the same uid and owners as the stored one.
+                unindex(inner, &target, &object);
+            } else {
+                unindex(inner, &target, &old.value());
+            }
+        }
+        if !removes {
+            index(inner, &target, &object);
+        }
+        let stored = Stored { rv, json: json.clone() };
+        let table = inner.tables.entry(target.resource).or_insert_with(Table::new);
+        let deleting = if removes {
+            table.objects.remove(&target.key);
+            true
+        } else {
+            table.objects.insert(target.key.clone(), stored.clone());
+            object::deletion_timestamp(&object).is_some()
+        };
+        let prev = if removes { None } else { previous.map(|p| p.json) };
+        let event = Event { rv, kind, key: target.key, json, prev, parsed: OnceLock::new() };
+        self.publish(table, resource, event, deleting);
+        stored
+    }
+
+    fn publish(&self, table: &mut Table, resource: &GroupResource, event: Event, deleting: bool) {
         table.revision = event.rv;
         let event = Arc::new(event);
         table.history.push_back(event.clone());
@@ -422,10 +601,8 @@ impl Store {
         }
         // No receivers is fine: nobody watches this resource now.
         let _ = table.tx.send(event.clone());
-        if notice {
-            // The receiver lives as long as the server; a send error means shutdown.
-            let _ = self.notices.send(Notice { resource: resource.clone(), event });
-        }
+        // The receiver lives as long as the server; a send error means shutdown.
+        let _ = self.notices.send(Notice { resource: resource.clone(), event, deleting });
     }
 
     /// Number of stored objects (for figures and tests).
@@ -460,4 +637,16 @@ fn unindex(inner: &mut Inner, target: &ObjectRef, object: &Value) {
             }
         }
     }
+}
+
+/// An error and its causes on one line, for a Status message.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }

@@ -10,10 +10,9 @@ async fn assert_refused(
     path: &str,
     content_type: &str,
     body: Vec<u8>,
-    code: u16,
-    reason: &str,
-    message: &str,
+    expected: (u16, &str, &str),
 ) {
+    let (code, reason, message) = expected;
     let before = c.server.state().store.rv();
     let (status, body) = raw(&c.client, method, path, content_type, body).await;
     assert_eq!(status, code, "{body}");
@@ -35,9 +34,7 @@ async fn malformed_json_is_a_bad_request() {
         CMS,
         "application/json",
         b"{\"metadata\": {".to_vec(),
-        400,
-        "BadRequest",
-        "not valid JSON",
+        (400, "BadRequest", "not valid JSON"),
     )
     .await;
 }
@@ -51,9 +48,7 @@ async fn malformed_yaml_is_a_bad_request() {
         CMS,
         "application/yaml",
         b"metadata: [unclosed".to_vec(),
-        400,
-        "BadRequest",
-        "not valid YAML",
+        (400, "BadRequest", "not valid YAML"),
     )
     .await;
 }
@@ -68,9 +63,7 @@ async fn a_body_whose_kind_does_not_match_the_url_is_refused() {
         CMS,
         "application/json",
         body,
-        400,
-        "BadRequest",
-        "the kind in the body (Secret) does not match",
+        (400, "BadRequest", "the kind in the body (Secret) does not match"),
     )
     .await;
     let body = br#"{"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"s"}}"#.to_vec();
@@ -80,9 +73,7 @@ async fn a_body_whose_kind_does_not_match_the_url_is_refused() {
         CMS,
         "application/json",
         body,
-        400,
-        "BadRequest",
-        "does not match the expected API version (v1)",
+        (400, "BadRequest", "does not match the expected API version (v1)"),
     )
     .await;
 }
@@ -97,9 +88,7 @@ async fn an_unknown_resource_is_not_found() {
         "/api/v1/namespaces/default/gizmos",
         "application/json",
         body,
-        404,
-        "NotFound",
-        "could not find the requested resource",
+        (404, "NotFound", "could not find the requested resource"),
     )
     .await;
     let (status, _) = raw(&c.client, "GET", "/apis/nope.example.com/v1/things", "application/json", Vec::new()).await;
@@ -116,27 +105,34 @@ async fn a_body_over_three_mebibytes_is_too_large() {
         CMS,
         "application/json",
         big.into_bytes(),
-        413,
-        "RequestEntityTooLarge",
-        "limit is 3145728",
+        (413, "RequestEntityTooLarge", "limit is 3145728"),
     )
     .await;
 }
 
 #[tokio::test]
-async fn protobuf_bodies_are_refused_with_a_pointer_to_json() {
+async fn protobuf_of_a_kind_kubectl_never_sends_is_refused_with_a_pointer_to_json() {
     let c = TestCluster::start().await;
+    // k8s\0 + runtime.Unknown{typeMeta{apiVersion "v1", kind "Pod"}, raw ""}
+    let mut body = b"k8s\0".to_vec();
+    body.extend_from_slice(&[0x0a, 0x09, 0x0a, 0x02, b'v', b'1', 0x12, 0x03, b'P', b'o', b'd', 0x12, 0x00]);
+    let pods = "/api/v1/namespaces/default/pods";
     assert_refused(
         &c,
         "POST",
-        CMS,
+        pods,
         "application/vnd.kubernetes.protobuf",
-        b"k8s\0".to_vec(),
-        415,
-        "UnsupportedMediaType",
-        "send it as JSON",
+        body,
+        (415, "UnsupportedMediaType", "send JSON"),
     )
     .await;
+}
+
+#[tokio::test]
+async fn a_malformed_protobuf_body_is_a_bad_request() {
+    let c = TestCluster::start().await;
+    let body = b"k8s\0\x0a\xff".to_vec();
+    assert_refused(&c, "POST", CMS, "application/vnd.kubernetes.protobuf", body, (400, "BadRequest", "protobuf")).await;
 }
 
 #[tokio::test]
@@ -148,9 +144,7 @@ async fn an_unsupported_verb_is_method_not_allowed() {
         CMS,
         "application/json",
         b"{}".to_vec(),
-        405,
-        "MethodNotAllowed",
-        "does not allow this method",
+        (405, "MethodNotAllowed", "does not allow this method"),
     )
     .await;
 }
@@ -165,9 +159,7 @@ async fn creating_in_a_missing_namespace_is_not_found() {
         "/api/v1/namespaces/ghost/configmaps",
         "application/json",
         body,
-        404,
-        "NotFound",
-        "namespaces \"ghost\" not found",
+        (404, "NotFound", "namespaces \"ghost\" not found"),
     )
     .await;
 }
@@ -182,9 +174,7 @@ async fn an_unknown_field_selector_is_a_bad_request() {
         &path,
         "application/json",
         Vec::new(),
-        400,
-        "BadRequest",
-        "field label not supported: spec.nope",
+        (400, "BadRequest", "field label not supported: spec.nope"),
     )
     .await;
 }
@@ -193,6 +183,13 @@ async fn an_unknown_field_selector_is_a_bad_request() {
 async fn a_malformed_label_selector_is_a_bad_request() {
     let c = TestCluster::start().await;
     let path = format!("{CMS}?labelSelector=a%20in%20(b");
-    assert_refused(&c, "GET", &path, "application/json", Vec::new(), 400, "BadRequest", "unable to parse requirement")
-        .await;
+    assert_refused(
+        &c,
+        "GET",
+        &path,
+        "application/json",
+        Vec::new(),
+        (400, "BadRequest", "unable to parse requirement"),
+    )
+    .await;
 }

@@ -2,6 +2,7 @@
 
 use fleetctl::devcluster::apiserver::{ApiServer, ServerConfig, Settings};
 use kube::Client;
+use kube::config::{KubeConfigOptions, Kubeconfig};
 
 /// One API server plus a client, dropped together.
 pub struct TestCluster {
@@ -15,13 +16,31 @@ impl TestCluster {
         Self::with_settings(Settings::default()).await
     }
 
-    /// A fresh cluster with the given settings.
+    /// A fresh cluster with the given settings; the client is the admin (`system:masters`).
     pub async fn with_settings(settings: Settings) -> Self {
-        let server = ApiServer::start(ServerConfig { port: 0, settings }).await.expect("server starts");
-        let config = kube::Config::new(server.url().parse().expect("url"));
-        let client = Client::try_from(config).expect("client");
+        let config = ServerConfig { name: "test".into(), port: 0, settings };
+        let server = ApiServer::start(config).await.expect("server starts");
+        let client = client_from(&server.kubeconfig("test")).await;
         Self { server, client }
     }
+
+    /// A client authenticating with a certificate for `user` in `groups`.
+    pub async fn client_as(&self, user: &str, groups: &[&str]) -> Client {
+        let cert = self.server.client_certificate(user, groups).expect("client certificate");
+        client_from(&self.server.kubeconfig_with("test", &cert)).await
+    }
+
+    /// A client authenticating with a bearer token.
+    pub async fn client_with_token(&self, token: &str) -> Client {
+        client_from(&self.server.kubeconfig_with_token("test", token)).await
+    }
+}
+
+/// A kube client from a kubeconfig document.
+pub async fn client_from(kubeconfig: &serde_json::Value) -> Client {
+    let kubeconfig: Kubeconfig = serde_json::from_value(kubeconfig.clone()).expect("kubeconfig");
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.expect("config");
+    Client::try_from(config).expect("client")
 }
 
 /// A raw request's status code and JSON body (for the cases kube-rs would not send).

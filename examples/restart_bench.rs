@@ -1,0 +1,196 @@
+//! Figures for the durable store (`dev serve --store DIR`): creates per second over HTTP
+//! with and without the store, and the time a server takes to start again on a store
+//! of 100,000 objects, after a clean shutdown and after a crash. It prints figures next
+//! to their targets; it asserts nothing.
+//!
+//! ```text
+//! cargo run --release --example restart_bench
+//! cargo run --release --example restart_bench -- objects=20000 c=8 memory_n=10000
+//! ```
+//!
+//! Overrides (argument `key=value`): `objects` stored before the restart (default
+//! 100,000), `c` concurrent clients (16), `memory_n` creates for the
+//! in-memory comparison (20,000), `restarts` timed restarts of each kind (3).
+//!
+//! Server and client share one runtime and the machine's cores. The clients are
+//! kube-rs clients built from the server's admin kubeconfig (TLS and a client
+//! certificate), sending raw JSON and reading raw answers so that they spend little
+//! on (de)serialization; the in-memory figure is therefore lower than the one of
+//! `apiserver_bench`, but both figures here pay the same client costs.
+//!
+//! The crash figure starts a server on a copy of the database file taken while the
+//! server that wrote it is still running: the copy holds what a SIGKILL at that moment
+//! would leave (the page cache is the file as the next process sees it), so opening it
+//! includes redb's repair after an unclean shutdown.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use fleetctl::devcluster::apiserver::{ApiServer, ServerConfig, Settings};
+use http_body_util::BodyExt;
+use kube::Client;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+/// Target on the 2-core reference machine.
+const TARGET_RESTART: Duration = Duration::from_secs(2);
+
+struct Config {
+    objects: usize,
+    c: usize,
+    memory_n: usize,
+    restarts: usize,
+}
+
+impl Config {
+    fn load() -> Result<Self> {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let get = |key: &str, default: usize| -> Result<usize> {
+            match args.iter().find_map(|a| a.strip_prefix(key).and_then(|rest| rest.strip_prefix('='))) {
+                None => Ok(default),
+                Some(v) => {
+                    v.replace(['_', ','], "").parse().with_context(|| format!("{key}={v} is not a whole number"))
+                }
+            }
+        };
+        let config = Self {
+            objects: get("objects", 100_000)?,
+            c: get("c", 16)?,
+            memory_n: get("memory_n", 20_000)?,
+            restarts: get("restarts", 3)?,
+        };
+        ensure!(config.c > 0 && config.objects > 0 && config.restarts > 0, "objects, c and restarts must be ≥ 1");
+        Ok(config)
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let config = Config::load()?;
+    let dir = tempfile::tempdir().context("a temporary directory")?;
+    let store = dir.path().join("store");
+    println!("durable store figures; store directory {}", store.display());
+
+    if config.memory_n > 0 {
+        let server = start(Settings::default()).await?;
+        let rate = create_many(&client(&server).await?, config.memory_n, config.c).await?;
+        println!(
+            "creates (POST), in memory:        {:>8}/s  ({} objects, {} concurrent clients)",
+            thousands(rate as u64),
+            thousands(config.memory_n),
+            config.c
+        );
+        server.shutdown().await;
+    }
+
+    let durable = Settings { store: Some(store.clone()), ..Settings::default() };
+    let server = start(durable.clone()).await?;
+    let rate = create_many(&client(&server).await?, config.objects, config.c).await?;
+    let want = server.state().store.len();
+    println!(
+        "creates (POST), --store:          {:>8}/s  ({} objects, {} concurrent clients, each fsynced before its answer)",
+        thousands(rate as u64),
+        thousands(config.objects),
+        config.c
+    );
+    server.shutdown().await;
+    let file = store.join("store.redb");
+    let size = std::fs::metadata(&file).with_context(|| format!("reading {}", file.display()))?.len();
+    println!("store file: {:.1} MiB for {} objects", size as f64 / (1 << 20) as f64, thousands(config.objects));
+
+    let mut clean = Vec::new();
+    for _ in 0..config.restarts {
+        let (elapsed, server) = timed_start(durable.clone(), want).await?;
+        clean.push(elapsed);
+        server.shutdown().await;
+    }
+    report("restart after a clean shutdown", &clean, config.objects);
+
+    let mut crashed = Vec::new();
+    for i in 0..config.restarts {
+        // The image of a crash: copied while its server runs (and holds the file open).
+        let running = start(durable.clone()).await?;
+        let image = dir.path().join(format!("crash-{i}"));
+        std::fs::create_dir_all(&image)?;
+        std::fs::copy(&file, image.join("store.redb")).context("copying the store file")?;
+        running.shutdown().await;
+        let (elapsed, server) =
+            timed_start(Settings { store: Some(image.clone()), ..Settings::default() }, want).await?;
+        crashed.push(elapsed);
+        server.shutdown().await;
+        std::fs::remove_dir_all(&image)?;
+    }
+    report("restart after a crash (repair)", &crashed, config.objects);
+    Ok(())
+}
+
+async fn start(settings: Settings) -> Result<ApiServer> {
+    ApiServer::start(ServerConfig { port: 0, settings, ..ServerConfig::default() })
+        .await
+        .context("starting the API server")
+}
+
+/// Starts a server on a store and waits until it answers a list of all it holds.
+async fn timed_start(settings: Settings, want: usize) -> Result<(Duration, ApiServer)> {
+    let started = Instant::now();
+    let server = start(settings).await?;
+    let (status, _) = send(&client(&server).await?, "GET", "/readyz", Vec::new()).await?;
+    ensure!(status == 200, "/readyz answered {status}");
+    let elapsed = started.elapsed();
+    let held = server.state().store.len();
+    ensure!(held == want, "the restarted server holds {held} objects, not {want}");
+    Ok((elapsed, server))
+}
+
+fn report(label: &str, times: &[Duration], objects: usize) {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    let median = sorted[sorted.len() / 2];
+    let all: Vec<String> = times.iter().map(|t| format!("{} ms", t.as_millis())).collect();
+    println!(
+        "{label} with {} objects: median {} ms (target ≤ {} s) {}; runs: {}",
+        thousands(objects),
+        median.as_millis(),
+        TARGET_RESTART.as_secs(),
+        if median <= TARGET_RESTART { "MET" } else { "MISSED" },
+        all.join(", ")
+    );
+}
+
+/// Creates ConfigMaps `cm-0..n` in `default` from `c` concurrent tasks; returns creates per second.
+async fn create_many(client: &Client, n: usize, c: usize) -> Result<f64> {
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..c)
+        .map(|worker| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                for id in (worker..n).step_by(c) {
+                    let body = format!(
+                        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"cm-{id}"}},"data":{{"key":"value-{id}"}}}}"#
+                    );
+                    let path = "/api/v1/namespaces/default/configmaps";
+                    let (status, reply) = send(&client, "POST", path, body.into_bytes()).await?;
+                    if status != 201 {
+                        bail!("create cm-{id}: HTTP {status}: {}", String::from_utf8_lossy(&reply));
+                    }
+                }
+                anyhow::Ok(())
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.context("a client task panicked")??;
+    }
+    Ok(n as f64 / started.elapsed().as_secs_f64())
+}
+
+fn thousands(n: impl std::fmt::Display) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}

@@ -1,0 +1,98 @@
+//! Garbage collection of dependents: background, foreground and orphan propagation.
+
+use serde_json::Value;
+
+use super::super::object;
+use super::super::registry::GroupResource;
+use super::super::state::Shared;
+use super::super::store::ObjectRef;
+use super::{Step, drop_finalizer, modify, read, remove};
+
+const FOREGROUND: &str = "foregroundDeletion";
+const ORPHAN: &str = "orphan";
+
+/// An object marked for deletion: foreground deletes dependents first; orphan
+/// releases them.
+pub(super) fn deleting(state: &Shared, resource: &GroupResource, key: &str) -> Step {
+    let target = ObjectRef { resource: resource.clone(), key: key.to_string() };
+    let Some((_, object)) = read(state, &target) else {
+        return Ok(());
+    };
+    let Some(uid) = object::uid(&object).map(str::to_string) else {
+        return Ok(());
+    };
+    let finalizers = object::finalizers(&object);
+    if finalizers.iter().any(|f| f == ORPHAN) {
+        for dependent in state.store.dependents(&uid) {
+            modify(state, &dependent, &mut |d| strip_owner(d, &uid))?;
+        }
+        drop_finalizer(state, &target, ORPHAN)?;
+    }
+    if finalizers.iter().any(|f| f == FOREGROUND) {
+        for dependent in state.store.dependents(&uid) {
+            remove(state, &dependent)?;
+        }
+        owner_waiting(state, &uid)?;
+    }
+    Ok(())
+}
+
+/// Foreground deletion finishes once no dependent blocks it.
+pub(super) fn owner_waiting(state: &Shared, uid: &str) -> Step {
+    let Some(owner) = state.store.owner_ref(uid) else {
+        return Ok(());
+    };
+    let Some((_, object)) = read(state, &owner) else {
+        return Ok(());
+    };
+    if !object::finalizers(&object).iter().any(|f| f == FOREGROUND) {
+        return Ok(());
+    }
+    let blocked = state
+        .store
+        .dependents(uid)
+        .iter()
+        .any(|d| state.store.get(&d.resource, &d.key).is_some_and(|s| blocks_owner(&s.value(), uid)));
+    if blocked { Ok(()) } else { drop_finalizer(state, &owner, FOREGROUND) }
+}
+
+fn blocks_owner(dependent: &Value, uid: &str) -> bool {
+    dependent["metadata"]["ownerReferences"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| r["uid"] == uid && r["blockOwnerDeletion"] == true)
+}
+
+fn strip_owner(object: &mut Value, uid: &str) {
+    let meta = object::metadata_mut(object);
+    let kept: Vec<Value> = meta
+        .get("ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| r["uid"] != uid)
+        .cloned()
+        .collect();
+    if kept.is_empty() {
+        meta.remove("ownerReferences");
+    } else {
+        meta.insert("ownerReferences".into(), Value::Array(kept));
+    }
+}
+
+/// An owner is gone: dependents with no owner left go too; others drop the dangling reference.
+pub(super) fn owner_gone(state: &Shared, uid: &str) -> Step {
+    for dependent in state.store.dependents(uid) {
+        let Some((_, object)) = read(state, &dependent) else {
+            continue;
+        };
+        let any_left = object::owner_uids(&object).any(|o| o != uid && state.store.uid_exists(o));
+        if any_left {
+            modify(state, &dependent, &mut |d| strip_owner(d, uid))?;
+        } else {
+            remove(state, &dependent)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! The controllers a real cluster runs in kube-controller-manager and the
+//! apiextensions server, reduced to what clients observe: garbage collection of
+//! dependents (background, foreground, orphan), namespace termination and CRD cleanup.
+//!
+//! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and
+//! give every namespace its `default` ServiceAccount and `kube-root-ca.crt`.
+//!
+//! They react to store notices, coalesce what arrives together, and act through the
+//! same verbs as HTTP clients.
+
+mod crds;
+mod csr;
+mod gc;
+mod namespaces;
+
+pub use namespaces::ensure_defaults;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::crd;
+use super::kinds;
+use super::object;
+use super::registry::{GroupResource, ResourceType};
+use super::resource::{DeleteOptions, Propagation, WriteOptions};
+use super::state::Shared;
+use super::store::{EventType, Notice, ObjectRef};
+
+/// Work items, ordered so a batch handles each thing once.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Work {
+    /// An object is marked for deletion and may have foreground/orphan work.
+    Deleting(GroupResource, String),
+    /// The owner with this uid is gone: its dependents need a look.
+    OwnerGone(String),
+    /// An object that may be waiting for its dependents to go (foreground).
+    OwnerWaiting(String),
+    /// A namespace may be terminating.
+    Namespace(String),
+    /// A CRD may be waiting for its custom resources to go.
+    CrdCleanup(String),
+    /// A CRD was removed: stop serving it.
+    CrdRemoved(String),
+    /// A new namespace needs its default ServiceAccount and root CA ConfigMap.
+    NamespaceDefaults(String),
+    /// A CSR may be ready to sign.
+    Sign(String),
+}
+
+/// Runs until the store is dropped.
+pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
+    while let Some(first) = notices.recv().await {
+        let mut batch = BTreeSet::new();
+        plan(&first, &mut batch);
+        while let Ok(next) = notices.try_recv() {
+            plan(&next, &mut batch);
+        }
+        for work in batch {
+            handle(&state, work);
+        }
+    }
+}
+
+fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
+    let event = &notice.event;
+    if !notice.deleting {
+        if notice.resource == kinds::namespaces() && event.kind == EventType::Added {
+            batch.insert(Work::NamespaceDefaults(event.key.clone()));
+        } else if notice.resource == kinds::certificate_signing_requests() {
+            batch.insert(Work::Sign(event.key.clone()));
+        }
+        return;
+    }
+    let object = event.value();
+    let is_crd = notice.resource == GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
+    if let Some(ns) = event.namespace() {
+        batch.insert(Work::Namespace(ns.to_string()));
+    }
+    if event.kind == EventType::Deleted {
+        if let Some(uid) = object::uid(object) {
+            batch.insert(Work::OwnerGone(uid.to_string()));
+        }
+        for owner in object::owner_uids(object) {
+            batch.insert(Work::OwnerWaiting(owner.to_string()));
+        }
+        if is_crd {
+            batch.insert(Work::CrdRemoved(event.key.clone()));
+        }
+        if let Some((group, plural)) = custom_resource_of(&notice.resource) {
+            batch.insert(Work::CrdCleanup(format!("{plural}.{group}")));
+        }
+        return;
+    }
+    if notice.resource == kinds::namespaces() {
+        batch.insert(Work::Namespace(event.key.clone()));
+    } else if is_crd {
+        batch.insert(Work::CrdCleanup(event.key.clone()));
+    } else {
+        batch.insert(Work::Deleting(notice.resource.clone(), event.key.clone()));
+    }
+}
+
+/// Group and plural of a resource that is not built in.
+fn custom_resource_of(resource: &GroupResource) -> Option<(&str, &str)> {
+    (!super::builtin::is_builtin(&resource.group, &resource.resource))
+        .then_some((resource.group.as_str(), resource.resource.as_str()))
+}
+
+fn handle(state: &Shared, work: Work) {
+    let outcome = match &work {
+        Work::Deleting(resource, key) => gc::deleting(state, resource, key),
+        Work::OwnerGone(uid) => gc::owner_gone(state, uid),
+        Work::OwnerWaiting(uid) => gc::owner_waiting(state, uid),
+        Work::Namespace(name) => namespaces::terminate(state, name),
+        Work::NamespaceDefaults(name) => namespaces::ensure_defaults(state, name),
+        Work::CrdCleanup(name) => crds::cleanup(state, name),
+        Work::Sign(name) => csr::sign(state, name),
+        Work::CrdRemoved(name) => {
+            crd::unregister(&state.registry, name);
+            Ok(())
+        }
+    };
+    if let Err(e) = outcome {
+        tracing::debug!(?work, error = %e, "built-in controller step failed; the next notice retries it");
+    }
+}
+
+pub(super) type Step = Result<(), super::status::ApiError>;
+
+pub(super) fn resource_type(state: &Shared, resource: &GroupResource) -> Option<std::sync::Arc<ResourceType>> {
+    state.registry.any_version(resource)
+}
+
+pub(super) fn split_key(key: &str) -> (Option<&str>, &str) {
+    match key.split_once('/') {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, key),
+    }
+}
+
+pub(super) fn read(state: &Shared, target: &ObjectRef) -> Option<(std::sync::Arc<ResourceType>, Value)> {
+    let rt = resource_type(state, &target.resource)?;
+    let stored = state.store.get(&target.resource, &target.key)?;
+    Some((rt, stored.value()))
+}
+
+/// Rewrites an object through the normal update path, retrying on conflicts.
+pub(super) fn modify(state: &Shared, target: &ObjectRef, change: &mut dyn FnMut(&mut Value)) -> Step {
+    let Some(rt) = resource_type(state, &target.resource) else {
+        return Ok(());
+    };
+    let (namespace, name) = split_key(&target.key);
+    let result = state.write(&rt, namespace, name, None, &WriteOptions::default(), None, &mut |current| {
+        let mut next = current.clone();
+        change(&mut next);
+        Ok(next)
+    });
+    match result {
+        Err(e) if e.code == 404 => Ok(()),
+        other => other.map(|_| ()),
+    }
+}
+
+pub(super) fn remove(state: &Shared, target: &ObjectRef) -> Step {
+    let Some(rt) = resource_type(state, &target.resource) else {
+        return Ok(());
+    };
+    let (namespace, name) = split_key(&target.key);
+    let opts = DeleteOptions { propagation: Some(Propagation::Background), ..DeleteOptions::default() };
+    match state.delete(&rt, namespace, name, &opts) {
+        Err(e) if e.code == 404 => Ok(()),
+        other => other.map(|_| ()),
+    }
+}
+
+pub(super) fn drop_finalizer(state: &Shared, target: &ObjectRef, finalizer: &str) -> Step {
+    modify(state, target, &mut |object| {
+        let kept: Vec<String> = object::finalizers(object).into_iter().filter(|f| f != finalizer).collect();
+        object::set_finalizers(object, &kept);
+    })
+}

@@ -1,0 +1,348 @@
+//! The durable store (`dev serve --store DIR`): a restart resumes with the same objects,
+//! resourceVersions and watch history, and a crash (SIGKILL) at any moment loses no
+//! acknowledged write and leaves no write half done.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, PostParams, WatchEvent, WatchParams,
+};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, ResourceExt};
+use serde_json::json;
+
+use crate::support::cluster::TestCluster;
+use fleetctl::devcluster::apiserver::Settings;
+
+/// SIGKILLs in the crash test.
+const KILLS: usize = 24;
+/// Concurrent writers, each with its own objects.
+const WRITERS: usize = 4;
+/// How long a restarted server may take to write its kubeconfig.
+const READY_WITHIN: Duration = Duration::from_secs(10);
+/// The latest moment of a kill after the writers start.
+const KILL_WITHIN_MS: u64 = 200;
+const NAMESPACE: &str = "default";
+
+// ---------------------------------------------------------------------------------
+// In process: what a clean restart keeps
+
+#[tokio::test]
+async fn a_restart_keeps_objects_resource_versions_watch_history_and_crds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = Settings { store: Some(dir.path().join("store")), ..Settings::default() };
+
+    let c = TestCluster::with_settings(settings.clone()).await;
+    let cms: Api<ConfigMap> = Api::namespaced(c.client.clone(), NAMESPACE);
+    let first = cms.create(&PostParams::default(), &config_map("a", "1")).await.expect("create a");
+    let rv_first = first.resource_version().expect("rv");
+    let mut changed = first.clone();
+    changed.data = Some(BTreeMap::from([("v".to_string(), "2".to_string())]));
+    let changed = cms.replace("a", &PostParams::default(), &changed).await.expect("update a");
+    cms.create(&PostParams::default(), &config_map("b", "1")).await.expect("create b");
+    cms.delete("b", &DeleteParams::default()).await.expect("delete b");
+    let crds: Api<CustomResourceDefinition> = Api::all(c.client.clone());
+    crds.create(&PostParams::default(), &gadgets_crd()).await.expect("create crd");
+    let gadget: DynamicObject = serde_json::from_value(
+        json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"n": 1}}),
+    )
+    .expect("gadget");
+    gadgets(&c.client).create(&PostParams::default(), &gadget).await.expect("create gadget");
+    let namespaces_before = Api::<Namespace>::all(c.client.clone()).list(&ListParams::default()).await.expect("ns");
+    let rv_before = cms.list(&ListParams::default()).await.expect("list").metadata.resource_version.expect("rv");
+    c.server.shutdown().await;
+
+    let c = TestCluster::with_settings(settings).await;
+    let cms: Api<ConfigMap> = Api::namespaced(c.client.clone(), NAMESPACE);
+    let a = cms.get("a").await.expect("a survives");
+    assert_eq!(a.data, changed.data);
+    assert_eq!(a.resource_version(), changed.resource_version(), "same resourceVersion");
+    assert_eq!(a.uid(), first.uid());
+    assert!(cms.get_opt("b").await.expect("get b").is_none(), "the deletion survives");
+    let namespaces_after = Api::<Namespace>::all(c.client.clone()).list(&ListParams::default()).await.expect("ns");
+    let names = |l: &kube::core::ObjectList<Namespace>| l.items.iter().map(|n| (n.name_any(), n.uid())).collect::<Vec<_>>();
+    assert_eq!(names(&namespaces_after), names(&namespaces_before), "the seeded namespaces are not seeded again");
+    let g = gadgets(&c.client).get("g").await.expect("the CRD is served again");
+    assert_eq!(g.data["spec"]["n"], 1);
+
+    // Watch history: from the first write on, every later change replays.
+    let mut stream = cms.watch(&WatchParams::default().timeout(5), &rv_first).await.expect("watch").boxed();
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let event = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.expect("event in time");
+        match event.expect("stream open").expect("event") {
+            WatchEvent::Added(o) => seen.push(format!("ADDED {}", o.name_any())),
+            WatchEvent::Modified(o) => seen.push(format!("MODIFIED {}", o.name_any())),
+            WatchEvent::Deleted(o) => seen.push(format!("DELETED {}", o.name_any())),
+            WatchEvent::Bookmark(_) => {}
+            WatchEvent::Error(e) => panic!("watch error {e:?}"),
+        }
+    }
+    assert_eq!(seen, ["MODIFIED a", "ADDED b", "DELETED b"]);
+
+    // The counter goes on from where it was.
+    let next = cms.create(&PostParams::default(), &config_map("c", "1")).await.expect("create c");
+    assert!(rv(&next) > rv_before.parse::<u64>().expect("number"), "{} after {rv_before}", rv(&next));
+    c.server.shutdown().await;
+}
+
+fn gadgets_crd() -> CustomResourceDefinition {
+    serde_json::from_value(json!({
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}
+    }))
+    .expect("crd")
+}
+
+fn gadgets(client: &Client) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("example.com", "v1", "Gadget");
+    Api::namespaced_with(client.clone(), NAMESPACE, &ApiResource::from_gvk_with_plural(&gvk, "gadgets"))
+}
+
+// ---------------------------------------------------------------------------------
+// A child process killed at random moments
+
+/// What the test knows of one object: its data and resourceVersion when present.
+type State = Option<(String, u64)>;
+
+/// One writer's objects: the state acknowledged for each, and the write that was in
+/// flight when the server died (its outcome unknown: it may or may not have committed).
+#[derive(Default)]
+struct Model {
+    acked: BTreeMap<String, State>,
+    in_flight: Option<(String, Option<String>)>,
+    /// Writes acknowledged in total.
+    writes: usize,
+    next_name: usize,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_acknowledged_write_is_lost_when_the_server_is_killed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("store");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let seed = std::env::var("DURABLE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(time_seed);
+    eprintln!("crash test seed {seed} (set DURABLE_SEED to replay the same kill moments)");
+    let mut rng = XorShift::new(seed);
+    let mut models: Vec<Model> = (0..WRITERS).map(|_| Model::default()).collect();
+    let started = Instant::now();
+    let mut max_rv = 0;
+    for round in 0..=KILLS {
+        let log = dir.path().join(format!("serve-{round}.log"));
+        let mut child = spawn(&store, &kubeconfig, &log);
+        let client = wait_ready(&mut child, &kubeconfig, &log).await;
+        let cms: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
+        // Every object parses as a ConfigMap (nothing half-written), and matches what
+        // was acknowledged.
+        let list = cms.list(&ListParams::default()).await.unwrap_or_else(|e| panic!("round {round}: list: {e}"));
+        let list_rv: u64 = list.metadata.resource_version.as_deref().and_then(|v| v.parse().ok()).expect("list rv");
+        assert!(list_rv >= max_rv, "round {round}: the resourceVersion went back from {max_rv} to {list_rv}");
+        let actual: BTreeMap<String, (String, u64)> = list
+            .items
+            .iter()
+            .filter(|cm| cm.name_any().starts_with('w'))
+            .map(|cm| (cm.name_any(), (value(cm), rv(cm))))
+            .collect();
+        for (w, model) in models.iter_mut().enumerate() {
+            check(round, w, model, &actual);
+        }
+        if round == KILLS {
+            // Stop cleanly at the end; the last check above was of the last crash.
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        let writers: Vec<_> = std::mem::take(&mut models)
+            .into_iter()
+            .enumerate()
+            .map(|(w, model)| tokio::spawn(write_until_failure(cms.clone(), w, model, seed ^ (round * 31 + w) as u64)))
+            .collect();
+        tokio::time::sleep(Duration::from_millis(rng.below(KILL_WITHIN_MS + 1))).await;
+        child.kill().expect("SIGKILL");
+        child.wait().expect("reaped");
+        for writer in writers {
+            models.push(writer.await.expect("writer task"));
+        }
+        max_rv = models.iter().flat_map(|m| m.acked.values().flatten().map(|(_, rv)| *rv)).fold(max_rv, u64::max);
+    }
+    let writes: usize = models.iter().map(|m| m.writes).sum();
+    let live: usize = models.iter().map(|m| m.acked.values().filter(|s| s.is_some()).count()).sum();
+    eprintln!(
+        "{KILLS} SIGKILLs, {writes} acknowledged writes checked, {live} objects at the end, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(writes > KILLS, "too few writes were acknowledged ({writes}) for the test to mean anything");
+}
+
+/// Checks one writer's objects against what the restarted server holds, then takes the
+/// outcome of the write that was in flight as the new truth.
+fn check(round: usize, w: usize, model: &mut Model, actual: &BTreeMap<String, (String, u64)>) {
+    let prefix = format!("w{w}-");
+    let in_flight = model.in_flight.take();
+    for (name, state) in actual.range(prefix.clone()..).take_while(|(n, _)| n.starts_with(&prefix)) {
+        if !model.acked.contains_key(name) && in_flight.as_ref().is_none_or(|(n, _)| n != name) {
+            panic!("round {round}: {name} exists but was never written: {state:?}");
+        }
+    }
+    for (name, expected) in &mut model.acked {
+        let found = actual.get(name).cloned();
+        let same = match (&*expected, &found) {
+            (None, None) => true,
+            (Some((data, rv)), Some((got, got_rv))) => data == got && rv == got_rv,
+            _ => false,
+        };
+        if same {
+            continue;
+        }
+        // Only the write in flight may have changed an object since its last acknowledgment.
+        match &in_flight {
+            Some((n, outcome)) if n == name && outcome.as_ref() == found.as_ref().map(|(d, _)| d) => {
+                *expected = found;
+            }
+            _ => panic!(
+                "round {round}: {name} should be {expected:?} (in flight: {in_flight:?}), the server has {found:?}"
+            ),
+        }
+    }
+    if let Some((name, Some(data))) = &in_flight
+        && !model.acked.contains_key(name)
+        && let Some(found) = actual.get(name)
+    {
+        // A create in flight that did commit.
+        assert_eq!(&found.0, data, "round {round}: {name} holds what was never sent");
+        model.acked.insert(name.clone(), Some(found.clone()));
+    }
+}
+
+/// Creates, updates and deletes its own ConfigMaps until a request fails (the server
+/// was killed); acknowledged outcomes go into the model.
+async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, seed: u64) -> Model {
+    let mut rng = XorShift::new(seed);
+    loop {
+        let present: Vec<(String, u64)> =
+            model.acked.iter().filter_map(|(n, s)| s.as_ref().map(|(_, rv)| (n.clone(), *rv))).collect();
+        let roll = rng.below(10);
+        // Values of up to a few KiB, so that a write spans more than one page.
+        let data = format!("{}-{}", model.writes, "x".repeat(rng.below(4096) as usize));
+        if present.is_empty() || roll < 5 {
+            let name = format!("w{w}-{}", model.next_name);
+            model.next_name += 1;
+            model.in_flight = Some((name.clone(), Some(data.clone())));
+            match api.create(&PostParams::default(), &config_map(&name, &data)).await {
+                Ok(created) => model.acked.insert(name, Some((data, rv(&created)))),
+                Err(_) => return model,
+            };
+        } else {
+            let (name, current_rv) = present[rng.below(present.len() as u64) as usize].clone();
+            if roll < 8 {
+                let mut cm = config_map(&name, &data);
+                cm.metadata.resource_version = Some(current_rv.to_string());
+                model.in_flight = Some((name.clone(), Some(data.clone())));
+                match api.replace(&name, &PostParams::default(), &cm).await {
+                    Ok(updated) => model.acked.insert(name, Some((data, rv(&updated)))),
+                    Err(_) => return model,
+                };
+            } else {
+                model.in_flight = Some((name.clone(), None));
+                match api.delete(&name, &DeleteParams::default()).await {
+                    Ok(_) => model.acked.insert(name, None),
+                    Err(_) => return model,
+                };
+            }
+        }
+        model.in_flight = None;
+        model.writes += 1;
+    }
+}
+
+fn spawn(store: &Path, kubeconfig: &Path, log: &Path) -> Child {
+    // The kubeconfig appears once the server is ready: the previous one must go first.
+    let _ = std::fs::remove_file(kubeconfig);
+    let log = std::fs::File::create(log).expect("log file");
+    Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        .args(["dev", "serve", "--port", "0", "--kubeconfig"])
+        .arg(kubeconfig)
+        .arg("--store")
+        .arg(store)
+        .env("FLEETCTL_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("fleetctl dev serve starts")
+}
+
+/// Waits for the kubeconfig (written once the server serves) and returns a client
+/// built from it.
+async fn wait_ready(child: &mut Child, kubeconfig: &Path, log: &Path) -> Client {
+    let deadline = Instant::now() + READY_WITHIN;
+    loop {
+        if let Some(status) = child.try_wait().expect("child status") {
+            panic!("dev serve stopped ({status}) before it was ready; it logged:\n{}", read_log(log));
+        }
+        if kubeconfig.exists() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "dev serve was not ready within {READY_WITHIN:?}:\n{}", read_log(log));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let kubeconfig = Kubeconfig::read_from(kubeconfig).expect("kubeconfig parses");
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.expect("config");
+    Client::try_from(config).expect("client")
+}
+
+fn read_log(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+fn config_map(name: &str, value: &str) -> ConfigMap {
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some(name.to_string());
+    cm.data = Some(BTreeMap::from([("v".to_string(), value.to_string())]));
+    cm
+}
+
+fn value(cm: &ConfigMap) -> String {
+    cm.data.as_ref().and_then(|d| d.get("v")).cloned().unwrap_or_default()
+}
+
+fn rv(cm: &ConfigMap) -> u64 {
+    cm.resource_version().and_then(|v| v.parse().ok()).expect("a numeric resourceVersion")
+}
+
+fn time_seed() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos());
+    (nanos as u64) | 1
+}
+
+/// A small xorshift generator: enough to spread kill moments and operations.
+struct XorShift(u64);
+
+impl XorShift {
+    fn new(seed: u64) -> Self {
+        Self(seed.max(1))
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A number in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
