@@ -66,7 +66,8 @@ async fn a_restart_keeps_objects_resource_versions_watch_history_and_crds() {
     assert_eq!(a.uid(), first.uid());
     assert!(cms.get_opt("b").await.expect("get b").is_none(), "the deletion survives");
     let namespaces_after = Api::<Namespace>::all(c.client.clone()).list(&ListParams::default()).await.expect("ns");
-    let names = |l: &kube::core::ObjectList<Namespace>| l.items.iter().map(|n| (n.name_any(), n.uid())).collect::<Vec<_>>();
+    let names =
+        |l: &kube::core::ObjectList<Namespace>| l.items.iter().map(|n| (n.name_any(), n.uid())).collect::<Vec<_>>();
     assert_eq!(names(&namespaces_after), names(&namespaces_before), "the seeded namespaces are not seeded again");
     let g = gadgets(&c.client).get("g").await.expect("the CRD is served again");
     assert_eq!(g.data["spec"]["n"], 1);

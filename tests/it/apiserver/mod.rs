@@ -8,4 +8,5 @@ mod discovery;
 mod list;
 mod objects;
 mod patch;
+mod security;
 mod watch;

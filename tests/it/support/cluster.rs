@@ -63,3 +63,10 @@ pub async fn raw(
     let value = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
     (status, value)
 }
+
+/// The first certificate of a PEM bundle, DER-encoded (for `kube::Config::root_cert`).
+pub fn der_of(pem: &str) -> Vec<u8> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    CertificateDer::pem_slice_iter(pem.as_bytes()).next().expect("a certificate").expect("pem").to_vec()
+}
