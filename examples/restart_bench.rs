@@ -73,6 +73,8 @@ async fn main() -> Result<()> {
     if config.memory_n > 0 {
         let server = start(Settings::default()).await?;
         let rate = create_many(&client(&server).await?, config.memory_n, config.c).await?;
+        let held = server.state().store.len();
+        ensure!(held >= config.memory_n, "the in-memory server holds {held} objects after {} creates", config.memory_n);
         println!(
             "creates (POST), in memory:        {:>8}/s  ({} objects, {} concurrent clients)",
             thousands(rate as u64),
@@ -127,6 +129,26 @@ async fn start(settings: Settings) -> Result<ApiServer> {
     ApiServer::start(ServerConfig { port: 0, settings, ..ServerConfig::default() })
         .await
         .context("starting the API server")
+}
+
+/// An admin client of `server`.
+async fn client(server: &ApiServer) -> Result<Client> {
+    let kubeconfig: Kubeconfig = serde_json::from_value(server.kubeconfig("bench"))?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?;
+    Ok(Client::try_from(config)?)
+}
+
+/// Sends one request; returns the status and body.
+async fn send(client: &Client, method: &str, path: &str, body: Vec<u8>) -> Result<(u16, Vec<u8>)> {
+    let request = axum::http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json")
+        .body(kube::client::Body::from(body))?;
+    let response = client.send(request).await?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await?.to_bytes().to_vec();
+    Ok((status, body))
 }
 
 /// Starts a server on a store and waits until it answers a list of all it holds.

@@ -511,8 +511,6 @@ fn foreground_deletion_removes_the_dependents_before_the_owner() {
 }
 
 #[test]
-#[ignore = "server bug: foreground deletion deletes a dependent that has another, living owner; \
-            upstream's garbage collector only drops the deleted owner's reference from it"]
 fn foreground_deletion_keeps_a_dependent_that_has_another_owner() {
     let Some(k) = cluster() else { return };
     let (_, keeper) = owner_with_dependents(&k, true);
@@ -653,9 +651,6 @@ fn a_terminating_namespace_refuses_new_content_until_its_last_finalizer_goes() {
 }
 
 #[test]
-#[ignore = "server bug: the Forbidden refusal of new content in a terminating namespace names no resource \
-            or object (kubectl prints `error when creating \"STDIN\":  is forbidden: ...`); upstream says \
-            `configmaps \"late\" is forbidden: ...`"]
 fn the_refusal_of_content_in_a_terminating_namespace_names_the_resource_and_object() {
     let Some(k) = cluster() else { return };
     hold_a_namespace_in_termination(&k);

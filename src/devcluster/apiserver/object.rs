@@ -76,6 +76,23 @@ pub fn set_finalizers(object: &mut Value, finalizers: &[String]) {
     }
 }
 
+/// Removes empty `labels`, `annotations`, `finalizers` and `ownerReferences`, as Go's
+/// `omitempty` does when kube-apiserver stores an object.
+pub fn drop_empty_metadata(object: &mut Value) {
+    let meta = metadata_mut(object);
+    for field in ["labels", "annotations", "finalizers", "ownerReferences"] {
+        let empty = match meta.get(field) {
+            Some(Value::Object(m)) => m.is_empty(),
+            Some(Value::Array(a)) => a.is_empty(),
+            Some(Value::Null) => true,
+            _ => false,
+        };
+        if empty {
+            meta.remove(field);
+        }
+    }
+}
+
 /// `metadata.labels`.
 pub fn labels(object: &Value) -> Option<&Map<String, Value>> {
     object.get("metadata")?.get("labels")?.as_object()

@@ -182,7 +182,6 @@ impl ApiState {
                 }
                 _ => {}
             }
-            self.check_namespace_open(namespace)?;
             object::metadata_mut(&mut object).insert("namespace".into(), json!(namespace));
         } else {
             object::metadata_mut(&mut object).remove("namespace");
@@ -220,26 +219,30 @@ impl ApiState {
             map.remove("status");
         }
         let name = object::name(&object).unwrap_or_default().to_string();
+        if let Some(namespace) = namespace.filter(|_| rt.namespaced) {
+            self.check_namespace_open(rt, namespace, &name)?;
+        }
         let mut causes: Vec<Cause> = kinds::check_name(rt, &name).into_iter().collect();
         causes.extend(self.custom_schema(rt, &mut object, opts)?);
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
         }
         kinds::on_create(rt, &mut object, opts.user.as_ref())?;
+        object::drop_empty_metadata(&mut object);
         Ok(object)
     }
 
     /// Refuses content in a missing or terminating namespace.
-    fn check_namespace_open(&self, namespace: &str) -> Result<(), ApiError> {
+    fn check_namespace_open(&self, rt: &ResourceType, namespace: &str, name: &str) -> Result<(), ApiError> {
         let ns = self
             .store
             .get(&kinds::namespaces(), namespace)
             .ok_or_else(|| ApiError::not_found("namespaces", "", namespace))?;
         if object::deletion_timestamp(&ns.value()).is_some() {
             return Err(ApiError::forbidden(
-                "",
-                "",
-                "",
+                &rt.plural,
+                &rt.group,
+                name,
                 &format!("unable to create new content in namespace {namespace} because it is being terminated"),
             ));
         }
@@ -516,6 +519,7 @@ impl ApiState {
             }
         }
         kinds::on_update(rt, old, &mut next)?;
+        object::drop_empty_metadata(&mut next);
         Ok(next)
     }
 

@@ -355,11 +355,6 @@ impl Store {
         self.inner.read().tables.get(resource)?.objects.get(key).cloned()
     }
 
-    /// Whether an object with this uid exists.
-    pub fn uid_exists(&self, uid: &str) -> bool {
-        self.owner_ref(uid).is_some()
-    }
-
     /// The object with this uid.
     pub fn owner_ref(&self, uid: &str) -> Option<ObjectRef> {
         self.inner.read().uids.get(uid).cloned()
@@ -532,6 +527,23 @@ impl Store {
             let change = prepare(&inner)?;
             return Ok(self.apply(&mut inner, resource, change));
         };
+        // Waiting for the writer before us and for the disk blocks this thread for a
+        // while: on a multi-threaded runtime the worker hands its other tasks over first.
+        let on_workers = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if on_workers {
+            tokio::task::block_in_place(|| self.commit_durably(persist, resource, prepare))
+        } else {
+            self.commit_durably(persist, resource, prepare)
+        }
+    }
+
+    fn commit_durably(
+        &self,
+        persist: &Persist,
+        resource: &GroupResource,
+        prepare: impl FnOnce(&Inner) -> Result<Change, CommitError>,
+    ) -> Result<Stored, CommitError> {
         // An upgradable read excludes other writers but not readers, so reads go on
         // while the disk syncs; the state they see changes only once the write is durable.
         let inner = self.inner.upgradable_read();

@@ -100,6 +100,9 @@ fn res(verb: &str, group: &str, resource: &str, namespace: &str, name: &str, sub
     json!({"resource": {"verb": verb, "group": group, "resource": resource, "namespace": namespace, "name": name, "subresource": sub}})
 }
 
+/// Why, who (user, groups), what, and whether it is allowed.
+type Case<'a> = (&'a str, (&'a str, &'a [&'a str]), Value, bool);
+
 #[tokio::test]
 async fn the_rbac_matrix_allows_exactly_what_the_bindings_grant() {
     let c = TestCluster::start().await;
@@ -107,7 +110,7 @@ async fn the_rbac_matrix_allows_exactly_what_the_bindings_grant() {
     let authed: &[&str] = &["system:authenticated"];
     let sa = "system:serviceaccount:b:agent";
     let sa_groups: &[&str] = &["system:serviceaccounts", "system:serviceaccounts:b", "system:authenticated"];
-    let cases: Vec<(&str, (&str, &[&str]), Value, bool)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "a ClusterRole bound by a RoleBinding grants in its namespace",
             ("alice", authed),

@@ -30,7 +30,7 @@ pub(super) fn deleting(state: &Shared, resource: &GroupResource, key: &str) -> S
     }
     if finalizers.iter().any(|f| f == FOREGROUND) {
         for dependent in state.store.dependents(&uid) {
-            remove(state, &dependent)?;
+            release_or_remove(state, &dependent, &uid)?;
         }
         owner_waiting(state, &uid)?;
     }
@@ -84,15 +84,25 @@ fn strip_owner(object: &mut Value, uid: &str) {
 /// An owner is gone: dependents with no owner left go too; others drop the dangling reference.
 pub(super) fn owner_gone(state: &Shared, uid: &str) -> Step {
     for dependent in state.store.dependents(uid) {
-        let Some((_, object)) = read(state, &dependent) else {
-            continue;
-        };
-        let any_left = object::owner_uids(&object).any(|o| o != uid && state.store.uid_exists(o));
-        if any_left {
-            modify(state, &dependent, &mut |d| strip_owner(d, uid))?;
-        } else {
-            remove(state, &dependent)?;
-        }
+        release_or_remove(state, &dependent, uid)?;
     }
     Ok(())
+}
+
+/// A dependent of an owner that is going: it goes too unless another owner that is
+/// not itself going still holds it, in which case it only drops the reference.
+fn release_or_remove(state: &Shared, dependent: &ObjectRef, owner: &str) -> Step {
+    let Some((_, object)) = read(state, dependent) else { return Ok(()) };
+    let solid = |uid: &str| {
+        state
+            .store
+            .owner_ref(uid)
+            .and_then(|r| read(state, &r))
+            .is_some_and(|(_, o)| object::deletion_timestamp(&o).is_none())
+    };
+    if object::owner_uids(&object).any(|o| o != owner && solid(o)) {
+        modify(state, dependent, &mut |d| strip_owner(d, owner))
+    } else {
+        remove(state, dependent)
+    }
 }
