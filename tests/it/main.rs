@@ -5,4 +5,5 @@
 mod apiserver;
 mod durable;
 mod kubectl;
+mod kubectl_auth;
 mod support;

@@ -108,3 +108,21 @@ pub fn is_public(path: &str) -> bool {
     let path = path.trim_end_matches('/');
     ["/healthz", "/livez", "/readyz", "/version"].iter().any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
+
+/// The identity named by `Impersonate-User` / `Impersonate-Group` headers, if any.
+pub fn impersonated(headers: &HeaderMap) -> Option<User> {
+    let name = headers.get("impersonate-user")?.to_str().ok()?.to_string();
+    let mut groups: Vec<String> =
+        headers.get_all("impersonate-group").iter().filter_map(|v| v.to_str().ok()).map(str::to_string).collect();
+    if let Some(rest) = name.strip_prefix("system:serviceaccount:") {
+        if let Some((namespace, _)) = rest.split_once(':') {
+            groups.push("system:serviceaccounts".into());
+            groups.push(format!("system:serviceaccounts:{namespace}"));
+        }
+    }
+    if !groups.iter().any(|g| g == AUTHENTICATED) {
+        groups.push(AUTHENTICATED.into());
+    }
+    let uid = headers.get("impersonate-uid").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    Some(User { name, uid, groups })
+}

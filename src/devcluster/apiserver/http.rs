@@ -88,6 +88,10 @@ async fn route(http: &Http, request: Request) -> Result<Response, ApiError> {
         }
         None => return Err(ApiError::unauthorized()),
     };
+    let user = match auth::impersonated(request.headers()) {
+        Some(target) => impersonate(state, &user, target)?,
+        None => user,
+    };
     if ResourcePath::parse(&path).is_none() {
         let attributes = Attributes {
             verb: request.method().as_str().to_ascii_lowercase(),
@@ -268,6 +272,36 @@ async fn resource(http: &Http, request: Request, user: &User) -> Result<Response
         }
         (verb, _) => Err(ApiError::method_not_allowed(verb.as_str(), &rt.plural)),
     }
+}
+
+/// Acting as another identity needs `impersonate` on its user (or ServiceAccount) and
+/// on each group, as kube-apiserver checks.
+fn impersonate(state: &super::state::ApiState, requester: &User, target: User) -> Result<User, ApiError> {
+    let mut asks = Vec::new();
+    match target.service_account() {
+        Some((namespace, name)) => asks.push(("serviceaccounts", Some(namespace.to_string()), name.to_string())),
+        None => asks.push(("users", None, target.name.clone())),
+    }
+    for group in target.groups.iter().filter(|g| !g.starts_with("system:serviceaccounts") && *g != auth::AUTHENTICATED)
+    {
+        asks.push(("groups", None, group.clone()));
+    }
+    for (resource, namespace, name) in asks {
+        let attributes = Attributes {
+            verb: "impersonate".into(),
+            target: Target::Resource {
+                group: String::new(),
+                resource: resource.into(),
+                subresource: None,
+                namespace,
+                name: Some(name),
+            },
+        };
+        if !state.allowed(requester, &attributes) {
+            return Err(rbac::forbidden(requester, &attributes));
+        }
+    }
+    Ok(target)
 }
 
 /// The RBAC verb of a resource request.

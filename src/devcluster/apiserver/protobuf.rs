@@ -267,6 +267,7 @@ const KINDS: &[(&str, &str, &[Field])] = &[
     ("v1", "ServiceAccount", SERVICE_ACCOUNT),
     ("authentication.k8s.io/v1", "TokenRequest", TOKEN_REQUEST),
     ("authorization.k8s.io/v1", "SelfSubjectAccessReview", SELF_SUBJECT_ACCESS_REVIEW),
+    ("authentication.k8s.io/v1", "SelfSubjectReview", SELF_SUBJECT_REVIEW),
     ("certificates.k8s.io/v1", "CertificateSigningRequest", CERTIFICATE_SIGNING_REQUEST),
 ];
 
@@ -346,6 +347,9 @@ const OBJECT_REFERENCE: &[Field] = &[
 ];
 
 // api authentication/v1/generated.proto. spec.attestations (5) is skipped: kubectl 1.32 cannot send it.
+// authentication/v1 SelfSubjectReview {1 metadata, 2 status}: `kubectl auth whoami` sends it empty.
+const SELF_SUBJECT_REVIEW: &[Field] = &[keep(1, "metadata", Message(OBJECT_META))];
+
 const TOKEN_REQUEST: &[Field] = &[
     keep(1, "metadata", Message(OBJECT_META)),
     keep(2, "spec", Message(TOKEN_REQUEST_SPEC)),

@@ -1,0 +1,92 @@
+//! kubectl's identity commands against `fleetctl dev serve` (they send protobuf bodies):
+//! `auth can-i`, `auth whoami`, `create token`, `create namespace`, `certificate approve`.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+
+use crate::support::kubectl::{DevServe, kubectl_available};
+
+fn cluster() -> Option<DevServe> {
+    if !kubectl_available() {
+        eprintln!("skipping: kubectl is not installed");
+        return None;
+    }
+    Some(DevServe::start())
+}
+
+const ALICE_READS_CONFIGMAPS: &str = r#"{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "cm-reader", "namespace": "default"},
+   "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]},
+  {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "alice", "namespace": "default"},
+   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "cm-reader"},
+   "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}]}]}"#;
+
+#[test]
+fn auth_can_i_answers_for_the_caller_and_for_an_impersonated_user() {
+    let Some(k) = cluster() else { return };
+    k.apply(ALICE_READS_CONFIGMAPS);
+    assert_eq!(k.ok(&["auth", "can-i", "delete", "secrets"]).trim(), "yes");
+    assert_eq!(k.ok(&["auth", "can-i", "list", "configmaps", "--as", "alice"]).trim(), "yes");
+    let denied = k.kubectl(&["auth", "can-i", "list", "secrets", "--as", "alice"]);
+    assert_eq!(String::from_utf8_lossy(&denied.stdout).trim(), "no");
+    assert!(!denied.status.success(), "can-i exits 1 for no");
+    let whoami = k.ok(&["auth", "whoami", "--as", "alice", "--as-group", "devs"]);
+    assert!(whoami.contains("alice") && whoami.contains("devs"), "{whoami}");
+}
+
+#[test]
+fn a_denied_request_prints_the_upstream_forbidden_message() {
+    let Some(k) = cluster() else { return };
+    let err = k.fails(&["get", "secrets", "--as", "alice"]);
+    assert!(
+        err.contains(
+            "Error from server (Forbidden): secrets is forbidden: User \"alice\" cannot list resource \"secrets\" in API group \"\" in the namespace \"default\""
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn create_namespace_and_create_token_yield_a_working_service_account_token() {
+    let Some(k) = cluster() else { return };
+    k.ok(&["create", "namespace", "team"]);
+    k.ok(&["create", "serviceaccount", "bot", "-n", "team"]);
+    k.apply(
+        r#"{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "bot-view", "namespace": "team"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "ServiceAccount", "name": "bot", "namespace": "team"}]}"#,
+    );
+    let token = k.ok(&["create", "token", "bot", "-n", "team", "--duration=20m"]);
+    let token = token.trim();
+    assert_eq!(token.split('.').count(), 3, "a JWT");
+    let as_bot = |args: &[&str]| {
+        let mut command = k.command(args);
+        command.args(["--token", token, "--user", ""]);
+        command.output().expect("kubectl")
+    };
+    let ok = as_bot(&["get", "configmaps", "-n", "team", "-o", "name"]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("configmap/kube-root-ca.crt"));
+    let denied = as_bot(&["get", "secrets", "-n", "team"]);
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("User \"system:serviceaccount:team:bot\" cannot list"));
+}
+
+#[test]
+fn certificate_approve_gets_a_csr_signed() {
+    let Some(k) = cluster() else { return };
+    let key = rcgen::KeyPair::generate().expect("key");
+    let mut params = rcgen::CertificateParams::default();
+    params.distinguished_name = rcgen::DistinguishedName::new();
+    params.distinguished_name.push(rcgen::DnType::CommonName, "dora");
+    let csr = params.serialize_request(&key).expect("csr").pem().expect("pem");
+    let manifest = serde_json::json!({
+        "apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "dora"},
+        "spec": {"request": BASE64.encode(&csr), "signerName": "kubernetes.io/kube-apiserver-client", "usages": ["client auth"]}
+    });
+    k.apply(&manifest.to_string());
+    assert!(k.ok(&["certificate", "approve", "dora"]).contains("approved"));
+    k.ok(&["wait", "--for=jsonpath={.status.certificate}", "csr/dora", "--timeout=10s"]);
+    let cert = k.ok(&["get", "csr", "dora", "-o", "jsonpath={.status.certificate}"]);
+    let pem = String::from_utf8(BASE64.decode(cert.trim()).expect("base64")).expect("pem");
+    assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"));
+}
