@@ -114,11 +114,11 @@ pub fn impersonated(headers: &HeaderMap) -> Option<User> {
     let name = headers.get("impersonate-user")?.to_str().ok()?.to_string();
     let mut groups: Vec<String> =
         headers.get_all("impersonate-group").iter().filter_map(|v| v.to_str().ok()).map(str::to_string).collect();
-    if let Some(rest) = name.strip_prefix("system:serviceaccount:") {
-        if let Some((namespace, _)) = rest.split_once(':') {
-            groups.push("system:serviceaccounts".into());
-            groups.push(format!("system:serviceaccounts:{namespace}"));
-        }
+    if let Some(rest) = name.strip_prefix("system:serviceaccount:")
+        && let Some((namespace, _)) = rest.split_once(':')
+    {
+        groups.push("system:serviceaccounts".into());
+        groups.push(format!("system:serviceaccounts:{namespace}"));
     }
     if !groups.iter().any(|g| g == AUTHENTICATED) {
         groups.push(AUTHENTICATED.into());
