@@ -19,6 +19,9 @@ use super::state::Shared;
 use super::status::ApiError;
 use super::store::{Event, EventType, Subscription};
 
+/// Upper bound of one write when events queue up.
+const MAX_BATCH: usize = 256 * 1024;
+
 /// Watches without `timeoutSeconds` end after this long, as upstream's do eventually.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
@@ -119,35 +122,57 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
                     return;
                 }
             }
-            received = sub.feed.recv() => match received {
-                Ok(event) => {
-                    if event.rv <= last_rv {
-                        continue;
+            received = sub.feed.recv() => {
+                // Events that queued up meanwhile leave in the same write.
+                let mut batch = BytesMut::new();
+                let mut next = Some(received);
+                while let Some(received) = next.take() {
+                    match received {
+                        Ok(event) if event.rv > last_rv => {
+                            last_rv = event.rv;
+                            if let Some(line) = render(&plan, &event, &api_version) {
+                                batch.put_slice(&line);
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            batch.put_slice(&expired(last_rv, state.store.rv()));
+                            let _ = tx.send(batch.freeze()).await;
+                            return;
+                        }
+                        Err(broadcast::error::RecvError::Closed) => return,
                     }
-                    last_rv = event.rv;
-                    if !deliver(&plan, &event, &api_version, &tx).await {
-                        return;
+                    if batch.len() < MAX_BATCH {
+                        next = match sub.feed.try_recv() {
+                            Ok(event) => Some(Ok(event)),
+                            Err(broadcast::error::TryRecvError::Lagged(n)) => Some(Err(broadcast::error::RecvError::Lagged(n))),
+                            Err(_) => None,
+                        };
                     }
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let _ = tx.send(expired(last_rv, state.store.rv())).await;
+                if !batch.is_empty() && tx.send(batch.freeze()).await.is_err() {
                     return;
                 }
-                Err(broadcast::error::RecvError::Closed) => return,
-            },
+            }
         }
     }
 }
 
 /// Sends one event if it concerns this watch; `false` once the client is gone.
 async fn deliver(plan: &Plan, event: &Event, api_version: &str, tx: &mpsc::Sender<Bytes>) -> bool {
-    if plan.namespace.as_deref().is_some_and(|ns| event.namespace() != Some(ns)) {
-        return true;
+    match render(plan, event, api_version) {
+        Some(line) => tx.send(line).await.is_ok(),
+        None => true,
     }
-    let Some(kind) = visible_as(plan, event) else {
-        return true;
-    };
-    tx.send(line(kind.as_str(), &present(&event.json, api_version))).await.is_ok()
+}
+
+/// The event's line for this watch, if the event concerns it.
+fn render(plan: &Plan, event: &Event, api_version: &str) -> Option<Bytes> {
+    if plan.namespace.as_deref().is_some_and(|ns| event.namespace() != Some(ns)) {
+        return None;
+    }
+    let kind = visible_as(plan, event)?;
+    Some(line(kind.as_str(), &present(&event.json, api_version)))
 }
 
 /// How a change looks through the watch's selectors: an object that starts matching
