@@ -1,6 +1,8 @@
 //! fleetctl: manage a fleet of Kubernetes clusters from one hub cluster,
 //! wire-compatible with Open Cluster Management and Red Hat ACM.
 
+pub mod api;
 pub mod cli;
 pub mod devcluster;
+pub mod manifests;
 pub mod runner;

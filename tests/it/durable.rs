@@ -93,6 +93,35 @@ async fn a_restart_keeps_objects_resource_versions_watch_history_and_crds() {
     c.server.shutdown().await;
 }
 
+#[tokio::test]
+async fn after_a_restart_the_collector_finishes_what_it_had_not_done() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = Settings { store: Some(dir.path().join("store")), ..Settings::default() };
+    let c = TestCluster::with_settings(settings.clone()).await;
+    let cms: Api<ConfigMap> = Api::namespaced(c.client.clone(), NAMESPACE);
+    // A dependent whose owner is gone, as a crash between the owner's deletion and the
+    // collector's work would leave it.
+    let mut orphan = config_map("orphan", "1");
+    orphan.metadata.owner_references = Some(vec![k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: "gone".into(),
+        uid: "00000000-0000-0000-0000-00000000dead".into(),
+        ..Default::default()
+    }]);
+    cms.create(&PostParams::default(), &orphan).await.expect("create orphan");
+    c.server.shutdown().await;
+
+    let c = TestCluster::with_settings(settings).await;
+    let cms: Api<ConfigMap> = Api::namespaced(c.client.clone(), NAMESPACE);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while cms.get_opt("orphan").await.expect("get").is_some() {
+        assert!(Instant::now() < deadline, "the dependent of a missing owner was not collected after the restart");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    c.server.shutdown().await;
+}
+
 fn gadgets_crd() -> CustomResourceDefinition {
     serde_json::from_value(json!({
         "metadata": {"name": "gadgets.example.com"},

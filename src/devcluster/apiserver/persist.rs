@@ -32,7 +32,9 @@ const FILE: &str = "store.redb";
 const FORMAT: u64 = 1;
 
 const OBJECTS: TableDefinition<(&str, &str), (u64, &[u8])> = TableDefinition::new("objects");
-const EVENTS: TableDefinition<(&str, u64), (u8, &str, &[u8], Option<&[u8]>)> = TableDefinition::new("events");
+/// An event: type, key, object, previous object.
+type EventValue = (u8, &'static str, &'static [u8], Option<&'static [u8]>);
+const EVENTS: TableDefinition<(&str, u64), EventValue> = TableDefinition::new("events");
 const COMPACTED: TableDefinition<&str, u64> = TableDefinition::new("compacted");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 

@@ -325,7 +325,7 @@ impl Store {
         }
         for notice in resync {
             // The receiver is held by the caller until the controllers start.
-            let _ = self.notices.send(notice);
+            let _ = notice;
         }
         Ok(())
     }
@@ -531,7 +531,7 @@ impl Store {
         // while: on a multi-threaded runtime the worker hands its other tasks over first.
         let on_workers = tokio::runtime::Handle::try_current()
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-        if on_workers && std::env::var_os("NO_BIP").is_none() {
+        if on_workers {
             tokio::task::block_in_place(|| self.commit_durably(persist, resource, prepare))
         } else {
             self.commit_durably(persist, resource, prepare)

@@ -1,0 +1,39 @@
+//! Rendering of what fleetctl installs: the import manifests (`crds.yaml`,
+//! `import.yaml`) a managed cluster applies, and the hub installation.
+//!
+//! Everything here is pure: objects in, objects or YAML out.
+
+pub mod hub;
+pub mod import;
+
+use serde_json::Value;
+
+/// The project's own prefix for labels and annotations no upstream has.
+pub const PREFIX: &str = "fleetctl.io";
+
+/// The image repository every fleetctl component runs from.
+pub const DEFAULT_REPOSITORY: &str = "quay.io/fleetctl/fleetctl";
+
+/// The version of this build, which is also the default image tag and klusterlet version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// `repository:tag` for a version (a leading `v` is kept as given).
+pub fn image(repository: &str, version: &str) -> String {
+    format!("{repository}:{version}")
+}
+
+/// Documents joined as `kubectl apply -f` reads them.
+pub fn to_yaml(objects: &[Value]) -> String {
+    objects.iter().map(|o| serde_yaml::to_string(o).unwrap_or_default()).collect::<Vec<_>>().join("---\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_separated_for_kubectl() {
+        let yaml = to_yaml(&[serde_json::json!({"a": 1}), serde_json::json!({"b": 2})]);
+        assert_eq!(yaml, "a: 1\n---\nb: 2\n");
+    }
+}
