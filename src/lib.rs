@@ -2,6 +2,7 @@
 //! wire-compatible with Open Cluster Management and Red Hat ACM.
 
 pub mod api;
+pub mod certs;
 pub mod cli;
 pub mod devcluster;
 pub mod manifests;

@@ -9,6 +9,8 @@ use rcgen::{
 };
 use time::OffsetDateTime;
 
+use crate::certs::parse_csr;
+
 /// Lifetime of the CA and the serving certificate.
 const CA_LIFETIME: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 /// Lifetime of kubeconfig client certificates.
@@ -113,7 +115,7 @@ impl Pki {
     /// Signs a PEM CSR as a client certificate valid for `lifetime`, keeping the
     /// CSR's subject (CN and O) exactly.
     pub fn sign_client_csr(&self, csr_pem: &str, lifetime: Duration) -> Result<String, PkiError> {
-        let request = parse_csr(csr_pem)?;
+        let request = parse_csr(csr_pem).map_err(|e| PkiError::Parse(e.to_string()))?;
         let groups: Vec<&str> = request.organizations.iter().map(String::as_str).collect();
         let mut params = CertificateParams::default();
         params.distinguished_name = subject(&request.common_name, &groups)?;
@@ -148,38 +150,6 @@ fn subject(user: &str, groups: &[&str]) -> Result<DistinguishedName, PkiError> {
         }
     }
     Ok(name)
-}
-
-/// What a CSR asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CsrSubject {
-    /// CN.
-    pub common_name: String,
-    /// Every O, in order.
-    pub organizations: Vec<String>,
-    /// The SubjectPublicKeyInfo, DER.
-    pub public_key_der: Vec<u8>,
-}
-
-/// Parses a PEM CSR and checks its self-signature.
-pub fn parse_csr(csr_pem: &str) -> Result<CsrSubject, PkiError> {
-    let (_, pem) = x509_parser::pem::parse_x509_pem(csr_pem.as_bytes())
-        .map_err(|e| PkiError::Parse(format!("the request is not a PEM CSR: {e}")))?;
-    use x509_parser::prelude::FromDer;
-    let (_, csr) = x509_parser::certification_request::X509CertificationRequest::from_der(&pem.contents)
-        .map_err(|e| PkiError::Parse(format!("the request is not a valid CSR: {e}")))?;
-    csr.verify_signature().map_err(|e| PkiError::Parse(format!("the CSR signature does not verify: {e}")))?;
-    let info = &csr.certification_request_info;
-    let (common_name, organizations) = names(&info.subject);
-    Ok(CsrSubject { common_name, organizations, public_key_der: info.subject_pki.raw.to_vec() })
-}
-
-/// CN and every O of an X.509 name.
-pub fn names(name: &x509_parser::x509::X509Name<'_>) -> (String, Vec<String>) {
-    let text = |attr: &x509_parser::x509::AttributeTypeAndValue<'_>| attr.as_str().map(str::to_string).ok();
-    let common_name = name.iter_common_name().filter_map(text).next().unwrap_or_default();
-    let organizations = name.iter_organization().filter_map(text).collect();
-    (common_name, organizations)
 }
 
 /// The PEM certificates of a bundle as DER, for rustls.

@@ -325,7 +325,7 @@ impl Store {
         }
         for notice in resync {
             // The receiver is held by the caller until the controllers start.
-            let _ = notice;
+            let _ = self.notices.send(notice);
         }
         Ok(())
     }
@@ -661,4 +661,49 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn history(store: &Store, resource: &GroupResource, from: u64) -> Result<Vec<(u64, EventType, String)>, u64> {
+        let subscription = store.subscribe(resource, Some(from))?;
+        Ok(subscription.replay.iter().map(|e| (e.rv, e.kind, e.key.clone())).collect())
+    }
+
+    #[test]
+    fn a_reopened_store_has_the_same_objects_counter_and_history() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cms = GroupResource::new("", "configmaps");
+        let before = {
+            let (store, _rx) = Store::open(4, dir.path()).expect("open");
+            for i in 0..6 {
+                store
+                    .put(&cms, &format!("ns/c{i}"), Expect::Absent, json!({"metadata": {"name": format!("c{i}")}}))
+                    .expect("put");
+            }
+            let c1 = store.get(&cms, "ns/c1").expect("c1");
+            store
+                .put(&cms, "ns/c1", Expect::Rv(c1.rv), json!({"metadata": {"name": "c1"}, "data": {"a": "b"}}))
+                .expect("update");
+            let c2 = store.get(&cms, "ns/c2").expect("c2");
+            store.remove(&cms, "ns/c2", c2.rv).expect("remove");
+            let snapshot = (store.rv(), store.keys(&cms, None), history(&store, &cms, 4), history(&store, &cms, 3));
+            store.close();
+            assert!(matches!(store.put(&cms, "ns/late", Expect::Absent, json!({})), Err(CommitError::Storage(_))));
+            snapshot
+        };
+        let (store, _rx) = Store::open(4, dir.path()).expect("reopen");
+        let after = (store.rv(), store.keys(&cms, None), history(&store, &cms, 4), history(&store, &cms, 3));
+        assert_eq!(after, before);
+        assert_eq!(after.0, 8);
+        assert_eq!(after.3, Err(5), "older events answer 'expired' as before the restart");
+        assert_eq!(store.get(&cms, "ns/c1").map(|s| s.value()["data"]["a"].clone()), Some(json!("b")));
+        assert_eq!(store.revision(&cms), 8);
+        let next = store.put(&cms, "ns/c9", Expect::Absent, json!({})).expect("put after reopening");
+        assert_eq!(next.rv, 9);
+    }
 }

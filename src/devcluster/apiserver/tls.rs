@@ -123,7 +123,7 @@ fn peer(connection: &rustls::ServerConnection, ca: &dyn ClientCertVerifier) -> P
     }
     match x509_parser::parse_x509_certificate(leaf) {
         Ok((_, cert)) => {
-            let (name, groups) = pki::names(cert.subject());
+            let (name, groups) = crate::certs::names(cert.subject());
             Peer::User(User::from_certificate(name, groups))
         }
         Err(_) => Peer::Rejected,

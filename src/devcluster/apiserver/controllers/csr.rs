@@ -69,7 +69,7 @@ pub(super) fn sign(state: &Shared, name: &str) -> Step {
     let outcome = match decide(&csr) {
         Decision::Skip => return Ok(()),
         Decision::Fail(why) => Err(why),
-        Decision::Sign { pem, lifetime } => match super::super::pki::parse_csr(&pem) {
+        Decision::Sign { pem, lifetime } => match crate::certs::parse_csr(&pem) {
             Ok(subject) if subject.organizations.iter().any(|o| o == "system:masters") => {
                 Err("the kube-apiserver-client signer never issues certificates in system:masters".to_string())
             }
