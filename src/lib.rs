@@ -5,5 +5,6 @@ pub mod api;
 pub mod certs;
 pub mod cli;
 pub mod devcluster;
+pub mod hub;
 pub mod manifests;
 pub mod runner;

@@ -1,0 +1,195 @@
+//! What every hub controller shares: the client, the configuration, metrics, and
+//! small write helpers that make no write when nothing changes.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::{Client, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use crate::api::{ManagedCluster, conditions};
+use crate::runner::metrics::Registry;
+
+/// The field manager of every hub write.
+pub const FIELD_MANAGER: &str = "fleetctl-hub";
+
+/// Why a reconcile failed (every variant is retried with backoff).
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    /// A Kubernetes API call failed.
+    #[error("{action}")]
+    Kube {
+        /// What was being done, in lower case.
+        action: String,
+        /// The cause.
+        #[source]
+        source: kube::Error,
+    },
+    /// Rendering the import manifests failed.
+    #[error("rendering {0}")]
+    Render(String),
+}
+
+/// Wraps a kube error with what was being done.
+pub fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> HubError {
+    let action = action.into();
+    move |source| HubError::Kube { action, source }
+}
+
+/// How the hub behaves.
+#[derive(Debug, Clone)]
+pub struct HubConfig {
+    /// The hub API server URL written into bootstrap kubeconfigs.
+    pub hub_url: String,
+    /// The hub CA bundle (PEM) written into bootstrap kubeconfigs.
+    pub hub_ca_pem: String,
+    /// Image repository of the klusterlet (ends in `fleetctl`).
+    pub repository: String,
+    /// The klusterlet version clusters run unless they ask for another.
+    pub default_version: String,
+    /// Lifetime of bootstrap tokens (refreshed when a fifth is left).
+    pub token_lifetime: Duration,
+    /// A cluster whose lease is older than this many lease periods turns Unknown.
+    pub lease_grace: u32,
+}
+
+impl HubConfig {
+    /// The klusterlet image for `version`.
+    pub fn image(&self, version: &str) -> String {
+        crate::manifests::image(&self.repository, version)
+    }
+}
+
+/// Shared by the hub controllers.
+pub struct Context {
+    /// The hub client.
+    pub client: Client,
+    /// Behaviour.
+    pub config: HubConfig,
+    /// Metrics.
+    pub metrics: Registry,
+}
+
+/// Shared handle.
+pub type Ctx = Arc<Context>;
+
+/// Server-side applies `object` (created if absent); an unchanged object is not written.
+pub async fn apply<K>(api: &Api<K>, object: &K) -> Result<K, HubError>
+where
+    K: Resource + Serialize + DeserializeOwned + Clone + Debug,
+    <K as Resource>::DynamicType: Default,
+{
+    let name = object.meta().name.clone().unwrap_or_default();
+    api.patch(&name, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(object))
+        .await
+        .map_err(kube_error(format!("applying {} {name}", K::kind(&Default::default()))))
+}
+
+/// Deletes an object; absent is fine.
+pub async fn delete<K>(api: &Api<K>, name: &str) -> Result<(), HubError>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    <K as Resource>::DynamicType: Default,
+{
+    match api.delete(name, &DeleteParams::background()).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(kube_error(format!("deleting {} {name}", K::kind(&Default::default())))(e)),
+    }
+}
+
+/// Removes every finalizer of an object that is going (force path); absent is fine.
+pub async fn strip_finalizers<K>(api: &Api<K>, name: &str) -> Result<(), HubError>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    <K as Resource>::DynamicType: Default,
+{
+    let patch = Patch::Merge(json!({"metadata": {"finalizers": null}}));
+    match api.patch(name, &PatchParams::default(), &patch).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(kube_error(format!("removing the finalizers of {} {name}", K::kind(&Default::default())))(e)),
+    }
+}
+
+/// Applies `change` to a ManagedCluster's conditions and writes them only if they
+/// changed. The write is made against a fresh read and carries its resourceVersion, so a
+/// concurrent writer makes it fail and retry rather than lose the other's conditions.
+pub async fn update_conditions(
+    api: &Api<ManagedCluster>,
+    cluster: &ManagedCluster,
+    change: impl Fn(&mut Vec<Condition>) -> bool,
+) -> Result<bool, HubError> {
+    if !change(&mut cluster.conditions().to_vec()) {
+        return Ok(false);
+    }
+    let name = cluster.name_any();
+    let fresh = api.get(&name).await.map_err(kube_error(format!("reading cluster {name}")))?;
+    let mut updated = fresh.conditions().to_vec();
+    if !change(&mut updated) {
+        return Ok(false);
+    }
+    let patch = json!({"metadata": {"resourceVersion": fresh.resource_version()}, "status": {"conditions": updated}});
+    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(patch))
+        .await
+        .map_err(kube_error(format!("updating the conditions of cluster {name}")))?;
+    Ok(true)
+}
+
+/// Sets one condition (keeping its transition time when the status is unchanged).
+pub fn set(conditions_: &mut Vec<Condition>, type_: &str, status: &str, reason: &str, message: &str) -> bool {
+    conditions::set_condition(conditions_, conditions::new_condition(type_, status, reason, message))
+}
+
+/// Adds finalizers a cluster lacks (against a fresh read, with its resourceVersion).
+pub async fn add_finalizers(
+    api: &Api<ManagedCluster>,
+    cluster: &ManagedCluster,
+    wanted: &[&str],
+) -> Result<(), HubError> {
+    edit_finalizers(api, cluster, |present| {
+        let mut list = present.to_vec();
+        list.extend(wanted.iter().filter(|w| !present.iter().any(|p| p == *w)).map(|w| w.to_string()));
+        list
+    })
+    .await
+}
+
+/// Removes the given finalizers from a cluster (if present).
+pub async fn remove_finalizers(
+    api: &Api<ManagedCluster>,
+    cluster: &ManagedCluster,
+    gone: &[&str],
+) -> Result<(), HubError> {
+    edit_finalizers(api, cluster, |present| present.iter().filter(|p| !gone.contains(&p.as_str())).cloned().collect())
+        .await
+}
+
+async fn edit_finalizers(
+    api: &Api<ManagedCluster>,
+    cluster: &ManagedCluster,
+    edit: impl Fn(&[String]) -> Vec<String>,
+) -> Result<(), HubError> {
+    if edit(cluster.finalizers()) == cluster.finalizers() {
+        return Ok(());
+    }
+    let name = cluster.name_any();
+    let Some(fresh) = api.get_opt(&name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
+        return Ok(());
+    };
+    let list = edit(fresh.finalizers());
+    if list == fresh.finalizers() {
+        return Ok(());
+    }
+    let patch = json!({"metadata": {"resourceVersion": fresh.resource_version(), "finalizers": list}});
+    match api.patch(&name, &PatchParams::default(), &Patch::Merge(patch)).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(kube_error(format!("changing the finalizers of cluster {name}"))(e)),
+    }
+}

@@ -1,0 +1,109 @@
+//! The hub controllers (`fleetctl controller hub`): import, registration (accept and
+//! CSR approval), lease and cleanup, run under leader election with health and metrics.
+
+pub mod bootstrap;
+pub mod cleanup;
+pub mod context;
+pub mod import;
+pub mod lease;
+pub mod registration;
+pub mod works;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::Api;
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Client, ResourceExt};
+
+pub use context::{Context, Ctx, HubConfig, HubError};
+
+use crate::api::conditions::{LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
+use crate::api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use crate::runner::metrics::Registry;
+
+/// Lease that elects the active hub controller.
+pub const LEADER_LEASE: &str = "fleetctl-hub-controller";
+
+/// Retry delay after a failed reconcile.
+const RETRY: Duration = Duration::from_secs(1);
+
+fn retry<K>(_: Arc<K>, error: &HubError, _: Ctx) -> Action {
+    tracing::warn!(error = %format!("{error:#}"), "reconcile failed; retrying");
+    Action::requeue(RETRY)
+}
+
+/// Runs a reconcile, counting it in the controller's metrics.
+async fn measured(
+    ctx: &Ctx,
+    controller: &str,
+    reconcile: impl Future<Output = Result<Action, HubError>>,
+) -> Result<Action, HubError> {
+    let metrics = ctx.metrics.controller(controller);
+    metrics.queued(1);
+    let result = reconcile.await;
+    metrics.queued(-1);
+    metrics.reconciled(result.is_ok());
+    result
+}
+
+/// The cluster a namespaced object belongs to (its namespace is the cluster's).
+fn cluster_of<K: ResourceExt>(object: K) -> Option<ObjectRef<ManagedCluster>> {
+    object.namespace().map(|ns| ObjectRef::new(&ns))
+}
+
+/// Runs every hub controller until the returned future is dropped.
+pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
+    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics });
+    let clusters: Api<ManagedCluster> = Api::all(client.clone());
+    let all = watcher::Config::default;
+
+    let import = Controller::new(clusters.clone(), all())
+        .owns(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET))
+        .watches(Api::<ManifestWork>::all(client.clone()), all(), cluster_of)
+        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
+    let accept = Controller::new(clusters.clone(), all())
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
+    let leases = all().fields(&format!("metadata.name={}", registration::LEASE_NAME));
+    let lease = Controller::new(clusters.clone(), all())
+        .watches(Api::<Lease>::all(client.clone()), leases, cluster_of)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "lease", lease::reconcile(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
+    // A CSR waits on its cluster: any cluster change re-judges the pending CSRs.
+    let cluster_changes = watcher(clusters, all()).map(|_| ());
+    let csr = Controller::new(Api::<CertificateSigningRequest>::all(client), all().labels(LABEL_CLUSTER_NAME))
+        .reconcile_all_on(cluster_changes)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "csr", registration::approve(c, ctx)).await },
+            retry,
+            ctx,
+        )
+        .for_each(|_| async {});
+
+    tokio::join!(import, accept, lease, csr);
+}
