@@ -37,4 +37,3 @@ pub fn names(name: &x509_parser::x509::X509Name<'_>) -> (String, Vec<String>) {
     let organizations = name.iter_organization().filter_map(text).collect();
     (common_name, organizations)
 }
-

@@ -6,5 +6,6 @@ pub mod certs;
 pub mod cli;
 pub mod devcluster;
 pub mod hub;
+pub mod kube;
 pub mod manifests;
 pub mod runner;

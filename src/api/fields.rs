@@ -198,7 +198,10 @@ pub(crate) fn byte_string(_: &mut SchemaGenerator) -> Schema {
 
 /// A `resource.Quantity`: a number or a string such as `500m` or `4Gi`.
 fn quantity() -> Schema {
-    json_schema!({"x-kubernetes-int-or-string": true})
+    json_schema!({
+        "x-kubernetes-int-or-string": true,
+        "pattern": r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+    })
 }
 
 /// A resource name → quantity map (`corev1.ResourceList`).

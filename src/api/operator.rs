@@ -304,6 +304,7 @@ pub struct AwsIrsa {
 pub struct AddOnRegistrationDriver {
     /// csr or token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "AddOnAuthType")]
     pub auth_type: Option<AddOnAuthType>,
 
     /// Token options (for token).
@@ -347,7 +348,10 @@ pub struct ClusterClaimConfiguration {
 
 impl Default for ClusterClaimConfiguration {
     fn default() -> Self {
-        Self { max_custom_cluster_claims: DEFAULT_MAX_CUSTOM_CLUSTER_CLAIMS, reserved_cluster_claim_suffixes: Vec::new() }
+        Self {
+            max_custom_cluster_claims: DEFAULT_MAX_CUSTOM_CLUSTER_CLAIMS,
+            reserved_cluster_claim_suffixes: Vec::new(),
+        }
     }
 }
 
@@ -534,7 +538,9 @@ mod tests {
                 "externalServerURLs": [{"url": "https://cluster1.example.com:6443", "caBundle": "Y2E="}],
                 "nodePlacement": {
                     "nodeSelector": {"node-role.kubernetes.io/infra": ""},
-                    "tolerations": [{"key": "node-role.kubernetes.io/infra", "operator": "Exists", "effect": "NoSchedule"}]
+                    "tolerations": [
+                        {"key": "node-role.kubernetes.io/infra", "operator": "Exists", "effect": "NoSchedule"}
+                    ]
                 },
                 "registrationConfiguration": {
                     "clientCertExpirationSeconds": 31536000,
@@ -648,7 +654,10 @@ mod tests {
         assert!(crd.spec.versions[0].subresources.as_ref().unwrap().status.is_some());
         let schema = serde_json::to_value(crd.spec.versions[0].schema.as_ref().unwrap()).unwrap();
         let spec = &schema["openAPIV3Schema"]["properties"]["spec"]["properties"];
-        assert_eq!(spec["deployOption"]["properties"]["mode"], json!({"description": spec["deployOption"]["properties"]["mode"]["description"], "type": "string"}));
+        assert_eq!(
+            spec["deployOption"]["properties"]["mode"],
+            json!({"description": spec["deployOption"]["properties"]["mode"]["description"], "type": "string"})
+        );
         let claims = &spec["registrationConfiguration"]["properties"]["clusterClaimConfiguration"]["properties"];
         assert_eq!(claims["maxCustomClusterClaims"]["default"], 20);
     }

@@ -401,11 +401,17 @@ string_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct ManifestWorkSubjectServiceAccount {
     /// Namespace of the service account.
-    #[schemars(length(min = 1, max = 253), pattern(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$"))]
+    #[schemars(
+        length(min = 1, max = 253),
+        pattern(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$")
+    )]
     pub namespace: String,
 
     /// Name of the service account.
-    #[schemars(length(min = 1, max = 253), pattern(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$"))]
+    #[schemars(
+        length(min = 1, max = 253),
+        pattern(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$")
+    )]
     pub name: String,
 }
 
@@ -547,7 +553,8 @@ string_enum! {
 impl ManifestWork {
     /// A work named `name` in the namespace of `cluster`, carrying `manifests`.
     pub fn for_cluster(cluster: &str, name: &str, manifests: Vec<Manifest>) -> Self {
-        let mut work = Self::new(name, ManifestWorkSpec { workload: ManifestsTemplate { manifests }, ..Default::default() });
+        let mut work =
+            Self::new(name, ManifestWorkSpec { workload: ManifestsTemplate { manifests }, ..Default::default() });
         work.metadata.namespace = Some(cluster.to_owned());
         work
     }
@@ -560,8 +567,9 @@ impl ManifestWork {
     /// Whether the work is Applied for its current generation.
     pub fn is_applied(&self) -> bool {
         let generation = self.metadata.generation;
-        conditions::find(self.conditions(), conditions::WORK_APPLIED)
-            .is_some_and(|c| c.status == conditions::TRUE && (generation.is_none() || c.observed_generation == generation))
+        conditions::find(self.conditions(), conditions::WORK_APPLIED).is_some_and(|c| {
+            c.status == conditions::TRUE && (generation.is_none() || c.observed_generation == generation)
+        })
     }
 
     /// Whether every resource of the work is available.
@@ -701,7 +709,8 @@ mod tests {
                 "deleteOption": {
                     "propagationPolicy": "SelectivelyOrphan",
                     "selectivelyOrphans": {"orphaningRules": [
-                        {"group": "", "resource": "namespaces", "name": "open-cluster-management-agent", "namespace": ""}
+                        {"group": "", "resource": "namespaces", "name": "open-cluster-management-agent",
+                         "namespace": ""}
                     ]},
                     "ttlSecondsAfterFinished": 300
                 },
@@ -852,7 +861,11 @@ mod tests {
                 "name": format!("{hash}-cluster1-klusterlet"),
                 "finalizers": ["cluster.open-cluster-management.io/applied-manifest-work-cleanup"]
             },
-            "spec": {"hubHash": hash, "agentID": "6f1c4ad3-1b7e-4b8e-a1f4-5d2c9e0b7a61", "manifestWorkName": "cluster1-klusterlet"},
+            "spec": {
+                "hubHash": hash,
+                "agentID": "6f1c4ad3-1b7e-4b8e-a1f4-5d2c9e0b7a61",
+                "manifestWorkName": "cluster1-klusterlet"
+            },
             "status": {
                 "appliedResources": [
                     {"group": "", "version": "v1", "resource": "namespaces", "namespace": "",

@@ -67,11 +67,13 @@ mod tests {
 
     #[test]
     fn a_lease_goes_stale_after_grace_periods() {
-        let mut lease = Lease::default();
-        lease.spec = Some(k8s_openapi::api::coordination::v1::LeaseSpec {
-            renew_time: Some(MicroTime(jiff::Timestamp::from_second(1000).expect("t"))),
+        let lease = Lease {
+            spec: Some(k8s_openapi::api::coordination::v1::LeaseSpec {
+                renew_time: Some(MicroTime(jiff::Timestamp::from_second(1000).expect("t"))),
+                ..Default::default()
+            }),
             ..Default::default()
-        });
+        };
         let at = deadline(&lease, 5, Duration::from_secs(60)).expect("deadline");
         assert_eq!(at.as_second(), 1300);
     }

@@ -43,11 +43,19 @@ fn agent_subject(cluster: &str) -> Value {
     json!([{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": agent_group(cluster)}])
 }
 
+/// The RBAC of one agent: cluster-wide role and binding, and the namespaced pairs.
+pub struct AgentRbac {
+    /// Its own ManagedCluster and CSRs.
+    pub cluster_role: ClusterRole,
+    /// Binds the agent's group to `cluster_role`.
+    pub cluster_binding: ClusterRoleBinding,
+    /// Registration and work roles in the cluster's namespace, with their bindings.
+    pub roles: Vec<(Role, RoleBinding)>,
+}
+
 /// The agent's RBAC: its own ManagedCluster (and status) cluster-wide; in its namespace
 /// leases, events, its ManifestWorks (with status and finalizers) and addons.
-pub fn agent_rbac(
-    cluster: &str,
-) -> Result<(ClusterRole, ClusterRoleBinding, Vec<(Role, RoleBinding)>), serde_json::Error> {
+pub fn agent_rbac(cluster: &str) -> Result<AgentRbac, serde_json::Error> {
     let role = agent_role_name(cluster);
     let labels = json!({LABEL_CLUSTER_NAME: cluster});
     let cluster_role: ClusterRole = serde_json::from_value(json!({
@@ -95,7 +103,7 @@ pub fn agent_rbac(
                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name}, "subjects": agent_subject(cluster)}))?,
         ));
     }
-    Ok((cluster_role, cluster_binding, roles))
+    Ok(AgentRbac { cluster_role, cluster_binding, roles })
 }
 
 /// Accepts an accepted cluster: HubAccepted, the cleanup finalizer, agent RBAC, lease.
@@ -119,10 +127,10 @@ pub async fn accept(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, Hu
         return Ok(Action::await_change());
     }
     add_finalizers(&clusters, &cluster, &[FINALIZER_API_RESOURCE_CLEANUP]).await?;
-    let (role, binding, roles) = agent_rbac(&name).map_err(|e| HubError::Render(format!("the agent RBAC: {e}")))?;
-    apply(&Api::<ClusterRole>::all(ctx.client.clone()), &role).await?;
-    apply(&Api::<ClusterRoleBinding>::all(ctx.client.clone()), &binding).await?;
-    for (role, binding) in roles {
+    let rbac = agent_rbac(&name).map_err(|e| HubError::Render(format!("the agent RBAC: {e}")))?;
+    apply(&Api::<ClusterRole>::all(ctx.client.clone()), &rbac.cluster_role).await?;
+    apply(&Api::<ClusterRoleBinding>::all(ctx.client.clone()), &rbac.cluster_binding).await?;
+    for (role, binding) in rbac.roles {
         apply(&Api::<Role>::namespaced(ctx.client.clone(), &name), &role).await?;
         apply(&Api::<RoleBinding>::namespaced(ctx.client.clone(), &name), &binding).await?;
     }

@@ -152,6 +152,9 @@ struct Model {
     in_flight: Option<(String, Option<String>)>,
     /// Writes acknowledged in total.
     writes: usize,
+    /// Writes cut off by a kill that turned out committed, and that turned out not.
+    cut_committed: usize,
+    cut_lost: usize,
     next_name: usize,
 }
 
@@ -206,8 +209,11 @@ async fn no_acknowledged_write_is_lost_when_the_server_is_killed() {
     }
     let writes: usize = models.iter().map(|m| m.writes).sum();
     let live: usize = models.iter().map(|m| m.acked.values().filter(|s| s.is_some()).count()).sum();
+    let committed: usize = models.iter().map(|m| m.cut_committed).sum();
+    let lost: usize = models.iter().map(|m| m.cut_lost).sum();
     eprintln!(
-        "{KILLS} SIGKILLs, {writes} acknowledged writes checked, {live} objects at the end, {:.1} s",
+        "{KILLS} SIGKILLs, {writes} acknowledged writes checked, {live} objects at the end; writes cut off by a kill: \
+         {committed} had committed, {lost} had not; {:.1} s",
         started.elapsed().as_secs_f64()
     );
     assert!(writes > KILLS, "too few writes were acknowledged ({writes}) for the test to mean anything");
@@ -223,6 +229,7 @@ fn check(round: usize, w: usize, model: &mut Model, actual: &BTreeMap<String, (S
             panic!("round {round}: {name} exists but was never written: {state:?}");
         }
     }
+    let mut adopted = false;
     for (name, expected) in &mut model.acked {
         let found = actual.get(name).cloned();
         let same = match (&*expected, &found) {
@@ -237,19 +244,25 @@ fn check(round: usize, w: usize, model: &mut Model, actual: &BTreeMap<String, (S
         match &in_flight {
             Some((n, outcome)) if n == name && outcome.as_ref() == found.as_ref().map(|(d, _)| d) => {
                 *expected = found;
+                adopted = true;
             }
             _ => panic!(
                 "round {round}: {name} should be {expected:?} (in flight: {in_flight:?}), the server has {found:?}"
             ),
         }
     }
-    if let Some((name, Some(data))) = &in_flight
+    if adopted {
+        model.cut_committed += 1;
+    } else if let Some((name, Some(data))) = &in_flight
         && !model.acked.contains_key(name)
         && let Some(found) = actual.get(name)
     {
         // A create in flight that did commit.
         assert_eq!(&found.0, data, "round {round}: {name} holds what was never sent");
         model.acked.insert(name.clone(), Some(found.clone()));
+        model.cut_committed += 1;
+    } else if in_flight.is_some() {
+        model.cut_lost += 1;
     }
 }
 

@@ -4,6 +4,8 @@
 
 mod apiserver;
 mod durable;
+mod hub;
+mod kube_ops;
 mod kubectl;
 mod kubectl_auth;
 mod support;

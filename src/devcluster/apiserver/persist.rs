@@ -31,6 +31,11 @@ const FILE: &str = "store.redb";
 /// The layout version written to `meta`; a store of another version is refused.
 const FORMAT: u64 = 1;
 
+/// redb's page cache. The database is read once, at start (the server then serves
+/// from memory), and writes touch a few pages per B-tree: redb's default of 1 GiB
+/// would only keep a second copy of every object.
+const CACHE_BYTES: usize = 16 << 20;
+
 const OBJECTS: TableDefinition<(&str, &str), (u64, &[u8])> = TableDefinition::new("objects");
 /// An event: type, key, object, previous object.
 type EventValue = (u8, &'static str, &'static [u8], Option<&'static [u8]>);
@@ -157,11 +162,27 @@ impl Persist {
     /// Opens (or creates) the store in `dir` and reads everything back, keeping at most
     /// `history_limit` events per resource.
     pub fn open(dir: &Path, history_limit: usize) -> Result<(Self, Loaded), PersistError> {
-        std::fs::create_dir_all(dir).map_err(|source| PersistError::Dir { path: dir.to_path_buf(), source })?;
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        // Owner only, directory and file: the store holds Secrets.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|source| PersistError::Dir { path: dir.to_path_buf(), source })?;
         let path = dir.join(FILE);
-        // After a crash this repairs the file first: redb rolls back to the last
-        // committed transaction.
-        let db = Database::create(&path).map_err(|source| PersistError::Open { path: path.clone(), source })?;
+        let open = |path: &Path| -> Result<Database, redb::DatabaseError> {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(path)?;
+            // After a crash this repairs the file first: redb rolls back to the last
+            // committed transaction.
+            Database::builder().set_cache_size(CACHE_BYTES).create_file(file)
+        };
+        let db = open(&path).map_err(|source| PersistError::Open { path: path.clone(), source })?;
         prepare(&db)?;
         let mut loaded = load(&db)?;
         trim(&db, &mut loaded, history_limit.max(1))?;
@@ -362,6 +383,9 @@ mod tests {
         }
         let (_persist, loaded) = Persist::open(dir.path(), 10).expect("reopen");
         assert_eq!(loaded.rv, 5);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join(FILE)).expect("file").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the store holds Secrets: owner only");
         let cms = &loaded.resources["/configmaps"];
         assert_eq!(cms.objects, vec![("default/a".to_string(), 3, b"{\"a\":3}".to_vec())]);
         let kinds: Vec<(u64, EventType)> = cms.events.iter().map(|e| (e.rv, e.kind)).collect();

@@ -179,7 +179,7 @@ mod tests {
         let der = &pem_certs(&cert)[0];
         let (_, parsed) = x509_parser::parse_x509_certificate(der).expect("x509");
         assert_eq!(
-            names(parsed.subject()),
+            crate::certs::names(parsed.subject()),
             ("system:open-cluster-management:c1:a".to_string(), vec!["g1".into(), "g2".into()])
         );
         let lifetime = parsed.validity().not_after.timestamp() - parsed.validity().not_before.timestamp();

@@ -1,0 +1,397 @@
+//! Choosing a cluster: a kubeconfig file and context, `KUBECONFIG`, `~/.kube/config`,
+//! or the pod's service account — with errors that say how to fix the choice.
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use ::kube::config::{InClusterError, KubeConfigOptions, Kubeconfig, KubeconfigError};
+use ::kube::{Client, Config};
+use thiserror::Error;
+
+/// The flag named in errors when a selection does not say which flag set its path.
+const DEFAULT_FLAG: &str = "--kubeconfig";
+
+/// Which cluster to talk to and as whom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// The kubeconfig file; `None`: the files in `KUBECONFIG`, else `~/.kube/config`.
+    pub path: Option<PathBuf>,
+    /// The context; `None`: the kubeconfig's current-context.
+    pub context: Option<String>,
+    /// Use the pod's service account (`KUBERNETES_SERVICE_HOST` and the mounted token)
+    /// instead of a kubeconfig.
+    pub in_cluster: bool,
+    /// The command-line flag that sets `path`, so errors can name the fix.
+    pub flag: &'static str,
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Self { path: None, context: None, in_cluster: false, flag: DEFAULT_FLAG }
+    }
+}
+
+impl Selection {
+    /// A kubeconfig selection: the given file (else `KUBECONFIG`, else `~/.kube/config`)
+    /// and context (else the current-context).
+    pub fn new(path: Option<PathBuf>, context: Option<String>) -> Self {
+        Self { path, context, ..Self::default() }
+    }
+
+    /// The same selection, naming `flag` as the way to pass a kubeconfig in errors.
+    #[must_use]
+    pub fn with_flag(mut self, flag: &'static str) -> Self {
+        self.flag = flag;
+        self
+    }
+
+    /// For controllers: the pod's service account when running in a pod and nothing
+    /// points at a kubeconfig (no path, no context, no `KUBECONFIG`); the kubeconfig
+    /// selection otherwise, so the same binary also runs on a laptop.
+    pub fn in_cluster_or(path: Option<PathBuf>, context: Option<String>) -> Self {
+        let in_cluster = runs_in_cluster(
+            path.as_deref(),
+            context.as_deref(),
+            std::env::var_os("KUBECONFIG").as_deref(),
+            std::env::var_os("KUBERNETES_SERVICE_HOST").as_deref(),
+        );
+        Self { in_cluster, ..Self::new(path, context) }
+    }
+}
+
+/// The two clusters the CLI works with: the hub and the cluster being managed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KubeconfigPair {
+    /// The hub cluster (`--hub-kubeconfig`, `--hub-context`).
+    pub hub: Selection,
+    /// The managed cluster (`--kubeconfig`, `--context`); its file defaults to the hub's.
+    pub target: Selection,
+}
+
+impl KubeconfigPair {
+    /// The flag that names the hub's kubeconfig in errors.
+    pub const HUB_FLAG: &str = "--hub-kubeconfig";
+    /// The flag that names the target's kubeconfig in errors.
+    pub const TARGET_FLAG: &str = "--kubeconfig";
+
+    /// Both selections; the target reads the hub's file unless given its own, since
+    /// people often keep both clusters as contexts of one kubeconfig.
+    pub fn new(
+        hub_path: Option<PathBuf>,
+        hub_context: Option<String>,
+        target_path: Option<PathBuf>,
+        target_context: Option<String>,
+    ) -> Self {
+        let target_path = target_path.or_else(|| hub_path.clone());
+        Self {
+            hub: Selection::new(hub_path, hub_context).with_flag(Self::HUB_FLAG),
+            target: Selection::new(target_path, target_context).with_flag(Self::TARGET_FLAG),
+        }
+    }
+}
+
+/// Why no client could be made for a [`Selection`].
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The kubeconfig file asked for does not exist.
+    #[error("kubeconfig {}: no such file — pass {flag} or set KUBECONFIG", .path.display())]
+    MissingFile {
+        /// The file.
+        path: PathBuf,
+        /// The flag that sets the file.
+        flag: &'static str,
+    },
+    /// None of the files `KUBECONFIG` lists exists.
+    #[error("KUBECONFIG={}: none of these files exists — fix KUBECONFIG or pass {flag}", .value.to_string_lossy())]
+    MissingEnvFiles {
+        /// The variable's value.
+        value: OsString,
+        /// The flag that sets the file.
+        flag: &'static str,
+    },
+    /// `KUBECONFIG` is unset and there is no `~/.kube/config`.
+    #[error("no kubeconfig: KUBECONFIG is not set and {} does not exist — pass {flag} or set KUBECONFIG", default_display(.default))]
+    NoKubeconfig {
+        /// `~/.kube/config`, when there is a home directory.
+        default: Option<PathBuf>,
+        /// The flag that sets the file.
+        flag: &'static str,
+    },
+    /// The file exists but could not be read.
+    #[error("kubeconfig {}: cannot read it", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The file is not a kubeconfig (or the files of `KUBECONFIG` do not merge).
+    #[error("kubeconfig {origin}: not a valid kubeconfig")]
+    Parse {
+        /// The file or files.
+        origin: String,
+        /// Why.
+        #[source]
+        source: KubeconfigError,
+    },
+    /// The context asked for is not in the kubeconfig.
+    #[error("context \"{context}\" not found in {origin} (contexts: {})", list_or_none(.contexts))]
+    UnknownContext {
+        /// The context asked for.
+        context: String,
+        /// The file or files.
+        origin: String,
+        /// The contexts there are.
+        contexts: Vec<String>,
+    },
+    /// No context was asked for and the kubeconfig has no current-context.
+    #[error("kubeconfig {origin} has no current-context — pass a context or run `kubectl config use-context` (contexts: {})", list_or_none(.contexts))]
+    NoCurrentContext {
+        /// The file or files.
+        origin: String,
+        /// The contexts there are.
+        contexts: Vec<String>,
+    },
+    /// The context exists but its cluster or user cannot be used.
+    #[error("context \"{context}\" in {origin} cannot be used")]
+    Context {
+        /// The context.
+        context: String,
+        /// The file or files.
+        origin: String,
+        /// Why.
+        #[source]
+        source: KubeconfigError,
+    },
+    /// In-cluster configuration was asked for outside a pod (or without a token).
+    #[error("no in-cluster configuration — run in a pod with a service account, or pass {flag}")]
+    InCluster {
+        /// The flag that sets a kubeconfig instead.
+        flag: &'static str,
+        /// Why.
+        #[source]
+        source: InClusterError,
+    },
+    /// The configuration is complete but no client could be built from it.
+    #[error("cannot build a client for {url}")]
+    Client {
+        /// The API server.
+        url: String,
+        /// Why.
+        #[source]
+        source: ::kube::Error,
+    },
+}
+
+fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+}
+
+fn default_display(default: &Option<PathBuf>) -> String {
+    default.as_ref().map_or_else(|| "~/.kube/config".to_string(), |path| path.display().to_string())
+}
+
+/// A client for the selection, and the configuration it was made from (for the
+/// server URL, the default namespace and so on).
+pub async fn client(selection: &Selection) -> Result<(Client, Config), ConfigError> {
+    let config = config(selection).await?;
+    let client = Client::try_from(config.clone())
+        .map_err(|source| ConfigError::Client { url: config.cluster_url.to_string(), source })?;
+    Ok((client, config))
+}
+
+/// The resolved configuration for the selection, without a client.
+pub async fn config(selection: &Selection) -> Result<Config, ConfigError> {
+    if selection.in_cluster {
+        return Config::incluster().map_err(|source| ConfigError::InCluster { flag: selection.flag, source });
+    }
+    let location =
+        locate(selection.path.as_deref(), std::env::var_os("KUBECONFIG").as_deref(), std::env::home_dir().as_deref());
+    let (kubeconfig, origin) = read(location, selection.flag)?;
+    let context = choose_context(&kubeconfig, selection.context.as_deref(), &origin)?;
+    let options = KubeConfigOptions { context: Some(context.clone()), ..KubeConfigOptions::default() };
+    Config::from_custom_kubeconfig(kubeconfig, &options).await.map_err(|source| ConfigError::Context {
+        context,
+        origin,
+        source,
+    })
+}
+
+/// Whether [`Selection::in_cluster_or`] picks the service account: in a pod, and
+/// nothing names a kubeconfig.
+fn runs_in_cluster(
+    path: Option<&Path>,
+    context: Option<&str>,
+    kubeconfig_env: Option<&OsStr>,
+    service_host: Option<&OsStr>,
+) -> bool {
+    let in_pod = service_host.is_some_and(|host| !host.is_empty());
+    let kubeconfig_named = path.is_some() || context.is_some() || kubeconfig_env.is_some_and(|v| !v.is_empty());
+    in_pod && !kubeconfig_named
+}
+
+/// Where the kubeconfig comes from, in kubectl's order of precedence.
+#[derive(Debug, PartialEq, Eq)]
+enum Location {
+    /// A file given explicitly.
+    File(PathBuf),
+    /// The files `KUBECONFIG` lists (the variable's value, and its non-empty entries).
+    Env(OsString, Vec<PathBuf>),
+    /// `~/.kube/config` (`None`: no home directory).
+    Home(Option<PathBuf>),
+}
+
+fn locate(path: Option<&Path>, kubeconfig_env: Option<&OsStr>, home: Option<&Path>) -> Location {
+    if let Some(path) = path {
+        return Location::File(path.to_path_buf());
+    }
+    if let Some(value) = kubeconfig_env {
+        let paths: Vec<PathBuf> = std::env::split_paths(value).filter(|p| !p.as_os_str().is_empty()).collect();
+        // kubectl treats `KUBECONFIG=` like an unset variable.
+        if !paths.is_empty() {
+            return Location::Env(value.to_os_string(), paths);
+        }
+    }
+    Location::Home(home.map(|home| home.join(".kube").join("config")))
+}
+
+/// The kubeconfig at `location`, and how to name it in messages.
+fn read(location: Location, flag: &'static str) -> Result<(Kubeconfig, String), ConfigError> {
+    match location {
+        Location::File(path) => Ok((read_file(&path, flag)?, path.display().to_string())),
+        Location::Home(Some(path)) if path.exists() => Ok((read_file(&path, flag)?, path.display().to_string())),
+        Location::Home(default) => Err(ConfigError::NoKubeconfig { default, flag }),
+        Location::Env(value, paths) => {
+            // Like client-go, skip listed files that do not exist; merge the rest with
+            // the first file winning.
+            let existing: Vec<PathBuf> = paths.into_iter().filter(|path| path.exists()).collect();
+            if existing.is_empty() {
+                return Err(ConfigError::MissingEnvFiles { value, flag });
+            }
+            let origin = existing.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(":");
+            let mut merged = Kubeconfig::default();
+            for path in &existing {
+                let next = read_file(path, flag)?;
+                merged = merged.merge(next).map_err(|source| ConfigError::Parse { origin: origin.clone(), source })?;
+            }
+            Ok((merged, origin))
+        }
+    }
+}
+
+fn read_file(path: &Path, flag: &'static str) -> Result<Kubeconfig, ConfigError> {
+    Kubeconfig::read_from(path).map_err(|error| match error {
+        KubeconfigError::ReadConfig(source, _) if source.kind() == io::ErrorKind::NotFound => {
+            ConfigError::MissingFile { path: path.to_path_buf(), flag }
+        }
+        KubeconfigError::ReadConfig(source, _) => ConfigError::Read { path: path.to_path_buf(), source },
+        source => ConfigError::Parse { origin: path.display().to_string(), source },
+    })
+}
+
+/// The context to use: the one asked for, else the current-context; checked here so
+/// the error can list the contexts there are.
+fn choose_context(kubeconfig: &Kubeconfig, wanted: Option<&str>, origin: &str) -> Result<String, ConfigError> {
+    let contexts: Vec<String> = kubeconfig.contexts.iter().map(|named| named.name.clone()).collect();
+    let name = match (wanted, kubeconfig.current_context.as_deref()) {
+        (Some(name), _) => name,
+        (None, Some(current)) if !current.is_empty() => current,
+        (None, _) => return Err(ConfigError::NoCurrentContext { origin: origin.to_string(), contexts }),
+    };
+    if contexts.iter().any(|context| context == name) {
+        Ok(name.to_string())
+    } else {
+        Err(ConfigError::UnknownContext { context: name.to_string(), origin: origin.to_string(), contexts })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kubeconfig(yaml: &str) -> Kubeconfig {
+        Kubeconfig::from_yaml(yaml).expect("kubeconfig")
+    }
+
+    const TWO_CONTEXTS: &str = "
+apiVersion: v1
+kind: Config
+current-context: a
+contexts:
+- name: a
+  context: {cluster: c, user: u}
+- name: b
+  context: {cluster: c, user: u}
+";
+
+    #[test]
+    fn an_explicit_path_wins_over_kubeconfig_and_home() {
+        let location = locate(Some(Path::new("/x/y")), Some(OsStr::new("/e")), Some(Path::new("/home/me")));
+        assert_eq!(location, Location::File(PathBuf::from("/x/y")));
+    }
+
+    #[test]
+    fn kubeconfig_lists_files_and_ignores_empty_entries() {
+        let location = locate(None, Some(OsStr::new("/a::/b")), Some(Path::new("/home/me")));
+        assert_eq!(location, Location::Env("/a::/b".into(), vec![PathBuf::from("/a"), PathBuf::from("/b")]));
+    }
+
+    #[test]
+    fn an_empty_kubeconfig_variable_falls_back_to_home() {
+        let location = locate(None, Some(OsStr::new("")), Some(Path::new("/home/me")));
+        assert_eq!(location, Location::Home(Some(PathBuf::from("/home/me/.kube/config"))));
+    }
+
+    #[test]
+    fn in_cluster_only_in_a_pod_and_when_nothing_names_a_kubeconfig() {
+        let host = Some(OsStr::new("10.0.0.1"));
+        assert!(runs_in_cluster(None, None, None, host));
+        assert!(!runs_in_cluster(None, None, None, None));
+        assert!(!runs_in_cluster(Some(Path::new("/k")), None, None, host));
+        assert!(!runs_in_cluster(None, Some("a"), None, host));
+        assert!(!runs_in_cluster(None, None, Some(OsStr::new("/k")), host));
+        assert!(runs_in_cluster(None, None, Some(OsStr::new("")), host));
+    }
+
+    #[test]
+    fn the_current_context_is_used_unless_one_is_asked_for() {
+        let config = kubeconfig(TWO_CONTEXTS);
+        assert_eq!(choose_context(&config, None, "/k").expect("current"), "a");
+        assert_eq!(choose_context(&config, Some("b"), "/k").expect("asked for"), "b");
+    }
+
+    #[test]
+    fn an_unknown_context_lists_the_known_ones() {
+        let error = choose_context(&kubeconfig(TWO_CONTEXTS), Some("foo"), "/x/y").expect_err("unknown");
+        assert_eq!(error.to_string(), "context \"foo\" not found in /x/y (contexts: a, b)");
+    }
+
+    #[test]
+    fn a_kubeconfig_without_current_context_asks_for_one() {
+        let config = kubeconfig("apiVersion: v1\nkind: Config\ncontexts: []\n");
+        let error = choose_context(&config, None, "/k").expect_err("no current context");
+        assert!(error.to_string().contains("has no current-context"), "{error}");
+        assert!(error.to_string().ends_with("(contexts: none)"), "{error}");
+    }
+
+    #[test]
+    fn the_target_reads_the_hub_file_unless_given_its_own() {
+        let pair = KubeconfigPair::new(Some("/hub".into()), Some("h".into()), None, Some("t".into()));
+        assert_eq!(pair.target.path, Some(PathBuf::from("/hub")));
+        assert_eq!(pair.target.context.as_deref(), Some("t"));
+        assert_eq!(pair.hub.flag, "--hub-kubeconfig");
+        let pair = KubeconfigPair::new(Some("/hub".into()), None, Some("/target".into()), None);
+        assert_eq!(pair.target.path, Some(PathBuf::from("/target")));
+    }
+
+    #[test]
+    fn a_missing_file_names_the_flag_and_the_variable() {
+        let error = read(Location::File("/nonexistent/k".into()), "--hub-kubeconfig").expect_err("missing");
+        assert_eq!(
+            error.to_string(),
+            "kubeconfig /nonexistent/k: no such file — pass --hub-kubeconfig or set KUBECONFIG"
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! Import on the hub: the import secret, the bootstrap identity, token refresh, the
+//! klusterlet works, and no writes when nothing changed.
+
+use std::time::Duration;
+
+use fleetctl::api::ManifestWork;
+use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+
+use super::{Hub, bootstrap_token, report};
+
+fn kinds(yaml: &str) -> Vec<String> {
+    serde_yaml::Deserializer::from_str(yaml)
+        .map(|d| serde::Deserialize::deserialize(d).expect("yaml"))
+        .map(|d: Value| {
+            format!("{}/{}", d["kind"].as_str().unwrap_or(""), d["metadata"]["name"].as_str().unwrap_or(""))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_import_secret_holds_the_crds_and_the_manifests_in_upstream_order() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    let data = hub.import_secret("c1").await;
+    assert_eq!(kinds(&data["crds.yaml"]), ["CustomResourceDefinition/klusterlets.operator.open-cluster-management.io"]);
+    assert_eq!(
+        kinds(&data["import.yaml"]),
+        [
+            "Namespace/open-cluster-management-agent",
+            "ClusterRole/klusterlet",
+            "ClusterRoleBinding/klusterlet",
+            "Secret/bootstrap-hub-kubeconfig",
+            "ServiceAccount/klusterlet",
+            "Deployment/klusterlet",
+            "Klusterlet/klusterlet",
+            "ClusterRole/klusterlet-bootstrap-kubeconfig",
+        ]
+    );
+    let creation: jiff::Timestamp = data["creation"].parse().expect("creation");
+    let expiration: jiff::Timestamp = data["expiration"].parse().expect("expiration");
+    assert_eq!(expiration.duration_since(creation).as_secs(), 3600);
+    let secret = Api::<Secret>::namespaced(hub.cluster.client.clone(), "c1").get("c1-import").await.expect("secret");
+    let owner = &secret.metadata.owner_references.expect("owner")[0];
+    assert_eq!((owner.kind.as_str(), owner.name.as_str(), owner.controller), ("ManagedCluster", "c1", Some(true)));
+    let cluster = hub
+        .wait_cluster("c1", |c| {
+            fleetctl::api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
+                .is_some_and(|c| c.reason == "ManagedClusterWaitForImporting")
+        })
+        .await;
+    assert!(
+        cluster
+            .metadata
+            .finalizers
+            .expect("finalizers")
+            .iter()
+            .any(|f| f == "managedcluster-import-controller.open-cluster-management.io/cleanup")
+    );
+}
+
+async fn can(client: &kube::Client, verb: &str, group: &str, resource: &str, namespace: &str, name: &str) -> bool {
+    let review: SelfSubjectAccessReview = serde_json::from_value(json!({"spec": {"resourceAttributes":
+        {"verb": verb, "group": group, "resource": resource, "namespace": namespace, "name": name}}}))
+    .expect("review");
+    Api::<SelfSubjectAccessReview>::all(client.clone())
+        .create(&PostParams::default(), &review)
+        .await
+        .expect("review")
+        .status
+        .expect("status")
+        .allowed
+}
+
+#[tokio::test]
+async fn the_bootstrap_token_may_ask_for_a_certificate_and_nothing_else() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    hub.create_cluster("c2", true).await;
+    let token = bootstrap_token(&hub.import_secret("c1").await["import.yaml"]);
+    let bootstrap = hub.cluster.client_with_token(&token).await;
+    assert!(can(&bootstrap, "create", "certificates.k8s.io", "certificatesigningrequests", "", "").await);
+    assert!(can(&bootstrap, "get", "cluster.open-cluster-management.io", "managedclusters", "", "c1").await);
+    assert!(!can(&bootstrap, "get", "cluster.open-cluster-management.io", "managedclusters", "", "c2").await);
+    assert!(!can(&bootstrap, "get", "", "secrets", "c1", "c1-import").await);
+    assert!(!can(&bootstrap, "update", "cluster.open-cluster-management.io", "managedclusters", "", "c1").await);
+    Api::<fleetctl::api::ManagedCluster>::all(bootstrap.clone()).get("c1").await.expect("reads its own cluster");
+    assert!(
+        Api::<fleetctl::api::ManagedCluster>::all(bootstrap.clone()).get("c2").await.is_err(),
+        "not another cluster"
+    );
+    assert!(Api::<Secret>::namespaced(bootstrap, "c1").list(&Default::default()).await.is_err(), "no secrets");
+}
+
+#[tokio::test]
+async fn an_old_token_is_refreshed_when_a_fifth_of_its_life_is_left() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    let first = hub.import_secret("c1").await;
+    let old_token = bootstrap_token(&first["import.yaml"]);
+    // Make the recorded lifetime say the token is nearly spent.
+    let now = jiff::Timestamp::now();
+    let stamp = |t: jiff::Timestamp| {
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+    };
+    let aged = json!({"data": {"creation": stamp(now - jiff::SignedDuration::from_secs(3000)), "expiration": stamp(now + jiff::SignedDuration::from_secs(600))}});
+    let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    secrets.patch("c1-import", &PatchParams::default(), &Patch::Merge(aged)).await.expect("age the token");
+    let refreshed = kube::runtime::wait::await_condition(secrets, "c1-import", move |s: Option<&Secret>| {
+        s.and_then(|s| s.data.as_ref())
+            .and_then(|d| d.get("import.yaml"))
+            .is_some_and(|y| bootstrap_token(&String::from_utf8_lossy(&y.0)) != old_token)
+    });
+    tokio::time::timeout(Duration::from_secs(10), refreshed).await.expect("refreshed in time").expect("watch");
+    let data = hub.import_secret("c1").await;
+    let creation: jiff::Timestamp = data["creation"].parse().expect("creation");
+    assert!(creation >= now - jiff::SignedDuration::from_secs(2), "a new creation time");
+}
+
+#[tokio::test]
+async fn a_joined_cluster_gets_the_klusterlet_works() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    hub.import_secret("c1").await;
+    report(&hub, "c1", json!([{"type": "ManagedClusterJoined", "status": "True", "reason": "ManagedClusterJoined", "message": "joined"}])).await;
+    let works: Api<ManifestWork> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    let present =
+        kube::runtime::wait::await_condition(works.clone(), "c1-klusterlet", |w: Option<&ManifestWork>| w.is_some());
+    tokio::time::timeout(Duration::from_secs(10), present).await.expect("work in time").expect("watch");
+    let crds = works.get("c1-klusterlet-crds").await.expect("crds work");
+    assert_eq!(crds.spec.workload.manifests.len(), 1);
+    let klusterlet = works.get("c1-klusterlet").await.expect("klusterlet work");
+    assert_eq!(klusterlet.spec.workload.manifests.len(), 8);
+    assert_eq!(
+        klusterlet.metadata.labels.expect("labels")["import.open-cluster-management.io/klusterlet-works"],
+        "true"
+    );
+}
+
+#[tokio::test]
+async fn a_desired_version_re_renders_the_import_secret() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    let before = hub.import_secret("c1").await;
+    assert!(before["import.yaml"].contains("quay.io/fleetctl/fleetctl:0.1.0"));
+    let annotate = json!({"metadata": {"annotations": {fleetctl::hub::import::VERSION_ANNOTATION: "0.2.0"}}});
+    hub.clusters().patch("c1", &PatchParams::default(), &Patch::Merge(annotate)).await.expect("annotate");
+    let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    let upgraded = kube::runtime::wait::await_condition(secrets, "c1-import", |s: Option<&Secret>| {
+        s.and_then(|s| s.data.as_ref())
+            .and_then(|d| d.get("import.yaml"))
+            .is_some_and(|y| String::from_utf8_lossy(&y.0).contains("fleetctl:0.2.0"))
+    });
+    tokio::time::timeout(Duration::from_secs(10), upgraded).await.expect("re-rendered in time").expect("watch");
+}
+
+#[tokio::test]
+async fn a_second_reconcile_of_an_unchanged_cluster_writes_nothing() {
+    let mut hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    hub.import_secret("c1").await;
+    hub.wait_cluster("c1", |c| c.is_hub_accepted()).await;
+    // Let the first reconciles settle: their own writes trigger one more pass each.
+    let settled = hub.metrics.controller("import").reconciles();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        let mut last = settled;
+        loop {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let now = hub.metrics.controller("import").reconciles();
+            if now == last {
+                break;
+            }
+            last = now;
+        }
+    })
+    .await
+    .expect("settles");
+    let writes_before = hub.cluster.server.state().store.rv();
+    let imports_before = hub.metrics.controller("import").reconciles();
+    let accepts_before = hub.metrics.controller("registration").reconciles();
+    hub.restart();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while hub.metrics.controller("import").reconciles() <= imports_before
+            || hub.metrics.controller("registration").reconciles() <= accepts_before
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("reconciled again");
+    assert_eq!(hub.cluster.server.state().store.rv(), writes_before, "zero writes");
+}
