@@ -160,7 +160,6 @@ async fn timed_start(settings: Settings, want: usize) -> Result<(Duration, ApiSe
     let elapsed = started.elapsed();
     let held = server.state().store.len();
     ensure!(held == want, "the restarted server holds {held} objects, not {want}");
-    println!("  restarted in {} ms; process RSS {} MiB", elapsed.as_millis(), rss_kib()? / 1024);
     Ok((elapsed, server))
 }
 
@@ -204,13 +203,6 @@ async fn create_many(client: &Client, n: usize, c: usize) -> Result<f64> {
         task.await.context("a client task panicked")??;
     }
     Ok(n as f64 / started.elapsed().as_secs_f64())
-}
-
-/// Resident memory of this process (all servers it ran so far included), KiB.
-fn rss_kib() -> Result<u64> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).context("no VmRSS")?;
-    line.split_whitespace().nth(1).context("VmRSS value")?.parse().context("VmRSS number")
 }
 
 fn thousands(n: impl std::fmt::Display) -> String {

@@ -1,11 +1,18 @@
-//! The command line: clap definitions and one module per subcommand.
+//! The command line: clap definitions, global options, and one module per subcommand.
 
+mod controller;
 mod demo;
 mod dev;
+mod duration;
+mod hub;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::kube::{KubeconfigPair, Selection};
 
 /// Exit codes, documented in `--help` and the README.
 pub mod exit {
@@ -15,6 +22,10 @@ pub mod exit {
     pub const FAILED: u8 = 1;
     /// Usage error.
     pub const USAGE: u8 = 2;
+    /// Timed out waiting.
+    pub const TIMEOUT: u8 = 3;
+    /// Refused by preflight (nothing changed).
+    pub const REFUSED: u8 = 4;
 }
 
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage error; \
@@ -24,11 +35,87 @@ const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage
 #[derive(Debug, Parser)]
 #[command(name = "fleetctl", version, about, after_help = EXIT_CODES)]
 pub struct Cli {
-    /// Log more (repeat for more detail); logs go to stderr.
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
+    #[command(flatten)]
+    global: GlobalArgs,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Output formats of `-o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// A table for people.
+    Table,
+    /// A table with more columns.
+    Wide,
+    /// JSON on stdout, nothing else.
+    Json,
+    /// YAML on stdout, nothing else.
+    Yaml,
+    /// Names only.
+    Name,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Clone, clap::Args)]
+struct GlobalArgs {
+    /// Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE", env = "FLEETCTL_HUB_KUBECONFIG")]
+    hub_kubeconfig: Option<PathBuf>,
+    /// Context of the hub in its kubeconfig.
+    #[arg(long, global = true, value_name = "NAME")]
+    hub_context: Option<String>,
+    /// Kubeconfig of the cluster being imported or detached (default: the hub's file).
+    #[arg(long, global = true, value_name = "FILE")]
+    cluster_kubeconfig: Option<PathBuf>,
+    /// Context of that cluster.
+    #[arg(long, global = true, value_name = "NAME")]
+    cluster_context: Option<String>,
+    /// Output format.
+    #[arg(short, long, global = true, value_enum, default_value = "table")]
+    output: Output,
+    /// How long to wait for the cluster(s) (e.g. 90s, 5m).
+    #[arg(long, global = true, default_value = "5m", value_parser = duration::parse)]
+    timeout: Duration,
+    /// Print only errors.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// Log more (repeat for more detail); logs go to stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// No colours (also NO_COLOR).
+    #[arg(long, global = true)]
+    no_color: bool,
+}
+
+/// The global options, resolved, as subcommands use them.
+#[derive(Debug, Clone)]
+pub struct Global {
+    args: GlobalArgs,
+}
+
+impl Global {
+    /// The hub and target cluster selections.
+    pub fn clusters(&self) -> KubeconfigPair {
+        KubeconfigPair::new(
+            self.args.hub_kubeconfig.clone(),
+            self.args.hub_context.clone(),
+            self.args.cluster_kubeconfig.clone(),
+            self.args.cluster_context.clone(),
+        )
+    }
+
+    /// The hub selection.
+    pub fn hub_selection(&self) -> Selection {
+        self.clusters().hub
+    }
+
+    /// Says something to a person (stderr, unless quiet or machine output).
+    pub fn say(&self, line: &str) {
+        if !self.args.quiet && !matches!(self.args.output, Output::Json | Output::Yaml) {
+            eprintln!("{line}");
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -37,12 +124,16 @@ enum Command {
     Dev(dev::DevArgs),
     /// Run the demo on an embedded dev cluster, telling the story as it goes.
     Demo,
+    /// Install or remove the hub.
+    Hub(hub::HubArgs),
+    /// Run in-cluster controllers.
+    Controller(controller::ControllerArgs),
 }
 
 impl Cli {
     /// Runs the command and turns the outcome into an exit code.
     pub fn run(self) -> ExitCode {
-        init_logging(self.verbose);
+        init_logging(self.global.verbose);
         let runtime = match tokio::runtime::Runtime::new() {
             Ok(rt) => rt,
             Err(e) => {
@@ -50,10 +141,13 @@ impl Cli {
                 return ExitCode::from(exit::FAILED);
             }
         };
+        let global = Global { args: self.global };
         let outcome = runtime.block_on(async {
             match self.command {
                 Command::Dev(args) => dev::run(args).await,
                 Command::Demo => demo::run().await,
+                Command::Hub(args) => hub::run(args, &global).await,
+                Command::Controller(args) => controller::run(args).await,
             }
         });
         match outcome {

@@ -7,6 +7,7 @@ pub mod context;
 pub mod import;
 pub mod lease;
 pub mod registration;
+pub mod serve;
 pub mod works;
 
 use std::future::Future;
@@ -36,7 +37,13 @@ pub const LEADER_LEASE: &str = "fleetctl-hub-controller";
 const RETRY: Duration = Duration::from_secs(1);
 
 fn retry<K>(_: Arc<K>, error: &HubError, _: Ctx) -> Action {
-    tracing::warn!(error = %format!("{error:#}"), "reconcile failed; retrying");
+    let conflict = matches!(error, HubError::Kube { source: kube::Error::Api(status), .. } if status.code == 409);
+    if conflict {
+        // Another controller wrote first; the next pass starts from its write.
+        tracing::debug!(error = %format!("{error:#}"), "write conflict; retrying");
+    } else {
+        tracing::warn!(error = %format!("{error:#}"), "reconcile failed; retrying");
+    }
     Action::requeue(RETRY)
 }
 

@@ -22,6 +22,9 @@ pub enum LeaderError {
         #[source]
         source: kube::Error,
     },
+    /// The lease could not be renewed in time and another candidate may lead now.
+    #[error("lost the leader lease")]
+    Lost,
 }
 
 /// One candidate for leadership of `name`.

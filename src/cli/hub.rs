@@ -1,0 +1,71 @@
+//! `fleetctl hub install|uninstall`: the OCM CRDs, the hub namespace, least-privilege
+//! RBAC and the hub controller Deployment.
+
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+use super::Global;
+use crate::api::crds;
+use crate::kube::{ApplyOptions, apply, client, delete_all};
+use crate::manifests::{self, DEFAULT_REPOSITORY, VERSION, hub};
+
+/// `fleetctl hub …`
+#[derive(Debug, Args)]
+pub struct HubArgs {
+    #[command(subcommand)]
+    command: HubCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum HubCommand {
+    /// Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent.
+    Install {
+        /// The fleetctl image the hub controller runs.
+        #[arg(long, value_name = "IMAGE")]
+        image: Option<String>,
+        /// Print the YAML instead of applying it.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay
+    /// unless --purge-crds).
+    Uninstall {
+        /// Also delete the OCM CRDs, and with them every ManagedCluster and ManifestWork.
+        #[arg(long)]
+        purge_crds: bool,
+    },
+}
+
+fn objects(image: &str) -> anyhow::Result<Vec<Value>> {
+    let crds: Result<Vec<Value>, _> = crds::hub().iter().map(serde_json::to_value).collect();
+    Ok(hub::objects(crds?, image))
+}
+
+/// Runs a `hub` subcommand.
+pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
+    match args.command {
+        HubCommand::Install { image, dry_run } => {
+            let image = image.unwrap_or_else(|| manifests::image(DEFAULT_REPOSITORY, VERSION));
+            let objects = objects(&image)?;
+            if dry_run {
+                print!("{}", manifests::to_yaml(&objects));
+                return Ok(());
+            }
+            let (client, _) = client(&global.hub_selection()).await?;
+            for outcome in apply(&client, &objects, &ApplyOptions::default()).await? {
+                global.say(&format!("{} {}", outcome.object, outcome.action));
+            }
+        }
+        HubCommand::Uninstall { purge_crds } => {
+            let mut objects = objects(&manifests::image(DEFAULT_REPOSITORY, VERSION))?;
+            if !purge_crds {
+                objects.retain(|o| o["kind"] != "CustomResourceDefinition");
+            }
+            let (client, _) = client(&global.hub_selection()).await?;
+            for outcome in delete_all(&client, &objects, &ApplyOptions::default()).await? {
+                global.say(&format!("{} {}", outcome.object, outcome.action));
+            }
+        }
+    }
+    Ok(())
+}
