@@ -65,12 +65,7 @@ pub fn certificate_kubeconfig(server: &str, ca_pem: &str, cert_pem: &str, key_pe
 
 /// The text values of a secret.
 pub fn secret_text(secret: &Secret) -> BTreeMap<String, String> {
-    secret
-        .data
-        .iter()
-        .flatten()
-        .map(|(k, v)| (k.clone(), String::from_utf8_lossy(&v.0).into_owned()))
-        .collect()
+    secret.data.iter().flatten().map(|(k, v)| (k.clone(), String::from_utf8_lossy(&v.0).into_owned())).collect()
 }
 
 /// Secret data from text values.
@@ -88,7 +83,8 @@ pub async fn connect(local: &Client, namespace: &str, name: &str) -> Result<Opti
     let text = secret_text(&secret);
     let kubeconfig = text.get("kubeconfig").ok_or_else(|| invalid("no kubeconfig key".into()))?;
     let parsed: Kubeconfig = serde_yaml::from_str(kubeconfig).map_err(|e| invalid(e.to_string()))?;
-    let cluster = parsed.clusters.first().and_then(|c| c.cluster.clone()).ok_or_else(|| invalid("no cluster".into()))?;
+    let cluster =
+        parsed.clusters.first().and_then(|c| c.cluster.clone()).ok_or_else(|| invalid("no cluster".into()))?;
     let server = cluster.server.clone().unwrap_or_default();
     let ca_pem = cluster
         .certificate_authority_data
@@ -96,8 +92,9 @@ pub async fn connect(local: &Client, namespace: &str, name: &str) -> Result<Opti
         .and_then(|d| BASE64.decode(d).ok())
         .map(|d| String::from_utf8_lossy(&d).into_owned())
         .unwrap_or_default();
-    let config =
-        kube::Config::from_custom_kubeconfig(parsed, &KubeConfigOptions::default()).await.map_err(|e| invalid(e.to_string()))?;
+    let config = kube::Config::from_custom_kubeconfig(parsed, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| invalid(e.to_string()))?;
     let client = Client::try_from(config).map_err(|e| invalid(e.to_string()))?;
     let secret_version = secret.metadata.resource_version.clone().unwrap_or_default();
     Ok(Some(HubConnection { client, server, ca_pem, secret_version }))

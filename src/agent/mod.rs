@@ -3,6 +3,9 @@
 //! hub asks. All run from the fleetctl image on the managed cluster.
 
 pub mod hub;
+pub mod operator;
+pub mod registration;
+pub mod work;
 
 /// Namespace of the klusterlet agents.
 pub const AGENT_NAMESPACE: &str = crate::manifests::import::AGENT_NAMESPACE;

@@ -1,5 +1,6 @@
 //! The command line: clap definitions, global options, and one module per subcommand.
 
+mod agent;
 mod controller;
 mod demo;
 mod dev;
@@ -128,6 +129,8 @@ enum Command {
     Hub(hub::HubArgs),
     /// Run in-cluster controllers.
     Controller(controller::ControllerArgs),
+    /// Run a klusterlet agent on a managed cluster.
+    Agent(agent::AgentArgs),
 }
 
 impl Cli {
@@ -148,6 +151,7 @@ impl Cli {
                 Command::Demo => demo::run().await,
                 Command::Hub(args) => hub::run(args, &global).await,
                 Command::Controller(args) => controller::run(args).await,
+                Command::Agent(args) => agent::run(args).await,
             }
         });
         match outcome {

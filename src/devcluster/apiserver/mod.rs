@@ -106,7 +106,18 @@ pub struct ApiServer {
     addr: SocketAddr,
     stop: tokio::sync::watch::Sender<bool>,
     task: JoinHandle<()>,
+    controllers: JoinHandle<()>,
     admin: CertKey,
+}
+
+impl Drop for ApiServer {
+    /// A dropped server stops serving and releases its state (the built-in
+    /// controllers hold it, so they must end too).
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        self.controllers.abort();
+        self.task.abort();
+    }
 }
 
 /// The user name of the admin kubeconfig.
@@ -131,11 +142,11 @@ impl ApiServer {
             .await
             .map_err(|source| StartError::Bind { port: config.port, source })?;
         let addr = listener.local_addr().map_err(|source| StartError::Bind { port: config.port, source })?;
-        tokio::spawn(controllers::run(state.clone(), notices));
+        let controllers = tokio::spawn(controllers::run(state.clone(), notices));
         let app = http::router(http::Http { state: state.clone(), address: addr.to_string() });
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let task = tokio::spawn(tls::serve(listener, tls, app, stopped));
-        Ok(Self { state, addr, stop, task, admin })
+        Ok(Self { state, addr, stop, task, controllers, admin })
     }
 
     /// The address the server listens on.
@@ -204,6 +215,7 @@ impl ApiServer {
         if tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await.is_err() {
             self.task.abort();
         }
+        self.controllers.abort();
         // Releases a durable store's file, so the same directory can be opened again.
         self.state.store.close();
     }
