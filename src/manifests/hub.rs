@@ -62,7 +62,11 @@ fn deployment(image: &str) -> Value {
                     "containers": [{
                         "name": "controller",
                         "image": image,
-                        "args": ["controller", "hub", "--health-port", HEALTH_PORT.to_string()],
+                        "args": ["controller", "hub"],
+                        "env": [
+                            {"name": "FLEETCTL_HEALTH_ADDR", "value": format!("0.0.0.0:{HEALTH_PORT}")},
+                            {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+                        ],
                         "ports": [{"name": "health", "containerPort": HEALTH_PORT}],
                         "livenessProbe": probe("/healthz"),
                         "readinessProbe": probe("/readyz"),
