@@ -8,5 +8,6 @@ pub mod cli;
 pub mod devcluster;
 pub mod hub;
 pub mod kube;
+pub mod lifecycle;
 pub mod manifests;
 pub mod runner;

@@ -1,11 +1,19 @@
 //! The command line: clap definitions, global options, and one module per subcommand.
 
 mod agent;
+mod completion;
 mod controller;
 mod demo;
+mod describe;
+mod detach;
 mod dev;
 mod duration;
+mod get;
 mod hub;
+mod import;
+pub mod printer;
+mod progress;
+mod upgrade;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -111,6 +119,35 @@ impl Global {
         self.clusters().hub
     }
 
+    /// How long to wait.
+    pub fn timeout(&self) -> Duration {
+        self.args.timeout
+    }
+
+    /// Whether progress must stay off stderr (quiet, or machine output).
+    pub fn quiet_progress(&self) -> bool {
+        self.args.quiet || matches!(self.args.output, Output::Json | Output::Yaml)
+    }
+
+    /// Whether the target cluster was named explicitly.
+    pub fn names_target(&self) -> bool {
+        self.args.cluster_kubeconfig.is_some() || self.args.cluster_context.is_some()
+    }
+
+    /// Prints the result of a lifecycle operation in the chosen format (stdout).
+    pub fn print_outcome(&self, outcome: &crate::lifecycle::Outcome) -> anyhow::Result<()> {
+        match self.args.output {
+            Output::Json => println!("{}", serde_json::to_string_pretty(outcome)?),
+            Output::Yaml => print!("{}", serde_yaml::to_string(outcome)?),
+            Output::Name => println!("managedcluster/{}", outcome.cluster),
+            Output::Table | Output::Wide => {
+                let total: f64 = outcome.steps.iter().map(|s| s.seconds).sum();
+                println!("{}: {} ({total:.2}s)", outcome.cluster, outcome.result);
+            }
+        }
+        Ok(())
+    }
+
     /// Says something to a person (stderr, unless quiet or machine output).
     pub fn say(&self, line: &str) {
         if !self.args.quiet && !matches!(self.args.output, Output::Json | Output::Yaml) {
@@ -131,6 +168,18 @@ enum Command {
     Controller(controller::ControllerArgs),
     /// Run a klusterlet agent on a managed cluster.
     Agent(agent::AgentArgs),
+    /// Import a cluster into the hub (Act I).
+    Import(import::ImportArgs),
+    /// Upgrade the klusterlet of clusters (Act II).
+    Upgrade(upgrade::UpgradeArgs),
+    /// Detach a cluster from the hub (Act III).
+    Detach(detach::DetachArgs),
+    /// Show managed clusters or addons (a table, or -o wide|json|yaml|name).
+    Get(get::GetArgs),
+    /// Show everything the hub knows about one cluster.
+    Describe(describe::DescribeArgs),
+    /// Print a shell completion script.
+    Completion(completion::CompletionArgs),
 }
 
 impl Cli {
@@ -152,13 +201,20 @@ impl Cli {
                 Command::Hub(args) => hub::run(args, &global).await,
                 Command::Controller(args) => controller::run(args).await,
                 Command::Agent(args) => agent::run(args).await,
+                Command::Import(args) => import::run(args, &global).await,
+                Command::Upgrade(args) => upgrade::run(args, &global).await,
+                Command::Detach(args) => detach::run(args, &global).await,
+                Command::Get(args) => get::run(args, &global).await,
+                Command::Describe(args) => describe::run(args, &global).await,
+                Command::Completion(args) => completion::run(args),
             }
         });
         match outcome {
             Ok(()) => ExitCode::from(exit::OK),
             Err(e) => {
                 eprintln!("error: {e:#}");
-                ExitCode::from(exit::FAILED)
+                let code = e.downcast_ref::<crate::lifecycle::LifecycleError>().map_or(exit::FAILED, |l| l.exit_code());
+                ExitCode::from(code)
             }
         }
     }

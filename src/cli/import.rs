@@ -1,0 +1,89 @@
+//! `fleetctl import NAME`: Act I from the command line.
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+
+use super::Global;
+use super::progress::Reporter;
+use crate::lifecycle::LifecycleError;
+use crate::lifecycle::import::{ImportOptions, Imported, import};
+
+/// `fleetctl import …`
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The cluster's name on the hub (a DNS-1123 label).
+    name: String,
+    /// A label for the ManagedCluster (repeatable).
+    #[arg(short = 'l', long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    labels: Vec<(String, String)>,
+    /// Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller).
+    #[arg(long, value_delimiter = ',')]
+    addons: Vec<String>,
+    /// Stop once the manifests are applied to the target.
+    #[arg(long)]
+    no_wait: bool,
+    /// Print the one-line command to run on the target instead of applying it.
+    #[arg(long)]
+    print_command: bool,
+    /// Import even if the target is joined to another hub.
+    #[arg(long)]
+    force: bool,
+}
+
+fn parse_label(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text.split_once('=').ok_or_else(|| format!("invalid label {text:?}: write it as key=value"))?;
+    if key.is_empty() {
+        return Err(format!("invalid label {text:?}: the key is empty"));
+    }
+    Ok((key.to_string(), value.to_string()))
+}
+
+/// Runs `import`.
+pub async fn run(args: ImportArgs, global: &Global) -> anyhow::Result<()> {
+    let pair = global.clusters();
+    let (hub, hub_config) = crate::kube::client(&pair.hub)
+        .await
+        .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?;
+    let target = if args.print_command {
+        None
+    } else {
+        Some(
+            crate::kube::client(&pair.target)
+                .await
+                .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?
+                .0,
+        )
+    };
+    let options = ImportOptions {
+        name: args.name,
+        labels: args.labels.into_iter().collect::<BTreeMap<_, _>>(),
+        addons: args.addons,
+        wait: !args.no_wait,
+        print_command: args.print_command,
+        force: args.force,
+        timeout: global.timeout(),
+    };
+    let reporter = Reporter::new(global.quiet_progress());
+    let hub_url = hub_config.cluster_url.to_string();
+    let result = import(&hub, &hub_url, target.as_ref(), &options, &|event| reporter.show(event)).await;
+    reporter.finish();
+    match result? {
+        Imported::Command(command) => println!("{command}"),
+        Imported::Already(outcome) | Imported::Done(outcome) => global.print_outcome(&outcome)?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_key_value_pairs() {
+        assert_eq!(parse_label("env=prod"), Ok(("env".into(), "prod".into())));
+        assert_eq!(parse_label("empty="), Ok(("empty".into(), String::new())));
+        assert!(parse_label("novalue").is_err());
+        assert!(parse_label("=x").is_err());
+    }
+}

@@ -1,0 +1,159 @@
+//! The three acts as operations — import, upgrade, detach — with typed errors and
+//! progress events. The CLI and the demo drive them; they never print.
+
+pub mod detach;
+pub mod import;
+pub mod upgrade;
+mod wait;
+
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use serde::Serialize;
+
+pub use wait::wait_for;
+
+/// A step of an operation, as it happens.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// A step began.
+    Started {
+        /// The cluster.
+        cluster: String,
+        /// The step, in a few words.
+        step: String,
+    },
+    /// A step ended well.
+    Finished {
+        /// The cluster.
+        cluster: String,
+        /// The step.
+        step: String,
+        /// How long it took.
+        elapsed: Duration,
+    },
+    /// Something a person should know.
+    Note {
+        /// The cluster.
+        cluster: String,
+        /// What.
+        message: String,
+    },
+}
+
+/// Where progress goes.
+pub type Observer<'a> = &'a (dyn Fn(Progress) + Send + Sync);
+
+/// One finished step, for the result.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRecord {
+    /// The step.
+    pub step: String,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
+/// The result of an operation on one cluster.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    /// The cluster.
+    pub cluster: String,
+    /// What happened, in words.
+    pub result: String,
+    /// The steps run.
+    pub steps: Vec<StepRecord>,
+    /// The cluster's conditions at the end (empty once it is gone).
+    pub conditions: Vec<Condition>,
+}
+
+/// Why an operation did not complete. Each kind has its exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum LifecycleError {
+    /// Preflight refused; nothing was changed.
+    #[error("{0}")]
+    Refused(String),
+    /// Bad input (a usage error).
+    #[error("{0}")]
+    Usage(String),
+    /// Waiting ran out of time.
+    #[error("timed out after {after:?} waiting for {what}")]
+    Timeout {
+        /// What was awaited.
+        what: String,
+        /// How long we waited.
+        after: Duration,
+    },
+    /// A call to a cluster failed.
+    #[error("{action}")]
+    Kube {
+        /// What was being done.
+        action: String,
+        /// The cause.
+        #[source]
+        source: kube::Error,
+    },
+    /// Applying manifests to the target failed.
+    #[error("applying the import manifests to the target")]
+    Apply(#[from] crate::kube::ApplyError),
+    /// Something else failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl LifecycleError {
+    /// The exit code the CLI returns for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Refused(_) => 4,
+            Self::Usage(_) => 2,
+            Self::Timeout { .. } => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// Wraps a kube error with what was being done.
+pub(crate) fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> LifecycleError {
+    let action = action.into();
+    move |source| LifecycleError::Kube { action, source }
+}
+
+/// Runs one step: tells the observer, records the duration.
+pub(crate) async fn step<T>(
+    observer: Observer<'_>,
+    steps: &mut Vec<StepRecord>,
+    cluster: &str,
+    name: &str,
+    work: impl std::future::Future<Output = Result<T, LifecycleError>>,
+) -> Result<T, LifecycleError> {
+    observer(Progress::Started { cluster: cluster.to_string(), step: name.to_string() });
+    let started = std::time::Instant::now();
+    let value = work.await?;
+    let elapsed = started.elapsed();
+    observer(Progress::Finished { cluster: cluster.to_string(), step: name.to_string(), elapsed });
+    steps.push(StepRecord { step: name.to_string(), seconds: elapsed.as_secs_f64() });
+    Ok(value)
+}
+
+/// Whether `name` is a DNS-1123 label (a cluster name is a namespace name too).
+pub fn valid_cluster_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 63
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && name.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+        && name.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_names_are_dns_labels() {
+        assert!(valid_cluster_name("cluster1"));
+        assert!(valid_cluster_name("a-b"));
+        for bad in ["", "Cluster", "-a", "a-", "a.b", "a_b", &"a".repeat(64)] {
+            assert!(!valid_cluster_name(bad), "{bad}");
+        }
+    }
+}
