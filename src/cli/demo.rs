@@ -1,71 +1,163 @@
-//! `fleetctl demo`: a tour on the embedded dev cluster, told step by step.
-//!
-//! For now the dev cluster's API server is what exists end to end; the three acts of
-//! the lifecycle (import, upgrade, detach) join this tour as they land.
+//! `fleetctl demo`: the three acts on an embedded dev environment, told as they happen.
 
-use std::time::Instant;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::runtime::{conditions, wait::await_condition};
+use clap::Args;
+use kube::Client;
+use kube::api::{Api, PostParams};
 use serde_json::json;
 
-use crate::devcluster::apiserver::{ApiServer, ServerConfig};
+use crate::api::{Manifest, ManifestWork};
+use crate::devcluster::env::{self, UpOptions};
+use crate::lifecycle::detach::{DetachOptions, detach};
+use crate::lifecycle::import::{ImportOptions, import};
+use crate::lifecycle::upgrade::{UpgradeOptions, upgrade};
+use crate::lifecycle::{Progress, wait_for};
+use crate::manifests::{DEFAULT_REPOSITORY, VERSION, image};
 
-/// Runs the tour; fails on the first step that fails.
-pub async fn run() -> anyhow::Result<()> {
-    let started = Instant::now();
-    let server = ApiServer::start(ServerConfig::default()).await.context("starting the dev cluster")?;
-    step(started, &format!("dev cluster API server listening on {}", server.url()));
-    let client = kube::Client::try_from(kube::Config::new(server.url().parse().context("server url")?))
-        .context("building a client")?;
+/// `fleetctl demo`
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Leave the dev environment running afterwards (and say where it is).
+    #[arg(long)]
+    keep: bool,
+}
 
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.create(&PostParams::default(), &managed_cluster_crd()?).await.context("creating the ManagedCluster CRD")?;
-    let established = await_condition(
-        crds.clone(),
-        "managedclusters.cluster.open-cluster-management.io",
-        conditions::is_crd_established(),
-    );
-    established.await.context("waiting for the CRD")?;
-    step(started, "CRD managedclusters.cluster.open-cluster-management.io established and served");
+const WAIT: Duration = Duration::from_secs(60);
 
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "cluster1"}}))?;
-    let ns = namespaces.create(&PostParams::default(), &ns).await.context("creating namespace cluster1")?;
-    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "cluster1");
-    let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "hello"}, "data": {"greeting": "hi"}}))?;
-    configmaps.create(&PostParams::default(), &cm).await.context("creating a ConfigMap")?;
-    let patch = Patch::Apply(
-        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hello"}, "data": {"greeting": "hello"}}),
-    );
-    configmaps.patch("hello", &PatchParams::apply("fleetctl").force(), &patch).await.context("server-side apply")?;
-    step(started, "namespace cluster1 with a ConfigMap, updated by server-side apply");
+/// Tells the story: one line per step, with the time since the start.
+struct Story(Instant);
 
-    namespaces.delete("cluster1", &DeleteParams::default()).await.context("deleting namespace cluster1")?;
-    let uid = ns.metadata.uid.unwrap_or_default();
-    await_condition(namespaces, "cluster1", conditions::is_deleted(&uid))
-        .await
-        .context("waiting for the namespace to go")?;
-    step(started, "namespace cluster1 terminated: content removed, then the namespace");
+impl Story {
+    fn act(&self, title: &str) {
+        println!("\n== {title}");
+    }
 
-    server.shutdown().await;
-    step(started, "dev cluster stopped");
+    fn line(&self, what: &str) {
+        println!("[{:>6.2}s] {what}", self.0.elapsed().as_secs_f64());
+    }
+
+    fn progress(&self, event: Progress) {
+        if let Progress::Finished { cluster, step, elapsed } = event {
+            self.line(&format!("{cluster}: {step} ({:.2}s)", elapsed.as_secs_f64()));
+        } else if let Progress::Note { cluster, message } = event {
+            self.line(&format!("{cluster}: {message}"));
+        }
+    }
+}
+
+/// The version after ours: the demo upgrades to it.
+fn next_version() -> String {
+    let mut parts: Vec<u64> = VERSION.split('.').filter_map(|p| p.parse().ok()).collect();
+    parts.resize(3, 0);
+    format!("{}.{}.0", parts[0], parts[1] + 1)
+}
+
+/// Runs the demo; fails on the first step that fails.
+pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let story = Story(Instant::now());
+    let dir = tempfile::Builder::new().prefix("fleetctl-demo-").tempdir().context("making a directory for the demo")?;
+    let dir_path: PathBuf = dir.path().to_path_buf();
+    story.act("The stage: a hub and two managed clusters (fleetctl dev up)");
+    let options = UpOptions {
+        dir: dir_path.clone(),
+        clusters: 2,
+        program: std::env::current_exe().context("finding the fleetctl executable")?,
+        image: image(DEFAULT_REPOSITORY, VERSION),
+        durable: false,
+        in_process: false,
+        timeout: WAIT,
+    };
+    let state = env::up(&options).await.context("starting the dev environment")?;
+    story.line(&format!("hub, cluster1 and cluster2 are up; the hub controller runs ({})", state.kubeconfig.display()));
+    let result = acts(&story, &state.kubeconfig).await;
+    if args.keep {
+        println!("\nThe environment keeps running: export KUBECONFIG={}", state.kubeconfig.display());
+        println!("Stop it with: fleetctl dev down --dir {}", dir_path.display());
+        std::mem::forget(dir);
+    } else {
+        env::down(&dir_path, Duration::from_secs(2)).await.context("stopping the dev environment")?;
+        story.line("dev environment stopped");
+    }
+    result
+}
+
+async fn acts(story: &Story, kubeconfig: &std::path::Path) -> anyhow::Result<()> {
+    let hub = env::client_for(kubeconfig, Some("hub")).await?;
+    let hub_url = hub_server(kubeconfig)?;
+    let observer = |event| story.progress(event);
+
+    story.act("Act I — import: the hub accepts each cluster, the klusterlet joins");
+    let mut targets = Vec::new();
+    for name in ["cluster1", "cluster2"] {
+        let target = env::client_for(kubeconfig, Some(name)).await?;
+        let options = ImportOptions {
+            name: name.into(),
+            labels: [("environment".to_string(), "demo".to_string())].into(),
+            addons: Vec::new(),
+            wait: true,
+            print_command: false,
+            force: false,
+            timeout: WAIT,
+        };
+        import(&hub, &hub_url, Some(&target), &options, &observer)
+            .await
+            .with_context(|| format!("importing {name}"))?;
+        story.line(&format!("{name} joined and is available"));
+        targets.push((name, target));
+    }
+
+    story.act("Interlude — the hub deploys a workload through a ManifestWork");
+    sample_work(&hub).await?;
+    story.line("cluster1 runs the sample ConfigMap and Deployment the hub asked for");
+
+    let version = next_version();
+    story.act(&format!("Act II — upgrade: cluster1's klusterlet moves to {version}"));
+    let options = UpgradeOptions { version: version.clone(), wait: true, timeout: WAIT };
+    upgrade(&hub, "cluster1", &options, &observer).await.context("upgrading cluster1")?;
+    story.line(&format!("cluster1's agents were replaced and report {version}"));
+
+    story.act("Act III — detach: the agents leave, the hub forgets");
+    for (name, target) in &targets {
+        let options = DetachOptions { name: (*name).to_string(), wait: true, force: true, timeout: WAIT };
+        detach(&hub, Some(target), &options, &observer).await.with_context(|| format!("detaching {name}"))?;
+        story.line(&format!("{name} detached: no klusterlet on it, nothing of it on the hub"));
+    }
     Ok(())
 }
 
-fn step(started: Instant, what: &str) {
-    println!("[{:>6.3}s] {what}", started.elapsed().as_secs_f64());
+async fn sample_work(hub: &Client) -> anyhow::Result<()> {
+    let work = ManifestWork::for_cluster(
+        "cluster1",
+        "demo-sample",
+        vec![
+            Manifest(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "demo", "namespace": "default"}, "data": {"hello": "fleet"}}),
+            ),
+            Manifest(
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "demo", "namespace": "default"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "demo"}},
+                         "template": {"metadata": {"labels": {"app": "demo"}}, "spec": {"containers": [{"name": "demo", "image": "nginx:1.27"}]}}}}),
+            ),
+        ],
+    );
+    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), "cluster1");
+    works.create(&PostParams::default(), &work).await.context("creating the sample work")?;
+    wait_for(works, "demo-sample", "the sample work to be applied", WAIT, |w: Option<&ManifestWork>| {
+        w.is_some_and(|w| w.is_applied() && w.is_available())
+    })
+    .await?;
+    Ok(())
 }
 
-fn managed_cluster_crd() -> anyhow::Result<CustomResourceDefinition> {
-    Ok(serde_json::from_value(json!({
-        "metadata": {"name": "managedclusters.cluster.open-cluster-management.io"},
-        "spec": {"group": "cluster.open-cluster-management.io", "scope": "Cluster",
-            "names": {"plural": "managedclusters", "singular": "managedcluster", "kind": "ManagedCluster", "shortNames": ["mcl", "mcls"]},
-            "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}
-    }))?)
+fn hub_server(kubeconfig: &std::path::Path) -> anyhow::Result<String> {
+    let config = kube::config::Kubeconfig::read_from(kubeconfig).context("reading the environment's kubeconfig")?;
+    config
+        .clusters
+        .iter()
+        .find(|c| c.name == "hub")
+        .and_then(|c| c.cluster.as_ref()?.server.clone())
+        .context("the environment's kubeconfig has no hub cluster")
 }

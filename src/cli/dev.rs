@@ -1,16 +1,51 @@
-//! `fleetctl dev`: the embedded dev cluster.
+//! `fleetctl dev`: the embedded dev cluster and the dev environment.
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use clap::{Args, Subcommand};
+use anyhow::Context;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use comfy_table::{Table, presets};
 
+use crate::devcluster::env::{self, ClusterStatus, UpOptions};
+use crate::devcluster::node::{InProcessCommand, InProcessRunner, RunMode};
 use crate::devcluster::serve::{self, ServeOptions};
+use crate::manifests::{self, DEFAULT_REPOSITORY, VERSION};
 
 /// `fleetctl dev …`
 #[derive(Debug, Args)]
 pub struct DevArgs {
     #[command(subcommand)]
     command: DevCommand,
+}
+
+/// How the node simulator runs fleetctl containers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum NodeMode {
+    /// A child process of this executable per container.
+    Process,
+    /// A task of the cluster process per container (for scale runs).
+    InProcess,
+}
+
+/// Where the dev environment lives.
+#[derive(Debug, Args)]
+struct DirArg {
+    /// The environment's directory (default: $XDG_STATE_HOME/fleetctl/dev, else
+    /// ~/.local/state/fleetctl/dev).
+    #[arg(long, value_name = "DIR", env = "FLEETCTL_DEV_DIR")]
+    dir: Option<PathBuf>,
+}
+
+impl DirArg {
+    fn resolve(self) -> anyhow::Result<PathBuf> {
+        match self.dir {
+            Some(dir) => Ok(std::path::absolute(&dir).with_context(|| format!("resolving {}", dir.display()))?),
+            None => Ok(env::default_dir()?),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -30,15 +65,212 @@ enum DevCommand {
         /// resume from it on the next start (default: in memory only, gone on exit).
         #[arg(long, value_name = "DIR")]
         store: Option<PathBuf>,
+        /// Run the node simulator: Deployments of the fleetctl image run as processes,
+        /// others are reported running, and their status and Pods are kept true.
+        #[arg(long)]
+        node_simulator: bool,
+        /// The simulator's directory for container logs (logs/<name>/) and Pod
+        /// kubeconfigs (pods/<name>/) (default: the kubeconfig's directory).
+        #[arg(long, value_name = "DIR", requires = "node_simulator")]
+        node_dir: Option<PathBuf>,
+        /// How the simulator runs fleetctl containers.
+        #[arg(long, value_enum, default_value = "process", requires = "node_simulator")]
+        node_mode: NodeMode,
+    },
+    /// Start a hub (with the hub controller installed) and managed clusters cluster1…N in
+    /// the background, each a `dev serve` process; return once all are ready.
+    Up {
+        /// How many managed clusters.
+        #[arg(long, default_value_t = 1)]
+        clusters: usize,
+        #[command(flatten)]
+        dir: DirArg,
+        /// The fleetctl image the hub controller Deployment names.
+        #[arg(long, value_name = "IMAGE")]
+        image: Option<String>,
+        /// Keep each cluster's objects on disk, so the next `dev up` resumes them.
+        #[arg(long)]
+        durable: bool,
+        /// Run controllers and agents as tasks of the cluster processes (for scale runs).
+        #[arg(long)]
+        in_process: bool,
+        /// How long the hub controller may take to become Available.
+        #[arg(long, default_value = "60s", value_parser = super::duration::parse)]
+        ready_timeout: Duration,
+    },
+    /// Stop the dev environment (its clusters and everything they run).
+    Down {
+        #[command(flatten)]
+        dir: DirArg,
+        /// How long the clusters have to stop before they are killed.
+        #[arg(long, default_value = "5s", value_parser = super::duration::parse)]
+        grace: Duration,
+    },
+    /// Show the dev environment's clusters: URL, pid, ready.
+    Status {
+        #[command(flatten)]
+        dir: DirArg,
+    },
+    /// Print a cluster's log, or the log of one of its Deployments.
+    Logs {
+        /// The cluster (hub, cluster1, …).
+        cluster: String,
+        /// A Deployment of that cluster: NAME or NAMESPACE/NAME.
+        deployment: Option<String>,
+        #[command(flatten)]
+        dir: DirArg,
     },
 }
 
 /// Runs a `dev` subcommand.
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     match args.command {
-        DevCommand::Serve { kubeconfig, name, port, store } => {
-            serve::run(ServeOptions { kubeconfig, name, port, store }).await?;
+        DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode } => {
+            let node_mode = match node_mode {
+                NodeMode::Process => None,
+                NodeMode::InProcess => Some(RunMode::InProcess(in_process_runner())),
+            };
+            serve::run(ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode }).await?;
+        }
+        DevCommand::Up { clusters, dir, image, durable, in_process, ready_timeout } => {
+            let dir = dir.resolve()?;
+            let program = std::env::current_exe().context("finding the fleetctl executable")?;
+            let image = image.unwrap_or_else(|| manifests::image(DEFAULT_REPOSITORY, VERSION));
+            let options =
+                UpOptions { dir: dir.clone(), clusters, program, image, durable, in_process, timeout: ready_timeout };
+            let started = Instant::now();
+            let state = env::up(&options).await?;
+            eprintln!("dev environment ready in {:.1}s ({})", started.elapsed().as_secs_f64(), dir.display());
+            let (_, statuses) = env::status(&dir).await?;
+            println!("{}", table(&statuses));
+            eprintln!("export KUBECONFIG={}", state.kubeconfig.display());
+        }
+        DevCommand::Down { dir, grace } => {
+            let dir = dir.resolve()?;
+            for (name, stopped) in env::down(&dir, grace).await? {
+                let how = match stopped {
+                    env::Stopped::Terminated => "stopped",
+                    env::Stopped::Killed => "killed",
+                    env::Stopped::AlreadyGone => "was not running",
+                };
+                eprintln!("{name} {how}");
+            }
+        }
+        DevCommand::Status { dir } => {
+            let (_, statuses) = env::status(&dir.resolve()?).await?;
+            println!("{}", table(&statuses));
+        }
+        DevCommand::Logs { cluster, deployment, dir } => {
+            let path = env::log_file(&dir.resolve()?, &cluster, deployment.as_deref())?;
+            let mut file = std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+            let mut stdout = std::io::stdout().lock();
+            match std::io::copy(&mut file, &mut stdout).and_then(|_| stdout.flush()) {
+                Ok(()) => {}
+                // `dev logs … | head` closes the pipe early; that is not a failure.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => return Err(e).context("printing the log"),
+            }
         }
     }
     Ok(())
+}
+
+fn table(statuses: &[ClusterStatus]) -> Table {
+    let mut table = Table::new();
+    table.load_preset(presets::NOTHING).set_header(["CLUSTER", "URL", "PID", "READY"]);
+    for status in statuses {
+        let pid = if status.alive { status.record.pid.to_string() } else { format!("{} (gone)", status.record.pid) };
+        let ready = if status.ready { "yes" } else { "no" };
+        table.add_row([status.record.name.clone(), status.record.url.clone(), pid, ready.to_string()]);
+    }
+    table
+}
+
+/// The in-process runner of `dev serve --node-mode in-process`: the container's args
+/// are parsed as a fleetctl command line and `controller …` or `agent …` runs as a task.
+fn in_process_runner() -> InProcessRunner {
+    Arc::new(|command: InProcessCommand| {
+        Box::pin(async move {
+            if let Err(e) = run_in_process(command).await {
+                tracing::warn!(error = format!("{e:#}"), "in-process container ended with an error");
+            }
+        })
+    })
+}
+
+async fn run_in_process(command: InProcessCommand) -> anyhow::Result<()> {
+    let cli = super::Cli::try_parse_from(in_process_args(&command)).context("parsing the container's args")?;
+    match cli.command {
+        super::Command::Controller(args) => super::controller::run(args).await,
+        super::Command::Agent(args) => super::agent::run(args).await,
+        _ => anyhow::bail!("only `controller` and `agent` commands run in process"),
+    }
+}
+
+/// The command line for a container run in process. The process environment is
+/// shared, so the container's variables become the flags that read them (`env =` in
+/// the clap definitions), and `KUBECONFIG` becomes `--kubeconfig`.
+fn in_process_args(command: &InProcessCommand) -> Vec<String> {
+    let root = super::Cli::command();
+    let mut leaf = &root;
+    for arg in command.args.iter().take_while(|a| !a.starts_with('-')) {
+        match leaf.find_subcommand(arg) {
+            Some(sub) => leaf = sub,
+            None => break,
+        }
+    }
+    let given =
+        |long: &str| command.args.iter().any(|a| a == &format!("--{long}") || a.starts_with(&format!("--{long}=")));
+    let mut args: Vec<String> = std::iter::once("fleetctl".to_string()).chain(command.args.iter().cloned()).collect();
+    for arg in leaf.get_arguments() {
+        let Some(long) = arg.get_long() else { continue };
+        let from_env = arg.get_env().and_then(|var| command.env.iter().find(|(name, _)| var == name.as_str()));
+        let value = match from_env {
+            Some((_, value)) => Some(value.clone()),
+            None if long == "kubeconfig" => Some(command.kubeconfig.display().to_string()),
+            None => None,
+        };
+        if let Some(value) = value
+            && !given(long)
+        {
+            args.push(format!("--{long}={value}"));
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_process_containers_get_their_env_as_flags() {
+        let command = InProcessCommand {
+            args: vec!["controller".into(), "hub".into()],
+            env: vec![
+                ("FLEETCTL_HEALTH_ADDR".into(), "127.0.0.1:0".into()),
+                ("POD_NAMESPACE".into(), "ns".into()),
+                ("OTHER".into(), "x".into()),
+            ],
+            kubeconfig: PathBuf::from("/k"),
+        };
+        let args = in_process_args(&command);
+        assert_eq!(args[..3], ["fleetctl", "controller", "hub"]);
+        for flag in ["--kubeconfig=/k", "--health-addr=127.0.0.1:0", "--namespace=ns"] {
+            assert!(args.contains(&flag.to_string()), "{flag} in {args:?}");
+        }
+        assert!(super::super::Cli::try_parse_from(&args).is_ok());
+    }
+
+    #[test]
+    fn flags_the_container_gives_win() {
+        let command = InProcessCommand {
+            args: vec!["agent".into(), "operator".into(), "--kubeconfig".into(), "/mine".into()],
+            env: vec![("POD_NAMESPACE".into(), "ns".into())],
+            kubeconfig: PathBuf::from("/k"),
+        };
+        let args = in_process_args(&command);
+        assert!(!args.iter().any(|a| a.starts_with("--kubeconfig=")));
+        assert!(super::super::Cli::try_parse_from(&args).is_ok(), "{args:?}");
+    }
 }

@@ -160,8 +160,8 @@ impl Global {
 enum Command {
     /// The embedded dev cluster.
     Dev(dev::DevArgs),
-    /// Run the demo on an embedded dev cluster, telling the story as it goes.
-    Demo,
+    /// Run the three acts on an embedded dev environment, telling the story as it goes.
+    Demo(demo::DemoArgs),
     /// Install or remove the hub.
     Hub(hub::HubArgs),
     /// Run in-cluster controllers.
@@ -197,7 +197,7 @@ impl Cli {
         let outcome = runtime.block_on(async {
             match self.command {
                 Command::Dev(args) => dev::run(args).await,
-                Command::Demo => demo::run().await,
+                Command::Demo(args) => demo::run(args).await,
                 Command::Hub(args) => hub::run(args, &global).await,
                 Command::Controller(args) => controller::run(args).await,
                 Command::Agent(args) => agent::run(args).await,

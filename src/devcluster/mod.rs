@@ -1,5 +1,7 @@
-//! The embedded dev cluster: a Kubernetes-API-compatible server (and, later, the
-//! node simulator and the multi-cluster dev environment).
+//! The embedded dev cluster: a Kubernetes-API-compatible server, the node simulator
+//! that runs its Deployments, and the multi-cluster dev environment (`dev up`).
 
 pub mod apiserver;
+pub mod env;
+pub mod node;
 pub mod serve;

@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
 use super::apiserver::{ApiServer, ServerConfig, Settings, StartError};
+use super::node::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
 
 /// What `dev serve` needs.
 #[derive(Debug, Clone)]
@@ -15,6 +18,13 @@ pub struct ServeOptions {
     pub port: u16,
     /// Directory of the durable store; `None` keeps objects in memory only.
     pub store: Option<PathBuf>,
+    /// Run the node simulator, so that Deployments really run (off: they are only stored,
+    /// and whoever wants a status writes it).
+    pub node_simulator: bool,
+    /// The simulator's directory for logs and Pod kubeconfigs (default: the kubeconfig's).
+    pub node_dir: Option<PathBuf>,
+    /// How the simulator runs fleetctl containers (default: child processes of this executable).
+    pub node_mode: Option<RunMode>,
 }
 
 /// Why `dev serve` stopped with an error.
@@ -35,6 +45,15 @@ pub enum ServeError {
     /// Signal handlers could not be installed.
     #[error("installing signal handlers")]
     Signals(#[source] std::io::Error),
+    /// The node simulator could not get an admin client of its own server.
+    #[error("connecting the node simulator to the api server")]
+    NodeClient(#[source] kube::Error),
+    /// The node simulator could not find the executable it runs containers with.
+    #[error("finding the fleetctl executable for the node simulator")]
+    Executable(#[source] std::io::Error),
+    /// The node simulator did not start.
+    #[error("starting the node simulator")]
+    Node(#[from] NodeError),
 }
 
 /// Runs a server until SIGINT or SIGTERM; the kubeconfig appears only once it is ready.
@@ -43,6 +62,12 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(ServeError::Signals)?;
     let settings = Settings { store: options.store.clone(), ..Settings::default() };
     let server = ApiServer::start(ServerConfig { name: options.name.clone(), port: options.port, settings }).await?;
+    // The simulator starts before the kubeconfig appears: whoever waits for the file
+    // (`dev up`) gets a cluster whose Deployments run.
+    let simulator = match options.node_simulator {
+        true => Some(start_simulator(&options, &server).await?),
+        false => None,
+    };
     let config = serde_yaml::to_string(&server.kubeconfig(&options.name)).unwrap_or_default();
     write_private(&options.kubeconfig, config.as_bytes())
         .map_err(|source| ServeError::Kubeconfig { path: options.kubeconfig.clone(), source })?;
@@ -52,8 +77,38 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         _ = terminate.recv() => {}
     }
     tracing::info!("stopping");
+    if let Some(simulator) = simulator {
+        simulator.shutdown().await;
+    }
     server.shutdown().await;
     Ok(())
+}
+
+async fn start_simulator(options: &ServeOptions, server: &ApiServer) -> Result<NodeSimulator, ServeError> {
+    let kubeconfig: Kubeconfig = serde_json::from_value(server.kubeconfig(&options.name))
+        .map_err(|e| ServeError::NodeClient(kube::Error::SerdeError(e)))?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| ServeError::NodeClient(kube::Error::InferKubeconfig(e)))?;
+    let client = kube::Client::try_from(config).map_err(ServeError::NodeClient)?;
+    let mode = match &options.node_mode {
+        Some(mode) => mode.clone(),
+        None => RunMode::Process { program: std::env::current_exe().map_err(ServeError::Executable)? },
+    };
+    let dir = match &options.node_dir {
+        Some(dir) => dir.clone(),
+        None => options.kubeconfig.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    let config = NodeConfig {
+        name: options.name.clone(),
+        client,
+        server_url: server.url(),
+        ca_pem: server.ca_pem().to_string(),
+        dir,
+        mode,
+        timing: Timing::default(),
+    };
+    Ok(NodeSimulator::start(config).await?)
 }
 
 /// Writes a file readable by its owner only, atomically (a reader never sees half of it).

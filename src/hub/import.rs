@@ -27,6 +27,16 @@ use crate::manifests::import::{self, BOOTSTRAP_SECRET, ImportInputs};
 /// The annotation naming the klusterlet version a cluster should run (default: the hub's).
 pub const VERSION_ANNOTATION: &str = "fleetctl.io/klusterlet-version";
 
+/// The Klusterlet CRD as JSON, rendered once: it is the same for every cluster.
+fn klusterlet_crd() -> Result<&'static Value, HubError> {
+    static CRD: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    if let Some(crd) = CRD.get() {
+        return Ok(crd);
+    }
+    let crd = serde_json::to_value(crds::klusterlet()).map_err(|e| HubError::Render(format!("the Klusterlet CRD: {e}")))?;
+    Ok(CRD.get_or_init(|| crd))
+}
+
 /// The name of a cluster's import secret.
 pub fn secret_name(cluster: &str) -> String {
     format!("{cluster}-import")
@@ -69,9 +79,7 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action,
         image: &image,
     };
     let import_objects = import::objects(&inputs);
-    let crd_objects = vec![
-        serde_json::to_value(crds::klusterlet()).map_err(|e| HubError::Render(format!("the Klusterlet CRD: {e}")))?,
-    ];
+    let crd_objects = vec![klusterlet_crd()?.clone()];
     let owner = cluster
         .controller_owner_ref(&())
         .ok_or_else(|| HubError::Render("an owner reference (the cluster has no uid)".into()))?;
@@ -108,7 +116,8 @@ async fn klusterlet_work_available(ctx: &Ctx, cluster: &str) -> Result<bool, Hub
     Ok(work.is_some_and(|w| w.is_available()))
 }
 
-async fn ensure_namespace(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
+/// The cluster namespace, with the upstream labels.
+pub(super) async fn ensure_namespace(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
     let namespace: Namespace = serde_json::from_value(json!({
         "metadata": {"name": cluster, "labels": {LABEL_MANAGED_CLUSTER: cluster, LABEL_CLUSTER_NAME: cluster}}
     }))

@@ -19,7 +19,7 @@ use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
-use kube::runtime::controller::{Action, Controller};
+use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
@@ -32,6 +32,9 @@ use crate::runner::metrics::Registry;
 
 /// Lease that elects the active hub controller.
 pub const LEADER_LEASE: &str = "fleetctl-hub-controller";
+
+/// Reconciles of one controller running at once.
+const CONCURRENCY: u16 = 16;
 
 /// Retry delay after a failed reconcile.
 const RETRY: Duration = Duration::from_secs(1);
@@ -71,8 +74,11 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics });
     let clusters: Api<ManagedCluster> = Api::all(client.clone());
     let all = watcher::Config::default;
+    // Bounded parallelism keeps memory flat when a thousand clusters arrive at once.
+    let bounded = || controller::Config::default().concurrency(CONCURRENCY);
 
     let import = Controller::new(clusters.clone(), all())
+        .with_config(bounded())
         .owns(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET))
         .watches(Api::<ManifestWork>::all(client.clone()), all(), cluster_of)
         .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
@@ -84,6 +90,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .for_each(|_| async {});
 
     let accept = Controller::new(clusters.clone(), all())
+        .with_config(bounded())
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await },
             retry,
@@ -93,6 +100,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
 
     let leases = all().fields(&format!("metadata.name={}", registration::LEASE_NAME));
     let lease = Controller::new(clusters.clone(), all())
+        .with_config(bounded())
         .watches(Api::<Lease>::all(client.clone()), leases, cluster_of)
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "lease", lease::reconcile(c, ctx)).await },

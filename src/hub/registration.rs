@@ -127,6 +127,9 @@ pub async fn accept(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, Hu
         return Ok(Action::await_change());
     }
     add_finalizers(&clusters, &cluster, &[FINALIZER_API_RESOURCE_CLEANUP]).await?;
+    // The namespaced roles need the cluster namespace; the import controller makes it
+    // too, whichever runs first.
+    super::import::ensure_namespace(&ctx, &name).await?;
     let rbac = agent_rbac(&name).map_err(|e| HubError::Render(format!("the agent RBAC: {e}")))?;
     apply(&Api::<ClusterRole>::all(ctx.client.clone()), &rbac.cluster_role).await?;
     apply(&Api::<ClusterRoleBinding>::all(ctx.client.clone()), &rbac.cluster_binding).await?;

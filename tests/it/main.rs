@@ -2,8 +2,13 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod agent_operator;
+mod agent_work;
 mod apiserver;
+mod cli_read;
+mod dev_env;
 mod durable;
+mod e2e;
 mod hub;
 mod kube_ops;
 mod kubectl;

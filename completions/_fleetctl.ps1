@@ -1,0 +1,829 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'fleetctl'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'fleetctl' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('dev', 'dev', [CompletionResultType]::ParameterValue, 'The embedded dev cluster')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run the three acts on an embedded dev environment, telling the story as it goes')
+            [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Install or remove the hub')
+            [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'Run in-cluster controllers')
+            [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run a klusterlet agent on a managed cluster')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
+            [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
+            [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show everything the hub knows about one cluster')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;dev' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run one Kubernetes-API-compatible server in the foreground until interrupted')
+            [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
+            [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;dev;serve' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Where to write the kubeconfig (written once the server is ready, mode 0600)')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name of the cluster, user and context in the kubeconfig')
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port on 127.0.0.1 (0: any free port)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep objects in this directory, each write on disk before it is acknowledged, and resume from it on the next start (default: in memory only, gone on exit)')
+            [CompletionResult]::new('--node-dir', '--node-dir', [CompletionResultType]::ParameterName, 'The simulator''s directory for container logs (logs/<name>/) and Pod kubeconfigs (pods/<name>/) (default: the kubeconfig''s directory)')
+            [CompletionResult]::new('--node-mode', '--node-mode', [CompletionResultType]::ParameterName, 'How the simulator runs fleetctl containers')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--node-simulator', '--node-simulator', [CompletionResultType]::ParameterName, 'Run the node simulator: Deployments of the fleetctl image run as processes, others are reported running, and their status and Pods are kept true')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;dev;up' {
+            [CompletionResult]::new('--clusters', '--clusters', [CompletionResultType]::ParameterName, 'How many managed clusters')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'The fleetctl image the hub controller Deployment names')
+            [CompletionResult]::new('--ready-timeout', '--ready-timeout', [CompletionResultType]::ParameterName, 'How long the hub controller may take to become Available')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--durable', '--durable', [CompletionResultType]::ParameterName, 'Keep each cluster''s objects on disk, so the next `dev up` resumes them')
+            [CompletionResult]::new('--in-process', '--in-process', [CompletionResultType]::ParameterName, 'Run controllers and agents as tasks of the cluster processes (for scale runs)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;dev;down' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'How long the clusters have to stop before they are killed')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;dev;status' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;dev;logs' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;dev;help' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run one Kubernetes-API-compatible server in the foreground until interrupted')
+            [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
+            [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;dev;help;serve' {
+            break
+        }
+        'fleetctl;dev;help;up' {
+            break
+        }
+        'fleetctl;dev;help;down' {
+            break
+        }
+        'fleetctl;dev;help;status' {
+            break
+        }
+        'fleetctl;dev;help;logs' {
+            break
+        }
+        'fleetctl;dev;help;help' {
+            break
+        }
+        'fleetctl;demo' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Leave the dev environment running afterwards (and say where it is)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;hub' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;hub;install' {
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'The fleetctl image the hub controller runs')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the YAML instead of applying it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;hub;uninstall' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--purge-crds', '--purge-crds', [CompletionResultType]::ParameterName, 'Also delete the OCM CRDs, and with them every ManagedCluster and ManifestWork')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;hub;help' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;hub;help;install' {
+            break
+        }
+        'fleetctl;hub;help;uninstall' {
+            break
+        }
+        'fleetctl;hub;help;help' {
+            break
+        }
+        'fleetctl;controller' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Run the hub controllers (import, registration, lease, cleanup) under leader election')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;controller;hub' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Context in the kubeconfig')
+            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Address of /healthz, /readyz and /metrics')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of the leader-election Lease')
+            [CompletionResult]::new('--hub-url', '--hub-url', [CompletionResultType]::ParameterName, 'Hub API server URL for bootstrap kubeconfigs (default: the kubeconfig''s server)')
+            [CompletionResult]::new('--hub-ca', '--hub-ca', [CompletionResultType]::ParameterName, 'CA bundle (PEM file) for bootstrap kubeconfigs (default: the kubeconfig''s CA)')
+            [CompletionResult]::new('--image-repository', '--image-repository', [CompletionResultType]::ParameterName, 'Image repository of the klusterlet')
+            [CompletionResult]::new('--klusterlet-version', '--klusterlet-version', [CompletionResultType]::ParameterName, 'Klusterlet version clusters run unless told otherwise')
+            [CompletionResult]::new('--token-lifetime', '--token-lifetime', [CompletionResultType]::ParameterName, 'Lifetime of bootstrap tokens (refreshed when a fifth is left)')
+            [CompletionResult]::new('--lease-grace', '--lease-grace', [CompletionResultType]::ParameterName, 'A cluster whose lease is older than this many lease periods turns Unknown')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;controller;help' {
+            [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Run the hub controllers (import, registration, lease, cleanup) under leader election')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;controller;help;hub' {
+            break
+        }
+        'fleetctl;controller;help;help' {
+            break
+        }
+        'fleetctl;agent' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('operator', 'operator', [CompletionResultType]::ParameterValue, 'Reconcile the Klusterlet into the registration and work agents')
+            [CompletionResult]::new('registration', 'registration', [CompletionResultType]::ParameterValue, 'Join the hub, keep the cluster''s identity, status and lease')
+            [CompletionResult]::new('work', 'work', [CompletionResultType]::ParameterValue, 'Apply the hub''s ManifestWorks on this cluster')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;agent;operator' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Address of /healthz')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;agent;registration' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Address of /healthz')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'The managed cluster''s name')
+            [CompletionResult]::new('--agent-id', '--agent-id', [CompletionResultType]::ParameterName, 'The agent id (the Klusterlet''s uid)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The agent namespace')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;agent;work' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--health-addr', '--health-addr', [CompletionResultType]::ParameterName, 'Address of /healthz')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'The managed cluster''s name')
+            [CompletionResult]::new('--agent-id', '--agent-id', [CompletionResultType]::ParameterName, 'The agent id (the Klusterlet''s uid)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The agent namespace')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;agent;help' {
+            [CompletionResult]::new('operator', 'operator', [CompletionResultType]::ParameterValue, 'Reconcile the Klusterlet into the registration and work agents')
+            [CompletionResult]::new('registration', 'registration', [CompletionResultType]::ParameterValue, 'Join the hub, keep the cluster''s identity, status and lease')
+            [CompletionResult]::new('work', 'work', [CompletionResultType]::ParameterValue, 'Apply the hub''s ManifestWorks on this cluster')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;agent;help;operator' {
+            break
+        }
+        'fleetctl;agent;help;registration' {
+            break
+        }
+        'fleetctl;agent;help;work' {
+            break
+        }
+        'fleetctl;agent;help;help' {
+            break
+        }
+        'fleetctl;import' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'A label for the ManagedCluster (repeatable)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label for the ManagedCluster (repeatable)')
+            [CompletionResult]::new('--addons', '--addons', [CompletionResultType]::ParameterName, 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Stop once the manifests are applied to the target')
+            [CompletionResult]::new('--print-command', '--print-command', [CompletionResultType]::ParameterName, 'Print the one-line command to run on the target instead of applying it')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Import even if the target is joined to another hub')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;upgrade' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Clusters matching this label selector')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Clusters matching this label selector')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The klusterlet version to run (e.g. 0.2.0)')
+            [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'How many clusters upgrade at once')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every cluster')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Record the version and return without waiting')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;detach' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask (needed when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask (needed when not on a terminal)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'When the agents do not answer within --timeout, clean the hub anyway')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Start the detach and return')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;get' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
+            [CompletionResult]::new('mcl', 'mcl', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
+            [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
+            [CompletionResult]::new('mca', 'mca', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;get;clusters' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;get;mcl' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;get;addons' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only addons whose labels match this selector')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only addons whose labels match this selector')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;get;mca' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only addons whose labels match this selector')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only addons whose labels match this selector')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;get;help' {
+            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
+            [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;get;help;clusters' {
+            break
+        }
+        'fleetctl;get;help;addons' {
+            break
+        }
+        'fleetctl;get;help;help' {
+            break
+        }
+        'fleetctl;describe' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('cluster', 'cluster', [CompletionResultType]::ParameterValue, 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach')
+            [CompletionResult]::new('mcl', 'mcl', [CompletionResultType]::ParameterValue, 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;describe;cluster' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;describe;mcl' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;describe;help' {
+            [CompletionResult]::new('cluster', 'cluster', [CompletionResultType]::ParameterValue, 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;describe;help;cluster' {
+            break
+        }
+        'fleetctl;describe;help;help' {
+            break
+        }
+        'fleetctl;completion' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;help' {
+            [CompletionResult]::new('dev', 'dev', [CompletionResultType]::ParameterValue, 'The embedded dev cluster')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run the three acts on an embedded dev environment, telling the story as it goes')
+            [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Install or remove the hub')
+            [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'Run in-cluster controllers')
+            [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run a klusterlet agent on a managed cluster')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
+            [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
+            [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show everything the hub knows about one cluster')
+            [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;help;dev' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run one Kubernetes-API-compatible server in the foreground until interrupted')
+            [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
+            [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
+            break
+        }
+        'fleetctl;help;dev;serve' {
+            break
+        }
+        'fleetctl;help;dev;up' {
+            break
+        }
+        'fleetctl;help;dev;down' {
+            break
+        }
+        'fleetctl;help;dev;status' {
+            break
+        }
+        'fleetctl;help;dev;logs' {
+            break
+        }
+        'fleetctl;help;demo' {
+            break
+        }
+        'fleetctl;help;hub' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)')
+            break
+        }
+        'fleetctl;help;hub;install' {
+            break
+        }
+        'fleetctl;help;hub;uninstall' {
+            break
+        }
+        'fleetctl;help;controller' {
+            [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Run the hub controllers (import, registration, lease, cleanup) under leader election')
+            break
+        }
+        'fleetctl;help;controller;hub' {
+            break
+        }
+        'fleetctl;help;agent' {
+            [CompletionResult]::new('operator', 'operator', [CompletionResultType]::ParameterValue, 'Reconcile the Klusterlet into the registration and work agents')
+            [CompletionResult]::new('registration', 'registration', [CompletionResultType]::ParameterValue, 'Join the hub, keep the cluster''s identity, status and lease')
+            [CompletionResult]::new('work', 'work', [CompletionResultType]::ParameterValue, 'Apply the hub''s ManifestWorks on this cluster')
+            break
+        }
+        'fleetctl;help;agent;operator' {
+            break
+        }
+        'fleetctl;help;agent;registration' {
+            break
+        }
+        'fleetctl;help;agent;work' {
+            break
+        }
+        'fleetctl;help;import' {
+            break
+        }
+        'fleetctl;help;upgrade' {
+            break
+        }
+        'fleetctl;help;detach' {
+            break
+        }
+        'fleetctl;help;get' {
+            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
+            [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
+            break
+        }
+        'fleetctl;help;get;clusters' {
+            break
+        }
+        'fleetctl;help;get;addons' {
+            break
+        }
+        'fleetctl;help;describe' {
+            [CompletionResult]::new('cluster', 'cluster', [CompletionResultType]::ParameterValue, 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach')
+            break
+        }
+        'fleetctl;help;describe;cluster' {
+            break
+        }
+        'fleetctl;help;completion' {
+            break
+        }
+        'fleetctl;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,742 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[fleetctl] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'fleetctl'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'fleetctl'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand dev 'The embedded dev cluster'
+            cand demo 'Run the three acts on an embedded dev environment, telling the story as it goes'
+            cand hub 'Install or remove the hub'
+            cand controller 'Run in-cluster controllers'
+            cand agent 'Run a klusterlet agent on a managed cluster'
+            cand import 'Import a cluster into the hub (Act I)'
+            cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
+            cand detach 'Detach a cluster from the hub (Act III)'
+            cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
+            cand describe 'Show everything the hub knows about one cluster'
+            cand completion 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;dev'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
+            cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand down 'Stop the dev environment (its clusters and everything they run)'
+            cand status 'Show the dev environment''s clusters: URL, pid, ready'
+            cand logs 'Print a cluster''s log, or the log of one of its Deployments'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;dev;serve'= {
+            cand --kubeconfig 'Where to write the kubeconfig (written once the server is ready, mode 0600)'
+            cand --name 'Name of the cluster, user and context in the kubeconfig'
+            cand --port 'Port on 127.0.0.1 (0: any free port)'
+            cand --store 'Keep objects in this directory, each write on disk before it is acknowledged, and resume from it on the next start (default: in memory only, gone on exit)'
+            cand --node-dir 'The simulator''s directory for container logs (logs/<name>/) and Pod kubeconfigs (pods/<name>/) (default: the kubeconfig''s directory)'
+            cand --node-mode 'How the simulator runs fleetctl containers'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --node-simulator 'Run the node simulator: Deployments of the fleetctl image run as processes, others are reported running, and their status and Pods are kept true'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;dev;up'= {
+            cand --clusters 'How many managed clusters'
+            cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
+            cand --image 'The fleetctl image the hub controller Deployment names'
+            cand --ready-timeout 'How long the hub controller may take to become Available'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --durable 'Keep each cluster''s objects on disk, so the next `dev up` resumes them'
+            cand --in-process 'Run controllers and agents as tasks of the cluster processes (for scale runs)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;dev;down'= {
+            cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
+            cand --grace 'How long the clusters have to stop before they are killed'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;dev;status'= {
+            cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;dev;logs'= {
+            cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;dev;help'= {
+            cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
+            cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand down 'Stop the dev environment (its clusters and everything they run)'
+            cand status 'Show the dev environment''s clusters: URL, pid, ready'
+            cand logs 'Print a cluster''s log, or the log of one of its Deployments'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;dev;help;serve'= {
+        }
+        &'fleetctl;dev;help;up'= {
+        }
+        &'fleetctl;dev;help;down'= {
+        }
+        &'fleetctl;dev;help;status'= {
+        }
+        &'fleetctl;dev;help;logs'= {
+        }
+        &'fleetctl;dev;help;help'= {
+        }
+        &'fleetctl;demo'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --keep 'Leave the dev environment running afterwards (and say where it is)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;hub'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand install 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
+            cand uninstall 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;hub;install'= {
+            cand --image 'The fleetctl image the hub controller runs'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --dry-run 'Print the YAML instead of applying it'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;hub;uninstall'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --purge-crds 'Also delete the OCM CRDs, and with them every ManagedCluster and ManifestWork'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;hub;help'= {
+            cand install 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
+            cand uninstall 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;hub;help;install'= {
+        }
+        &'fleetctl;hub;help;uninstall'= {
+        }
+        &'fleetctl;hub;help;help'= {
+        }
+        &'fleetctl;controller'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand hub 'Run the hub controllers (import, registration, lease, cleanup) under leader election'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;controller;hub'= {
+            cand --kubeconfig 'Kubeconfig of the hub (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --context 'Context in the kubeconfig'
+            cand --health-addr 'Address of /healthz, /readyz and /metrics'
+            cand --namespace 'Namespace of the leader-election Lease'
+            cand --hub-url 'Hub API server URL for bootstrap kubeconfigs (default: the kubeconfig''s server)'
+            cand --hub-ca 'CA bundle (PEM file) for bootstrap kubeconfigs (default: the kubeconfig''s CA)'
+            cand --image-repository 'Image repository of the klusterlet'
+            cand --klusterlet-version 'Klusterlet version clusters run unless told otherwise'
+            cand --token-lifetime 'Lifetime of bootstrap tokens (refreshed when a fifth is left)'
+            cand --lease-grace 'A cluster whose lease is older than this many lease periods turns Unknown'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;controller;help'= {
+            cand hub 'Run the hub controllers (import, registration, lease, cleanup) under leader election'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;controller;help;hub'= {
+        }
+        &'fleetctl;controller;help;help'= {
+        }
+        &'fleetctl;agent'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand operator 'Reconcile the Klusterlet into the registration and work agents'
+            cand registration 'Join the hub, keep the cluster''s identity, status and lease'
+            cand work 'Apply the hub''s ManifestWorks on this cluster'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;agent;operator'= {
+            cand --kubeconfig 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --health-addr 'Address of /healthz'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;agent;registration'= {
+            cand --kubeconfig 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --health-addr 'Address of /healthz'
+            cand --cluster-name 'The managed cluster''s name'
+            cand --agent-id 'The agent id (the Klusterlet''s uid)'
+            cand --namespace 'The agent namespace'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;agent;work'= {
+            cand --kubeconfig 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --health-addr 'Address of /healthz'
+            cand --cluster-name 'The managed cluster''s name'
+            cand --agent-id 'The agent id (the Klusterlet''s uid)'
+            cand --namespace 'The agent namespace'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;agent;help'= {
+            cand operator 'Reconcile the Klusterlet into the registration and work agents'
+            cand registration 'Join the hub, keep the cluster''s identity, status and lease'
+            cand work 'Apply the hub''s ManifestWorks on this cluster'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;agent;help;operator'= {
+        }
+        &'fleetctl;agent;help;registration'= {
+        }
+        &'fleetctl;agent;help;work'= {
+        }
+        &'fleetctl;agent;help;help'= {
+        }
+        &'fleetctl;import'= {
+            cand -l 'A label for the ManagedCluster (repeatable)'
+            cand --label 'A label for the ManagedCluster (repeatable)'
+            cand --addons 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --no-wait 'Stop once the manifests are applied to the target'
+            cand --print-command 'Print the one-line command to run on the target instead of applying it'
+            cand --force 'Import even if the target is joined to another hub'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;upgrade'= {
+            cand -l 'Clusters matching this label selector'
+            cand --selector 'Clusters matching this label selector'
+            cand --to 'The klusterlet version to run (e.g. 0.2.0)'
+            cand --parallel 'How many clusters upgrade at once'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --all 'Every cluster'
+            cand --no-wait 'Record the version and return without waiting'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;detach'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -y 'Do not ask (needed when not on a terminal)'
+            cand --yes 'Do not ask (needed when not on a terminal)'
+            cand --force 'When the agents do not answer within --timeout, clean the hub anyway'
+            cand --no-wait 'Start the detach and return'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;get'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
+            cand mcl 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
+            cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
+            cand mca 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;get;clusters'= {
+            cand -l 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)'
+            cand --selector 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;get;mcl'= {
+            cand -l 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)'
+            cand --selector 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;get;addons'= {
+            cand -l 'Only addons whose labels match this selector'
+            cand --selector 'Only addons whose labels match this selector'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;get;mca'= {
+            cand -l 'Only addons whose labels match this selector'
+            cand --selector 'Only addons whose labels match this selector'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;get;help'= {
+            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
+            cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;get;help;clusters'= {
+        }
+        &'fleetctl;get;help;addons'= {
+        }
+        &'fleetctl;get;help;help'= {
+        }
+        &'fleetctl;describe'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand cluster 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
+            cand mcl 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;describe;cluster'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;describe;mcl'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;describe;help'= {
+            cand cluster 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;describe;help;cluster'= {
+        }
+        &'fleetctl;describe;help;help'= {
+        }
+        &'fleetctl;completion'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;help'= {
+            cand dev 'The embedded dev cluster'
+            cand demo 'Run the three acts on an embedded dev environment, telling the story as it goes'
+            cand hub 'Install or remove the hub'
+            cand controller 'Run in-cluster controllers'
+            cand agent 'Run a klusterlet agent on a managed cluster'
+            cand import 'Import a cluster into the hub (Act I)'
+            cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
+            cand detach 'Detach a cluster from the hub (Act III)'
+            cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
+            cand describe 'Show everything the hub knows about one cluster'
+            cand completion 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;help;dev'= {
+            cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
+            cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand down 'Stop the dev environment (its clusters and everything they run)'
+            cand status 'Show the dev environment''s clusters: URL, pid, ready'
+            cand logs 'Print a cluster''s log, or the log of one of its Deployments'
+        }
+        &'fleetctl;help;dev;serve'= {
+        }
+        &'fleetctl;help;dev;up'= {
+        }
+        &'fleetctl;help;dev;down'= {
+        }
+        &'fleetctl;help;dev;status'= {
+        }
+        &'fleetctl;help;dev;logs'= {
+        }
+        &'fleetctl;help;demo'= {
+        }
+        &'fleetctl;help;hub'= {
+            cand install 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
+            cand uninstall 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
+        }
+        &'fleetctl;help;hub;install'= {
+        }
+        &'fleetctl;help;hub;uninstall'= {
+        }
+        &'fleetctl;help;controller'= {
+            cand hub 'Run the hub controllers (import, registration, lease, cleanup) under leader election'
+        }
+        &'fleetctl;help;controller;hub'= {
+        }
+        &'fleetctl;help;agent'= {
+            cand operator 'Reconcile the Klusterlet into the registration and work agents'
+            cand registration 'Join the hub, keep the cluster''s identity, status and lease'
+            cand work 'Apply the hub''s ManifestWorks on this cluster'
+        }
+        &'fleetctl;help;agent;operator'= {
+        }
+        &'fleetctl;help;agent;registration'= {
+        }
+        &'fleetctl;help;agent;work'= {
+        }
+        &'fleetctl;help;import'= {
+        }
+        &'fleetctl;help;upgrade'= {
+        }
+        &'fleetctl;help;detach'= {
+        }
+        &'fleetctl;help;get'= {
+            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
+            cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
+        }
+        &'fleetctl;help;get;clusters'= {
+        }
+        &'fleetctl;help;get;addons'= {
+        }
+        &'fleetctl;help;describe'= {
+            cand cluster 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
+        }
+        &'fleetctl;help;describe;cluster'= {
+        }
+        &'fleetctl;help;completion'= {
+        }
+        &'fleetctl;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

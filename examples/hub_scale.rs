@@ -1,0 +1,115 @@
+//! Hub controller at scale: 1,000 ManagedClusters created at once on a dev hub; prints
+//! the seconds until all 1,000 import secrets exist and the controller's peak RSS.
+//!
+//! The hub controller runs as its own process (`fleetctl controller hub`), so its RSS
+//! is its own. Build the binary first:
+//!
+//! ```sh
+//! cargo build --release && cargo run --release --example hub_scale [-- CLUSTERS]
+//! ```
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use fleetctl::api::{ManagedCluster, crds};
+use fleetctl::devcluster::apiserver::{ApiServer, ServerConfig, Settings};
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Client, ResourceExt};
+
+fn fleetctl_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    // target/<profile>/examples/hub_scale → target/<profile>/fleetctl
+    let binary =
+        exe.parent().and_then(|p| p.parent()).map(|p| p.join("fleetctl")).context("locating the target directory")?;
+    if !binary.exists() {
+        bail!("{} is missing: run `cargo build --release` first", binary.display());
+    }
+    Ok(binary)
+}
+
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let clusters: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(1000);
+    let binary = fleetctl_binary()?;
+    let server = ApiServer::start(ServerConfig { name: "hub".into(), port: 0, settings: Settings::default() }).await?;
+    let dir = tempfile::tempdir()?;
+    let kubeconfig_path = dir.path().join("hub.kubeconfig");
+    std::fs::write(&kubeconfig_path, serde_yaml::to_string(&server.kubeconfig("hub"))?)?;
+    let options = KubeConfigOptions::default();
+    let client = Client::try_from(
+        kube::Config::from_custom_kubeconfig(Kubeconfig::read_from(&kubeconfig_path)?, &options).await?,
+    )?;
+    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in crds::hub() {
+        crd_api.create(&PostParams::default(), &crd).await?;
+    }
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": "open-cluster-management-hub"}}))?,
+        )
+        .await?;
+    let mut controller = Command::new(&binary)
+        .args(["controller", "hub", "--kubeconfig"])
+        .arg(&kubeconfig_path)
+        .env("FLEETCTL_HEALTH_ADDR", "127.0.0.1:0")
+        .env("FLEETCTL_LOG", "warn")
+        .stdout(Stdio::null())
+        .spawn()
+        .context("starting the hub controller")?;
+    let pid = controller.id();
+
+    // Count import secrets as they appear, from before the first cluster exists.
+    let secrets: Api<Secret> = Api::all(client.clone());
+    let config =
+        watcher::Config::default().labels("managedcluster-import-controller.open-cluster-management.io/import-secret");
+    let mut appeared = watcher(secrets, config).applied_objects().boxed();
+
+    println!("hub_scale: {clusters} ManagedClusters created at once on a dev hub (2 CPUs)");
+    let started = Instant::now();
+    let api: Api<ManagedCluster> = Api::all(client.clone());
+    let creates = futures::stream::iter(0..clusters)
+        .map(|i| {
+            let api = api.clone();
+            async move { api.create(&PostParams::default(), &ManagedCluster::accepted(&format!("scale-{i:04}"))).await }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>();
+    let created = creates.await?;
+    let created_in = started.elapsed();
+    let mut seen = HashSet::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    while seen.len() < clusters {
+        let secret = tokio::time::timeout_at(deadline, appeared.try_next())
+            .await
+            .context("import secrets in 120 s")??
+            .context("watch ended")?;
+        seen.insert(secret.namespace().unwrap_or_default());
+    }
+    let all_secrets = started.elapsed();
+    let rss = peak_rss_kib(pid);
+    let _ = controller.kill();
+    let _ = controller.wait();
+    println!("  created {} clusters in {:.2} s", created.len(), created_in.as_secs_f64());
+    println!("  all {clusters} import secrets exist after {:.2} s (target ≤ 20 s)", all_secrets.as_secs_f64());
+    match rss {
+        Some(kib) => println!("  hub controller peak RSS {:.1} MiB (target ≤ 100 MiB)", kib as f64 / 1024.0),
+        None => println!("  hub controller peak RSS: unavailable"),
+    }
+    Ok(())
+}

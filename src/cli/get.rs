@@ -1,0 +1,386 @@
+//! `fleetctl get clusters|addons`: the fleet at a glance, from the hub.
+//!
+//! One list request per kind (two with `-o wide`, which also counts addons), so the command
+//! stays fast on a hub with thousands of clusters; nothing is written.
+
+use std::collections::BTreeMap;
+
+use clap::{Args, Subcommand};
+use jiff::Timestamp;
+use kube::api::{Api, ListParams};
+use kube::{Client, Resource, ResourceExt};
+use thiserror::Error;
+
+use super::printer::{self, Cell, Column, Listing, Printer, Row, Tone};
+use super::{Global, Output};
+use crate::agent::registration::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
+use crate::api::conditions as c;
+use crate::api::{ManagedCluster, ManagedClusterAddOn};
+use crate::hub::import::desired_version;
+use crate::manifests::VERSION;
+
+/// `fleetctl get …`
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(Debug, Subcommand)]
+enum What {
+    /// List managed clusters: accepted by the hub, joined, available, klusterlet version
+    /// (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and
+    /// addons (available/total).
+    #[command(visible_alias = "mcl", aliases = ["cluster", "managedcluster", "managedclusters", "mcls"])]
+    Clusters {
+        /// Only these clusters (all when none is given).
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+        /// Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`).
+        #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "names")]
+        selector: Option<String>,
+    },
+    /// List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why.
+    #[command(visible_alias = "mca", aliases = ["addon", "managedclusteraddon", "managedclusteraddons", "mcas"])]
+    Addons {
+        /// Only the addons of this cluster.
+        #[arg(value_name = "CLUSTER")]
+        cluster: Option<String>,
+        /// Only addons whose labels match this selector.
+        #[arg(short = 'l', long, value_name = "SELECTOR")]
+        selector: Option<String>,
+    },
+}
+
+/// Why reading from the hub failed.
+#[derive(Debug, Error)]
+pub enum ReadError {
+    /// Clusters asked for by name do not exist.
+    #[error("{} not found on the hub — list clusters with `fleetctl get clusters`", quoted_clusters(.0))]
+    ClustersNotFound(Vec<String>),
+    /// The hub has no CRD for the kind.
+    #[error("hub is not initialised (it does not serve {0}) — run `fleetctl hub install`")]
+    NotInitialised(&'static str),
+    /// A request failed.
+    #[error("{action}")]
+    Kube {
+        /// What was being read.
+        action: String,
+        /// Why it failed.
+        #[source]
+        source: kube::Error,
+    },
+}
+
+fn quoted_clusters(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    match quoted.as_slice() {
+        [one] => format!("cluster {one}"),
+        many => format!("clusters {}", many.join(", ")),
+    }
+}
+
+/// Turns a failed list into [`ReadError`]: a 404 on a list means the kind is not served.
+pub(super) fn list_error(kind: &'static str, action: impl Into<String>) -> impl FnOnce(kube::Error) -> ReadError {
+    move |source| match &source {
+        kube::Error::Api(status) if status.code == 404 => ReadError::NotInitialised(kind),
+        _ => ReadError::Kube { action: action.into(), source },
+    }
+}
+
+/// Reads one cluster; a missing one is [`ReadError::ClustersNotFound`].
+pub(super) async fn cluster(client: &Client, name: &str) -> Result<ManagedCluster, ReadError> {
+    Api::<ManagedCluster>::all(client.clone())
+        .get_opt(name)
+        .await
+        .map_err(|source| ReadError::Kube { action: format!("reading cluster {name}"), source })?
+        .ok_or_else(|| ReadError::ClustersNotFound(vec![name.to_string()]))
+}
+
+/// Runs a `get` subcommand.
+pub async fn run(args: GetArgs, global: &Global) -> anyhow::Result<()> {
+    let printer = Printer::new(global);
+    let (client, _) = crate::kube::client(&global.hub_selection()).await?;
+    let listing = match args.what {
+        What::Clusters { names, selector } => {
+            clusters(&client, &names, selector.as_deref(), printer.output() == Output::Wide).await?
+        }
+        What::Addons { cluster: name, selector } => {
+            if let Some(name) = &name {
+                cluster(&client, name).await?;
+            }
+            addons(&client, name.as_deref(), selector.as_deref()).await?
+        }
+    };
+    if listing.rows.is_empty() && !printer.is_machine() && printer.output() != Output::Name {
+        global.say("No resources found.");
+    }
+    printer.list(&listing)?;
+    Ok(())
+}
+
+async fn clusters(client: &Client, names: &[String], selector: Option<&str>, wide: bool) -> Result<Listing, ReadError> {
+    let api: Api<ManagedCluster> = Api::all(client.clone());
+    let items = if names.is_empty() {
+        let mut params = ListParams::default();
+        if let Some(selector) = selector {
+            params = params.labels(selector);
+        }
+        api.list(&params).await.map_err(list_error("managedclusters", "listing clusters"))?.items
+    } else {
+        let found = futures::future::try_join_all(names.iter().map(|name| {
+            let api = api.clone();
+            async move {
+                api.get_opt(name)
+                    .await
+                    .map_err(|source| ReadError::Kube { action: format!("reading cluster {name}"), source })
+            }
+        }))
+        .await?;
+        let missing: Vec<String> =
+            names.iter().zip(&found).filter(|(_, found)| found.is_none()).map(|(n, _)| n.clone()).collect();
+        if !missing.is_empty() {
+            return Err(ReadError::ClustersNotFound(missing));
+        }
+        found.into_iter().flatten().collect()
+    };
+    let addons = if wide { addon_counts(client).await? } else { BTreeMap::new() };
+    let now = Timestamp::now();
+    Ok(Listing {
+        resource: "managedcluster.cluster.open-cluster-management.io",
+        columns: CLUSTER_COLUMNS.to_vec(),
+        rows: items.iter().map(|cluster| cluster_row(cluster, addons.get(&cluster.name_any()), now)).collect(),
+        single: names.len() == 1,
+    })
+}
+
+/// `(available, total)` addons per cluster namespace. A hub without the addon CRD has none.
+async fn addon_counts(client: &Client) -> Result<BTreeMap<String, (usize, usize)>, ReadError> {
+    let api: Api<ManagedClusterAddOn> = Api::all(client.clone());
+    let list = match api.list(&ListParams::default()).await {
+        Ok(list) => list.items,
+        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
+        Err(source) => return Err(ReadError::Kube { action: "listing addons".into(), source }),
+    };
+    let mut counts = BTreeMap::new();
+    for addon in &list {
+        let entry: &mut (usize, usize) = counts.entry(addon.namespace().unwrap_or_default()).or_default();
+        entry.0 += usize::from(addon.is_available());
+        entry.1 += 1;
+    }
+    Ok(counts)
+}
+
+const CLUSTER_COLUMNS: [Column; 11] = [
+    Column::normal("NAME"),
+    Column::normal("ACCEPTED"),
+    Column::normal("JOINED"),
+    Column::normal("AVAILABLE"),
+    Column::normal("VERSION"),
+    Column::normal("AGE"),
+    Column::wide("URL"),
+    Column::wide("KUBERNETES"),
+    Column::wide("CPU"),
+    Column::wide("MEMORY"),
+    Column::wide("ADDONS"),
+];
+
+/// The klusterlet version the cluster's agent reports running, if it reported one.
+pub(super) fn running_version(cluster: &ManagedCluster) -> Option<&str> {
+    claim(cluster, VERSION_CLAIM)
+}
+
+fn claim<'a>(cluster: &'a ManagedCluster, name: &str) -> Option<&'a str> {
+    let claims = &cluster.status.as_ref()?.cluster_claims;
+    claims.iter().find(|c| c.name == name).map(|c| c.value.as_str()).filter(|v| !v.is_empty())
+}
+
+/// The Kubernetes version the agent reports (the status field, else the upstream claim).
+pub(super) fn kubernetes_version(cluster: &ManagedCluster) -> Option<&str> {
+    let reported = cluster.status.as_ref().map(|s| s.version.kubernetes.as_str()).filter(|v| !v.is_empty());
+    reported.or_else(|| claim(cluster, KUBE_VERSION_CLAIM))
+}
+
+/// The klusterlet version the hub wants the cluster to run.
+pub(super) fn wanted_version(cluster: &ManagedCluster) -> &str {
+    desired_version(cluster, VERSION)
+}
+
+/// The status of a condition, for a cell.
+pub(super) fn condition_status<'a>(
+    conditions: &'a [k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition],
+    type_: &str,
+) -> Option<&'a str> {
+    c::find(conditions, type_).map(|c| c.status.as_str())
+}
+
+/// One row of `get clusters`; pure, so the columns are unit-tested.
+fn cluster_row(cluster: &ManagedCluster, addons: Option<&(usize, usize)>, now: Timestamp) -> Row {
+    let conditions = cluster.conditions();
+    let running = running_version(cluster);
+    let desired = wanted_version(cluster);
+    // Yellow while an upgrade (or the first report) is outstanding.
+    let version_tone = if running == Some(desired) { Tone::Plain } else { Tone::Warn };
+    let status = cluster.status.clone().unwrap_or_default();
+    let url = cluster.spec.managed_cluster_client_configs.first().map(|c| c.url.clone());
+    let cells = vec![
+        Cell::plain(cluster.name_any()),
+        Cell::status(condition_status(conditions, c::MANAGED_CLUSTER_HUB_ACCEPTED)),
+        Cell::status(condition_status(conditions, c::MANAGED_CLUSTER_JOINED)),
+        Cell::status(condition_status(conditions, c::MANAGED_CLUSTER_AVAILABLE)),
+        Cell::toned(format!("{}/{desired}", running.unwrap_or(printer::NONE)), version_tone),
+        Cell::plain(created_age(cluster, now)),
+        Cell::plain(url.unwrap_or_else(|| printer::NONE.into())),
+        Cell::plain(kubernetes_version(cluster).unwrap_or(printer::NONE)),
+        Cell::plain(status.capacity.get("cpu").map_or(printer::NONE.into(), |q| q.0.clone())),
+        Cell::plain(status.capacity.get("memory").map_or(printer::NONE.into(), |q| printer::memory(&q.0))),
+        Cell::plain(addons.map_or(printer::NONE.into(), |(available, total)| format!("{available}/{total}"))),
+    ];
+    Row { name: cluster.name_any(), cells, object: printer::for_output(cluster) }
+}
+
+/// The age of an object, `-` when the server set no creation time.
+pub(super) fn created_age<K: Resource>(object: &K, now: Timestamp) -> String {
+    object.meta().creation_timestamp.as_ref().map_or(printer::NONE.into(), |t| printer::age(t.0, now))
+}
+
+async fn addons(client: &Client, cluster: Option<&str>, selector: Option<&str>) -> Result<Listing, ReadError> {
+    let api: Api<ManagedClusterAddOn> = match cluster {
+        Some(cluster) => Api::namespaced(client.clone(), cluster),
+        None => Api::all(client.clone()),
+    };
+    let mut params = ListParams::default();
+    if let Some(selector) = selector {
+        params = params.labels(selector);
+    }
+    let mut items = api.list(&params).await.map_err(list_error("managedclusteraddons", "listing addons"))?.items;
+    items.sort_by(|a, b| (a.namespace(), a.name_any()).cmp(&(b.namespace(), b.name_any())));
+    let now = Timestamp::now();
+    Ok(Listing {
+        resource: "managedclusteraddon.addon.open-cluster-management.io",
+        columns: ADDON_COLUMNS.to_vec(),
+        rows: items.iter().map(|addon| addon_row(addon, now)).collect(),
+        single: false,
+    })
+}
+
+const ADDON_COLUMNS: [Column; 8] = [
+    Column::normal("CLUSTER"),
+    Column::normal("NAME"),
+    Column::normal("AVAILABLE"),
+    Column::normal("REASON"),
+    Column::normal("AGE"),
+    Column::wide("DEGRADED"),
+    Column::wide("PROGRESSING"),
+    Column::wide("MESSAGE"),
+];
+
+/// One row of `get addons`.
+fn addon_row(addon: &ManagedClusterAddOn, now: Timestamp) -> Row {
+    let conditions = addon.conditions();
+    let available = c::find(conditions, c::ADDON_AVAILABLE);
+    let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).unwrap_or(printer::NONE).to_string();
+    let cells = vec![
+        Cell::plain(addon.namespace().unwrap_or_default()),
+        Cell::plain(addon.name_any()),
+        Cell::status(available.map(|c| c.status.as_str())),
+        Cell::plain(text(available.map(|c| c.reason.as_str()))),
+        Cell::plain(created_age(addon, now)),
+        Cell::status(condition_status(conditions, c::ADDON_DEGRADED)),
+        Cell::status(condition_status(conditions, c::ADDON_PROGRESSING)),
+        Cell::plain(text(available.map(|c| c.message.as_str()))),
+    ];
+    Row { name: addon.name_any(), cells, object: printer::for_output(addon) }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use serde_json::json;
+
+    use super::*;
+    use crate::cli::Cli;
+
+    fn cluster(value: serde_json::Value) -> ManagedCluster {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn texts(row: &Row) -> Vec<&str> {
+        row.cells.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_reporting_cluster_fills_every_column() {
+        let c1 = cluster(json!({
+            "apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+            "metadata": {"name": "c1", "creationTimestamp": "2025-01-01T00:00:00Z",
+                         "annotations": {"fleetctl.io/klusterlet-version": "0.2.0"}},
+            "spec": {"hubAcceptsClient": true, "managedClusterClientConfigs": [{"url": "https://c1:6443"}]},
+            "status": {
+                "conditions": [
+                    {"type": "HubAcceptedManagedCluster", "status": "True", "reason": "r", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"},
+                    {"type": "ManagedClusterJoined", "status": "True", "reason": "r", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"},
+                    {"type": "ManagedClusterConditionAvailable", "status": "Unknown", "reason": "r", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+                ],
+                "capacity": {"cpu": "8", "memory": "32Gi"},
+                "clusterClaims": [
+                    {"name": "klusterlet-version.fleetctl.io", "value": "0.1.0"},
+                    {"name": "kubeversion.open-cluster-management.io", "value": "v1.33.1"}
+                ]
+            }
+        }));
+        let now: Timestamp = "2025-01-01T00:05:30Z".parse().unwrap();
+        let row = cluster_row(&c1, Some(&(1, 2)), now);
+        assert_eq!(
+            texts(&row),
+            ["c1", "True", "True", "Unknown", "0.1.0/0.2.0", "5m30s", "https://c1:6443", "v1.33.1", "8", "32Gi", "1/2"]
+        );
+        assert_eq!(row.cells[4].tone, Tone::Warn);
+        assert_eq!(row.cells[3].tone, Tone::Warn);
+    }
+
+    #[test]
+    fn a_new_cluster_shows_dashes_and_the_hub_version() {
+        let c1 = cluster(json!({
+            "apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+            "metadata": {"name": "new"}, "spec": {}
+        }));
+        let row = cluster_row(&c1, None, Timestamp::now());
+        let desired = format!("-/{VERSION}");
+        assert_eq!(texts(&row), ["new", "-", "-", "-", desired.as_str(), "-", "-", "-", "-", "-", "-"]);
+        assert_eq!(row.cells.len(), CLUSTER_COLUMNS.len());
+    }
+
+    #[test]
+    fn an_addon_row_shows_availability_and_why() {
+        let addon: ManagedClusterAddOn = serde_json::from_value(json!({
+            "apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
+            "metadata": {"name": "search-collector", "namespace": "c1"},
+            "spec": {},
+            "status": {"conditions": [{"type": "Available", "status": "False", "reason": "ManagedClusterAddOnLeaseNotFound",
+                                       "message": "no lease", "lastTransitionTime": "2025-01-01T00:00:00Z"}]}
+        }))
+        .unwrap();
+        let row = addon_row(&addon, Timestamp::now());
+        assert_eq!(
+            texts(&row),
+            ["c1", "search-collector", "False", "ManagedClusterAddOnLeaseNotFound", "-", "-", "-", "no lease"]
+        );
+    }
+
+    #[test]
+    fn missing_clusters_are_named_with_the_way_to_list_them() {
+        let one = ReadError::ClustersNotFound(vec!["nope".into()]).to_string();
+        assert_eq!(one, "cluster \"nope\" not found on the hub — list clusters with `fleetctl get clusters`");
+        let two = ReadError::ClustersNotFound(vec!["a".into(), "b".into()]).to_string();
+        assert!(two.starts_with("clusters \"a\", \"b\" not found"), "{two}");
+    }
+
+    #[test]
+    fn get_mcl_is_get_clusters_and_a_selector_excludes_names() {
+        assert!(Cli::try_parse_from(["fleetctl", "get", "mcl", "-l", "env=prod"]).is_ok());
+        assert!(Cli::try_parse_from(["fleetctl", "get", "clusters", "c1", "-o", "wide"]).is_ok());
+        assert!(Cli::try_parse_from(["fleetctl", "get", "clusters", "c1", "-l", "env=prod"]).is_err());
+        assert!(Cli::try_parse_from(["fleetctl", "get", "addons", "c1"]).is_ok());
+    }
+}

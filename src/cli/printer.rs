@@ -1,0 +1,481 @@
+//! The one printer every command writes its results through: tables for people (`-o table`,
+//! `-o wide`), JSON and YAML for machines, bare names for shell loops.
+//!
+//! Data goes to stdout and nothing else does; with `-o json|yaml` stdout holds exactly one
+//! document. Colours are used only when stdout is a terminal and neither `NO_COLOR` nor
+//! `--no-color` says otherwise. A reader that goes away early (`fleetctl get clusters | head`)
+//! is not an error: a broken pipe counts as success, as in ripgrep.
+
+use std::io::{self, IsTerminal, Write};
+
+use comfy_table::{Color, ContentArrangement, Table, presets};
+use jiff::Timestamp;
+use serde::Serialize;
+use serde_json::{Value, json};
+use thiserror::Error;
+
+use super::{Global, Output};
+
+/// Why output could not be written.
+#[derive(Debug, Error)]
+pub enum PrintError {
+    /// Writing to stdout failed (other than the reader going away).
+    #[error("writing to stdout")]
+    Write(#[source] io::Error),
+    /// The result could not be encoded as JSON.
+    #[error("encoding the result as JSON")]
+    Json(#[source] serde_json::Error),
+    /// The result could not be encoded as YAML.
+    #[error("encoding the result as YAML")]
+    Yaml(#[source] serde_yaml::Error),
+}
+
+/// How a table cell reads at a glance; turned into a colour only when colours are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// No colour.
+    Plain,
+    /// Healthy: green.
+    Good,
+    /// Broken: red.
+    Bad,
+    /// Unknown or in progress: yellow.
+    Warn,
+}
+
+/// One table cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    /// The text shown.
+    pub text: String,
+    /// Its tone.
+    pub tone: Tone,
+}
+
+impl Cell {
+    /// A cell without colour.
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self { text: text.into(), tone: Tone::Plain }
+    }
+
+    /// A cell with a tone.
+    pub fn toned(text: impl Into<String>, tone: Tone) -> Self {
+        Self { text: text.into(), tone }
+    }
+
+    /// A condition status cell: `True` green, `False` red, `Unknown` yellow, `-` when the
+    /// condition is absent (an empty cell would shift the columns of `awk`-style readers).
+    pub fn status(status: Option<&str>) -> Self {
+        match status {
+            Some(s @ "True") => Self::toned(s, Tone::Good),
+            Some(s @ "False") => Self::toned(s, Tone::Bad),
+            Some(s) => Self::toned(s, Tone::Warn),
+            None => Self::plain(NONE),
+        }
+    }
+}
+
+/// What a table shows in place of a missing value.
+pub const NONE: &str = "-";
+
+/// One column of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// The header, in capitals as kubectl writes them.
+    pub title: &'static str,
+    /// Shown only with `-o wide`.
+    pub wide: bool,
+}
+
+impl Column {
+    /// A column of the normal table.
+    pub const fn normal(title: &'static str) -> Self {
+        Self { title, wide: false }
+    }
+
+    /// A column only `-o wide` shows.
+    pub const fn wide(title: &'static str) -> Self {
+        Self { title, wide: true }
+    }
+}
+
+/// One object of a listing: its name, its cells (one per column, wide ones included) and the
+/// object itself for `-o json|yaml`.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The object's name (for `-o name`).
+    pub name: String,
+    /// One cell per column of the listing.
+    pub cells: Vec<Cell>,
+    /// The object as the API server returned it.
+    pub object: Value,
+}
+
+/// A list of objects of one kind, printable in every format.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    /// `<kind>.<group>` in lower case, the prefix of `-o name` (as kubectl prints it).
+    pub resource: &'static str,
+    /// The columns.
+    pub columns: Vec<Column>,
+    /// The objects, in the order to print them.
+    pub rows: Vec<Row>,
+    /// The user asked for exactly one object by name: JSON and YAML print that object rather
+    /// than a `List`, as kubectl does.
+    pub single: bool,
+}
+
+/// Writes results to stdout in the format `-o` chose.
+#[derive(Debug, Clone, Copy)]
+pub struct Printer {
+    output: Output,
+    color: bool,
+}
+
+impl Printer {
+    /// The printer for the global options: `-o`, and colours unless `--no-color`, `NO_COLOR`
+    /// or stdout is not a terminal.
+    pub fn new(global: &Global) -> Self {
+        let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = !global.args.no_color && !no_color_env && io::stdout().is_terminal();
+        Self::with(global.args.output, color)
+    }
+
+    /// A printer with the format and colour choice given (tests, other front ends).
+    pub fn with(output: Output, color: bool) -> Self {
+        Self { output, color }
+    }
+
+    /// The output format.
+    pub fn output(&self) -> Output {
+        self.output
+    }
+
+    /// Whether machine output (JSON or YAML) was asked for, so nothing else may reach stdout.
+    pub fn is_machine(&self) -> bool {
+        matches!(self.output, Output::Json | Output::Yaml)
+    }
+
+    /// Prints a listing in the chosen format.
+    pub fn list(&self, listing: &Listing) -> Result<(), PrintError> {
+        let text = self.render_list(listing)?;
+        write_stdout(&text)
+    }
+
+    /// A listing as the text [`Printer::list`] prints.
+    pub fn render_list(&self, listing: &Listing) -> Result<String, PrintError> {
+        match self.output {
+            Output::Table | Output::Wide => {
+                if listing.rows.is_empty() {
+                    return Ok(String::new());
+                }
+                let wide = self.output == Output::Wide;
+                let keep: Vec<usize> =
+                    (0..listing.columns.len()).filter(|&i| wide || !listing.columns[i].wide).collect();
+                let header: Vec<&str> = keep.iter().map(|&i| listing.columns[i].title).collect();
+                let rows: Vec<Vec<Cell>> = listing
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        keep.iter().map(|&i| row.cells.get(i).cloned().unwrap_or_else(|| Cell::plain(NONE))).collect()
+                    })
+                    .collect();
+                Ok(self.table(&header, &rows))
+            }
+            Output::Json | Output::Yaml => {
+                let document = match (listing.single, listing.rows.as_slice()) {
+                    (true, [row]) => row.object.clone(),
+                    _ => list_document(listing.rows.iter().map(|r| r.object.clone()).collect()),
+                };
+                self.render_document(&document)
+            }
+            Output::Name => Ok(listing.rows.iter().map(|r| format!("{}/{}\n", listing.resource, r.name)).collect()),
+        }
+    }
+
+    /// Prints one document: `text` (rendered lazily) for tables, `value` for JSON and YAML,
+    /// `name` for `-o name`.
+    pub fn document<T: Serialize>(
+        &self,
+        value: &T,
+        name: &str,
+        text: impl FnOnce(&Self) -> String,
+    ) -> Result<(), PrintError> {
+        let out = match self.output {
+            Output::Table | Output::Wide => text(self),
+            Output::Json | Output::Yaml => self.render_document(value)?,
+            Output::Name => format!("{name}\n"),
+        };
+        write_stdout(&out)
+    }
+
+    /// A value as JSON (pretty, two spaces, as kubectl) or YAML, ending in a newline; other
+    /// formats get JSON.
+    pub fn render_document<T: Serialize>(&self, value: &T) -> Result<String, PrintError> {
+        match self.output {
+            Output::Yaml => serde_yaml::to_string(value).map_err(PrintError::Yaml),
+            _ => serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(PrintError::Json),
+        }
+    }
+
+    /// A borderless table in kubectl's layout: left-aligned, three spaces between columns, no
+    /// wrapping (a wrapped row breaks `grep` and `awk`), no trailing spaces.
+    pub fn table(&self, header: &[&str], rows: &[Vec<Cell>]) -> String {
+        let mut table = Table::new();
+        table.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
+        if self.color {
+            table.enforce_styling();
+        } else {
+            table.force_no_tty();
+        }
+        table.set_header(header.iter().map(|h| comfy_table::Cell::new(h)));
+        for row in rows {
+            table.add_row(row.iter().map(|cell| self.cell(cell)));
+        }
+        let last = header.len().saturating_sub(1);
+        for (i, column) in table.column_iter_mut().enumerate() {
+            column.set_padding((0, if i == last { 0 } else { 3 }));
+        }
+        let mut out = String::new();
+        for line in table.lines() {
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    fn cell(&self, cell: &Cell) -> comfy_table::Cell {
+        let out = comfy_table::Cell::new(&cell.text);
+        let color = match cell.tone {
+            _ if !self.color => return out,
+            Tone::Plain => return out,
+            Tone::Good => Color::Green,
+            Tone::Bad => Color::Red,
+            Tone::Warn => Color::Yellow,
+        };
+        out.fg(color)
+    }
+}
+
+/// A kubectl-style `List` of objects.
+pub fn list_document(items: Vec<Value>) -> Value {
+    json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
+}
+
+/// An object as `-o json|yaml` shows it: without `metadata.managedFields`, which only the API
+/// server's bookkeeping needs (kubectl hides it too).
+pub fn for_output<T: Serialize>(object: &T) -> Value {
+    let mut value = serde_json::to_value(object).unwrap_or(Value::Null);
+    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("managedFields");
+    }
+    value
+}
+
+/// Writes to stdout; a reader that has gone away is success.
+pub fn write_stdout(text: &str) -> Result<(), PrintError> {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(PrintError::Write(e)),
+        _ => Ok(()),
+    }
+}
+
+/// How long ago `since` was, as kubectl prints ages (`45s`, `5m30s`, `3h`, `2d4h`, `1y`):
+/// precise while young, coarser with age.
+pub fn age(since: Timestamp, now: Timestamp) -> String {
+    let seconds = now.as_second() - since.as_second();
+    human_duration(seconds)
+}
+
+/// apimachinery's `HumanDuration` for a whole number of seconds.
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    let seconds = seconds.max(0);
+    let minutes = seconds / 60;
+    let hours = seconds / 3600;
+    match () {
+        () if seconds < 120 => format!("{seconds}s"),
+        () if minutes < 10 => match seconds % 60 {
+            0 => format!("{minutes}m"),
+            s => format!("{minutes}m{s}s"),
+        },
+        () if minutes < 180 => format!("{minutes}m"),
+        () if hours < 8 => match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        },
+        () if hours < 48 => format!("{hours}h"),
+        () if hours < 24 * 8 => match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            h => format!("{}d{h}h", hours / 24),
+        },
+        () if hours < 24 * 365 * 2 => format!("{}d", hours / 24),
+        () if hours < 24 * 365 * 8 => match (hours / 24) % 365 {
+            0 => format!("{}y", hours / 24 / 365),
+            d => format!("{}y{d}d", hours / 24 / 365),
+        },
+        () => format!("{}y", hours / 24 / 365),
+    }
+}
+
+/// A memory quantity (`64551700Ki`, `16Gi`, `17179869184`) in binary units with one decimal
+/// (`61.6Gi`); the text as given when it is not a quantity.
+pub fn memory(quantity: &str) -> String {
+    let Some(bytes) = quantity_value(quantity) else { return quantity.to_string() };
+    const UNITS: [&str; 6] = ["", "Ki", "Mi", "Gi", "Ti", "Pi"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || value >= 100.0 || value.fract() == 0.0 {
+        format!("{value:.0}{}", UNITS[unit])
+    } else {
+        format!("{value:.1}{}", UNITS[unit])
+    }
+}
+
+/// The value of a Kubernetes quantity (`1500m`, `2Ki`, `3G`, `1e3`), or `None` when it is not
+/// one.
+pub fn quantity_value(quantity: &str) -> Option<f64> {
+    let split =
+        quantity.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-')).unwrap_or(quantity.len());
+    let (number, suffix) = quantity.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let factor = match suffix {
+        "" => 1.0,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        "Ki" => 1024f64,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        exponent => 10f64.powi(exponent.strip_prefix(['e', 'E'])?.parse().ok()?),
+    };
+    Some(number * factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing() -> Listing {
+        let row = |name: &str, status: Option<&str>, url: &str| Row {
+            name: name.into(),
+            cells: vec![Cell::plain(name), Cell::status(status), Cell::plain(url)],
+            object: json!({"metadata": {"name": name}}),
+        };
+        Listing {
+            resource: "managedcluster.cluster.open-cluster-management.io",
+            columns: vec![Column::normal("NAME"), Column::normal("AVAILABLE"), Column::wide("URL")],
+            rows: vec![row("c1", Some("True"), "https://c1:6443"), row("cluster-two", None, "")],
+            single: false,
+        }
+    }
+
+    #[test]
+    fn tables_are_aligned_like_kubectl_without_trailing_spaces() {
+        let out = Printer::with(Output::Table, false).render_list(&listing()).unwrap();
+        assert_eq!(out, "NAME          AVAILABLE\nc1            True\ncluster-two   -\n");
+        let wide = Printer::with(Output::Wide, false).render_list(&listing()).unwrap();
+        assert_eq!(wide, "NAME          AVAILABLE   URL\nc1            True        https://c1:6443\ncluster-two   -\n");
+    }
+
+    #[test]
+    fn colours_appear_only_when_asked_for() {
+        let plain = Printer::with(Output::Table, false).render_list(&listing()).unwrap();
+        assert!(!plain.contains('\u{1b}'));
+        let coloured = Printer::with(Output::Table, true).render_list(&listing()).unwrap();
+        assert!(coloured.contains('\u{1b}'), "{coloured:?}");
+    }
+
+    #[test]
+    fn machine_formats_print_one_document() {
+        let json_out = Printer::with(Output::Json, false).render_list(&listing()).unwrap();
+        let value: Value = serde_json::from_str(&json_out).unwrap();
+        assert_eq!(value["kind"], "List");
+        assert_eq!(value["items"][1]["metadata"]["name"], "cluster-two");
+
+        let mut one = listing();
+        one.rows.truncate(1);
+        one.single = true;
+        let yaml_out = Printer::with(Output::Yaml, false).render_list(&one).unwrap();
+        let value: Value = serde_yaml::from_str(&yaml_out).unwrap();
+        assert_eq!(value, json!({"metadata": {"name": "c1"}}));
+    }
+
+    #[test]
+    fn names_carry_the_resource_as_kubectl_prints_them() {
+        let out = Printer::with(Output::Name, false).render_list(&listing()).unwrap();
+        assert_eq!(
+            out,
+            "managedcluster.cluster.open-cluster-management.io/c1\n\
+             managedcluster.cluster.open-cluster-management.io/cluster-two\n"
+        );
+    }
+
+    #[test]
+    fn empty_tables_print_nothing() {
+        let mut empty = listing();
+        empty.rows.clear();
+        assert_eq!(Printer::with(Output::Table, false).render_list(&empty).unwrap(), "");
+        let out = Printer::with(Output::Json, false).render_list(&empty).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["items"], json!([]));
+    }
+
+    #[test]
+    fn managed_fields_are_left_out_of_machine_output() {
+        let object = json!({"metadata": {"name": "c1", "managedFields": [{"manager": "x"}]}, "spec": {}});
+        assert_eq!(for_output(&object), json!({"metadata": {"name": "c1"}, "spec": {}}));
+    }
+
+    #[test]
+    fn ages_read_like_kubectl() {
+        let cases = [
+            (-5, "<invalid>"),
+            (-1, "0s"),
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (330, "5m30s"),
+            (600, "10m"),
+            (179 * 60, "179m"),
+            (3 * 3600, "3h"),
+            (3 * 3600 + 5 * 60, "3h5m"),
+            (8 * 3600, "8h"),
+            (47 * 3600, "47h"),
+            (2 * 86400 + 4 * 3600, "2d4h"),
+            (9 * 86400, "9d"),
+            (3 * 365 * 86400 + 20 * 86400, "3y20d"),
+            (9 * 365 * 86400, "9y"),
+        ];
+        for (seconds, expected) in cases {
+            assert_eq!(human_duration(seconds), expected, "{seconds}s");
+        }
+        let now = Timestamp::from_second(1_000_000).unwrap();
+        assert_eq!(age(Timestamp::from_second(999_955).unwrap(), now), "45s");
+    }
+
+    #[test]
+    fn memory_is_shown_in_binary_units() {
+        assert_eq!(memory("64551700Ki"), "61.6Gi");
+        assert_eq!(memory("16Gi"), "16Gi");
+        assert_eq!(memory("8G"), "7.5Gi");
+        assert_eq!(memory("512"), "512");
+        assert_eq!(memory("lots"), "lots");
+        assert_eq!(quantity_value("1500m"), Some(1.5));
+        assert_eq!(quantity_value("1e3"), Some(1000.0));
+        assert_eq!(quantity_value(""), None);
+    }
+}

@@ -1,0 +1,413 @@
+//! One Pod: its object on the API server, its containers' processes (or tasks), its
+//! ServiceAccount credentials and its status.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::core::v1::{Container, Pod, ServiceAccount};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::runtime::wait::await_condition;
+use parking_lot::Mutex;
+use serde_json::Value;
+use tokio::sync::{Notify, OnceCell, watch};
+
+use super::Node;
+use super::RunMode;
+use super::process::{self, Launch};
+use super::status::{
+    self, ContainerPhase, ContainerState, PodFields, container_env, expand, is_fleetctl_image, pod_object, pod_status,
+    service_account,
+};
+
+/// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
+/// session (the server grants up to two).
+const TOKEN_SECONDS: i64 = 365 * 24 * 3600;
+
+/// The health address every container gets: a port of its own, whatever the manifest
+/// says, since all Pods of all dev clusters share 127.0.0.1.
+const HEALTH_ADDR: &str = "127.0.0.1:0";
+
+/// What the Deployment worker holds of a Pod.
+pub(super) struct PodHandle {
+    name: String,
+    generation: String,
+    shared: Arc<Shared>,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// What a Pod's tasks share.
+struct Shared {
+    /// The Pod object exists.
+    created: AtomicBool,
+    containers: Mutex<Vec<ContainerState>>,
+    /// A container changed: the Pod status is written again.
+    changed: Notify,
+    /// The Deployment's status is computed again.
+    deployment_changed: Arc<Notify>,
+}
+
+impl Shared {
+    fn update(&self, index: usize, change: impl FnOnce(&mut ContainerState)) {
+        if let Some(container) = self.containers.lock().get_mut(index) {
+            change(container);
+        }
+        self.changed.notify_one();
+        self.deployment_changed.notify_one();
+    }
+}
+
+impl PodHandle {
+    /// Starts a Pod for one replica of the Deployment.
+    pub(super) fn start(
+        node: Arc<Node>,
+        deployment: &Deployment,
+        hash: &str,
+        generation: &str,
+        deployment_changed: Arc<Notify>,
+    ) -> Self {
+        let suffix: String = uuid::Uuid::new_v4().simple().to_string().chars().take(5).collect();
+        let deployment_name = deployment.metadata.name.clone().unwrap_or_default();
+        let name = format!("{deployment_name}-{hash}-{suffix}");
+        let containers = status::containers(deployment);
+        let shared = Arc::new(Shared {
+            created: AtomicBool::new(false),
+            containers: Mutex::new(containers.iter().map(ContainerState::new).collect()),
+            changed: Notify::new(),
+            deployment_changed,
+        });
+        let namespace = deployment.metadata.namespace.clone().unwrap_or_default();
+        let pod = PodInfo {
+            object: pod_object(deployment, &name, hash, &node.config.name),
+            log: node.log_path(&namespace, &deployment_name),
+            kubeconfig: node.kubeconfig_path(&namespace, &name),
+            fields: PodFields {
+                namespace,
+                name: name.clone(),
+                uid: String::new(),
+                service_account: service_account(deployment),
+                node: node.config.name.clone(),
+                labels: deployment
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.template.metadata.as_ref())
+                    .and_then(|m| m.labels.clone())
+                    .unwrap_or_default(),
+            },
+            containers,
+            credentials: OnceCell::new(),
+        };
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(run(node, pod, shared.clone(), stopped));
+        Self { name, generation: generation.to_string(), shared, stop, task }
+    }
+
+    /// The Pod's name.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The Deployment uid and template hash it was started for.
+    pub(super) fn generation(&self) -> &str {
+        &self.generation
+    }
+
+    /// Whether the Pod exists and all its containers run.
+    pub(super) fn ready(&self) -> bool {
+        self.shared.created.load(Ordering::Relaxed) && self.shared.containers.lock().iter().all(ContainerState::ready)
+    }
+
+    /// Stops its containers (SIGTERM, grace, SIGKILL) and deletes the Pod object.
+    pub(super) async fn stop(self) {
+        let _ = self.stop.send(true);
+        if let Err(e) = self.task.await {
+            tracing::warn!(pod = %self.name, error = %e, "pod task ended abnormally");
+        }
+    }
+}
+
+/// Everything about a Pod its tasks read.
+struct PodInfo {
+    object: Value,
+    log: PathBuf,
+    kubeconfig: PathBuf,
+    fields: PodFields,
+    containers: Vec<Container>,
+    /// The kubeconfig, once written (shared by the containers).
+    credentials: OnceCell<PathBuf>,
+}
+
+/// Why a container could not get its ServiceAccount's kubeconfig.
+#[derive(Debug, thiserror::Error)]
+enum CredentialError {
+    #[error("requesting a token: {0}")]
+    Token(#[source] kube::Error),
+    #[error("waiting for the service account: {0}")]
+    Wait(#[source] kube::runtime::wait::Error),
+    #[error("the token request was answered without a token")]
+    NoToken,
+    #[error("writing the kubeconfig: {0}")]
+    Write(#[source] std::io::Error),
+}
+
+impl PodInfo {
+    fn namespace(&self) -> &str {
+        &self.fields.namespace
+    }
+
+    fn name(&self) -> &str {
+        &self.fields.name
+    }
+
+    /// A kubeconfig with a token of the Pod's ServiceAccount; waits (through a watch)
+    /// for the ServiceAccount if it does not exist yet.
+    async fn credentials(&self, node: &Node) -> Result<PathBuf, CredentialError> {
+        let path = self.credentials.get_or_try_init(|| self.issue_credentials(node)).await?;
+        Ok(path.clone())
+    }
+
+    async fn issue_credentials(&self, node: &Node) -> Result<PathBuf, CredentialError> {
+        let api: Api<ServiceAccount> = Api::namespaced(node.client(), self.namespace());
+        let sa = &self.fields.service_account;
+        let request = TokenRequest {
+            spec: TokenRequestSpec { expiration_seconds: Some(TOKEN_SECONDS), ..TokenRequestSpec::default() },
+            ..TokenRequest::default()
+        };
+        loop {
+            match api.create_token_request(sa, &PostParams::default(), &request).await {
+                Ok(issued) => {
+                    let token = issued.status.map(|s| s.token).filter(|t| !t.is_empty());
+                    let token = token.ok_or(CredentialError::NoToken)?;
+                    process::write_kubeconfig(&self.kubeconfig, &node.config.server_url, &node.config.ca_pem, &token)
+                        .map_err(CredentialError::Write)?;
+                    return Ok(self.kubeconfig.clone());
+                }
+                Err(kube::Error::Api(status)) if status.code == 404 => {
+                    process::log_line(
+                        &self.log,
+                        &format!("pod {}: waiting for service account {}/{sa}", self.name(), self.namespace()),
+                    );
+                    await_condition(api.clone(), sa, |sa: Option<&ServiceAccount>| sa.is_some())
+                        .await
+                        .map_err(CredentialError::Wait)?;
+                }
+                Err(e) => return Err(CredentialError::Token(e)),
+            }
+        }
+    }
+}
+
+/// The Pod's life: create its object, run its containers, keep its status, and on
+/// stop end the containers and delete the object.
+async fn run(node: Arc<Node>, mut pod: PodInfo, shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
+    let api: Api<Pod> = Api::namespaced(node.client(), pod.namespace());
+    let Some(uid) = create(&node, &api, &pod, &mut stop).await else {
+        return;
+    };
+    pod.fields.uid = uid;
+    shared.created.store(true, Ordering::Relaxed);
+    let start_time = now();
+    let pod = Arc::new(pod);
+    let containers: Vec<_> = (0..pod.containers.len())
+        .map(|index| tokio::spawn(run_container(node.clone(), pod.clone(), shared.clone(), index, stop.clone())))
+        .collect();
+    let mut written: Option<Value> = None;
+    loop {
+        let status = pod_status(&shared.containers.lock(), &start_time);
+        if written.as_ref() != Some(&status) {
+            let patch = Patch::Merge(serde_json::json!({ "status": status }));
+            match api.patch_status(pod.name(), &PatchParams::default(), &patch).await {
+                Ok(_) => written = Some(status),
+                // Deleted by someone else: the worker hears of it and stops us.
+                Err(kube::Error::Api(e)) if e.code == 404 => written = Some(status),
+                Err(e) => tracing::warn!(pod = %pod.name(), error = %e, "writing pod status"),
+            }
+        }
+        tokio::select! {
+            _ = stop.wait_for(|s| *s) => break,
+            () = shared.changed.notified() => {}
+        }
+    }
+    futures::future::join_all(containers).await;
+    match api.delete(pod.name(), &DeleteParams { grace_period_seconds: Some(0), ..DeleteParams::default() }).await {
+        Ok(_) | Err(kube::Error::Api(_)) => {}
+        Err(e) => tracing::warn!(pod = %pod.name(), error = %e, "deleting pod"),
+    }
+    let _ = std::fs::remove_file(&pod.kubeconfig);
+    shared.deployment_changed.notify_one();
+}
+
+/// Creates the Pod object, retrying with back-off (a namespace being created or
+/// deleted refuses it for a while); `None` if stopped first.
+async fn create(node: &Node, api: &Api<Pod>, pod: &PodInfo, stop: &mut watch::Receiver<bool>) -> Option<String> {
+    let object: Pod = match serde_json::from_value(pod.object.clone()) {
+        Ok(object) => object,
+        Err(e) => {
+            tracing::warn!(pod = %pod.name(), error = %e, "a pod from this template cannot be built");
+            return None;
+        }
+    };
+    let mut backoff = Backoff::new(node);
+    loop {
+        match api.create(&PostParams::default(), &object).await {
+            Ok(created) => return Some(created.metadata.uid.unwrap_or_default()),
+            Err(e) => {
+                tracing::debug!(pod = %pod.name(), error = %e, "creating pod (will retry)");
+                if !backoff.pause(stop).await {
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// Restart delays: doubling from the start value up to the maximum.
+struct Backoff {
+    start: Duration,
+    max: Duration,
+    next: Duration,
+}
+
+impl Backoff {
+    fn new(node: &Node) -> Self {
+        let timing = node.timing();
+        Self { start: timing.backoff_start, max: timing.backoff_max, next: timing.backoff_start }
+    }
+
+    fn reset(&mut self) {
+        self.next = self.start;
+    }
+
+    /// Waits the current delay (and doubles the next); `false` if stopped meanwhile.
+    async fn pause(&mut self, stop: &mut watch::Receiver<bool>) -> bool {
+        let delay = self.next;
+        self.next = (self.next * 2).min(self.max);
+        tokio::select! {
+            _ = stop.wait_for(|s| *s) => false,
+            () = tokio::time::sleep(delay) => true,
+        }
+    }
+}
+
+fn now() -> String {
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// One container: a process (or task) for the fleetctl image, restarted when it exits;
+/// for any other image a container that is simply reported running.
+async fn run_container(
+    node: Arc<Node>,
+    pod: Arc<PodInfo>,
+    shared: Arc<Shared>,
+    index: usize,
+    mut stop: watch::Receiver<bool>,
+) {
+    let Some(container) = pod.containers.get(index) else { return };
+    let image = container.image.clone().unwrap_or_default();
+    if !is_fleetctl_image(&image) {
+        let id = format!("simulated://{}/{}", pod.name(), container.name);
+        shared.update(index, |c| {
+            c.phase = ContainerPhase::Running(now());
+            c.container_id = Some(id);
+        });
+        let _ = stop.wait_for(|s| *s).await;
+        return;
+    }
+    let label = format!("pod {} container {}", pod.name(), container.name);
+    let mut backoff = Backoff::new(&node);
+    let mut restarts = 0;
+    loop {
+        let credentials = tokio::select! {
+            _ = stop.wait_for(|s| *s) => return,
+            credentials = pod.credentials(&node) => credentials,
+        };
+        let kubeconfig = match credentials {
+            Ok(path) => path,
+            Err(e) => {
+                process::log_line(&pod.log, &format!("{label}: {e}"));
+                shared.update(index, |c| c.phase = ContainerPhase::Waiting("CreateContainerConfigError".into()));
+                if !backoff.pause(&mut stop).await {
+                    return;
+                }
+                continue;
+            }
+        };
+        let launch = launch(&pod, container, kubeconfig);
+        let started = match &node.config.mode {
+            RunMode::Process { program } => process::spawn_process(program, &launch),
+            RunMode::InProcess(runner) => Ok(process::spawn_task(runner, &launch)),
+        };
+        let mut running = match started {
+            Ok(running) => running,
+            Err(e) => {
+                process::log_line(&pod.log, &format!("{label}: cannot start: {e}"));
+                shared.update(index, |c| c.phase = ContainerPhase::Waiting("RunContainerError".into()));
+                if !backoff.pause(&mut stop).await {
+                    return;
+                }
+                continue;
+            }
+        };
+        let id = running.container_id();
+        process::log_line(&pod.log, &format!("{label}: started {id}: fleetctl {}", launch.args.join(" ")));
+        shared.update(index, |c| {
+            c.phase = ContainerPhase::Running(now());
+            c.container_id = Some(id.clone());
+            c.restart_count = restarts;
+        });
+        let up_since = Instant::now();
+        let exited = tokio::select! {
+            code = running.wait() => Some(code),
+            _ = stop.wait_for(|s| *s) => None,
+        };
+        let Some(code) = exited else {
+            let code = running.terminate(node.timing().grace).await;
+            process::log_line(&pod.log, &format!("{label}: {id} stopped (exit code {code})"));
+            return;
+        };
+        process::log_line(&pod.log, &format!("{label}: {id} exited with code {code}"));
+        if up_since.elapsed() >= node.timing().backoff_reset {
+            backoff.reset();
+        }
+        shared.update(index, |c| {
+            c.phase = ContainerPhase::Waiting("CrashLoopBackOff".into());
+            c.last_exit = Some((code, now()));
+        });
+        if !backoff.pause(&mut stop).await {
+            return;
+        }
+        restarts += 1;
+    }
+}
+
+/// The container's args and env as the kubelet would give them, plus the simulator's:
+/// the kubeconfig, a health address of its own, a log level, and the Pod name as host name.
+fn launch(pod: &PodInfo, container: &Container, kubeconfig: PathBuf) -> Launch {
+    let (mut env, skipped) = container_env(container.env.as_deref().unwrap_or_default(), &pod.fields);
+    if !skipped.is_empty() {
+        process::log_line(
+            &pod.log,
+            &format!(
+                "pod {}: variables from secrets, config maps or resources are not supported, left out: {}",
+                pod.name(),
+                skipped.join(", ")
+            ),
+        );
+    }
+    let mut set = |name: &str, value: String, replace: bool| {
+        if replace || !env.iter().any(|(n, _)| n == name) {
+            env.retain(|(n, _)| n != name);
+            env.push((name.to_string(), value));
+        }
+    };
+    set("KUBECONFIG", kubeconfig.display().to_string(), true);
+    set("FLEETCTL_HEALTH_ADDR", HEALTH_ADDR.to_string(), true);
+    set("HOSTNAME", pod.name().to_string(), true);
+    set("FLEETCTL_LOG", "info".to_string(), false);
+    let args = container.args.clone().unwrap_or_default().iter().map(|a| expand(a, &env)).collect();
+    Launch { args, env, kubeconfig, log: pod.log.clone() }
+}

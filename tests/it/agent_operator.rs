@@ -1,0 +1,422 @@
+//! The klusterlet operator against an in-process dev cluster: the tests apply the import
+//! manifests, run the controller in-process, and play the node simulator (Deployment
+//! status) and the registration agent (the hub-notified annotation).
+
+use std::fmt::Debug;
+use std::time::{Duration, Instant};
+
+use fleetctl::agent::operator::render::{
+    APPLIED_MANIFEST_WORK_CRD, REGISTRATION_ROLE, REGISTRATION_SERVICE_ACCOUNT, WORK_ROLE, WORK_SERVICE_ACCOUNT,
+};
+use fleetctl::agent::operator::{ANNOTATION_HUB_NOTIFIED, CONTROLLER_NAME, OperatorSettings, controller};
+use fleetctl::agent::{AGENT_NAMESPACE, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
+use fleetctl::api::conditions::{self as c, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_KLUSTERLET_CLEANUP};
+use fleetctl::api::{AppliedManifestWork, Klusterlet, crds};
+use fleetctl::kube::ApplyOptions;
+use fleetctl::manifests::import::{self, ImportInputs};
+use fleetctl::runner::metrics::Registry;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::runtime::wait::await_condition;
+use kube::{Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use crate::support::cluster::TestCluster;
+
+const WAIT: Duration = Duration::from_secs(10);
+const IMAGE: &str = "quay.io/fleetctl/fleetctl:0.1.0";
+const ADDON_NAMESPACE: &str = "open-cluster-management-agent-addon";
+
+/// A managed cluster with the Klusterlet CRD, the import manifests applied and the operator
+/// running in-process.
+struct Managed {
+    cluster: TestCluster,
+    metrics: Registry,
+    timeout: Duration,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Managed {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Managed {
+    async fn start() -> Self {
+        Self::with_timeout(Duration::from_secs(60)).await
+    }
+
+    /// `timeout`: how long cleanup waits for the registration agent's word.
+    async fn with_timeout(timeout: Duration) -> Self {
+        let cluster = TestCluster::start().await;
+        // What `crds.yaml` brings: the Klusterlet CRD only; the operator installs the
+        // AppliedManifestWork CRD itself.
+        let crd_api: Api<CustomResourceDefinition> = Api::all(cluster.client.clone());
+        crd_api.create(&PostParams::default(), &crds::klusterlet()).await.expect("klusterlet crd");
+        let inputs = ImportInputs {
+            cluster: "c1",
+            hub_url: "https://hub.example:6443",
+            hub_ca_pem: "CA",
+            token: "t0k",
+            image: IMAGE,
+        };
+        fleetctl::kube::apply(&cluster.client, &import::objects(&inputs), &ApplyOptions::default())
+            .await
+            .expect("import manifests");
+        let metrics = Registry::default();
+        let task = tokio::spawn(controller(cluster.client.clone(), settings(&metrics, timeout)));
+        Self { cluster, metrics, timeout, task }
+    }
+
+    /// Stops the controller and starts a fresh one (which reconciles everything once).
+    fn restart(&mut self) {
+        self.task.abort();
+        self.task = tokio::spawn(controller(self.cluster.client.clone(), settings(&self.metrics, self.timeout)));
+    }
+
+    fn client(&self) -> Client {
+        self.cluster.client.clone()
+    }
+
+    fn klusterlets(&self) -> Api<Klusterlet> {
+        Api::all(self.client())
+    }
+
+    fn deployments(&self) -> Api<Deployment> {
+        Api::namespaced(self.client(), AGENT_NAMESPACE)
+    }
+
+    fn reconciles(&self) -> u64 {
+        self.metrics.controller(CONTROLLER_NAME).reconciles()
+    }
+
+    fn writes(&self) -> u64 {
+        self.cluster.server.state().store.rv()
+    }
+
+    /// Waits until the Klusterlet satisfies `check`.
+    async fn wait_klusterlet(&self, check: impl Fn(&Klusterlet) -> bool) -> Klusterlet {
+        wait_for(&self.klusterlets(), "klusterlet", check).await
+    }
+
+    /// Waits until both agent Deployments exist; returns (registration, work).
+    async fn agents(&self) -> (Deployment, Deployment) {
+        let registration = wait_for(&self.deployments(), REGISTRATION_DEPLOYMENT, |_| true).await;
+        let work = wait_for(&self.deployments(), WORK_DEPLOYMENT, |_| true).await;
+        (registration, work)
+    }
+
+    /// Plays the node simulator: `available` pods of the Deployment serve.
+    async fn set_available(&self, name: &str, available: i32) {
+        let status = json!({"status": {
+            "replicas": 1, "updatedReplicas": 1, "readyReplicas": available, "availableReplicas": available,
+        }});
+        self.deployments().patch_status(name, &PatchParams::default(), &Patch::Merge(status)).await.expect("status");
+    }
+
+    /// Both agents up and the Klusterlet reporting it.
+    async fn running(&self) -> Klusterlet {
+        self.agents().await;
+        self.set_available(REGISTRATION_DEPLOYMENT, 1).await;
+        self.set_available(WORK_DEPLOYMENT, 1).await;
+        self.wait_klusterlet(|k| c::is_true(k.conditions(), c::KLUSTERLET_AVAILABLE)).await
+    }
+
+    /// Waits until nothing has been written for a while (the controller's own writes
+    /// retrigger it once more).
+    async fn settle(&self) {
+        let mut last = self.writes();
+        loop {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            let now = self.writes();
+            if now == last {
+                return;
+            }
+            last = now;
+        }
+    }
+}
+
+fn settings(metrics: &Registry, timeout: Duration) -> OperatorSettings {
+    OperatorSettings { hub_notify_timeout: timeout, metrics: metrics.clone(), ..OperatorSettings::default() }
+}
+
+/// Waits until object `name` exists and satisfies `check`.
+async fn wait_for<K>(api: &Api<K>, name: &str, check: impl Fn(&K) -> bool) -> K
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+{
+    let ready = await_condition(api.clone(), name, move |o: Option<&K>| o.is_some_and(&check));
+    tokio::time::timeout(WAIT, ready)
+        .await
+        .unwrap_or_else(|_| panic!("{name} in time"))
+        .expect("watch")
+        .expect("object")
+}
+
+/// Waits until object `name` is gone.
+async fn wait_gone<K>(api: &Api<K>, name: &str)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+{
+    let gone = await_condition(api.clone(), name, |o: Option<&K>| o.is_none());
+    tokio::time::timeout(WAIT, gone).await.unwrap_or_else(|_| panic!("{name} gone in time")).expect("watch");
+}
+
+async fn exists<K>(api: &Api<K>, name: &str) -> bool
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    api.get_opt(name).await.expect("read").is_some()
+}
+
+fn container(deployment: &Deployment) -> k8s_openapi::api::core::v1::Container {
+    deployment.spec.clone().unwrap().template.spec.unwrap().containers.remove(0)
+}
+
+/// An AppliedManifestWork of `agent_id`, held by the work agent's finalizer.
+async fn applied_work(client: &Client, name: &str, agent_id: &str) -> AppliedManifestWork {
+    let api: Api<AppliedManifestWork> = Api::all(client.clone());
+    let work: AppliedManifestWork = serde_json::from_value(json!({
+        "apiVersion": "work.open-cluster-management.io/v1", "kind": "AppliedManifestWork",
+        "metadata": {"name": name, "finalizers": [FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP]},
+        "spec": {"hubHash": "abc", "agentID": agent_id, "manifestWorkName": "w1"},
+    }))
+    .unwrap();
+    api.create(&PostParams::default(), &work).await.expect("applied work")
+}
+
+#[tokio::test]
+async fn the_operator_installs_the_agents_from_the_klusterlet() {
+    let managed = Managed::start().await;
+    let klusterlet =
+        managed.wait_klusterlet(|k| k.finalizers().iter().any(|f| f == FINALIZER_KLUSTERLET_CLEANUP)).await;
+    let uid = klusterlet.uid().unwrap();
+
+    let (registration, work) = managed.agents().await;
+    let registration_container = container(&registration);
+    assert_eq!(registration_container.image.as_deref(), Some(IMAGE));
+    assert_eq!(
+        registration_container.args.unwrap(),
+        ["agent", "registration", "--cluster-name", "c1", "--agent-id", uid.as_str()]
+    );
+    let registration_pod = registration.spec.clone().unwrap().template.spec.unwrap();
+    assert_eq!(registration_pod.service_account_name.as_deref(), Some(REGISTRATION_SERVICE_ACCOUNT));
+    assert_eq!(registration.labels()["app"], REGISTRATION_DEPLOYMENT);
+    let work_container = container(&work);
+    assert_eq!(work_container.image.as_deref(), Some(IMAGE));
+    assert_eq!(work_container.args.unwrap(), ["agent", "work", "--cluster-name", "c1", "--agent-id", uid.as_str()]);
+    assert_eq!(
+        work.spec.clone().unwrap().template.spec.unwrap().service_account_name.as_deref(),
+        Some(WORK_SERVICE_ACCOUNT)
+    );
+
+    let client = managed.client();
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    assert!(exists(&namespaces, AGENT_NAMESPACE).await);
+    assert!(exists(&namespaces, ADDON_NAMESPACE).await);
+    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), AGENT_NAMESPACE);
+    assert!(exists(&accounts, REGISTRATION_SERVICE_ACCOUNT).await);
+    assert!(exists(&accounts, WORK_SERVICE_ACCOUNT).await);
+    let cluster_roles: Api<ClusterRole> = Api::all(client.clone());
+    let work_role = cluster_roles.get(WORK_ROLE).await.expect("work cluster role");
+    assert_eq!(work_role.rules.unwrap()[0].verbs, ["*"]);
+    assert!(exists(&cluster_roles, REGISTRATION_ROLE).await);
+    let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+    let work_binding = bindings.get(WORK_ROLE).await.expect("work binding");
+    assert_eq!(work_binding.subjects.unwrap()[0].name, WORK_SERVICE_ACCOUNT);
+    assert!(exists(&bindings, REGISTRATION_ROLE).await);
+    assert!(exists(&Api::<Role>::namespaced(client.clone(), AGENT_NAMESPACE), REGISTRATION_ROLE).await);
+    assert!(exists(&Api::<RoleBinding>::namespaced(client.clone(), AGENT_NAMESPACE), REGISTRATION_ROLE).await);
+
+    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    wait_for(&crd_api, APPLIED_MANIFEST_WORK_CRD, |crd| {
+        crd.status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .is_some_and(|conditions| conditions.iter().any(|c| c.type_ == "Established" && c.status == "True"))
+    })
+    .await;
+
+    // Nothing runs the agents here, so the Klusterlet is applied but not available.
+    let klusterlet = managed
+        .wait_klusterlet(|k| {
+            c::is_true(k.conditions(), c::KLUSTERLET_APPLIED)
+                && c::find(k.conditions(), c::KLUSTERLET_AVAILABLE).is_some()
+        })
+        .await;
+    let available = c::find(klusterlet.conditions(), c::KLUSTERLET_AVAILABLE).unwrap();
+    assert_eq!((available.status.as_str(), available.reason.as_str()), (c::FALSE, c::REASON_NO_AVAILABLE_PODS));
+    assert!(c::is_true(klusterlet.conditions(), c::KLUSTERLET_REGISTRATION_DESIRED_DEGRADED));
+    assert_eq!(klusterlet.status.unwrap().observed_generation, klusterlet.metadata.generation.unwrap());
+}
+
+#[tokio::test]
+async fn the_conditions_follow_the_agent_deployments() {
+    let managed = Managed::start().await;
+    let klusterlet = managed.running().await;
+    let conditions = klusterlet.conditions();
+    assert_eq!(c::find(conditions, c::KLUSTERLET_AVAILABLE).unwrap().reason, c::REASON_KLUSTERLET_AVAILABLE);
+    assert_eq!(c::find(conditions, c::KLUSTERLET_APPLIED).unwrap().reason, c::REASON_KLUSTERLET_APPLIED);
+    for type_ in [c::KLUSTERLET_REGISTRATION_DESIRED_DEGRADED, c::KLUSTERLET_WORK_DESIRED_DEGRADED] {
+        let condition = c::find(conditions, type_).unwrap();
+        assert_eq!(
+            (condition.status.as_str(), condition.reason.as_str()),
+            (c::FALSE, c::REASON_DEPLOYMENTS_FUNCTIONAL)
+        );
+    }
+
+    managed.set_available(WORK_DEPLOYMENT, 0).await;
+    let klusterlet = managed.wait_klusterlet(|k| c::is_false(k.conditions(), c::KLUSTERLET_AVAILABLE)).await;
+    let conditions = klusterlet.conditions();
+    assert_eq!(c::find(conditions, c::KLUSTERLET_AVAILABLE).unwrap().reason, c::REASON_UNAVAILABLE_PODS);
+    let work = c::find(conditions, c::KLUSTERLET_WORK_DESIRED_DEGRADED).unwrap();
+    assert_eq!((work.status.as_str(), work.reason.as_str()), (c::TRUE, c::REASON_UNAVAILABLE_PODS));
+    assert!(c::is_false(conditions, c::KLUSTERLET_REGISTRATION_DESIRED_DEGRADED));
+}
+
+#[tokio::test]
+async fn an_image_change_rolls_the_agents() {
+    let managed = Managed::start().await;
+    managed.running().await;
+    let patch = json!({"spec": {"registrationImagePullSpec": "quay.io/fleetctl/fleetctl:0.2.0"}});
+    managed.klusterlets().patch("klusterlet", &PatchParams::default(), &Patch::Merge(patch)).await.expect("patch");
+    let registration = wait_for(&managed.deployments(), REGISTRATION_DEPLOYMENT, |d| {
+        container(d).image.as_deref() == Some("quay.io/fleetctl/fleetctl:0.2.0")
+    })
+    .await;
+    assert_eq!(container(&registration).args.unwrap()[1], "registration");
+    let work = managed.deployments().get(WORK_DEPLOYMENT).await.expect("work agent");
+    assert_eq!(container(&work).image.as_deref(), Some(IMAGE), "only the registration agent rolls");
+    let klusterlet = managed
+        .wait_klusterlet(|k| k.status.as_ref().is_some_and(|s| Some(s.observed_generation) == k.metadata.generation))
+        .await;
+    assert!(c::is_true(klusterlet.conditions(), c::KLUSTERLET_APPLIED));
+}
+
+#[tokio::test]
+async fn a_second_reconcile_of_an_unchanged_klusterlet_writes_nothing() {
+    let mut managed = Managed::start().await;
+    managed.running().await;
+    tokio::time::timeout(WAIT, managed.settle()).await.expect("settles");
+    let writes_before = managed.writes();
+    let reconciles_before = managed.reconciles();
+    managed.restart();
+    tokio::time::timeout(WAIT, async {
+        while managed.reconciles() <= reconciles_before {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("reconciled again");
+    assert_eq!(managed.writes(), writes_before, "zero writes");
+}
+
+#[tokio::test]
+async fn deletion_waits_for_the_hub_notification_then_removes_everything() {
+    let managed = Managed::start().await;
+    let klusterlet = managed.running().await;
+    let client = managed.client();
+    let uid = klusterlet.uid().unwrap();
+    applied_work(&client, "abc-w1", &uid).await;
+    applied_work(&client, "abc-other", "another-agent").await;
+
+    managed.klusterlets().delete("klusterlet", &DeleteParams::default()).await.expect("delete");
+    // The registration agent runs, so the operator waits for its word.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(exists(&managed.klusterlets(), "klusterlet").await, "held by the finalizer");
+    assert!(exists(&managed.deployments(), REGISTRATION_DEPLOYMENT).await, "agents kept until the hub is told");
+
+    let notified = json!({"metadata": {"annotations": {ANNOTATION_HUB_NOTIFIED: "true"}}});
+    managed
+        .klusterlets()
+        .patch("klusterlet", &PatchParams::default(), &Patch::Merge(notified))
+        .await
+        .expect("annotate");
+    wait_gone(&managed.klusterlets(), "klusterlet").await;
+
+    assert!(!exists(&managed.deployments(), REGISTRATION_DEPLOYMENT).await);
+    assert!(!exists(&managed.deployments(), WORK_DEPLOYMENT).await);
+    let works: Api<AppliedManifestWork> = Api::all(client.clone());
+    wait_gone(&works, "abc-w1").await;
+    let other = works.get("abc-other").await.expect("another agent's work stays");
+    assert_eq!(other.finalizers(), [FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP]);
+    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    assert!(exists(&crd_api, APPLIED_MANIFEST_WORK_CRD).await, "the CRD stays while other agents' works exist");
+
+    let cluster_roles: Api<ClusterRole> = Api::all(client.clone());
+    let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+    for name in [REGISTRATION_ROLE, WORK_ROLE, "klusterlet", "klusterlet-bootstrap-kubeconfig"] {
+        wait_gone(&cluster_roles, name).await;
+    }
+    for name in [REGISTRATION_ROLE, WORK_ROLE, "klusterlet"] {
+        wait_gone(&bindings, name).await;
+    }
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    wait_gone(&namespaces, ADDON_NAMESPACE).await;
+    wait_gone(&namespaces, AGENT_NAMESPACE).await;
+    let operator: Api<Deployment> = Api::namespaced(client.clone(), AGENT_NAMESPACE);
+    assert!(!exists(&operator, "klusterlet").await, "the operator's own Deployment went with its namespace");
+}
+
+#[tokio::test]
+async fn deletion_without_the_notification_proceeds_after_the_timeout() {
+    let managed = Managed::with_timeout(Duration::from_secs(2)).await;
+    managed.running().await;
+    let started = Instant::now();
+    managed.klusterlets().delete("klusterlet", &DeleteParams::default()).await.expect("delete");
+    wait_gone(&managed.klusterlets(), "klusterlet").await;
+    // The deletion time is stored to the second, so the wait may be up to a second short.
+    assert!(started.elapsed() >= Duration::from_secs(1), "waited for the registration agent: {:?}", started.elapsed());
+    let client = managed.client();
+    assert!(!exists(&managed.deployments(), REGISTRATION_DEPLOYMENT).await);
+    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    wait_gone(&crd_api, APPLIED_MANIFEST_WORK_CRD).await;
+    wait_gone(&Api::<Namespace>::all(client), AGENT_NAMESPACE).await;
+}
+
+#[tokio::test]
+async fn deletion_does_not_wait_when_the_registration_agent_is_down() {
+    let managed = Managed::start().await;
+    managed.agents().await;
+    managed.wait_klusterlet(|k| c::is_true(k.conditions(), c::KLUSTERLET_APPLIED)).await;
+    let started = Instant::now();
+    managed.klusterlets().delete("klusterlet", &DeleteParams::default()).await.expect("delete");
+    wait_gone(&managed.klusterlets(), "klusterlet").await;
+    assert!(started.elapsed() < Duration::from_secs(5), "no wait for an agent that is not running");
+    assert!(!exists(&managed.deployments(), WORK_DEPLOYMENT).await);
+}
+
+#[tokio::test]
+async fn the_operator_needs_no_more_than_the_import_manifests_grant() {
+    let mut managed = Managed::start().await;
+    managed.task.abort();
+    // The operator's own identity: ServiceAccount `klusterlet`, bound by the import manifests.
+    let operator =
+        managed.cluster.client_as("system:serviceaccount:open-cluster-management-agent:klusterlet", &[]).await;
+    managed.task = tokio::spawn(controller(operator, settings(&managed.metrics, Duration::from_secs(60))));
+    managed.running().await;
+    let klusterlet = managed.wait_klusterlet(|k| c::is_true(k.conditions(), c::KLUSTERLET_APPLIED)).await;
+    applied_work(&managed.client(), "abc-w1", &klusterlet.uid().unwrap()).await;
+    managed.klusterlets().delete("klusterlet", &DeleteParams::default()).await.expect("delete");
+    let notified = json!({"metadata": {"annotations": {ANNOTATION_HUB_NOTIFIED: "true"}}});
+    managed
+        .klusterlets()
+        .patch("klusterlet", &PatchParams::default(), &Patch::Merge(notified))
+        .await
+        .expect("annotate");
+    wait_gone(&managed.klusterlets(), "klusterlet").await;
+    let client = managed.client();
+    // The released work was the last one, so its CRD went too (and the work with it).
+    wait_gone(&Api::<CustomResourceDefinition>::all(client.clone()), APPLIED_MANIFEST_WORK_CRD).await;
+    wait_gone(&Api::<ClusterRole>::all(client.clone()), WORK_ROLE).await;
+    // What the operator cannot remove itself, the garbage collector does.
+    wait_gone(&Api::<ClusterRole>::all(client.clone()), "klusterlet").await;
+    wait_gone(&Api::<ClusterRoleBinding>::all(client.clone()), "klusterlet").await;
+    wait_gone(&Api::<Namespace>::all(client), AGENT_NAMESPACE).await;
+}

@@ -1,0 +1,530 @@
+//! The work agent between two in-process dev clusters: a hub holding ManifestWorks in the
+//! cluster namespace `c1`, and a managed cluster where the agent runs with the
+//! confined hub identity the registration agent would have earned.
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::time::Duration;
+
+use fleetctl::agent::hub::certificate_kubeconfig;
+use fleetctl::agent::work::{CONTROLLER, agent};
+use fleetctl::agent::{AGENT_NAMESPACE, HUB_KUBECONFIG_SECRET};
+use fleetctl::api::conditions::{
+    self, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP, TRUE, find,
+};
+use fleetctl::api::work::{DeleteOption, DeletePropagationPolicy, OrphaningRule, SelectivelyOrphan, hub_hash};
+use fleetctl::api::{AppliedManifestWork, Manifest, ManifestWork, crds};
+use fleetctl::hub::registration::agent_rbac;
+use fleetctl::runner::metrics::Registry;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams};
+use kube::runtime::wait::{await_condition, conditions::is_deleted};
+use kube::{Client, CustomResourceExt, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::support::cluster::TestCluster;
+
+const WAIT: Duration = Duration::from_secs(20);
+const CLUSTER: &str = "c1";
+const AGENT_ID: &str = "agent1";
+const AGENT_USER: &str = "system:open-cluster-management:c1:agent1";
+const AGENT_GROUPS: [&str; 2] =
+    ["system:open-cluster-management:c1", "system:open-cluster-management:managed-clusters"];
+
+/// A hub and a managed cluster, and the work agent between them.
+struct Fleet {
+    hub: TestCluster,
+    managed: TestCluster,
+    metrics: Registry,
+    agent: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Fleet {
+    fn drop(&mut self) {
+        if let Some(agent) = self.agent.take() {
+            agent.abort();
+        }
+    }
+}
+
+impl Fleet {
+    /// Both clusters with their CRDs, namespaces and the agent's hub RBAC; no secret, no agent.
+    async fn bare() -> Self {
+        let hub = TestCluster::start().await;
+        let managed = TestCluster::start().await;
+        let hub_crds: Api<CustomResourceDefinition> = Api::all(hub.client.clone());
+        for crd in crds::all() {
+            hub_crds.create(&PostParams::default(), &crd).await.expect("hub crd");
+        }
+        let managed_crds: Api<CustomResourceDefinition> = Api::all(managed.client.clone());
+        managed_crds.create(&PostParams::default(), &AppliedManifestWork::crd()).await.expect("managed crd");
+        create_namespace(&hub.client, CLUSTER).await;
+        create_namespace(&managed.client, AGENT_NAMESPACE).await;
+        let rbac = agent_rbac(CLUSTER).expect("rbac");
+        let pp = PostParams::default();
+        Api::<ClusterRole>::all(hub.client.clone()).create(&pp, &rbac.cluster_role).await.expect("cluster role");
+        Api::<ClusterRoleBinding>::all(hub.client.clone()).create(&pp, &rbac.cluster_binding).await.expect("binding");
+        for (role, binding) in &rbac.roles {
+            Api::<Role>::namespaced(hub.client.clone(), CLUSTER).create(&pp, role).await.expect("role");
+            Api::<RoleBinding>::namespaced(hub.client.clone(), CLUSTER).create(&pp, binding).await.expect("binding");
+        }
+        Self { hub, managed, metrics: Registry::default(), agent: None }
+    }
+
+    /// Everything, with the agent running on its real identity.
+    async fn start() -> Self {
+        let mut fleet = Self::bare().await;
+        fleet.write_secret(&AGENT_GROUPS).await;
+        fleet.start_agent();
+        fleet
+    }
+
+    /// Writes `hub-kubeconfig-secret` with a fresh certificate of the agent user in `groups`.
+    async fn write_secret(&self, groups: &[&str]) {
+        let cert = self.hub.server.client_certificate(AGENT_USER, groups).expect("certificate");
+        let kubeconfig =
+            certificate_kubeconfig(&self.hub.server.url(), self.hub.server.ca_pem(), &cert.cert_pem, &cert.key_pem);
+        let mut secret = Secret::default();
+        secret.metadata.name = Some(HUB_KUBECONFIG_SECRET.into());
+        secret.data = Some(BTreeMap::from([(
+            "kubeconfig".to_string(),
+            ByteString(serde_yaml::to_string(&kubeconfig).expect("yaml").into_bytes()),
+        )]));
+        Api::<Secret>::namespaced(self.managed.client.clone(), AGENT_NAMESPACE)
+            .patch(HUB_KUBECONFIG_SECRET, &PatchParams::apply("test").force(), &Patch::Apply(&secret))
+            .await
+            .expect("write secret");
+    }
+
+    /// Starts the agent (again), as a fresh process would.
+    fn start_agent(&mut self) {
+        if let Some(agent) = self.agent.take() {
+            agent.abort();
+        }
+        self.agent = Some(tokio::spawn(agent(
+            self.managed.client.clone(),
+            CLUSTER.into(),
+            AGENT_ID.into(),
+            AGENT_NAMESPACE.into(),
+            self.metrics.clone(),
+        )));
+    }
+
+    fn works(&self) -> Api<ManifestWork> {
+        Api::namespaced(self.hub.client.clone(), CLUSTER)
+    }
+
+    fn records(&self) -> Api<AppliedManifestWork> {
+        Api::all(self.managed.client.clone())
+    }
+
+    fn record_name(&self, work: &str) -> String {
+        format!("{}-{work}", hub_hash(&self.hub.server.url()))
+    }
+
+    fn config_maps(&self) -> Api<ConfigMap> {
+        Api::namespaced(self.managed.client.clone(), "default")
+    }
+
+    fn deployments(&self) -> Api<Deployment> {
+        Api::namespaced(self.managed.client.clone(), "default")
+    }
+
+    async fn create_work(
+        &self,
+        name: &str,
+        manifests: Vec<Value>,
+        delete_option: Option<DeleteOption>,
+    ) -> ManifestWork {
+        let mut work = ManifestWork::for_cluster(CLUSTER, name, manifests.into_iter().map(Manifest).collect());
+        work.spec.delete_option = delete_option;
+        self.works().create(&PostParams::default(), &work).await.expect("create work")
+    }
+
+    /// Waits until the work is Applied and Available at its current generation.
+    async fn wait_applied(&self, name: &str) -> ManifestWork {
+        wait_for(self.works(), name, |w: &ManifestWork| w.is_applied() && w.is_available()).await
+    }
+
+    async fn delete_work(&self, name: &str) {
+        self.works().delete(name, &DeleteParams::default()).await.expect("delete work");
+    }
+
+    /// Waits until the agent has run at least one more reconcile than `before`.
+    async fn wait_reconciles_after(&self, before: u64) {
+        let metrics = self.metrics.controller(CONTROLLER);
+        tokio::time::timeout(WAIT, async {
+            while metrics.reconciles() <= before {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await
+        .expect("reconciled again");
+    }
+
+    /// Waits until no reconcile has run for a while: the agent's own writes trigger one
+    /// more pass each, and those must be over before writes are counted.
+    async fn settle(&self) {
+        let metrics = self.metrics.controller(CONTROLLER);
+        tokio::time::timeout(WAIT, async {
+            let mut last = metrics.reconciles();
+            loop {
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                let now = metrics.reconciles();
+                if now == last {
+                    break;
+                }
+                last = now;
+            }
+        })
+        .await
+        .expect("settles");
+    }
+}
+
+async fn create_namespace(client: &Client, name: &str) {
+    let mut namespace = Namespace::default();
+    namespace.metadata.name = Some(name.into());
+    Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &namespace).await.expect("namespace");
+}
+
+/// Waits until `check` holds for the object.
+async fn wait_for<K>(api: Api<K>, name: &str, check: impl Fn(&K) -> bool + Send + 'static) -> K
+where
+    K: Resource + Clone + Debug + DeserializeOwned + Send + 'static,
+{
+    let ready = await_condition(api, name, move |o: Option<&K>| o.is_some_and(&check));
+    tokio::time::timeout(WAIT, ready)
+        .await
+        .unwrap_or_else(|_| panic!("{name}: condition in time"))
+        .expect("watch")
+        .expect("object")
+}
+
+/// Waits until the object is gone.
+async fn wait_gone<K>(api: Api<K>, name: &str)
+where
+    K: Resource + Clone + Debug + DeserializeOwned + Send + 'static,
+{
+    let Some(object) = api.get_opt(name).await.expect("read") else { return };
+    let uid = object.meta().uid.clone().unwrap_or_default();
+    let gone = await_condition(api, name, is_deleted(&uid));
+    tokio::time::timeout(WAIT, gone).await.unwrap_or_else(|_| panic!("{name}: gone in time")).expect("watch");
+}
+
+fn config_map(name: &str) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "default"},
+        "data": {"k": "v"}
+    })
+}
+
+fn deployment(name: &str) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]}
+            }
+        }
+    })
+}
+
+fn policy(policy: DeletePropagationPolicy) -> Option<DeleteOption> {
+    Some(DeleteOption { propagation_policy: policy, ..DeleteOption::default() })
+}
+
+#[tokio::test]
+async fn a_work_is_applied_tracked_and_reported() {
+    let fleet = Fleet::start().await;
+    fleet.create_work("w1", vec![config_map("cm1"), deployment("d1")], None).await;
+    let work = fleet.wait_applied("w1").await;
+
+    let cm = fleet.config_maps().get("cm1").await.expect("config map applied");
+    let deploy = fleet.deployments().get("d1").await.expect("deployment applied");
+    assert_eq!(cm.data.as_ref().and_then(|d| d.get("k")).map(String::as_str), Some("v"));
+    assert!(
+        cm.managed_fields().iter().any(|f| f.manager.as_deref() == Some("work-agent")),
+        "applied as the work agent: {:?}",
+        cm.managed_fields()
+    );
+
+    assert!(work.finalizers().iter().any(|f| f == FINALIZER_MANIFEST_WORK_CLEANUP));
+    let applied = find(work.conditions(), conditions::WORK_APPLIED).expect("applied");
+    assert_eq!(applied.reason, conditions::REASON_APPLIED_MANIFEST_WORK_COMPLETE);
+    assert_eq!(applied.observed_generation, work.metadata.generation);
+    let available = find(work.conditions(), conditions::WORK_AVAILABLE).expect("available");
+    assert_eq!(available.reason, conditions::REASON_RESOURCES_AVAILABLE);
+    assert!(conditions::is_false(work.conditions(), conditions::WORK_DEGRADED));
+
+    let manifests = &work.status.as_ref().expect("status").resource_status.manifests;
+    assert_eq!(manifests.len(), 2);
+    let metas: Vec<_> = manifests
+        .iter()
+        .map(|m| {
+            let r = &m.resource_meta;
+            (r.ordinal, r.group.as_str(), r.version.as_str(), r.kind.as_str(), r.resource.as_str(), r.name.as_str())
+        })
+        .collect();
+    assert_eq!(
+        metas,
+        [(0, "", "v1", "ConfigMap", "configmaps", "cm1"), (1, "apps", "v1", "Deployment", "deployments", "d1")]
+    );
+    for manifest in manifests {
+        assert_eq!(manifest.resource_meta.namespace, "default");
+        let applied = find(&manifest.conditions, conditions::WORK_APPLIED).expect("manifest applied");
+        assert_eq!((applied.status.as_str(), applied.reason.as_str()), (TRUE, "AppliedManifestComplete"));
+        let available = find(&manifest.conditions, conditions::WORK_AVAILABLE).expect("manifest available");
+        assert_eq!((available.status.as_str(), available.reason.as_str()), (TRUE, "ResourceAvailable"));
+    }
+
+    let record = fleet.records().get(&fleet.record_name("w1")).await.expect("appliedmanifestwork");
+    assert_eq!(record.spec.hub_hash, hub_hash(&fleet.hub.server.url()));
+    assert_eq!((record.spec.agent_id.as_str(), record.spec.manifest_work_name.as_str()), (AGENT_ID, "w1"));
+    assert!(record.finalizers().iter().any(|f| f == FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP));
+    let resources: Vec<_> = record
+        .status
+        .as_ref()
+        .expect("record status")
+        .applied_resources
+        .iter()
+        .map(|r| {
+            (
+                r.group.as_str(),
+                r.version.as_str(),
+                r.resource.as_str(),
+                r.namespace.as_str(),
+                r.name.as_str(),
+                r.uid.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        resources,
+        [
+            ("", "v1", "configmaps", "default", "cm1", cm.uid().expect("uid")),
+            ("apps", "v1", "deployments", "default", "d1", deploy.uid().expect("uid")),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_manifest_removed_from_a_work_is_deleted() {
+    let fleet = Fleet::start().await;
+    fleet.create_work("w1", vec![config_map("cm1"), deployment("d1")], None).await;
+    let first = fleet.wait_applied("w1").await;
+
+    let patch = json!({"spec": {"workload": {"manifests": [deployment("d1")]}}});
+    fleet.works().patch("w1", &PatchParams::default(), &Patch::Merge(patch)).await.expect("edit work");
+    wait_gone(fleet.config_maps(), "cm1").await;
+    let generation = first.metadata.generation.map(|g| g + 1);
+    let work = wait_for(fleet.works(), "w1", move |w: &ManifestWork| {
+        w.is_applied() && w.is_available() && w.metadata.generation == generation
+    })
+    .await;
+    assert_eq!(work.status.expect("status").resource_status.manifests.len(), 1);
+    assert!(fleet.deployments().get_opt("d1").await.expect("read").is_some(), "the kept manifest stays");
+    let record = wait_for(fleet.records(), &fleet.record_name("w1"), |r: &AppliedManifestWork| {
+        r.status.as_ref().is_some_and(|s| s.applied_resources.len() == 1)
+    })
+    .await;
+    assert_eq!(record.status.expect("status").applied_resources[0].name, "d1");
+}
+
+#[tokio::test]
+async fn a_deleted_work_goes_only_after_its_resources() {
+    let fleet = Fleet::start().await;
+    // The config map holds its own deletion until the test lets go, so the agent must wait.
+    let mut held = config_map("cm1");
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    fleet.create_work("w1", vec![held, deployment("d1")], None).await;
+    fleet.wait_applied("w1").await;
+
+    fleet.delete_work("w1").await;
+    wait_for(fleet.config_maps(), "cm1", |c: &ConfigMap| c.metadata.deletion_timestamp.is_some()).await;
+    wait_gone(fleet.deployments(), "d1").await;
+    let work = fleet.works().get("w1").await.expect("the work waits for its resources");
+    assert!(work.finalizers().iter().any(|f| f == FINALIZER_MANIFEST_WORK_CLEANUP));
+    assert!(fleet.records().get_opt(&fleet.record_name("w1")).await.expect("read").is_some(), "record kept");
+
+    let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
+    fleet.config_maps().patch("cm1", &PatchParams::default(), &release).await.expect("release");
+    wait_gone(fleet.works(), "w1").await;
+    assert!(fleet.config_maps().get_opt("cm1").await.expect("read").is_none());
+    assert!(fleet.records().get_opt(&fleet.record_name("w1")).await.expect("read").is_none(), "record removed");
+}
+
+#[tokio::test]
+async fn an_orphaning_work_leaves_its_resources() {
+    let fleet = Fleet::start().await;
+    fleet.create_work("w1", vec![config_map("cm1"), deployment("d1")], policy(DeletePropagationPolicy::Orphan)).await;
+    fleet.wait_applied("w1").await;
+
+    fleet.delete_work("w1").await;
+    wait_gone(fleet.works(), "w1").await;
+    assert!(fleet.records().get_opt(&fleet.record_name("w1")).await.expect("read").is_none(), "record removed");
+    assert!(fleet.config_maps().get_opt("cm1").await.expect("read").is_some(), "config map orphaned");
+    assert!(fleet.deployments().get_opt("d1").await.expect("read").is_some(), "deployment orphaned");
+}
+
+#[tokio::test]
+async fn selectively_orphan_keeps_only_the_listed_resources() {
+    let fleet = Fleet::start().await;
+    let mut option = policy(DeletePropagationPolicy::SelectivelyOrphan).expect("option");
+    option.selectively_orphans = Some(SelectivelyOrphan {
+        orphaning_rules: vec![OrphaningRule {
+            group: String::new(),
+            resource: "configmaps".into(),
+            name: "cm1".into(),
+            namespace: "default".into(),
+        }],
+    });
+    fleet.create_work("w1", vec![config_map("cm1"), deployment("d1")], Some(option)).await;
+    fleet.wait_applied("w1").await;
+
+    fleet.delete_work("w1").await;
+    wait_gone(fleet.works(), "w1").await;
+    assert!(fleet.config_maps().get_opt("cm1").await.expect("read").is_some(), "listed config map kept");
+    assert!(fleet.deployments().get_opt("d1").await.expect("read").is_none(), "deployment deleted");
+    assert!(fleet.records().get_opt(&fleet.record_name("w1")).await.expect("read").is_none(), "record removed");
+}
+
+#[tokio::test]
+async fn an_unknown_kind_fails_only_its_manifest() {
+    let fleet = Fleet::start().await;
+    let widget =
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default"}});
+    fleet.create_work("w1", vec![config_map("cm1"), widget, deployment("d1")], None).await;
+    let work = wait_for(fleet.works(), "w1", |w: &ManifestWork| {
+        find(w.conditions(), conditions::WORK_APPLIED)
+            .is_some_and(|c| c.status == conditions::FALSE && c.observed_generation == w.metadata.generation)
+    })
+    .await;
+
+    let applied = find(work.conditions(), conditions::WORK_APPLIED).expect("applied");
+    assert_eq!(applied.reason, conditions::REASON_APPLIED_MANIFEST_WORK_FAILED);
+    assert!(
+        applied.message.contains("the cluster does not serve kind Widget in example.com/v1"),
+        "{}",
+        applied.message
+    );
+    assert!(conditions::is_true(work.conditions(), conditions::WORK_DEGRADED));
+    let manifests = &work.status.as_ref().expect("status").resource_status.manifests;
+    assert_eq!(manifests.len(), 3);
+    let widget = find(&manifests[1].conditions, conditions::WORK_APPLIED).expect("widget applied condition");
+    assert_eq!((widget.status.as_str(), widget.reason.as_str()), (conditions::FALSE, "AppliedManifestFailed"));
+    assert!(conditions::is_true(&manifests[2].conditions, conditions::WORK_APPLIED));
+
+    assert!(fleet.config_maps().get_opt("cm1").await.expect("read").is_some(), "the others are applied");
+    assert!(fleet.deployments().get_opt("d1").await.expect("read").is_some(), "the others are applied");
+    let record = fleet.records().get(&fleet.record_name("w1")).await.expect("record");
+    assert_eq!(record.status.expect("status").applied_resources.len(), 2);
+}
+
+#[tokio::test]
+async fn a_crd_and_its_objects_apply_in_one_work() {
+    let fleet = Fleet::start().await;
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {
+            "group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]
+        }
+    });
+    let gadget = json!({
+        "apiVersion": "example.com/v1", "kind": "Gadget",
+        "metadata": {"name": "g1", "namespace": "default"},
+        "spec": {"size": 3}
+    });
+    fleet.create_work("w1", vec![crd, gadget], None).await;
+    let work = fleet.wait_applied("w1").await;
+    assert_eq!(work.status.expect("status").resource_status.manifests[1].resource_meta.resource, "gadgets");
+    let gvk = GroupVersionKind::gvk("example.com", "v1", "Gadget");
+    let resource = kube::api::ApiResource::from_gvk_with_plural(&gvk, "gadgets");
+    let gadgets: Api<DynamicObject> = Api::namespaced_with(fleet.managed.client.clone(), "default", &resource);
+    assert!(gadgets.get_opt("g1").await.expect("read").is_some());
+}
+
+#[tokio::test]
+async fn an_unchanged_work_is_not_written_again() {
+    let mut fleet = Fleet::start().await;
+    fleet.create_work("w1", vec![config_map("cm1"), deployment("d1")], None).await;
+    fleet.wait_applied("w1").await;
+    fleet.settle().await;
+
+    let hub_writes = fleet.hub.server.state().store.rv();
+    let managed_writes = fleet.managed.server.state().store.rv();
+    let before = fleet.metrics.controller(CONTROLLER).reconciles();
+    // A fresh agent reconciles every work once.
+    fleet.start_agent();
+    fleet.wait_reconciles_after(before).await;
+    assert_eq!(fleet.hub.server.state().store.rv(), hub_writes, "no hub write for an unchanged work");
+    assert_eq!(fleet.managed.server.state().store.rv(), managed_writes, "no managed write for an unchanged work");
+}
+
+#[tokio::test]
+async fn the_agent_waits_for_its_secret_and_follows_its_rotation() {
+    let mut fleet = Fleet::bare().await;
+    // A first identity whose rights the test can take away again: the agent roles bound
+    // to a group of its own.
+    const OLD_GROUP: &str = "test:old-agent";
+    let bindings: Api<RoleBinding> = Api::namespaced(fleet.hub.client.clone(), CLUSTER);
+    for (role, _) in agent_rbac(CLUSTER).expect("rbac").roles {
+        let binding: RoleBinding = serde_json::from_value(json!({
+            "metadata": {"name": format!("old-{}", role.name_any())},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.name_any()},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": OLD_GROUP}],
+        }))
+        .expect("binding");
+        bindings.create(&PostParams::default(), &binding).await.expect("old binding");
+    }
+
+    // No secret yet: the agent waits for one.
+    fleet.start_agent();
+    fleet.create_work("w1", vec![config_map("cm1")], None).await;
+    fleet.write_secret(&[OLD_GROUP]).await;
+    fleet.wait_applied("w1").await;
+
+    // The old identity loses its rights and the secret gets a certificate of the new one:
+    // the second work can only be applied and reported with the rotated credential.
+    for (role, _) in agent_rbac(CLUSTER).expect("rbac").roles {
+        bindings.delete(&format!("old-{}", role.name_any()), &DeleteParams::default()).await.expect("revoke");
+    }
+    fleet.write_secret(&AGENT_GROUPS).await;
+    fleet.create_work("w2", vec![config_map("cm2")], None).await;
+    fleet.wait_applied("w2").await;
+    assert!(fleet.config_maps().get_opt("cm2").await.expect("read").is_some());
+}
+
+#[tokio::test]
+async fn a_record_deleted_on_the_managed_cluster_is_finished_and_made_again() {
+    let fleet = Fleet::start().await;
+    fleet.create_work("w1", vec![config_map("cm1")], None).await;
+    fleet.wait_applied("w1").await;
+    let record_name = fleet.record_name("w1");
+    let old_record = fleet.records().get(&record_name).await.expect("record").uid().expect("uid");
+    let old_cm = fleet.config_maps().get("cm1").await.expect("config map").uid().expect("uid");
+
+    // As upstream: the record's resources go with it, then the work is applied afresh.
+    fleet.records().delete(&record_name, &DeleteParams::default()).await.expect("delete record");
+    let record = wait_for(fleet.records(), &record_name, move |r: &AppliedManifestWork| {
+        r.uid().is_some_and(|u| u != old_record) && r.status.as_ref().is_some_and(|s| !s.applied_resources.is_empty())
+    })
+    .await;
+    let cm = fleet.config_maps().get("cm1").await.expect("config map applied again");
+    assert_ne!(cm.uid(), Some(old_cm), "the old config map went with its record");
+    assert_eq!(record.status.expect("status").applied_resources[0].uid, cm.uid().expect("uid"));
+}

@@ -1,0 +1,427 @@
+//! The node simulator and the dev environment: `dev up`, its clusters running their
+//! Deployments as processes, `dev status`, `dev down`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use fleetctl::devcluster::node::{InProcessCommand, NodeConfig, NodeSimulator, RunMode, Timing};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::runtime::wait::await_condition;
+use kube::{Client, ResourceExt};
+use serde_json::{Value, json};
+use tokio::sync::{Notify, mpsc};
+
+use crate::support::cluster::TestCluster;
+
+const WAIT: Duration = Duration::from_secs(10);
+const IMAGE: &str = "quay.io/fleetctl/fleetctl:0.1.0";
+
+fn deployment(name: &str, image: &str, args: Value, extra_spec: Value) -> Deployment {
+    let mut pod_spec = json!({"containers": [{
+        "name": "main", "image": image, "args": args,
+        "env": [
+            {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+            {"name": "FLEETCTL_HEALTH_ADDR", "value": "0.0.0.0:8000"},
+        ],
+    }]});
+    if let (Some(spec), Some(extra)) = (pod_spec.as_object_mut(), extra_spec.as_object()) {
+        spec.extend(extra.clone());
+    }
+    serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": pod_spec},
+        },
+    }))
+    .expect("deployment")
+}
+
+fn available(d: Option<&Deployment>) -> bool {
+    fleetctl::devcluster::env::is_available(d)
+}
+
+async fn wait_deployment(api: &Api<Deployment>, name: &str, what: &str, cond: impl Fn(&Deployment) -> bool) {
+    let waited = await_condition(api.clone(), name, move |d: Option<&Deployment>| d.is_some_and(&cond));
+    tokio::time::timeout(WAIT, waited).await.unwrap_or_else(|_| panic!("timed out waiting: {what}")).expect("watch");
+}
+
+/// Waits until the Pods of `app` satisfy `cond` (woken by each watch event).
+async fn wait_pods(api: &Api<Pod>, app: &str, what: &str, cond: impl Fn(&[Pod]) -> bool) -> Vec<Pod> {
+    use futures::{FutureExt, StreamExt};
+    use kube::runtime::{reflector, watcher};
+    let (reader, writer) = reflector::store();
+    let mut events =
+        reflector(writer, watcher(api.clone(), watcher::Config::default().labels(&format!("app={app}")))).boxed();
+    let wait = async {
+        loop {
+            events.next().await.expect("watch goes on").expect("watch event");
+            if reader.wait_until_ready().now_or_never().is_none() {
+                continue;
+            }
+            let pods: Vec<Pod> = reader.state().iter().map(|p| (**p).clone()).collect();
+            if cond(&pods) {
+                return pods;
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out waiting: {what}"))
+}
+
+fn container(pod: &Pod) -> Value {
+    serde_json::to_value(pod).expect("pod")["status"]["containerStatuses"][0].clone()
+}
+
+fn running(pods: &[Pod]) -> bool {
+    pods.len() == 1 && container(&pods[0])["ready"] == true
+}
+
+// ---------------------------------------------------------------------------
+// The simulator in process, with an in-process runner the test controls.
+
+/// What the fake runner saw.
+struct Started {
+    command: InProcessCommand,
+}
+
+struct Fake {
+    started: mpsc::UnboundedReceiver<Started>,
+    stopped: mpsc::UnboundedReceiver<Vec<String>>,
+    crash: Arc<Notify>,
+}
+
+/// A runner whose containers run until aborted, or until `crash` is notified.
+fn fake_runner() -> (RunMode, Fake) {
+    let (started_tx, started) = mpsc::unbounded_channel();
+    let (stopped_tx, stopped) = mpsc::unbounded_channel();
+    let crash = Arc::new(Notify::new());
+    let crash_in = crash.clone();
+    let runner = Arc::new(move |command: InProcessCommand| {
+        struct Guard(Vec<String>, mpsc::UnboundedSender<Vec<String>>);
+        impl Drop for Guard {
+            fn drop(&mut self) {
+                let _ = self.1.send(self.0.clone());
+            }
+        }
+        let guard = Guard(command.args.clone(), stopped_tx.clone());
+        let _ = started_tx.send(Started { command });
+        let crash = crash_in.clone();
+        Box::pin(async move {
+            let _guard = guard;
+            crash.notified().await;
+        }) as futures::future::BoxFuture<'static, ()>
+    });
+    (RunMode::InProcess(runner), Fake { started, stopped, crash })
+}
+
+async fn next<T>(rx: &mut mpsc::UnboundedReceiver<T>, what: &str) -> T {
+    tokio::time::timeout(WAIT, rx.recv()).await.unwrap_or_else(|_| panic!("timed out: {what}")).expect(what)
+}
+
+fn env_of(command: &InProcessCommand, name: &str) -> Option<String> {
+    command.env.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+}
+
+async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator {
+    let timing = Timing { grace: Duration::from_millis(500), ..Timing::default() };
+    let config = NodeConfig {
+        name: "node1".into(),
+        client: c.client.clone(),
+        server_url: c.server.url(),
+        ca_pem: c.server.ca_pem().to_string(),
+        dir: dir.to_path_buf(),
+        mode,
+        timing,
+    };
+    NodeSimulator::start(config).await.expect("simulator starts")
+}
+
+#[tokio::test]
+async fn the_simulator_runs_fleetctl_deployments_and_reports_them_truthfully() {
+    use std::os::unix::fs::PermissionsExt;
+    let c = TestCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mode, mut fake) = fake_runner();
+    let simulator = simulated(&c, dir.path(), mode).await;
+    let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    let accounts: Api<ServiceAccount> = Api::namespaced(c.client.clone(), "default");
+
+    // Its ServiceAccount does not exist yet: no token, no process, not Available.
+    let agent = deployment("agent", IMAGE, json!(["agent", "operator"]), json!({"serviceAccountName": "agent-sa"}));
+    deployments.create(&PostParams::default(), &agent).await.unwrap();
+    wait_deployment(&deployments, "agent", "unavailable while the SA is missing", |d| {
+        let status = d.status.clone().unwrap_or_default();
+        status.observed_generation == Some(1)
+            && status.conditions.unwrap_or_default().iter().any(|c| c.type_ == "Available" && c.status == "False")
+    })
+    .await;
+    assert!(fake.started.try_recv().is_err(), "nothing runs without its service account");
+
+    let sa: ServiceAccount = serde_json::from_value(json!({"metadata": {"name": "agent-sa"}})).unwrap();
+    accounts.create(&PostParams::default(), &sa).await.unwrap();
+    let first = next(&mut fake.started, "the agent starts once its SA exists").await.command;
+    assert_eq!(first.args, ["agent", "operator"]);
+    assert_eq!(env_of(&first, "POD_NAMESPACE").as_deref(), Some("default"));
+    assert_eq!(env_of(&first, "FLEETCTL_HEALTH_ADDR").as_deref(), Some("127.0.0.1:0"), "its own port");
+    assert_eq!(env_of(&first, "KUBECONFIG"), Some(first.kubeconfig.display().to_string()));
+    assert!(env_of(&first, "HOSTNAME").is_some_and(|h| h.starts_with("agent-")));
+    assert_eq!(std::fs::metadata(&first.kubeconfig).unwrap().permissions().mode() & 0o777, 0o600);
+
+    // The kubeconfig authenticates as the ServiceAccount.
+    let file = Kubeconfig::read_from(&first.kubeconfig).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(file, &KubeConfigOptions::default()).await.unwrap();
+    let as_sa = Client::try_from(config).unwrap();
+    let denied = Api::<Pod>::namespaced(as_sa, "kube-system").list(&ListParams::default()).await.unwrap_err();
+    match denied {
+        kube::Error::Api(status) => {
+            assert_eq!(status.code, 403, "authenticated, not authorised: {status:?}");
+            assert!(status.message.contains("system:serviceaccount:default:agent-sa"), "{}", status.message);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    wait_deployment(&deployments, "agent", "Available", |d| available(Some(d))).await;
+    let running_pods = wait_pods(&pods, "agent", "a running pod", running).await;
+    let pod = &running_pods[0];
+    assert_eq!(pod.labels().get("app").map(String::as_str), Some("agent"));
+    assert_eq!(pod.owner_references()[0].name, "agent");
+    let status = serde_json::to_value(pod).unwrap()["status"].clone();
+    assert_eq!((status["phase"].as_str(), status["podIP"].as_str()), (Some("Running"), Some("127.0.0.1")));
+    assert!(container(pod)["containerID"].as_str().unwrap().starts_with("task://"));
+    assert_eq!(container(pod)["image"], IMAGE);
+
+    // It exits: restarted after the back-off, restartCount 1.
+    fake.crash.notify_one();
+    assert_eq!(next(&mut fake.stopped, "the crashed task ends").await, ["agent", "operator"]);
+    next(&mut fake.started, "restarted").await;
+    wait_pods(&pods, "agent", "restartCount 1", |p| running(p) && container(&p[0])["restartCount"] == 1).await;
+
+    // A changed template replaces the Pod: the old container stops before the new starts.
+    let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "main", "args": ["agent", "work"]}]}}}});
+    deployments.patch("agent", &PatchParams::default(), &Patch::Strategic(patch)).await.unwrap();
+    assert_eq!(next(&mut fake.stopped, "old stops").await, ["agent", "operator"]);
+    assert_eq!(next(&mut fake.started, "new starts").await.command.args, ["agent", "work"]);
+    let replaced =
+        wait_pods(&pods, "agent", "the new pod alone", |p| running(p) && p[0].name_any() != pod.name_any()).await;
+    wait_deployment(&deployments, "agent", "Available at generation 2", |d| {
+        available(Some(d)) && d.status.as_ref().and_then(|s| s.observed_generation) == Some(2)
+    })
+    .await;
+    assert!(!first.kubeconfig.exists(), "the old pod's credentials are removed with it");
+
+    // Someone deletes the Pod: its container stops and a new Pod replaces it.
+    pods.delete(&replaced[0].name_any(), &DeleteParams::default()).await.unwrap();
+    next(&mut fake.stopped, "the deleted pod's container stops").await;
+    next(&mut fake.started, "a replacement starts").await;
+    wait_pods(&pods, "agent", "a replacement pod", |p| running(p) && p[0].name_any() != replaced[0].name_any()).await;
+
+    // Three replicas are three containers; zero is none, and still Available.
+    let scale = |n: i32| Patch::Merge(json!({"spec": {"replicas": n}}));
+    deployments.patch("agent", &PatchParams::default(), &scale(3)).await.unwrap();
+    for _ in 0..2 {
+        next(&mut fake.started, "scaled up").await;
+    }
+    wait_deployment(&deployments, "agent", "3 ready", |d| d.status.as_ref().and_then(|s| s.ready_replicas) == Some(3))
+        .await;
+    deployments.patch("agent", &PatchParams::default(), &scale(0)).await.unwrap();
+    for _ in 0..3 {
+        next(&mut fake.stopped, "scaled down").await;
+    }
+    wait_pods(&pods, "agent", "no pods", <[Pod]>::is_empty).await;
+    wait_deployment(&deployments, "agent", "0 replicas, Available", |d| {
+        available_zero(d) && d.status.as_ref().and_then(|s| s.replicas) == Some(0)
+    })
+    .await;
+
+    // Other images run without a process.
+    let web = deployment("web", "nginx:1.27", json!([]), json!({}));
+    deployments.create(&PostParams::default(), &web).await.unwrap();
+    wait_deployment(&deployments, "web", "web Available", |d| available(Some(d))).await;
+    let web_pods = wait_pods(&pods, "web", "web running", running).await;
+    assert!(container(&web_pods[0])["containerID"].as_str().unwrap().starts_with("simulated://"));
+
+    // Deleting a Deployment stops its containers and removes its Pods.
+    deployments.patch("agent", &PatchParams::default(), &scale(1)).await.unwrap();
+    next(&mut fake.started, "scaled to one").await;
+    deployments.delete("agent", &DeleteParams::default()).await.unwrap();
+    next(&mut fake.stopped, "deleted: stopped").await;
+    wait_pods(&pods, "agent", "pods removed", <[Pod]>::is_empty).await;
+
+    simulator.shutdown().await;
+    assert!(fake.started.try_recv().is_err(), "nothing started after shutdown");
+    let logs = std::fs::read_to_string(dir.path().join("logs/node1/default_agent.log")).unwrap();
+    assert!(logs.contains("waiting for service account default/agent-sa"), "{logs}");
+}
+
+fn available_zero(d: &Deployment) -> bool {
+    d.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Available" && c.status == "True"))
+}
+
+#[tokio::test]
+async fn a_restarted_simulator_removes_the_pods_it_left() {
+    let c = TestCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    let stale: Pod =
+        serde_json::from_value(json!({"metadata": {"name": "left", "labels": {"fleetctl.io/node": "node1"}},
+        "spec": {"containers": [{"name": "c", "image": "x"}]}}))
+        .unwrap();
+    pods.create(&PostParams::default(), &stale).await.unwrap();
+    let (mode, _fake) = fake_runner();
+    let simulator = simulated(&c, dir.path(), mode).await;
+    assert!(pods.get_opt("left").await.unwrap().is_none());
+    simulator.shutdown().await;
+}
+
+// ---------------------------------------------------------------------------
+// The dev environment through the built binary.
+
+const FLEETCTL: &str = env!("CARGO_BIN_EXE_fleetctl");
+
+fn fleetctl(args: &[&str]) -> std::process::Output {
+    Command::new(FLEETCTL).args(args).output().expect("fleetctl runs")
+}
+
+/// Whether a process runs (a zombie, waiting for a parent that left, does not).
+fn alive(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(str::to_string));
+    matches!(state.as_deref(), Some(s) if s != "Z" && s != "X")
+}
+
+async fn gone(pid: u32) {
+    let wait = async {
+        while alive(pid) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("process {pid} still runs"));
+}
+
+fn pid_of(pod: &Pod) -> u32 {
+    let id = container(pod)["containerID"].as_str().unwrap_or_default().to_string();
+    id.strip_prefix("process://").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("a process id: {id}"))
+}
+
+async fn context_client(kubeconfig: &Path, context: &str) -> Client {
+    let file = Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
+    let options = KubeConfigOptions { context: Some(context.into()), ..KubeConfigOptions::default() };
+    let config = kube::Config::from_custom_kubeconfig(file, &options).await.expect("context");
+    Client::try_from(config).expect("client")
+}
+
+/// Stops the environment even when an assertion fails first.
+struct Down(PathBuf);
+
+impl Drop for Down {
+    fn drop(&mut self) {
+        let _ = fleetctl(&["dev", "down", "--dir", &self.0.display().to_string()]);
+    }
+}
+
+#[tokio::test]
+async fn dev_up_runs_a_hub_and_clusters_whose_deployments_are_processes() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("env");
+    let dir_arg = dir.display().to_string();
+    let up = fleetctl(&["dev", "up", "--clusters", "2", "--dir", &dir_arg]);
+    let _down = Down(dir.clone());
+    assert!(up.status.success(), "dev up: {}", String::from_utf8_lossy(&up.stderr));
+    let state: Value = serde_json::from_slice(&std::fs::read(dir.join("state.json")).unwrap()).unwrap();
+    let pids: Vec<u32> =
+        state["clusters"].as_array().unwrap().iter().map(|c| c["pid"].as_u64().unwrap() as u32).collect();
+    assert_eq!(pids.len(), 3);
+    for file in ["kubeconfig", "hub.kubeconfig", "cluster1.kubeconfig", "cluster2.kubeconfig", "state.json"] {
+        assert_eq!(std::fs::metadata(dir.join(file)).unwrap().permissions().mode() & 0o777, 0o600, "{file}");
+    }
+    assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+
+    // Every context works; the hub runs its controller as a process.
+    let kubeconfig = dir.join("kubeconfig");
+    for context in ["hub", "cluster1", "cluster2"] {
+        let client = context_client(&kubeconfig, context).await;
+        client.apiserver_version().await.unwrap_or_else(|e| panic!("{context}: {e}"));
+    }
+    let hub = context_client(&kubeconfig, "hub").await;
+    let hub_deployments: Api<Deployment> = Api::namespaced(hub.clone(), "open-cluster-management-hub");
+    let controller = hub_deployments.get("fleetctl-hub-controller").await.unwrap();
+    assert!(available(Some(&controller)), "dev up returns once the hub controller is Available");
+    let hub_pods = Api::<Pod>::namespaced(hub, "open-cluster-management-hub");
+    let controller_pods = wait_pods(&hub_pods, "fleetctl-hub-controller", "the controller's pod", running).await;
+    let controller_pid = pid_of(&controller_pods[0]);
+    assert!(alive(controller_pid));
+
+    let status = fleetctl(&["dev", "status", "--dir", &dir_arg]);
+    let table = String::from_utf8_lossy(&status.stdout);
+    assert!(status.status.success());
+    for name in ["hub", "cluster1", "cluster2"] {
+        let row =
+            table.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap_or_else(|| panic!("{table}"));
+        assert!(row.trim_end().ends_with("yes"), "{name} ready: {table}");
+    }
+
+    // On cluster1: a fleetctl Deployment runs as a process (here, a dev cluster of its
+    // own: a harmless fleetctl command that runs until SIGTERM).
+    let c1 = context_client(&kubeconfig, "cluster1").await;
+    let deployments: Api<Deployment> = Api::namespaced(c1.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(c1.clone(), "default");
+    let inner = tmp.path().join("inner.kubeconfig").display().to_string();
+    let sleeper = deployment("sleeper", IMAGE, json!(["dev", "serve", "--kubeconfig", inner]), json!({}));
+    deployments.create(&PostParams::default(), &sleeper).await.unwrap();
+    wait_deployment(&deployments, "sleeper", "sleeper Available", |d| available(Some(d))).await;
+    let first = wait_pods(&pods, "sleeper", "sleeper running", running).await;
+    let pid = pid_of(&first[0]);
+    assert!(alive(pid));
+
+    // Killed: the simulator restarts it.
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    let restarted = wait_pods(&pods, "sleeper", "restarted", |p| {
+        running(p) && container(&p[0])["restartCount"] == 1 && pid_of(&p[0]) != pid
+    })
+    .await;
+    let second = pid_of(&restarted[0]);
+    assert!(alive(second));
+
+    // A new template: the old process stops, a new one runs.
+    let patch = json!({"spec": {"template": {"metadata": {"labels": {"app": "sleeper", "v": "2"}}}}});
+    deployments.patch("sleeper", &PatchParams::default(), &Patch::Merge(patch)).await.unwrap();
+    let third = wait_pods(&pods, "sleeper", "replaced", |p| running(p) && pid_of(&p[0]) != second).await;
+    gone(second).await;
+    let third = pid_of(&third[0]);
+
+    // Another image: Available, no process.
+    let web = deployment("web", "nginx:1.27", json!([]), json!({}));
+    deployments.create(&PostParams::default(), &web).await.unwrap();
+    wait_deployment(&deployments, "web", "web Available", |d| available(Some(d))).await;
+
+    // Deleted: its process stops and its Pods go.
+    deployments.delete("sleeper", &DeleteParams::default()).await.unwrap();
+    gone(third).await;
+    wait_pods(&pods, "sleeper", "sleeper pods gone", <[Pod]>::is_empty).await;
+
+    let logs = fleetctl(&["dev", "logs", "cluster1", "sleeper", "--dir", &dir_arg]);
+    let logs = String::from_utf8_lossy(&logs.stdout);
+    assert!(logs.contains(&format!("process://{pid} exited with code 137")), "{logs}");
+
+    // Down: every cluster process and every container process ends.
+    let down = fleetctl(&["dev", "down", "--dir", &dir_arg]);
+    assert!(down.status.success(), "{}", String::from_utf8_lossy(&down.stderr));
+    for pid in pids.into_iter().chain([controller_pid]) {
+        gone(pid).await;
+    }
+    assert!(!dir.join("state.json").exists());
+    let status = fleetctl(&["dev", "status", "--dir", &dir_arg]);
+    assert!(!status.status.success(), "no environment any more");
+}

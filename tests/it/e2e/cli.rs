@@ -1,0 +1,210 @@
+//! The built `fleetctl` binary on `dev up`: the three acts, JSON output, interrupted
+//! imports, a dead cluster, and a catalogue of bad input.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+use super::DevUp;
+
+fn text(output: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+fn ok(output: Output) -> String {
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "failed ({:?}): {stderr}", output.status.code());
+    stdout
+}
+
+/// The store resourceVersion of a cluster: unchanged means nothing was written.
+fn revision(env: &DevUp, context: &str) -> String {
+    let output = Command::new("kubectl")
+        .args(["--context", context, "get", "--raw", "/api/v1/namespaces?limit=1"])
+        .env("KUBECONFIG", env.kubeconfig())
+        .output()
+        .expect("kubectl");
+    let list: Value = serde_json::from_slice(&output.stdout).expect("list");
+    list["metadata"]["resourceVersion"].as_str().expect("rv").to_string()
+}
+
+/// The clusters, namespaces and import objects on the hub, with their resourceVersions.
+async fn hub_objects(env: &DevUp) -> Vec<String> {
+    use kube::ResourceExt;
+    let hub = env.client("hub").await;
+    let mut out: Vec<String> = kube::Api::<fleetctl::api::ManagedCluster>::all(hub.clone())
+        .list(&Default::default())
+        .await
+        .expect("clusters")
+        .items
+        .iter()
+        .map(|c| format!("mcl/{}@{}", c.name_any(), c.spec.hub_accepts_client))
+        .collect();
+    let namespaces = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(hub.clone()).list(&Default::default()).await.expect("ns");
+    out.extend(namespaces.items.iter().map(|n| format!("ns/{}", n.name_any())));
+    let configs = kube::Api::<fleetctl::api::KlusterletAddonConfig>::all(hub).list(&Default::default()).await.expect("kac");
+    out.extend(configs.items.iter().map(|k| format!("kac/{}@{}", k.name_any(), k.resource_version().unwrap_or_default())));
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() {
+    if !crate::support::kubectl::kubectl_available() {
+        eprintln!("skipping: kubectl is not installed");
+        return;
+    }
+    let env = DevUp::start(2);
+    let hub = ["--hub-context", "hub"];
+    for name in ["cluster1", "cluster2"] {
+        let stdout = ok(env.fleetctl(&[&hub[..], &["--cluster-context", name, "-o", "json", "import", name]].concat()));
+        let result: Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
+        assert_eq!(result["cluster"], name);
+        assert_eq!(result["result"], "imported");
+        assert!(result["steps"].as_array().expect("steps").len() >= 5);
+        let available = result["conditions"].as_array().expect("conditions").iter().any(|c| c["type"] == "ManagedClusterConditionAvailable" && c["status"] == "True");
+        assert!(available, "{result}");
+    }
+    // Importing again says so and changes nothing.
+    let before = hub_objects(&env).await;
+    let again = ok(env.fleetctl(&[&hub[..], &["--cluster-context", "cluster1", "import", "cluster1"]].concat()));
+    assert!(again.contains("already imported"), "{again}");
+    assert_eq!(hub_objects(&env).await, before);
+
+    let stdout = ok(env.fleetctl(&[&hub[..], &["-o", "json", "upgrade", "--all", "--to", "0.2.0", "--parallel", "2"]].concat()));
+    let results: Vec<Value> = serde_json::Deserializer::from_str(&stdout).into_iter().map(|v| v.expect("json")).collect();
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| r["result"] == "running 0.2.0"));
+
+    for name in ["cluster1", "cluster2"] {
+        let stdout = ok(env.fleetctl(&[&hub[..], &["--cluster-context", name, "-o", "json", "detach", name, "--yes"]].concat()));
+        let result: Value = serde_json::from_str(&stdout).expect("json");
+        assert_eq!(result["result"], "detached");
+    }
+    let names = ok(env.fleetctl(&[&hub[..], &["get", "clusters", "-o", "name"]].concat()));
+    assert!(names.trim().is_empty(), "{names}");
+}
+
+#[tokio::test]
+async fn an_import_killed_after_any_step_finishes_when_run_again() {
+    let env = DevUp::start(1);
+    let args = ["--hub-context", "hub", "--cluster-context", "cluster1", "import", "cluster1"];
+    let mut killed_after = Vec::new();
+    loop {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+            .args(args)
+            .env("KUBECONFIG", env.kubeconfig())
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut finished = 0;
+        let mut killed = false;
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with('✓') {
+                finished += 1;
+                if finished > killed_after.len() {
+                    let _ = child.kill();
+                    killed_after.push(line);
+                    killed = true;
+                    break;
+                }
+            }
+        }
+        let status = child.wait().expect("wait");
+        if !killed {
+            assert!(status.success(), "the last run finishes");
+            break;
+        }
+    }
+    assert!(killed_after.len() >= 5, "killed after each step: {killed_after:?}");
+    let hub = env.client("hub").await;
+    let target = env.client("cluster1").await;
+    let clusters = kube::Api::<fleetctl::api::ManagedCluster>::all(hub.clone()).list(&Default::default()).await.expect("list");
+    assert_eq!(clusters.items.len(), 1);
+    assert!(clusters.items[0].is_available());
+    let deployments = kube::Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(target, "open-cluster-management-agent")
+        .list(&Default::default())
+        .await
+        .expect("deployments");
+    let mut names: Vec<String> = deployments.items.iter().filter_map(|d| d.metadata.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["klusterlet", "klusterlet-registration-agent", "klusterlet-work-agent"], "no duplicates");
+}
+
+#[tokio::test]
+async fn detaching_a_cluster_whose_dev_cluster_died_cleans_the_hub_with_force() {
+    let env = DevUp::start(1);
+    ok(env.fleetctl(&["--hub-context", "hub", "--cluster-context", "cluster1", "import", "cluster1"]));
+    let state: Value = serde_json::from_slice(&std::fs::read(env.dir.path().join("state.json")).expect("state")).expect("json");
+    let pid = state["clusters"].as_array().expect("clusters").iter().find(|c| c["name"] == "cluster1").expect("cluster1")["pid"].as_u64().expect("pid");
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+
+    let output = env.fleetctl(&["--hub-context", "hub", "--timeout", "3s", "detach", "cluster1", "--yes"]);
+    assert_eq!(output.status.code(), Some(3), "timed out without --force: {}", text(&output).1);
+    let output = env.fleetctl(&["--hub-context", "hub", "--timeout", "3s", "detach", "cluster1", "--yes", "--force"]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("remove it with `fleetctl detach cluster1 --force --cluster-kubeconfig"), "{stdout}");
+    let names = ok(env.fleetctl(&["--hub-context", "hub", "get", "clusters", "-o", "name"]));
+    assert!(names.trim().is_empty());
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
+    if !crate::support::kubectl::kubectl_available() {
+        eprintln!("skipping: kubectl is not installed");
+        return;
+    }
+    let env = DevUp::start(2);
+    ok(env.fleetctl(&["--hub-context", "hub", "--cluster-context", "cluster1", "import", "cluster1"]));
+    let garbage = env.dir.path().join("garbage.kubeconfig");
+    std::fs::write(&garbage, "this: [is not a kubeconfig").expect("write");
+    let unreachable = env.dir.path().join("unreachable.kubeconfig");
+    std::fs::write(
+        &unreachable,
+        "apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: x, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: x, user: x}}]\ncurrent-context: x\n",
+    )
+    .expect("write");
+    let g = garbage.to_string_lossy().to_string();
+    let u = unreachable.to_string_lossy().to_string();
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "Bad_Name"], 4, "invalid cluster name"),
+        (vec!["--hub-kubeconfig", "/nonexistent/kubeconfig", "import", "c9"], 4, "no such file"),
+        (vec!["--hub-kubeconfig", &g, "import", "c9"], 4, "kubeconfig"),
+        (vec!["--hub-context", "nope", "import", "c9"], 4, "context \"nope\" not found"),
+        (vec!["--hub-kubeconfig", &u, "import", "c9"], 4, "does not answer"),
+        (vec!["--hub-context", "cluster2", "--cluster-context", "cluster2", "import", "c9"], 4, "fleetctl hub install"),
+        (vec!["--hub-context", "hub", "--cluster-context", "cluster1", "import", "other"], 4, "already joined as cluster \"cluster1\""),
+        (vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "c9", "--addons", "nope"], 4, "unknown addon"),
+        (vec!["--hub-context", "hub", "upgrade", "ghost", "--to", "0.2.0"], 4, "cluster ghost not found"),
+        (vec!["--hub-context", "hub", "detach", "ghost", "--yes"], 4, "cluster ghost not found"),
+        (vec!["--hub-context", "hub", "upgrade", "cluster1", "--to", "latest"], 2, "invalid version"),
+        (vec!["--hub-context", "hub", "--timeout", "5x", "import", "c9"], 2, "invalid duration"),
+        (vec!["--hub-context", "hub", "detach", "cluster1"], 2, "pass --yes"),
+        (vec!["--hub-context", "hub", "import", "c9", "-l", "novalue"], 2, "key=value"),
+    ];
+    // The hub keeps renewing leases; what must not change is what the commands write.
+    let hub_before = hub_objects(&env).await;
+    let target_before = revision(&env, "cluster2");
+    let mut wrong = Vec::new();
+    for (args, code, message) in &cases {
+        let output = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+            .args(args)
+            .env("KUBECONFIG", env.kubeconfig())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        let (_, stderr) = text(&output);
+        if output.status.code() != Some(*code) || !stderr.contains(message) {
+            wrong.push(format!("{args:?}: exit {:?}, stderr {stderr:?}; expected {code} and {message:?}", output.status.code()));
+        }
+    }
+    assert!(cases.len() >= 12);
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert_eq!(hub_objects(&env).await, hub_before, "nothing written on the hub");
+    assert_eq!(revision(&env, "cluster2"), target_before, "nothing written on the target");
+}

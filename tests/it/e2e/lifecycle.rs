@@ -1,0 +1,166 @@
+//! The klusterlet end to end, driven through the library: import, a ManifestWork,
+//! an upgrade, a killed agent, and removal.
+
+use std::time::{Duration, Instant};
+
+use fleetctl::api::{AppliedManifestWork, Klusterlet, ManagedCluster, Manifest, ManifestWork};
+use fleetctl::lifecycle::import::{ImportOptions, Imported, import};
+use fleetctl::lifecycle::upgrade::{UpgradeOptions, running_version, upgrade};
+use fleetctl::lifecycle::wait_for;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::{Client, ResourceExt};
+use serde_json::json;
+
+use super::{DevUp, WAIT};
+
+fn quiet(_: fleetctl::lifecycle::Progress) {}
+
+async fn import_cluster(env: &DevUp, hub: &Client, name: &str) -> Client {
+    let target = env.client(name).await;
+    let hub_url = env.fleetctl_hub_url().await;
+    let options = ImportOptions {
+        name: name.to_string(),
+        labels: Default::default(),
+        addons: Vec::new(),
+        wait: true,
+        print_command: false,
+        force: false,
+        timeout: WAIT,
+    };
+    let imported = import(hub, &hub_url, Some(&target), &options, &quiet).await.expect("import");
+    assert!(matches!(imported, Imported::Done(_)), "{imported:?}");
+    target
+}
+
+impl DevUp {
+    async fn fleetctl_hub_url(&self) -> String {
+        let kubeconfig = kube::config::Kubeconfig::read_from(self.kubeconfig()).expect("kubeconfig");
+        let cluster = kubeconfig.clusters.iter().find(|c| c.name == "hub").expect("hub cluster");
+        cluster.cluster.as_ref().and_then(|c| c.server.clone()).expect("server")
+    }
+}
+
+#[tokio::test]
+async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanly() {
+    let env = DevUp::start(2);
+    let hub = env.client("hub").await;
+    let clusters: Api<ManagedCluster> = Api::all(hub.clone());
+
+    // Act I: accept, apply the import secret → Joined and Available.
+    let target = import_cluster(&env, &hub, "cluster1").await;
+    let cluster = clusters.get("cluster1").await.expect("cluster");
+    assert!(cluster.is_joined() && cluster.is_available());
+
+    // A ManifestWork with a ConfigMap and a Deployment is applied and reports status.
+    let work = ManifestWork::for_cluster(
+        "cluster1",
+        "sample",
+        vec![
+            Manifest(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hello", "namespace": "default"}, "data": {"a": "1"}}),
+            ),
+            Manifest(
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                         "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}),
+            ),
+        ],
+    );
+    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), "cluster1");
+    works.create(&PostParams::default(), &work).await.expect("work");
+    wait_for(works.clone(), "sample", "the sample work to apply", WAIT, |w: Option<&ManifestWork>| {
+        w.is_some_and(|w| w.is_applied() && w.is_available())
+    })
+    .await
+    .expect("applied");
+    let configmaps: Api<ConfigMap> = Api::namespaced(target.clone(), "default");
+    configmaps.get("hello").await.expect("the ConfigMap is on the target");
+    Api::<Deployment>::namespaced(target.clone(), "default").get("web").await.expect("the Deployment is on the target");
+    let status = works.get("sample").await.expect("work").status.expect("status");
+    assert_eq!(status.resource_status.manifests.len(), 2);
+
+    // Removing the work removes what it applied.
+    works.delete("sample", &DeleteParams::default()).await.expect("delete work");
+    wait_for(configmaps.clone(), "hello", "the ConfigMap to go", WAIT, |c: Option<&ConfigMap>| c.is_none())
+        .await
+        .expect("removed");
+
+    // A killed agent comes back, and the cluster returns to Available with nothing doubled.
+    let works_before = works.list(&ListParams::default()).await.expect("works").items.len();
+    let pids = env.pids(&["agent", "registration", "cluster1"]);
+    assert_eq!(pids.len(), 1, "one registration agent for cluster1: {pids:?}");
+    let _ = std::process::Command::new("kill").args(["-9", &pids[0].to_string()]).status();
+    let restarted = async {
+        loop {
+            let now = env.pids(&["agent", "registration", "cluster1"]);
+            if !now.is_empty() && now != pids {
+                return now;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, restarted).await.expect("the simulator restarts the agent");
+    wait_for(clusters.clone(), "cluster1", "cluster1 available again", WAIT, |c: Option<&ManagedCluster>| {
+        c.is_some_and(|c| c.is_available())
+    })
+    .await
+    .expect("available");
+    assert_eq!(
+        works.list(&ListParams::default()).await.expect("works").items.len(),
+        works_before,
+        "no duplicate works"
+    );
+    let applied: Api<AppliedManifestWork> = Api::all(target.clone());
+    let applied_names: Vec<String> =
+        applied.list(&ListParams::default()).await.expect("applied").items.iter().map(|a| a.name_any()).collect();
+    assert_eq!(applied_names.len(), 2, "one AppliedManifestWork per klusterlet work: {applied_names:?}");
+
+    // Act II: an image change in the klusterlet work rolls the agents; the new version is reported.
+    let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: WAIT };
+    upgrade(&hub, "cluster1", &options, &quiet).await.expect("upgrade");
+    let upgraded = clusters.get("cluster1").await.expect("cluster");
+    assert_eq!(running_version(&upgraded), Some("0.2.0"));
+
+    // Deleting the Klusterlet leaves nothing of it on the target; the hub hears within 5 s.
+    let klusterlets: Api<Klusterlet> = Api::all(target.clone());
+    let started = Instant::now();
+    klusterlets.delete("klusterlet", &DeleteParams::default()).await.expect("delete klusterlet");
+    wait_for(
+        clusters.clone(),
+        "cluster1",
+        "the hub to see cluster1 leave",
+        Duration::from_secs(5),
+        |c: Option<&ManagedCluster>| {
+            c.is_some_and(|c| fleetctl::api::conditions::is_false(c.conditions(), "ManagedClusterConditionAvailable"))
+        },
+    )
+    .await
+    .expect("the hub sees Available=False within 5 s");
+    let noticed = started.elapsed();
+    let namespaces: Api<Namespace> = Api::all(target.clone());
+    wait_for(
+        namespaces,
+        "open-cluster-management-agent",
+        "the agent namespace to go",
+        WAIT,
+        |n: Option<&Namespace>| n.is_none(),
+    )
+    .await
+    .expect("no agent namespace");
+    wait_for(klusterlets, "klusterlet", "the klusterlet to go", WAIT, |k: Option<&Klusterlet>| k.is_none())
+        .await
+        .expect("no klusterlet");
+    assert!(
+        applied.list(&ListParams::default()).await.map(|l| l.items.is_empty()).unwrap_or(true),
+        "no AppliedManifestWork"
+    );
+    let operators = async {
+        while !env.pids(&["agent", "operator"]).is_empty() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, operators).await.expect("no operator process");
+    eprintln!("hub saw the klusterlet leave after {noticed:?}");
+}

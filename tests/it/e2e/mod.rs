@@ -1,0 +1,85 @@
+//! End to end on `fleetctl dev up`: real processes for every dev cluster, the hub
+//! controllers and the klusterlet agents.
+
+mod cli;
+mod lifecycle;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use kube::Client;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+/// A `dev up` environment, taken down on drop.
+pub struct DevUp {
+    pub dir: tempfile::TempDir,
+}
+
+impl DevUp {
+    pub fn start(clusters: usize) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let output = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+            .args(["dev", "up", "--clusters", &clusters.to_string(), "--dir"])
+            .arg(dir.path())
+            .output()
+            .expect("dev up runs");
+        assert!(output.status.success(), "dev up failed: {}", String::from_utf8_lossy(&output.stderr));
+        Self { dir }
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// A client for a context (`hub`, `cluster1`, …).
+    pub async fn client(&self, context: &str) -> Client {
+        client_for(&self.kubeconfig(), context).await
+    }
+
+    /// Runs the built binary with this environment's kubeconfig.
+    pub fn fleetctl(&self, args: &[&str]) -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+            .args(args)
+            .env("KUBECONFIG", self.kubeconfig())
+            .env_remove("FLEETCTL_HUB_KUBECONFIG")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("fleetctl runs")
+    }
+
+    /// Pids of processes whose command line contains all of `needles`.
+    pub fn pids(&self, needles: &[&str]) -> Vec<u32> {
+        let mut pids = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let dir = self.dir.path().to_string_lossy().to_string();
+            // Only processes of this environment: their KUBECONFIG lives under its dir.
+            let environ = std::fs::read(entry.path().join("environ"))
+                .map(|e| String::from_utf8_lossy(&e).into_owned())
+                .unwrap_or_default();
+            if needles.iter().all(|n| cmdline.contains(n)) && (cmdline.contains(&dir) || environ.contains(&dir)) {
+                pids.push(pid);
+            }
+        }
+        pids
+    }
+}
+
+impl Drop for DevUp {
+    fn drop(&mut self) {
+        let _ =
+            Command::new(env!("CARGO_BIN_EXE_fleetctl")).args(["dev", "down", "--dir"]).arg(self.dir.path()).output();
+    }
+}
+
+pub async fn client_for(path: &Path, context: &str) -> Client {
+    let kubeconfig = Kubeconfig::read_from(path).expect("kubeconfig");
+    let options = KubeConfigOptions { context: Some(context.to_string()), ..KubeConfigOptions::default() };
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options).await.expect("config");
+    Client::try_from(config).expect("client")
+}
+
+pub const WAIT: Duration = Duration::from_secs(30);
