@@ -534,15 +534,16 @@ pub async fn down(dir: &Path, grace: Duration) -> Result<Vec<(String, Stopped)>,
     let state = read_state(dir)?;
     let mut outcome: Vec<(String, Stopped)> = Vec::new();
     for record in &state.clusters {
-        let alive = is_ours(&state, record);
-        if alive {
-            signal(record.pid, Signal::SIGTERM);
-        }
-        let stopped = if alive || !group_members(record.pid, &state.program).is_empty() {
-            Stopped::Terminated
-        } else {
-            Stopped::AlreadyGone
+        // A live cluster process stops its containers itself; those of one that died
+        // (SIGKILL) are told directly.
+        let targets = match is_ours(&state, record) {
+            true => vec![record.pid],
+            false => group_members(record.pid, &state.program),
         };
+        for pid in &targets {
+            signal(*pid, Signal::SIGTERM);
+        }
+        let stopped = if targets.is_empty() { Stopped::AlreadyGone } else { Stopped::Terminated };
         outcome.push((record.name.clone(), stopped));
     }
     // These processes are not our children, so there is nothing to wait on: look at

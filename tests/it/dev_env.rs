@@ -415,6 +415,14 @@ async fn dev_up_runs_a_hub_and_clusters_whose_deployments_are_processes() {
     let logs = String::from_utf8_lossy(&logs.stdout);
     assert!(logs.contains(&format!("process://{pid} exited with code 137")), "{logs}");
 
+    let again = fleetctl(&["dev", "up", "--dir", &dir_arg]);
+    assert!(!again.status.success(), "one environment per directory");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already runs"));
+
+    // A cluster process SIGKILLed cannot stop its containers; `dev down` still ends them.
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pids[0] as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    gone(pids[0]).await;
+
     // Down: every cluster process and every container process ends.
     let down = fleetctl(&["dev", "down", "--dir", &dir_arg]);
     assert!(down.status.success(), "{}", String::from_utf8_lossy(&down.stderr));

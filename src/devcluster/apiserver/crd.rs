@@ -29,15 +29,19 @@ pub fn prepare(crd: &mut Value) -> Result<(), ApiError> {
     crd["spec"]["names"] = accepted.clone();
     let storage: Vec<Value> = versions(crd).filter(|v| v["storage"] == true).map(|v| v["name"].clone()).collect();
     let now = object::now();
-    let mut conditions: Vec<Value> = crd["status"]["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let previous: Vec<Value> = crd["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    // A condition that stays True keeps the time it became True, so re-applying an
+    // unchanged CRD changes nothing.
+    let since = |kind: &str| {
+        previous.iter().find(|c| c["type"] == kind && c["status"] == "True").map_or(json!(now), |c| c["lastTransitionTime"].clone())
+    };
+    let mut conditions: Vec<Value> = previous
+        .iter()
         .filter(|c| !matches!(c["type"].as_str(), Some("NamesAccepted" | "Established")))
         .cloned()
         .collect();
-    conditions.push(json!({"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now}));
-    conditions.push(json!({"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now}));
+    conditions.push(json!({"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": since("NamesAccepted")}));
+    conditions.push(json!({"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": since("Established")}));
     let mut stored: Vec<Value> = crd["status"]["storedVersions"].as_array().cloned().unwrap_or_default();
     for v in storage {
         if !stored.contains(&v) {
