@@ -33,7 +33,8 @@ fn klusterlet_crd() -> Result<&'static Value, HubError> {
     if let Some(crd) = CRD.get() {
         return Ok(crd);
     }
-    let crd = serde_json::to_value(crds::klusterlet()).map_err(|e| HubError::Render(format!("the Klusterlet CRD: {e}")))?;
+    let crd =
+        serde_json::to_value(crds::klusterlet()).map_err(|e| HubError::Render(format!("the Klusterlet CRD: {e}")))?;
     Ok(CRD.get_or_init(|| crd))
 }
 

@@ -98,13 +98,19 @@ async fn preflight(
     }
     hub.apiserver_version().await.map_err(|e| LifecycleError::Refused(format!("the hub does not answer: {e}")))?;
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
-    let existing = match clusters.get_opt(&options.name).await {
-        Ok(existing) => existing,
+    // A list answers 404 when the hub does not serve ManagedClusters (a get would read
+    // as "no such cluster").
+    match clusters.list(&ListParams::default().limit(1)).await {
+        Ok(_) => {}
         Err(kube::Error::Api(status)) if status.code == 404 => {
             return Err(LifecycleError::Refused("the hub is not initialised — run `fleetctl hub install`".into()));
         }
         Err(e) => return Err(LifecycleError::Refused(format!("the hub does not answer: {e}"))),
-    };
+    }
+    let existing = clusters
+        .get_opt(&options.name)
+        .await
+        .map_err(|e| LifecycleError::Refused(format!("the hub does not answer: {e}")))?;
     if let Some(target) = target {
         target
             .apiserver_version()

@@ -33,7 +33,10 @@ pub fn prepare(crd: &mut Value) -> Result<(), ApiError> {
     // A condition that stays True keeps the time it became True, so re-applying an
     // unchanged CRD changes nothing.
     let since = |kind: &str| {
-        previous.iter().find(|c| c["type"] == kind && c["status"] == "True").map_or(json!(now), |c| c["lastTransitionTime"].clone())
+        previous
+            .iter()
+            .find(|c| c["type"] == kind && c["status"] == "True")
+            .map_or(json!(now), |c| c["lastTransitionTime"].clone())
     };
     let mut conditions: Vec<Value> = previous
         .iter()

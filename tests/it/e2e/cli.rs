@@ -41,10 +41,16 @@ async fn hub_objects(env: &DevUp) -> Vec<String> {
         .iter()
         .map(|c| format!("mcl/{}@{}", c.name_any(), c.spec.hub_accepts_client))
         .collect();
-    let namespaces = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(hub.clone()).list(&Default::default()).await.expect("ns");
+    let namespaces = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(hub.clone())
+        .list(&Default::default())
+        .await
+        .expect("ns");
     out.extend(namespaces.items.iter().map(|n| format!("ns/{}", n.name_any())));
-    let configs = kube::Api::<fleetctl::api::KlusterletAddonConfig>::all(hub).list(&Default::default()).await.expect("kac");
-    out.extend(configs.items.iter().map(|k| format!("kac/{}@{}", k.name_any(), k.resource_version().unwrap_or_default())));
+    let configs =
+        kube::Api::<fleetctl::api::KlusterletAddonConfig>::all(hub).list(&Default::default()).await.expect("kac");
+    out.extend(
+        configs.items.iter().map(|k| format!("kac/{}@{}", k.name_any(), k.resource_version().unwrap_or_default())),
+    );
     out.sort();
     out
 }
@@ -63,7 +69,11 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
         assert_eq!(result["cluster"], name);
         assert_eq!(result["result"], "imported");
         assert!(result["steps"].as_array().expect("steps").len() >= 5);
-        let available = result["conditions"].as_array().expect("conditions").iter().any(|c| c["type"] == "ManagedClusterConditionAvailable" && c["status"] == "True");
+        let available = result["conditions"]
+            .as_array()
+            .expect("conditions")
+            .iter()
+            .any(|c| c["type"] == "ManagedClusterConditionAvailable" && c["status"] == "True");
         assert!(available, "{result}");
     }
     // Importing again says so and changes nothing.
@@ -72,13 +82,16 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
     assert!(again.contains("already imported"), "{again}");
     assert_eq!(hub_objects(&env).await, before);
 
-    let stdout = ok(env.fleetctl(&[&hub[..], &["-o", "json", "upgrade", "--all", "--to", "0.2.0", "--parallel", "2"]].concat()));
-    let results: Vec<Value> = serde_json::Deserializer::from_str(&stdout).into_iter().map(|v| v.expect("json")).collect();
+    let stdout =
+        ok(env.fleetctl(&[&hub[..], &["-o", "json", "upgrade", "--all", "--to", "0.2.0", "--parallel", "2"]].concat()));
+    let results: Vec<Value> =
+        serde_json::Deserializer::from_str(&stdout).into_iter().map(|v| v.expect("json")).collect();
     assert_eq!(results.len(), 2);
     assert!(results.iter().all(|r| r["result"] == "running 0.2.0"));
 
     for name in ["cluster1", "cluster2"] {
-        let stdout = ok(env.fleetctl(&[&hub[..], &["--cluster-context", name, "-o", "json", "detach", name, "--yes"]].concat()));
+        let stdout =
+            ok(env.fleetctl(&[&hub[..], &["--cluster-context", name, "-o", "json", "detach", name, "--yes"]].concat()));
         let result: Value = serde_json::from_str(&stdout).expect("json");
         assert_eq!(result["result"], "detached");
     }
@@ -123,13 +136,15 @@ async fn an_import_killed_after_any_step_finishes_when_run_again() {
     assert!(killed_after.len() >= 5, "killed after each step: {killed_after:?}");
     let hub = env.client("hub").await;
     let target = env.client("cluster1").await;
-    let clusters = kube::Api::<fleetctl::api::ManagedCluster>::all(hub.clone()).list(&Default::default()).await.expect("list");
+    let clusters =
+        kube::Api::<fleetctl::api::ManagedCluster>::all(hub.clone()).list(&Default::default()).await.expect("list");
     assert_eq!(clusters.items.len(), 1);
     assert!(clusters.items[0].is_available());
-    let deployments = kube::Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(target, "open-cluster-management-agent")
-        .list(&Default::default())
-        .await
-        .expect("deployments");
+    let deployments =
+        kube::Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(target, "open-cluster-management-agent")
+            .list(&Default::default())
+            .await
+            .expect("deployments");
     let mut names: Vec<String> = deployments.items.iter().filter_map(|d| d.metadata.name.clone()).collect();
     names.sort();
     assert_eq!(names, ["klusterlet", "klusterlet-registration-agent", "klusterlet-work-agent"], "no duplicates");
@@ -139,8 +154,16 @@ async fn an_import_killed_after_any_step_finishes_when_run_again() {
 async fn detaching_a_cluster_whose_dev_cluster_died_cleans_the_hub_with_force() {
     let env = DevUp::start(1);
     ok(env.fleetctl(&["--hub-context", "hub", "--cluster-context", "cluster1", "import", "cluster1"]));
-    let state: Value = serde_json::from_slice(&std::fs::read(env.dir.path().join("state.json")).expect("state")).expect("json");
-    let pid = state["clusters"].as_array().expect("clusters").iter().find(|c| c["name"] == "cluster1").expect("cluster1")["pid"].as_u64().expect("pid");
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(env.dir.path().join("state.json")).expect("state")).expect("json");
+    let pid = state["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .find(|c| c["name"] == "cluster1")
+        .expect("cluster1")["pid"]
+        .as_u64()
+        .expect("pid");
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
 
     let output = env.fleetctl(&["--hub-context", "hub", "--timeout", "3s", "detach", "cluster1", "--yes"]);
@@ -172,14 +195,26 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
     let g = garbage.to_string_lossy().to_string();
     let u = unreachable.to_string_lossy().to_string();
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
-        (vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "Bad_Name"], 4, "invalid cluster name"),
+        (
+            vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "Bad_Name"],
+            4,
+            "invalid cluster name",
+        ),
         (vec!["--hub-kubeconfig", "/nonexistent/kubeconfig", "import", "c9"], 4, "no such file"),
         (vec!["--hub-kubeconfig", &g, "import", "c9"], 4, "kubeconfig"),
         (vec!["--hub-context", "nope", "import", "c9"], 4, "context \"nope\" not found"),
         (vec!["--hub-kubeconfig", &u, "import", "c9"], 4, "does not answer"),
         (vec!["--hub-context", "cluster2", "--cluster-context", "cluster2", "import", "c9"], 4, "fleetctl hub install"),
-        (vec!["--hub-context", "hub", "--cluster-context", "cluster1", "import", "other"], 4, "already joined as cluster \"cluster1\""),
-        (vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "c9", "--addons", "nope"], 4, "unknown addon"),
+        (
+            vec!["--hub-context", "hub", "--cluster-context", "cluster1", "import", "other"],
+            4,
+            "already joined as cluster \"cluster1\"",
+        ),
+        (
+            vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "c9", "--addons", "nope"],
+            4,
+            "unknown addon",
+        ),
         (vec!["--hub-context", "hub", "upgrade", "ghost", "--to", "0.2.0"], 4, "cluster ghost not found"),
         (vec!["--hub-context", "hub", "detach", "ghost", "--yes"], 4, "cluster ghost not found"),
         (vec!["--hub-context", "hub", "upgrade", "cluster1", "--to", "latest"], 2, "invalid version"),
@@ -200,7 +235,10 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
             .expect("run");
         let (_, stderr) = text(&output);
         if output.status.code() != Some(*code) || !stderr.contains(message) {
-            wrong.push(format!("{args:?}: exit {:?}, stderr {stderr:?}; expected {code} and {message:?}", output.status.code()));
+            wrong.push(format!(
+                "{args:?}: exit {:?}, stderr {stderr:?}; expected {code} and {message:?}",
+                output.status.code()
+            ));
         }
     }
     assert!(cases.len() >= 12);

@@ -86,6 +86,9 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
     wait_for(configmaps.clone(), "hello", "the ConfigMap to go", WAIT, |c: Option<&ConfigMap>| c.is_none())
         .await
         .expect("removed");
+    wait_for(works.clone(), "sample", "the sample work to go", WAIT, |w: Option<&ManifestWork>| w.is_none())
+        .await
+        .expect("work gone");
 
     // A killed agent comes back, and the cluster returns to Available with nothing doubled.
     let works_before = works.list(&ListParams::default()).await.expect("works").items.len();
