@@ -140,7 +140,7 @@ fn status(i: usize) -> serde_json::Value {
     let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
     let condition = |type_: &str, reason: &str| json!({"type": type_, "status": "True", "reason": reason, "message": reason, "lastTransitionTime": now});
     // One in ten has lost its lease, so not every row is the same.
-    let available = if i % 10 == 0 {
+    let available = if i.is_multiple_of(10) {
         json!({"type": "ManagedClusterConditionAvailable", "status": "Unknown",
                "reason": "ManagedClusterLeaseUpdateStopped", "message": "Registration agent stopped updating its lease.",
                "lastTransitionTime": now})

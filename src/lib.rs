@@ -1,6 +1,7 @@
 //! fleetctl: manage a fleet of Kubernetes clusters from one hub cluster,
 //! wire-compatible with Open Cluster Management and Red Hat ACM.
 
+pub mod addon;
 pub mod agent;
 pub mod api;
 pub mod certs;

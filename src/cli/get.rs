@@ -254,7 +254,7 @@ async fn addons(client: &Client, cluster: Option<&str>, selector: Option<&str>) 
         params = params.labels(selector);
     }
     let mut items = api.list(&params).await.map_err(list_error("managedclusteraddons", "listing addons"))?.items;
-    items.sort_by(|a, b| (a.namespace(), a.name_any()).cmp(&(b.namespace(), b.name_any())));
+    items.sort_by_key(|a| (a.namespace(), a.name_any()));
     let now = Timestamp::now();
     Ok(Listing {
         resource: "managedclusteraddon.addon.open-cluster-management.io",

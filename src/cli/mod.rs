@@ -1,5 +1,6 @@
 //! The command line: clap definitions, global options, and one module per subcommand.
 
+mod addon;
 mod agent;
 mod completion;
 mod controller;
@@ -168,6 +169,8 @@ enum Command {
     Controller(controller::ControllerArgs),
     /// Run a klusterlet agent on a managed cluster.
     Agent(agent::AgentArgs),
+    /// Run an addon agent on a managed cluster.
+    Addon(addon::AddonArgs),
     /// Import a cluster into the hub (Act I).
     Import(import::ImportArgs),
     /// Upgrade the klusterlet of clusters (Act II).
@@ -186,7 +189,13 @@ impl Cli {
     /// Runs the command and turns the outcome into an exit code.
     pub fn run(self) -> ExitCode {
         init_logging(self.global.verbose);
-        let runtime = match tokio::runtime::Runtime::new() {
+        // An addon agent does little and must stay small: one thread is enough.
+        let runtime = if matches!(self.command, Command::Addon(_)) {
+            tokio::runtime::Builder::new_current_thread().enable_all().build()
+        } else {
+            tokio::runtime::Runtime::new()
+        };
+        let runtime = match runtime {
             Ok(rt) => rt,
             Err(e) => {
                 eprintln!("error: starting the async runtime: {e}");
@@ -201,6 +210,7 @@ impl Cli {
                 Command::Hub(args) => hub::run(args, &global).await,
                 Command::Controller(args) => controller::run(args).await,
                 Command::Agent(args) => agent::run(args).await,
+                Command::Addon(args) => addon::run(args).await,
                 Command::Import(args) => import::run(args, &global).await,
                 Command::Upgrade(args) => upgrade::run(args, &global).await,
                 Command::Detach(args) => detach::run(args, &global).await,
@@ -228,7 +238,9 @@ fn init_logging(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("FLEETCTL_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    // Colours only for a person: logs of agents and clusters go to files.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
 }
 
 #[cfg(test)]

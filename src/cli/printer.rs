@@ -224,11 +224,13 @@ impl Printer {
         let mut table = Table::new();
         table.load_preset(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
         if self.color {
+            // Colour the words, not the padding after them.
             table.enforce_styling();
+            table.style_text_only();
         } else {
             table.force_no_tty();
         }
-        table.set_header(header.iter().map(|h| comfy_table::Cell::new(h)));
+        table.set_header(header.iter().map(comfy_table::Cell::new));
         for row in rows {
             table.add_row(row.iter().map(|cell| self.cell(cell)));
         }

@@ -1,6 +1,7 @@
 //! The hub controllers (`fleetctl controller hub`): import, registration (accept and
 //! CSR approval), lease and cleanup, run under leader election with health and metrics.
 
+pub mod addons;
 pub mod bootstrap;
 pub mod cleanup;
 pub mod context;
@@ -26,8 +27,8 @@ use kube::{Client, ResourceExt};
 
 pub use context::{Context, Ctx, HubConfig, HubError};
 
-use crate::api::conditions::{LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
-use crate::api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use crate::api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
+use crate::api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use crate::runner::metrics::Registry;
 
 /// Lease that elects the active hub controller.
@@ -67,6 +68,12 @@ async fn measured(
 /// The cluster a namespaced object belongs to (its namespace is the cluster's).
 fn cluster_of<K: ResourceExt>(object: K) -> Option<ObjectRef<ManagedCluster>> {
     object.namespace().map(|ns| ObjectRef::new(&ns))
+}
+
+/// The KlusterletAddonConfig of the cluster a namespaced object belongs to (named after
+/// the cluster, in its namespace).
+fn addon_config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddonConfig>> {
+    object.namespace().map(|ns| ObjectRef::new(&ns).within(&ns))
 }
 
 /// Runs every hub controller until the returned future is dropped.
@@ -109,6 +116,22 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
+    // Addons follow their config, their cluster (joined, image version) and their objects.
+    let addon = Controller::new(Api::<KlusterletAddonConfig>::all(client.clone()), all())
+        .with_config(bounded())
+        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), addon_config_of)
+        .watches(Api::<ManifestWork>::all(client.clone()), all().labels(LABEL_ADDON_NAME), addon_config_of)
+        .watches(clusters.clone(), all(), |c: ManagedCluster| {
+            let name = c.name_any();
+            Some(ObjectRef::new(&name).within(&name))
+        })
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "addon", addons::reconcile(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
     // A CSR waits on its cluster: any cluster change re-judges the pending CSRs.
     let cluster_changes = watcher(clusters, all()).map(|_| ());
     let csr = Controller::new(Api::<CertificateSigningRequest>::all(client), all().labels(LABEL_CLUSTER_NAME))
@@ -120,5 +143,5 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    tokio::join!(import, accept, lease, csr);
+    tokio::join!(import, accept, lease, addon, csr);
 }

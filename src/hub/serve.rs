@@ -105,6 +105,7 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         () = leadership.lost() => Err(ServeError::Leader(LeaderError::Lost)),
         () = shutdown_signal() => {
             tracing::info!("stopping");
+            leadership.release().await;
             Ok(())
         }
     }

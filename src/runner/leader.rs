@@ -117,8 +117,8 @@ impl Candidate {
         }
         tracing::info!(lease = %self.name, identity = %self.identity, "became leader");
         let (lost_tx, lost) = tokio::sync::watch::channel(false);
-        let renewer = tokio::spawn(renew(self, lost_tx));
-        Ok(Leadership { lost, renewer })
+        let renewer = tokio::spawn(renew(self.clone(), lost_tx));
+        Ok(Leadership { lost, renewer, candidate: self })
     }
 }
 
@@ -145,12 +145,28 @@ async fn renew(candidate: Candidate, lost: tokio::sync::watch::Sender<bool>) {
 pub struct Leadership {
     lost: tokio::sync::watch::Receiver<bool>,
     renewer: tokio::task::JoinHandle<()>,
+    candidate: Candidate,
 }
 
 impl Leadership {
     /// Resolves when leadership is lost (the lease could not be renewed in time).
     pub async fn lost(&mut self) {
         let _ = self.lost.wait_for(|lost| *lost).await;
+    }
+
+    /// Gives the lease up so a successor leads at once instead of after its expiry.
+    pub async fn release(self) {
+        self.renewer.abort();
+        let api = &self.candidate.api;
+        let Ok(Some(mut lease)) = api.get_opt(&self.candidate.name).await else { return };
+        let spec = lease.spec.get_or_insert_with(Default::default);
+        if spec.holder_identity.as_deref() != Some(self.candidate.identity.as_str()) {
+            return;
+        }
+        spec.holder_identity = None;
+        if let Err(e) = api.replace(&self.candidate.name, &PostParams::default(), &lease).await {
+            tracing::debug!(error = %e, "releasing the leader lease failed; it expires instead");
+        }
     }
 }
 

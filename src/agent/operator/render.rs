@@ -166,16 +166,32 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
                    "roleRef": role_ref("ClusterRole", WORK_ROLE), "subjects": subject(WORK_SERVICE_ACCOUNT)}),
         )?,
     ];
-    let roles = vec![typed(
-        "the registration agent's role",
-        json!({"apiVersion": rbac, "kind": "Role", "metadata": namespaced(REGISTRATION_ROLE),
-               "rules": registration_namespace_rules()}),
-    )?];
-    let role_bindings = vec![typed(
-        "the registration agent's role binding",
-        json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": namespaced(REGISTRATION_ROLE),
-               "roleRef": role_ref("Role", REGISTRATION_ROLE), "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
-    )?];
+    let addon_ns = addon_namespace(namespace);
+    let in_addon_ns = |object_name: &str| json!({"name": object_name, "namespace": addon_ns, "labels": labels});
+    let roles = vec![
+        typed(
+            "the registration agent's role",
+            json!({"apiVersion": rbac, "kind": "Role", "metadata": namespaced(REGISTRATION_ROLE),
+                   "rules": registration_namespace_rules()}),
+        )?,
+        typed(
+            "the registration agent's addon role",
+            json!({"apiVersion": rbac, "kind": "Role", "metadata": in_addon_ns(REGISTRATION_ROLE),
+                   "rules": registration_addon_rules()}),
+        )?,
+    ];
+    let role_bindings = vec![
+        typed(
+            "the registration agent's role binding",
+            json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": namespaced(REGISTRATION_ROLE),
+                   "roleRef": role_ref("Role", REGISTRATION_ROLE), "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
+        )?,
+        typed(
+            "the registration agent's addon role binding",
+            json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": in_addon_ns(REGISTRATION_ROLE),
+                   "roleRef": role_ref("Role", REGISTRATION_ROLE), "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
+        )?,
+    ];
     let agent_args =
         |role: &str| json!(["agent", role, "--cluster-name", klusterlet.spec.cluster_name, "--agent-id", uid]);
     let deployments = vec![
@@ -249,6 +265,15 @@ fn registration_namespace_rules() -> Value {
         {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get"]},
         {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
          "verbs": ["get", "list", "watch", "create", "update", "patch"]},
+    ])
+}
+
+/// The registration agent's rules in the addon namespace: it reads the addons' leases and
+/// status ConfigMaps to relay them to the hub (`crate::agent::registration::addons`).
+fn registration_addon_rules() -> Value {
+    json!([
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]},
     ])
 }
 

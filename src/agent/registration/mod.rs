@@ -2,6 +2,7 @@
 //! client certificate, reports the cluster's status, renews its lease, and tells the hub
 //! first when its Klusterlet is being removed.
 
+pub mod addons;
 mod csr;
 mod status;
 
@@ -259,6 +260,14 @@ async fn serve(local: &Client, hub: &HubConnection, identity: &Identity) -> Resu
         }
     };
     tokio::pin!(rotation);
+    // Addon health and reports ride on this connection; the relay ends with it.
+    let relay = tokio::spawn(addons::relay(
+        local.clone(),
+        hub.client.clone(),
+        identity.cluster.clone(),
+        crate::agent::operator::render::addon_namespace(&identity.namespace),
+    ));
+    let _relay = AbortOnDrop(relay);
     loop {
         let cluster = match clusters.get(&identity.cluster).await {
             Ok(cluster) => cluster,
@@ -298,6 +307,15 @@ async fn serve(local: &Client, hub: &HubConnection, identity: &Identity) -> Resu
                 }
             }
         }
+    }
+}
+
+/// Stops a task when the phase that started it ends.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -215,7 +215,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_process_that_ignores_nothing_stops_on_sigterm_and_its_log_is_private() {
+    async fn a_process_stops_on_sigterm_and_its_log_is_private() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("logs/x.log");
