@@ -20,3 +20,18 @@ pub const REGISTRATION_DEPLOYMENT: &str = "klusterlet-registration-agent";
 pub const WORK_DEPLOYMENT: &str = "klusterlet-work-agent";
 /// Default address of an agent's `/healthz`.
 pub const DEFAULT_HEALTH_ADDR: &str = "0.0.0.0:8443";
+
+/// What an agent with a cluster identity needs (`agent registration`, `agent work`).
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    /// The managed cluster (in-cluster config inside a pod).
+    pub local: crate::kube::Selection,
+    /// Address of `/healthz`.
+    pub health: std::net::SocketAddr,
+    /// The managed cluster's name (its namespace on the hub).
+    pub cluster: String,
+    /// The agent id (the Klusterlet's uid).
+    pub agent_id: String,
+    /// The agent namespace (where the secrets are).
+    pub namespace: String,
+}

@@ -26,7 +26,6 @@ mod controller;
 mod status;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 
@@ -39,31 +38,16 @@ use kube::{Client, ResourceExt};
 
 pub use apply::ManifestError;
 
-use super::HUB_KUBECONFIG_SECRET;
 use super::hub::{self, HubConnection};
+use super::{AgentOptions, HUB_KUBECONFIG_SECRET};
 use crate::api::work::hub_hash;
-use crate::kube::{ConfigError, Selection};
+use crate::kube::ConfigError;
 use crate::runner::health::{self, Health, HealthError};
 use crate::runner::metrics::Registry;
 use crate::runner::shutdown_signal;
 
 /// The name the controller's metrics go by.
 pub const CONTROLLER: &str = "work";
-
-/// What `fleetctl agent work` needs.
-#[derive(Debug, Clone)]
-pub struct WorkOptions {
-    /// The managed cluster (in-cluster config inside a pod).
-    pub local: Selection,
-    /// Address of `/healthz`.
-    pub health: SocketAddr,
-    /// The managed cluster's name (its namespace on the hub).
-    pub cluster: String,
-    /// The agent id (the Klusterlet's uid).
-    pub agent_id: String,
-    /// The agent namespace (where the hub kubeconfig secret is).
-    pub namespace: String,
-}
 
 /// Why the agent could not start.
 #[derive(Debug, thiserror::Error)]
@@ -100,7 +84,7 @@ pub enum ReconcileError {
 }
 
 /// Runs the agent until SIGINT or SIGTERM.
-pub async fn run(options: WorkOptions) -> Result<(), WorkError> {
+pub async fn run(options: AgentOptions) -> Result<(), WorkError> {
     let (local, _) = crate::kube::client(&options.local).await?;
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;

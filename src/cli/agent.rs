@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::agent::{AGENT_NAMESPACE, DEFAULT_HEALTH_ADDR, operator, registration, work};
+use crate::agent::{AGENT_NAMESPACE, AgentOptions, DEFAULT_HEALTH_ADDR, operator, registration, work};
 use crate::kube::Selection;
 
 /// `fleetctl agent …`
@@ -76,7 +76,7 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<()> {
             operator::run(operator::OperatorOptions { local: local.selection(), health: local.health_addr }).await?;
         }
         AgentCommand::Registration { local, identity } => {
-            registration::run(registration::RegistrationOptions {
+            registration::run(AgentOptions {
                 local: local.selection(),
                 health: local.health_addr,
                 cluster: identity.cluster_name,
@@ -86,7 +86,7 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<()> {
             .await?;
         }
         AgentCommand::Work { local, identity } => {
-            work::run(work::WorkOptions {
+            work::run(AgentOptions {
                 local: local.selection(),
                 health: local.health_addr,
                 cluster: identity.cluster_name,

@@ -7,7 +7,6 @@ mod csr;
 mod status;
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -22,10 +21,10 @@ use serde_json::{Value, json};
 pub use status::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
 
 use super::hub::{self, HubClientError, HubConnection, certificate_kubeconfig, secret_data};
-use super::{BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET};
+use super::{AgentOptions, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET};
 use crate::api::conditions::{self as c};
 use crate::api::{Klusterlet, ManagedCluster};
-use crate::kube::{ConfigError, Selection};
+use crate::kube::ConfigError;
 use crate::runner::health::{self, Health, HealthError};
 use crate::runner::shutdown_signal;
 
@@ -37,21 +36,6 @@ const LEASE_NAME: &str = "managed-cluster-lease";
 const FIELD_MANAGER: &str = "registration-agent";
 /// Longest pause between retries after a failure.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-
-/// What `fleetctl agent registration` needs.
-#[derive(Debug, Clone)]
-pub struct RegistrationOptions {
-    /// The managed cluster (in-cluster config inside a pod).
-    pub local: Selection,
-    /// Address of `/healthz`.
-    pub health: SocketAddr,
-    /// The managed cluster's name.
-    pub cluster: String,
-    /// The agent id (the Klusterlet's uid).
-    pub agent_id: String,
-    /// The agent namespace (where the secrets are).
-    pub namespace: String,
-}
 
 /// Why the agent stopped or a pass failed.
 #[derive(Debug, thiserror::Error)]
@@ -106,7 +90,7 @@ pub struct Identity {
 }
 
 /// Runs the agent until SIGTERM.
-pub async fn run(options: RegistrationOptions) -> Result<(), RegistrationError> {
+pub async fn run(options: AgentOptions) -> Result<(), RegistrationError> {
     let (local, _) = crate::kube::client(&options.local).await?;
     let health_state = Health::default();
     let (_, _health) = health::serve(options.health, health_state.clone()).await?;
