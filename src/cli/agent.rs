@@ -69,32 +69,24 @@ enum AgentCommand {
     },
 }
 
+fn options(local: &Local, identity: Identity) -> AgentOptions {
+    AgentOptions {
+        local: local.selection(),
+        health: local.health_addr,
+        cluster: identity.cluster_name,
+        agent_id: identity.agent_id,
+        namespace: identity.namespace,
+    }
+}
+
 /// Runs an `agent` subcommand.
 pub async fn run(args: AgentArgs) -> anyhow::Result<()> {
     match args.command {
         AgentCommand::Operator { local } => {
             operator::run(operator::OperatorOptions { local: local.selection(), health: local.health_addr }).await?;
         }
-        AgentCommand::Registration { local, identity } => {
-            registration::run(AgentOptions {
-                local: local.selection(),
-                health: local.health_addr,
-                cluster: identity.cluster_name,
-                agent_id: identity.agent_id,
-                namespace: identity.namespace,
-            })
-            .await?;
-        }
-        AgentCommand::Work { local, identity } => {
-            work::run(AgentOptions {
-                local: local.selection(),
-                health: local.health_addr,
-                cluster: identity.cluster_name,
-                agent_id: identity.agent_id,
-                namespace: identity.namespace,
-            })
-            .await?;
-        }
+        AgentCommand::Registration { local, identity } => registration::run(options(&local, identity)).await?,
+        AgentCommand::Work { local, identity } => work::run(options(&local, identity)).await?,
     }
     Ok(())
 }
