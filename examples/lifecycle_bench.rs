@@ -1,0 +1,149 @@
+//! The three acts on `dev up`, timed: median wall time of `fleetctl import`, `upgrade`
+//! and `detach` over five rounds, then the steady-state RSS of the klusterlet agents and
+//! the hub writes one managed cluster causes per minute.
+//!
+//! ```sh
+//! cargo build --release && cargo run --release --example lifecycle_bench [-- ROUNDS]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use fleetctl::devcluster::env::{self, UpOptions};
+use fleetctl::manifests::{DEFAULT_REPOSITORY, VERSION, image};
+use futures::StreamExt;
+use kube::api::Api;
+use kube::runtime::watcher;
+
+fn fleetctl_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let binary =
+        exe.parent().and_then(|p| p.parent()).map(|p| p.join("fleetctl")).context("locating the target directory")?;
+    if !binary.exists() {
+        bail!("{} is missing: run `cargo build --release` first", binary.display());
+    }
+    Ok(binary)
+}
+
+fn timed(binary: &Path, kubeconfig: &Path, args: &[&str]) -> Result<Duration> {
+    let started = Instant::now();
+    let output = Command::new(binary).args(args).env("KUBECONFIG", kubeconfig).env("NO_COLOR", "1").output()?;
+    let elapsed = started.elapsed();
+    if !output.status.success() {
+        bail!("fleetctl {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(elapsed)
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Pids of agent processes whose command line has `needle` and which run under `dir`.
+fn agent_pids(dir: &Path, needle: &str) -> Vec<u32> {
+    let dir = dir.to_string_lossy().to_string();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
+            let cmdline =
+                String::from_utf8_lossy(&std::fs::read(entry.path().join("cmdline")).ok()?).replace('\0', " ");
+            let environ = String::from_utf8_lossy(&std::fs::read(entry.path().join("environ")).ok()?).into_owned();
+            (cmdline.contains(needle) && environ.contains(&dir)).then_some(pid)
+        })
+        .collect()
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let rounds: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(5);
+    let binary = fleetctl_binary()?;
+    let dir = tempfile::tempdir()?;
+    let options = UpOptions {
+        dir: dir.path().to_path_buf(),
+        clusters: 1,
+        program: binary.clone(),
+        image: image(DEFAULT_REPOSITORY, VERSION),
+        durable: false,
+        in_process: false,
+        timeout: Duration::from_secs(60),
+    };
+    let state = env::up(&options).await?;
+    let kubeconfig = state.kubeconfig.clone();
+    let hub_ctx = ["--hub-context", "hub", "--cluster-context", "cluster1"];
+    let (mut imports, mut upgrades, mut detaches) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let version = format!("0.{}.0", round + 2);
+        imports.push(timed(&binary, &kubeconfig, &[&hub_ctx[..], &["import", "cluster1"]].concat())?);
+        upgrades.push(timed(
+            &binary,
+            &kubeconfig,
+            &[&hub_ctx[..], &["upgrade", "cluster1", "--to", &version]].concat(),
+        )?);
+        detaches.push(timed(&binary, &kubeconfig, &[&hub_ctx[..], &["detach", "cluster1", "--yes"]].concat())?);
+    }
+    println!("lifecycle_bench on dev up (2 CPUs), median of {rounds}:");
+    println!("  import  {:>7.3} s (target ≤ 2 s)", median(imports).as_secs_f64());
+    println!("  upgrade {:>7.3} s (target ≤ 3 s)", median(upgrades).as_secs_f64());
+    println!("  detach  {:>7.3} s (target ≤ 3 s)", median(detaches).as_secs_f64());
+
+    // Steady state: import once more, let it settle, then look.
+    timed(&binary, &kubeconfig, &[&hub_ctx[..], &["import", "cluster1"]].concat())?;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    for (name, needle) in
+        [("operator", "agent operator"), ("registration", "agent registration"), ("work", "agent work")]
+    {
+        let rss: Vec<String> = agent_pids(dir.path(), needle)
+            .into_iter()
+            .filter_map(rss_kib)
+            .map(|kib| format!("{:.1} MiB", kib as f64 / 1024.0))
+            .collect();
+        println!("  {name:<12} agent RSS {} (target ≤ 15 MiB)", rss.join(", "));
+    }
+    let hub = env::client_for(&kubeconfig, Some("hub")).await?;
+    let window = Duration::from_secs(65);
+    let writes = count_writes(&hub, "cluster1", window).await;
+    println!(
+        "  hub writes caused by cluster1 in {}s: {writes} (target: one lease renewal per leaseDurationSeconds = 60 s)",
+        window.as_secs()
+    );
+    env::down(dir.path(), Duration::from_secs(2)).await?;
+    Ok(())
+}
+
+fn is_change<K>(event: &Result<watcher::Event<K>, watcher::Error>) -> bool {
+    matches!(event, Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)))
+}
+
+/// Changes on the hub in the cluster's namespace and to its ManagedCluster, over `window`.
+async fn count_writes(hub: &kube::Client, cluster: &str, window: Duration) -> usize {
+    let config = watcher::Config::default();
+    let mut leases =
+        watcher(Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(hub.clone(), cluster), config.clone())
+            .boxed();
+    let mut works =
+        watcher(Api::<fleetctl::api::ManifestWork>::namespaced(hub.clone(), cluster), config.clone()).boxed();
+    let by_name = config.fields(&format!("metadata.name={cluster}"));
+    let mut clusters = watcher(Api::<fleetctl::api::ManagedCluster>::all(hub.clone()), by_name).boxed();
+    let deadline = tokio::time::Instant::now() + window;
+    let mut total = 0usize;
+    loop {
+        let changed = tokio::select! {
+            () = tokio::time::sleep_until(deadline) => return total,
+            Some(e) = leases.next() => is_change(&e),
+            Some(e) = works.next() => is_change(&e),
+            Some(e) = clusters.next() => is_change(&e),
+        };
+        total += usize::from(changed);
+    }
+}
