@@ -42,6 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Install or remove the hub')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'Run in-cluster controllers')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run a klusterlet agent on a managed cluster')
+            [CompletionResult]::new('addon', 'addon', [CompletionResultType]::ParameterValue, 'Run an addon agent on a managed cluster')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
@@ -453,6 +454,111 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;agent;help;help' {
             break
         }
+        'fleetctl;addon' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The addon namespace (where the lease and the status ConfigMap live)')
+            [CompletionResult]::new('--lease-seconds', '--lease-seconds', [CompletionResultType]::ParameterName, 'How often the addon renews its lease; it turns Unknown after three missed renewals')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('search-collector', 'search-collector', [CompletionResultType]::ParameterValue, 'Count objects by kind and namespace')
+            [CompletionResult]::new('cert-policy-controller', 'cert-policy-controller', [CompletionResultType]::ParameterValue, 'Report TLS certificates that expired or expire soon')
+            [CompletionResult]::new('iam-policy-controller', 'iam-policy-controller', [CompletionResultType]::ParameterValue, 'Report the subjects bound to cluster-admin')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;addon;search-collector' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The addon namespace (where the lease and the status ConfigMap live)')
+            [CompletionResult]::new('--lease-seconds', '--lease-seconds', [CompletionResultType]::ParameterName, 'How often the addon renews its lease; it turns Unknown after three missed renewals')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;addon;cert-policy-controller' {
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'A certificate expiring within this window is non-compliant')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The addon namespace (where the lease and the status ConfigMap live)')
+            [CompletionResult]::new('--lease-seconds', '--lease-seconds', [CompletionResultType]::ParameterName, 'How often the addon renews its lease; it turns Unknown after three missed renewals')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;addon;iam-policy-controller' {
+            [CompletionResult]::new('--max', '--max', [CompletionResultType]::ParameterName, 'More cluster-admin subjects than this is non-compliant')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The addon namespace (where the lease and the status ConfigMap live)')
+            [CompletionResult]::new('--lease-seconds', '--lease-seconds', [CompletionResultType]::ParameterName, 'How often the addon renews its lease; it turns Unknown after three missed renewals')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;addon;help' {
+            [CompletionResult]::new('search-collector', 'search-collector', [CompletionResultType]::ParameterValue, 'Count objects by kind and namespace')
+            [CompletionResult]::new('cert-policy-controller', 'cert-policy-controller', [CompletionResultType]::ParameterValue, 'Report TLS certificates that expired or expire soon')
+            [CompletionResult]::new('iam-policy-controller', 'iam-policy-controller', [CompletionResultType]::ParameterValue, 'Report the subjects bound to cluster-admin')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'fleetctl;addon;help;search-collector' {
+            break
+        }
+        'fleetctl;addon;help;cert-policy-controller' {
+            break
+        }
+        'fleetctl;addon;help;iam-policy-controller' {
+            break
+        }
+        'fleetctl;addon;help;help' {
+            break
+        }
         'fleetctl;import' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'A label for the ManagedCluster (repeatable)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label for the ManagedCluster (repeatable)')
@@ -535,8 +641,8 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
-            [CompletionResult]::new('mcl', 'mcl', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
+            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count')
+            [CompletionResult]::new('mcl', 'mcl', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count')
             [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
             [CompletionResult]::new('mca', 'mca', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -619,7 +725,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;get;help' {
-            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
+            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count')
             [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -721,6 +827,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('hub', 'hub', [CompletionResultType]::ParameterValue, 'Install or remove the hub')
             [CompletionResult]::new('controller', 'controller', [CompletionResultType]::ParameterValue, 'Run in-cluster controllers')
             [CompletionResult]::new('agent', 'agent', [CompletionResultType]::ParameterValue, 'Run a klusterlet agent on a managed cluster')
+            [CompletionResult]::new('addon', 'addon', [CompletionResultType]::ParameterValue, 'Run an addon agent on a managed cluster')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
@@ -789,6 +896,21 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;help;agent;work' {
             break
         }
+        'fleetctl;help;addon' {
+            [CompletionResult]::new('search-collector', 'search-collector', [CompletionResultType]::ParameterValue, 'Count objects by kind and namespace')
+            [CompletionResult]::new('cert-policy-controller', 'cert-policy-controller', [CompletionResultType]::ParameterValue, 'Report TLS certificates that expired or expire soon')
+            [CompletionResult]::new('iam-policy-controller', 'iam-policy-controller', [CompletionResultType]::ParameterValue, 'Report the subjects bound to cluster-admin')
+            break
+        }
+        'fleetctl;help;addon;search-collector' {
+            break
+        }
+        'fleetctl;help;addon;cert-policy-controller' {
+            break
+        }
+        'fleetctl;help;addon;iam-policy-controller' {
+            break
+        }
         'fleetctl;help;import' {
             break
         }
@@ -799,7 +921,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;help;get' {
-            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)')
+            [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count')
             [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
             break
         }

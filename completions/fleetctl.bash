@@ -16,6 +16,9 @@ _fleetctl() {
             ",$1")
                 cmd="fleetctl"
                 ;;
+            fleetctl,addon)
+                cmd="fleetctl__subcmd__addon"
+                ;;
             fleetctl,agent)
                 cmd="fleetctl__subcmd__agent"
                 ;;
@@ -51,6 +54,30 @@ _fleetctl() {
                 ;;
             fleetctl,upgrade)
                 cmd="fleetctl__subcmd__upgrade"
+                ;;
+            fleetctl__subcmd__addon,cert-policy-controller)
+                cmd="fleetctl__subcmd__addon__subcmd__cert__subcmd__policy__subcmd__controller"
+                ;;
+            fleetctl__subcmd__addon,help)
+                cmd="fleetctl__subcmd__addon__subcmd__help"
+                ;;
+            fleetctl__subcmd__addon,iam-policy-controller)
+                cmd="fleetctl__subcmd__addon__subcmd__iam__subcmd__policy__subcmd__controller"
+                ;;
+            fleetctl__subcmd__addon,search-collector)
+                cmd="fleetctl__subcmd__addon__subcmd__search__subcmd__collector"
+                ;;
+            fleetctl__subcmd__addon__subcmd__help,cert-policy-controller)
+                cmd="fleetctl__subcmd__addon__subcmd__help__subcmd__cert__subcmd__policy__subcmd__controller"
+                ;;
+            fleetctl__subcmd__addon__subcmd__help,help)
+                cmd="fleetctl__subcmd__addon__subcmd__help__subcmd__help"
+                ;;
+            fleetctl__subcmd__addon__subcmd__help,iam-policy-controller)
+                cmd="fleetctl__subcmd__addon__subcmd__help__subcmd__iam__subcmd__policy__subcmd__controller"
+                ;;
+            fleetctl__subcmd__addon__subcmd__help,search-collector)
+                cmd="fleetctl__subcmd__addon__subcmd__help__subcmd__search__subcmd__collector"
                 ;;
             fleetctl__subcmd__agent,help)
                 cmd="fleetctl__subcmd__agent__subcmd__help"
@@ -163,6 +190,9 @@ _fleetctl() {
             fleetctl__subcmd__get__subcmd__help,help)
                 cmd="fleetctl__subcmd__get__subcmd__help__subcmd__help"
                 ;;
+            fleetctl__subcmd__help,addon)
+                cmd="fleetctl__subcmd__help__subcmd__addon"
+                ;;
             fleetctl__subcmd__help,agent)
                 cmd="fleetctl__subcmd__help__subcmd__agent"
                 ;;
@@ -198,6 +228,15 @@ _fleetctl() {
                 ;;
             fleetctl__subcmd__help,upgrade)
                 cmd="fleetctl__subcmd__help__subcmd__upgrade"
+                ;;
+            fleetctl__subcmd__help__subcmd__addon,cert-policy-controller)
+                cmd="fleetctl__subcmd__help__subcmd__addon__subcmd__cert__subcmd__policy__subcmd__controller"
+                ;;
+            fleetctl__subcmd__help__subcmd__addon,iam-policy-controller)
+                cmd="fleetctl__subcmd__help__subcmd__addon__subcmd__iam__subcmd__policy__subcmd__controller"
+                ;;
+            fleetctl__subcmd__help__subcmd__addon,search-collector)
+                cmd="fleetctl__subcmd__help__subcmd__addon__subcmd__search__subcmd__collector"
                 ;;
             fleetctl__subcmd__help__subcmd__agent,operator)
                 cmd="fleetctl__subcmd__help__subcmd__agent__subcmd__operator"
@@ -266,12 +305,306 @@ _fleetctl() {
 
     case "${cmd}" in
         fleetctl)
-            opts="-o -q -v -h -V --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help --version dev demo hub controller agent import upgrade detach get describe completion help"
+            opts="-o -q -v -h -V --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help --version dev demo hub controller agent addon import upgrade detach get describe completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon)
+            opts="-o -q -v -h --kubeconfig --namespace --lease-seconds --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help search-collector cert-policy-controller iam-policy-controller help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__cert__subcmd__policy__subcmd__controller)
+            opts="-o -q -v -h --window --kubeconfig --namespace --lease-seconds --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__help)
+            opts="search-collector cert-policy-controller iam-policy-controller help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__help__subcmd__cert__subcmd__policy__subcmd__controller)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__help__subcmd__iam__subcmd__policy__subcmd__controller)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__help__subcmd__search__subcmd__collector)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__iam__subcmd__policy__subcmd__controller)
+            opts="-o -q -v -h --max --kubeconfig --namespace --lease-seconds --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__addon__subcmd__search__subcmd__collector)
+            opts="-o -q -v -h --kubeconfig --namespace --lease-seconds --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --hub-kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1616,8 +1949,64 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help)
-            opts="dev demo hub controller agent import upgrade detach get describe completion help"
+            opts="dev demo hub controller agent addon import upgrade detach get describe completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__addon)
+            opts="search-collector cert-policy-controller iam-policy-controller"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__addon__subcmd__cert__subcmd__policy__subcmd__controller)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__addon__subcmd__iam__subcmd__policy__subcmd__controller)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__addon__subcmd__search__subcmd__collector)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -39,6 +39,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand hub 'Install or remove the hub'
             cand controller 'Run in-cluster controllers'
             cand agent 'Run a klusterlet agent on a managed cluster'
+            cand addon 'Run an addon agent on a managed cluster'
             cand import 'Import a cluster into the hub (Act I)'
             cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
             cand detach 'Detach a cluster from the hub (Act III)'
@@ -414,6 +415,102 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         }
         &'fleetctl;agent;help;help'= {
         }
+        &'fleetctl;addon'= {
+            cand --kubeconfig 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --namespace 'The addon namespace (where the lease and the status ConfigMap live)'
+            cand --lease-seconds 'How often the addon renews its lease; it turns Unknown after three missed renewals'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand search-collector 'Count objects by kind and namespace'
+            cand cert-policy-controller 'Report TLS certificates that expired or expire soon'
+            cand iam-policy-controller 'Report the subjects bound to cluster-admin'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;addon;search-collector'= {
+            cand --kubeconfig 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --namespace 'The addon namespace (where the lease and the status ConfigMap live)'
+            cand --lease-seconds 'How often the addon renews its lease; it turns Unknown after three missed renewals'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;addon;cert-policy-controller'= {
+            cand --window 'A certificate expiring within this window is non-compliant'
+            cand --kubeconfig 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --namespace 'The addon namespace (where the lease and the status ConfigMap live)'
+            cand --lease-seconds 'How often the addon renews its lease; it turns Unknown after three missed renewals'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;addon;iam-policy-controller'= {
+            cand --max 'More cluster-admin subjects than this is non-compliant'
+            cand --kubeconfig 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)'
+            cand --namespace 'The addon namespace (where the lease and the status ConfigMap live)'
+            cand --lease-seconds 'How often the addon renews its lease; it turns Unknown after three missed renewals'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;addon;help'= {
+            cand search-collector 'Count objects by kind and namespace'
+            cand cert-policy-controller 'Report TLS certificates that expired or expire soon'
+            cand iam-policy-controller 'Report the subjects bound to cluster-admin'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fleetctl;addon;help;search-collector'= {
+        }
+        &'fleetctl;addon;help;cert-policy-controller'= {
+        }
+        &'fleetctl;addon;help;iam-policy-controller'= {
+        }
+        &'fleetctl;addon;help;help'= {
+        }
         &'fleetctl;import'= {
             cand -l 'A label for the ManagedCluster (repeatable)'
             cand --label 'A label for the ManagedCluster (repeatable)'
@@ -493,8 +590,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --no-color 'No colours (also NO_COLOR)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
-            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
-            cand mcl 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
+            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'
+            cand mcl 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'
             cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
             cand mca 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -572,7 +669,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'fleetctl;get;help'= {
-            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
+            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'
             cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -663,6 +760,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand hub 'Install or remove the hub'
             cand controller 'Run in-cluster controllers'
             cand agent 'Run a klusterlet agent on a managed cluster'
+            cand addon 'Run an addon agent on a managed cluster'
             cand import 'Import a cluster into the hub (Act I)'
             cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
             cand detach 'Detach a cluster from the hub (Act III)'
@@ -714,6 +812,17 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         }
         &'fleetctl;help;agent;work'= {
         }
+        &'fleetctl;help;addon'= {
+            cand search-collector 'Count objects by kind and namespace'
+            cand cert-policy-controller 'Report TLS certificates that expired or expire soon'
+            cand iam-policy-controller 'Report the subjects bound to cluster-admin'
+        }
+        &'fleetctl;help;addon;search-collector'= {
+        }
+        &'fleetctl;help;addon;cert-policy-controller'= {
+        }
+        &'fleetctl;help;addon;iam-policy-controller'= {
+        }
         &'fleetctl;help;import'= {
         }
         &'fleetctl;help;upgrade'= {
@@ -721,7 +830,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;detach'= {
         }
         &'fleetctl;help;get'= {
-            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and addons (available/total)'
+            cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'
             cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
         }
         &'fleetctl;help;get;clusters'= {

@@ -29,8 +29,8 @@ pub struct GetArgs {
 #[derive(Debug, Subcommand)]
 enum What {
     /// List managed clusters: accepted by the hub, joined, available, klusterlet version
-    /// (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory and
-    /// addons (available/total).
+    /// (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory,
+    /// addons (available/total) and the search collector's object count.
     #[command(visible_alias = "mcl", aliases = ["cluster", "managedcluster", "managedclusters", "mcls"])]
     Clusters {
         /// Only these clusters (all when none is given).
@@ -121,13 +121,14 @@ pub async fn run(args: GetArgs, global: &Global) -> anyhow::Result<()> {
 
 async fn clusters(client: &Client, names: &[String], selector: Option<&str>, wide: bool) -> Result<Listing, ReadError> {
     let api: Api<ManagedCluster> = Api::all(client.clone());
-    let items = if names.is_empty() {
-        let mut params = ListParams::default();
-        if let Some(selector) = selector {
-            params = params.labels(selector);
+    let items = async {
+        if names.is_empty() {
+            let mut params = ListParams::default();
+            if let Some(selector) = selector {
+                params = params.labels(selector);
+            }
+            return Ok(api.list(&params).await.map_err(list_error("managedclusters", "listing clusters"))?.items);
         }
-        api.list(&params).await.map_err(list_error("managedclusters", "listing clusters"))?.items
-    } else {
         let found = futures::future::try_join_all(names.iter().map(|name| {
             let api = api.clone();
             async move {
@@ -142,9 +143,11 @@ async fn clusters(client: &Client, names: &[String], selector: Option<&str>, wid
         if !missing.is_empty() {
             return Err(ReadError::ClustersNotFound(missing));
         }
-        found.into_iter().flatten().collect()
+        Ok(found.into_iter().flatten().collect::<Vec<_>>())
     };
-    let addons = if wide { addon_counts(client).await? } else { BTreeMap::new() };
+    // `-o wide` costs one more list, made at the same time as the first.
+    let addons = async { if wide { addon_counts(client).await } else { Ok(BTreeMap::new()) } };
+    let (items, addons) = tokio::try_join!(items, addons)?;
     let now = Timestamp::now();
     Ok(Listing {
         resource: "managedcluster.cluster.open-cluster-management.io",
@@ -154,8 +157,17 @@ async fn clusters(client: &Client, names: &[String], selector: Option<&str>, wid
     })
 }
 
-/// `(available, total)` addons per cluster namespace. A hub without the addon CRD has none.
-async fn addon_counts(client: &Client) -> Result<BTreeMap<String, (usize, usize)>, ReadError> {
+/// The addons of one cluster at a glance.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct AddonCounts {
+    available: usize,
+    total: usize,
+    /// What the search collector counted (the head of its summary), if it reports.
+    objects: Option<String>,
+}
+
+/// The addons of each cluster namespace. A hub without the addon CRD has none.
+async fn addon_counts(client: &Client) -> Result<BTreeMap<String, AddonCounts>, ReadError> {
     let api: Api<ManagedClusterAddOn> = Api::all(client.clone());
     let list = match api.list(&ListParams::default()).await {
         Ok(list) => list.items,
@@ -164,14 +176,19 @@ async fn addon_counts(client: &Client) -> Result<BTreeMap<String, (usize, usize)
     };
     let mut counts = BTreeMap::new();
     for addon in &list {
-        let entry: &mut (usize, usize) = counts.entry(addon.namespace().unwrap_or_default()).or_default();
-        entry.0 += usize::from(addon.is_available());
-        entry.1 += 1;
+        let entry: &mut AddonCounts = counts.entry(addon.namespace().unwrap_or_default()).or_default();
+        entry.available += usize::from(addon.is_available());
+        entry.total += 1;
+        if addon.name_any() == crate::api::addon::SEARCH_COLLECTOR && addon.is_available() {
+            // "N objects in M namespaces: Kind=n …": the head fits a column.
+            let message = c::find(addon.conditions(), c::ADDON_AVAILABLE).map(|c| c.message.as_str());
+            entry.objects = message.and_then(|m| m.split(':').next()).map(str::to_string);
+        }
     }
     Ok(counts)
 }
 
-const CLUSTER_COLUMNS: [Column; 11] = [
+const CLUSTER_COLUMNS: [Column; 12] = [
     Column::normal("NAME"),
     Column::normal("ACCEPTED"),
     Column::normal("JOINED"),
@@ -183,6 +200,7 @@ const CLUSTER_COLUMNS: [Column; 11] = [
     Column::wide("CPU"),
     Column::wide("MEMORY"),
     Column::wide("ADDONS"),
+    Column::wide("OBJECTS"),
 ];
 
 /// The klusterlet version the cluster's agent reports running, if it reported one.
@@ -215,7 +233,7 @@ pub(super) fn condition_status<'a>(
 }
 
 /// One row of `get clusters`; pure, so the columns are unit-tested.
-fn cluster_row(cluster: &ManagedCluster, addons: Option<&(usize, usize)>, now: Timestamp) -> Row {
+fn cluster_row(cluster: &ManagedCluster, addons: Option<&AddonCounts>, now: Timestamp) -> Row {
     let conditions = cluster.conditions();
     let running = running_version(cluster);
     let desired = wanted_version(cluster);
@@ -234,7 +252,8 @@ fn cluster_row(cluster: &ManagedCluster, addons: Option<&(usize, usize)>, now: T
         Cell::plain(kubernetes_version(cluster).unwrap_or(printer::NONE)),
         Cell::plain(status.capacity.get("cpu").map_or(printer::NONE.into(), |q| q.0.clone())),
         Cell::plain(status.capacity.get("memory").map_or(printer::NONE.into(), |q| printer::memory(&q.0))),
-        Cell::plain(addons.map_or(printer::NONE.into(), |(available, total)| format!("{available}/{total}"))),
+        Cell::plain(addons.map_or(printer::NONE.into(), |a| format!("{}/{}", a.available, a.total))),
+        Cell::plain(addons.and_then(|a| a.objects.clone()).unwrap_or_else(|| printer::NONE.into())),
     ];
     Row { name: cluster.name_any(), cells, object: printer::for_output(cluster) }
 }
@@ -330,10 +349,24 @@ mod tests {
             }
         }));
         let now: Timestamp = "2025-01-01T00:05:30Z".parse().unwrap();
-        let row = cluster_row(&c1, Some(&(1, 2)), now);
+        let counts = AddonCounts { available: 1, total: 2, objects: Some("12 objects in 3 namespaces".into()) };
+        let row = cluster_row(&c1, Some(&counts), now);
         assert_eq!(
             texts(&row),
-            ["c1", "True", "True", "Unknown", "0.1.0/0.2.0", "5m30s", "https://c1:6443", "v1.33.1", "8", "32Gi", "1/2"]
+            [
+                "c1",
+                "True",
+                "True",
+                "Unknown",
+                "0.1.0/0.2.0",
+                "5m30s",
+                "https://c1:6443",
+                "v1.33.1",
+                "8",
+                "32Gi",
+                "1/2",
+                "12 objects in 3 namespaces"
+            ]
         );
         assert_eq!(row.cells[4].tone, Tone::Warn);
         assert_eq!(row.cells[3].tone, Tone::Warn);
@@ -347,7 +380,7 @@ mod tests {
         }));
         let row = cluster_row(&c1, None, Timestamp::now());
         let desired = format!("-/{VERSION}");
-        assert_eq!(texts(&row), ["new", "-", "-", "-", desired.as_str(), "-", "-", "-", "-", "-", "-"]);
+        assert_eq!(texts(&row), ["new", "-", "-", "-", desired.as_str(), "-", "-", "-", "-", "-", "-", "-"]);
         assert_eq!(row.cells.len(), CLUSTER_COLUMNS.len());
     }
 

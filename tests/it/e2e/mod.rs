@@ -1,6 +1,7 @@
 //! End to end on `fleetctl dev up`: real processes for every dev cluster, the hub
 //! controllers and the klusterlet agents.
 
+mod addons;
 mod cli;
 mod lifecycle;
 

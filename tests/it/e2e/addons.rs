@@ -1,0 +1,275 @@
+//! Addons end to end on `dev up`: import with the three addons, their reports on the hub,
+//! a silent addon turning Unknown and back, disabling one, and detach removing all.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use fleetctl::agent::registration::addons::REPORT_CONDITION;
+use fleetctl::api::conditions as c;
+use fleetctl::api::{KlusterletAddonConfig, ManagedClusterAddOn, ManifestWork};
+use fleetctl::lifecycle::wait_for;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use serde_json::{Value, json};
+
+use super::{DevUp, WAIT};
+
+const ADDON_NS: &str = "open-cluster-management-agent-addon";
+const SEARCH: &str = "search-collector";
+const CERT: &str = "cert-policy-controller";
+const IAM: &str = "iam-policy-controller";
+
+fn ok(output: std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "failed ({:?}): {stderr}", output.status.code());
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A TLS Secret whose certificate is valid from `from` to `until` days from now.
+fn tls_secret(name: &str, from: i64, until: i64) -> Secret {
+    let key = rcgen::KeyPair::generate().expect("key");
+    let mut params = rcgen::CertificateParams::new(vec![format!("{name}.example.com")]).expect("params");
+    let now = time::OffsetDateTime::now_utc();
+    params.not_before = now + time::Duration::days(from);
+    params.not_after = now + time::Duration::days(until);
+    let cert = params.self_signed(&key).expect("cert");
+    let mut secret: Secret = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
+        "metadata": {"name": name, "namespace": "certs"},
+    }))
+    .expect("secret");
+    secret.data = Some(
+        [
+            ("tls.crt".to_string(), ByteString(cert.pem().into_bytes())),
+            ("tls.key".to_string(), ByteString(key.serialize_pem().into_bytes())),
+        ]
+        .into(),
+    );
+    secret
+}
+
+fn admin_binding(name: &str, subjects: Value) -> ClusterRoleBinding {
+    serde_json::from_value(json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+        "subjects": subjects,
+    }))
+    .expect("binding")
+}
+
+/// Plants what the policy addons must find: one certificate expiring in 3 days, one
+/// expired, one valid for a year, and two extra cluster-admin bindings.
+async fn plant(target: &Client) {
+    let ns: Namespace =
+        serde_json::from_value(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "certs"}}))
+            .expect("ns");
+    Api::<Namespace>::all(target.clone()).create(&PostParams::default(), &ns).await.expect("namespace");
+    let secrets: Api<Secret> = Api::namespaced(target.clone(), "certs");
+    for secret in [tls_secret("soon", -10, 3), tls_secret("old", -30, -1), tls_secret("fine", -1, 365)] {
+        secrets.create(&PostParams::default(), &secret).await.expect("secret");
+    }
+    let bindings: Api<ClusterRoleBinding> = Api::all(target.clone());
+    for binding in [
+        admin_binding(
+            "extra-admin-alice",
+            json!([{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "alice"}]),
+        ),
+        admin_binding(
+            "extra-admin-ops",
+            json!([{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "ops"},
+                   {"kind": "ServiceAccount", "name": "robot", "namespace": "certs"}]),
+        ),
+    ] {
+        bindings.create(&PostParams::default(), &binding).await.expect("binding");
+    }
+}
+
+/// The cluster-admin subjects on the cluster, as the iam addon names them.
+async fn admin_subjects(target: &Client) -> BTreeSet<String> {
+    let list = Api::<ClusterRoleBinding>::all(target.clone()).list(&ListParams::default()).await.expect("bindings");
+    list.items.iter().flat_map(fleetctl::addon::iam::admin_subjects).collect()
+}
+
+fn condition<'a>(
+    addon: &'a ManagedClusterAddOn,
+    type_: &str,
+) -> Option<&'a k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> {
+    c::find(addon.conditions(), type_)
+}
+
+/// Waits until an addon's Available condition has `status` (and, for True, a report).
+async fn wait_addon(hub: &Client, addon: &str, status: &'static str, timeout: Duration) -> ManagedClusterAddOn {
+    let api: Api<ManagedClusterAddOn> = Api::namespaced(hub.clone(), "cluster1");
+    let what = format!("addon {addon} Available={status}");
+    wait_for(api, addon, &what, timeout, move |a: Option<&ManagedClusterAddOn>| {
+        a.is_some_and(|a| {
+            c::has_status(a.conditions(), c::ADDON_AVAILABLE, status)
+                && (status != c::TRUE || condition(a, REPORT_CONDITION).is_some())
+        })
+    })
+    .await
+    .expect(&what)
+    .expect("present")
+}
+
+fn report(addon: &ManagedClusterAddOn) -> Value {
+    serde_json::from_str(&condition(addon, REPORT_CONDITION).expect("report").message).expect("report JSON")
+}
+
+/// Resident memory of a process, in KiB: `(VmRSS, RssAnon)` — the second is the process's
+/// own memory, without the pages of the executable it shares with every other agent.
+fn rss_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("RssAnon:"))
+}
+
+fn signal(pid: u32, signal: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid")), signal).expect("signal");
+}
+
+#[tokio::test]
+async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    let target = env.client("cluster1").await;
+    plant(&target).await;
+
+    // Import with the three addons; the CLI waits for every addon to be Available.
+    let started = Instant::now();
+    ok(env.fleetctl(&[
+        "--hub-context",
+        "hub",
+        "--cluster-context",
+        "cluster1",
+        "import",
+        "cluster1",
+        "--addons",
+        "search-collector,cert-policy-controller,iam-policy-controller",
+    ]));
+    let import_to_available = started.elapsed();
+    for addon in [SEARCH, CERT, IAM] {
+        wait_addon(&hub, addon, c::TRUE, WAIT).await;
+    }
+    let all_reported = started.elapsed();
+    eprintln!(
+        "FIGURE import → all addons Available: {:.2}s (with reports: {:.2}s)",
+        import_to_available.as_secs_f64(),
+        all_reported.as_secs_f64()
+    );
+    let addons: Api<ManagedClusterAddOn> = Api::namespaced(hub.clone(), "cluster1");
+
+    // Certificates: exactly the expired and the expiring one, by name.
+    let cert = addons.get(CERT).await.expect("cert addon");
+    let available = condition(&cert, c::ADDON_AVAILABLE).expect("available");
+    assert_eq!(available.reason, c::REASON_ADDON_LEASE_UPDATED);
+    assert_eq!(available.message, "NonCompliant: expired: certs/old; expiring within 30d: certs/soon");
+    let cert_report = report(&cert);
+    assert_eq!(cert_report["expired"], json!(["certs/old"]), "{cert_report}");
+    assert_eq!(cert_report["expiring"], json!(["certs/soon"]), "{cert_report}");
+    assert_eq!(condition(&cert, REPORT_CONDITION).expect("report").reason, "NonCompliant");
+
+    // cluster-admin: exactly the subjects bound on the cluster, the planted ones among them.
+    let iam = addons.get(IAM).await.expect("iam addon");
+    let iam_report = report(&iam);
+    let expected = admin_subjects(&target).await;
+    for planted in ["User:alice", "Group:ops", "ServiceAccount:certs/robot"] {
+        assert!(expected.contains(planted), "{expected:?}");
+    }
+    let reported: BTreeSet<String> = serde_json::from_value(iam_report["subjects"].clone()).expect("subjects");
+    assert_eq!(reported, expected);
+    assert_eq!(condition(&iam, REPORT_CONDITION).expect("report").reason, "NonCompliant");
+
+    // Search: counts by kind and namespace.
+    let search = addons.get(SEARCH).await.expect("search addon");
+    let search_report = report(&search);
+    assert!(search_report["kinds"]["Namespace"].as_u64().unwrap_or(0) >= 4, "{search_report}");
+    assert_eq!(search_report["byNamespace"]["Secret"], Value::Null, "secrets are not the collector's to read");
+    let summary = &condition(&search, c::ADDON_AVAILABLE).expect("available").message;
+    assert!(summary.contains(" objects in ") && summary.contains("Namespace="), "{summary}");
+
+    // The CLI shows them.
+    let listed = ok(env.fleetctl(&["--hub-context", "hub", "get", "addons", "cluster1"]));
+    for addon in [SEARCH, CERT, IAM] {
+        assert!(listed.contains(addon), "{listed}");
+    }
+    let wide = ok(env.fleetctl(&["--hub-context", "hub", "get", "clusters", "-o", "wide"]));
+    assert!(wide.contains("3/3") && wide.contains(" objects in "), "{wide}");
+    let described = ok(env.fleetctl(&["--hub-context", "hub", "describe", "cluster", "cluster1"]));
+    assert!(described.contains("certs/soon"), "{described}");
+
+    // Figures: steady-state memory of each addon agent.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for addon in [SEARCH, CERT, IAM] {
+        let pids = env.pids(&["addon", addon]);
+        assert_eq!(pids.len(), 1, "{addon}: {pids:?}");
+        let (rss, anon) = rss_kib(pids[0]);
+        eprintln!("FIGURE {addon} RSS: {:.1} MiB (anonymous {:.1} MiB)", rss as f64 / 1024.0, anon as f64 / 1024.0);
+        assert!(anon < 16 * 1024, "{addon} uses {anon} KiB of its own");
+    }
+
+    // A silent addon turns Unknown after its grace, and Available again once it runs.
+    let pid = env.pids(&["addon", SEARCH])[0];
+    let silenced = Instant::now();
+    signal(pid, nix::sys::signal::Signal::SIGSTOP);
+    let unknown = wait_addon(&hub, SEARCH, c::UNKNOWN, Duration::from_secs(40)).await;
+    assert_eq!(condition(&unknown, c::ADDON_AVAILABLE).expect("c").reason, c::REASON_ADDON_LEASE_UPDATE_STOPPED);
+    eprintln!("FIGURE silent addon → Unknown: {:.1}s", silenced.elapsed().as_secs_f64());
+    signal(pid, nix::sys::signal::Signal::SIGKILL);
+    let killed = Instant::now();
+    wait_addon(&hub, SEARCH, c::TRUE, WAIT).await;
+    eprintln!("FIGURE killed addon restarted → Available: {:.1}s", killed.elapsed().as_secs_f64());
+    assert_ne!(env.pids(&["addon", SEARCH]), vec![pid], "a new process");
+
+    // Disabling an addon removes its agent from the cluster, then its addon object.
+    let configs: Api<KlusterletAddonConfig> = Api::namespaced(hub.clone(), "cluster1");
+    let off = json!({"spec": {"certPolicyController": {"enabled": false}}});
+    configs.patch("cluster1", &PatchParams::default(), &Patch::Merge(&off)).await.expect("disable");
+    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), "cluster1");
+    wait_for(
+        works,
+        "addon-cert-policy-controller-deploy-0",
+        "the cert work to go",
+        WAIT,
+        |w: Option<&ManifestWork>| w.is_none(),
+    )
+    .await
+    .expect("work gone");
+    let deployments: Api<Deployment> = Api::namespaced(target.clone(), ADDON_NS);
+    assert!(deployments.get_opt(CERT).await.expect("read").is_none(), "the agent left the cluster with its work");
+    wait_for(addons.clone(), CERT, "the cert addon to go", WAIT, |a: Option<&ManagedClusterAddOn>| a.is_none())
+        .await
+        .expect("addon gone");
+    assert!(deployments.get_opt(SEARCH).await.expect("read").is_some(), "the others stay");
+    let roles: Api<ClusterRole> = Api::all(target.clone());
+    assert!(roles.get_opt("open-cluster-management:addon:cert-policy-controller").await.expect("read").is_none());
+
+    // Detach removes every addon object on both sides.
+    ok(env.fleetctl(&["--hub-context", "hub", "--cluster-context", "cluster1", "detach", "cluster1", "--yes"]));
+    let left = Api::<ManagedClusterAddOn>::all(hub.clone()).list(&ListParams::default()).await.expect("addons");
+    assert!(left.items.is_empty(), "{:?}", left.items.iter().map(|a| a.name_any()).collect::<Vec<_>>());
+    let namespaces: Api<Namespace> = Api::all(target.clone());
+    wait_for(namespaces, ADDON_NS, "the addon namespace to go", WAIT, |n: Option<&Namespace>| n.is_none())
+        .await
+        .expect("addon namespace gone");
+    let addon_roles = roles.list(&ListParams::default().labels(c::LABEL_ADDON_NAME)).await.expect("roles");
+    assert!(addon_roles.items.is_empty(), "{:?}", addon_roles.items.iter().map(|r| r.name_any()).collect::<Vec<_>>());
+    let deadline = Instant::now() + WAIT;
+    while !(env.pids(&["addon", SEARCH]).is_empty() && env.pids(&["addon", IAM]).is_empty())
+        && Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(env.pids(&["addon", SEARCH]).is_empty() && env.pids(&["addon", IAM]).is_empty(), "addon processes stopped");
+}
