@@ -78,25 +78,29 @@ async fn main() -> Result<()> {
         in_process: false,
         timeout: Duration::from_secs(60),
     };
-    let state = env::up(&options).await?;
-    let kubeconfig = state.kubeconfig.clone();
     let hub_ctx = ["--hub-context", "hub", "--cluster-context", "cluster1"];
     let (mut imports, mut upgrades, mut detaches) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..rounds {
-        let version = format!("0.{}.0", round + 2);
+    // Each round on a fresh environment, as a person would run the acts once per cluster.
+    for _ in 0..rounds {
+        let round_dir = tempfile::tempdir()?;
+        let state = env::up(&UpOptions { dir: round_dir.path().to_path_buf(), ..options.clone() }).await?;
+        let kubeconfig = state.kubeconfig.clone();
         imports.push(timed(&binary, &kubeconfig, &[&hub_ctx[..], &["import", "cluster1"]].concat())?);
         upgrades.push(timed(
             &binary,
             &kubeconfig,
-            &[&hub_ctx[..], &["upgrade", "cluster1", "--to", &version]].concat(),
+            &[&hub_ctx[..], &["upgrade", "cluster1", "--to", "0.2.0"]].concat(),
         )?);
         detaches.push(timed(&binary, &kubeconfig, &[&hub_ctx[..], &["detach", "cluster1", "--yes"]].concat())?);
+        env::down(round_dir.path(), Duration::from_secs(2)).await?;
     }
     println!("lifecycle_bench on dev up (2 CPUs), median of {rounds}:");
     println!("  import  {:>7.3} s (target ≤ 2 s)", median(imports).as_secs_f64());
     println!("  upgrade {:>7.3} s (target ≤ 3 s)", median(upgrades).as_secs_f64());
     println!("  detach  {:>7.3} s (target ≤ 3 s)", median(detaches).as_secs_f64());
 
+    let state = env::up(&options).await?;
+    let kubeconfig = state.kubeconfig.clone();
     // Steady state: import once more, let it settle, then look.
     timed(&binary, &kubeconfig, &[&hub_ctx[..], &["import", "cluster1"]].concat())?;
     tokio::time::sleep(Duration::from_secs(10)).await;

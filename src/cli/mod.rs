@@ -135,17 +135,19 @@ impl Global {
         self.args.cluster_kubeconfig.is_some() || self.args.cluster_context.is_some()
     }
 
-    /// Prints the result of a lifecycle operation in the chosen format (stdout).
+    /// Prints the result of a lifecycle operation in the chosen format (stdout; a reader
+    /// that went away is fine).
     pub fn print_outcome(&self, outcome: &crate::lifecycle::Outcome) -> anyhow::Result<()> {
-        match self.args.output {
-            Output::Json => println!("{}", serde_json::to_string_pretty(outcome)?),
-            Output::Yaml => print!("{}", serde_yaml::to_string(outcome)?),
-            Output::Name => println!("managedcluster/{}", outcome.cluster),
+        let text = match self.args.output {
+            Output::Json => format!("{}\n", serde_json::to_string_pretty(outcome)?),
+            Output::Yaml => serde_yaml::to_string(outcome)?,
+            Output::Name => format!("managedcluster.cluster.open-cluster-management.io/{}\n", outcome.cluster),
             Output::Table | Output::Wide => {
                 let total: f64 = outcome.steps.iter().map(|s| s.seconds).sum();
-                println!("{}: {} ({total:.2}s)", outcome.cluster, outcome.result);
+                format!("{}: {} ({total:.2}s)\n", outcome.cluster, outcome.result)
             }
-        }
+        };
+        printer::write_stdout(&text)?;
         Ok(())
     }
 

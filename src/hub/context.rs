@@ -73,6 +73,8 @@ pub struct Context {
     pub config: HubConfig,
     /// Metrics.
     pub metrics: Registry,
+    /// Events, through one recorder so repeats become one Event with a count.
+    pub recorder: kube::runtime::events::Recorder,
 }
 
 /// Shared handle.

@@ -78,7 +78,9 @@ fn addon_config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddo
 
 /// Runs every hub controller until the returned future is dropped.
 pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
-    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics });
+    let reporter = kube::runtime::events::Reporter { controller: "fleetctl-hub".into(), instance: None };
+    let recorder = kube::runtime::events::Recorder::new(client.clone(), reporter);
+    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics, recorder });
     let clusters: Api<ManagedCluster> = Api::all(client.clone());
     let all = watcher::Config::default;
     // Bounded parallelism keeps memory flat when a thousand clusters arrive at once.
@@ -86,7 +88,9 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
 
     let import = Controller::new(clusters.clone(), all())
         .with_config(bounded())
-        .owns(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET))
+        // The import secrets live in their cluster's namespace (kube-runtime's `owns`
+        // would look for the cluster-scoped owner in that namespace).
+        .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
         .watches(Api::<ManifestWork>::all(client.clone()), all(), cluster_of)
         .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
         .run(

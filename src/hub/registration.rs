@@ -8,7 +8,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::events::{Event, EventType};
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
@@ -264,8 +264,6 @@ pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Ac
         }
         Verdict::Refuse(why) => {
             tracing::info!(csr = %name, cluster = %cluster, %why, "left pending");
-            let recorder =
-                Recorder::new(ctx.client.clone(), Reporter { controller: "fleetctl-hub".into(), instance: None });
             let event = Event {
                 type_: EventType::Warning,
                 reason: "CSRNotApproved".into(),
@@ -273,7 +271,7 @@ pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Ac
                 action: "Approve".into(),
                 secondary: None,
             };
-            recorder
+            ctx.recorder
                 .publish(&event, &csr.object_ref(&()))
                 .await
                 .map_err(kube_error(format!("recording an event for csr {name}")))?;

@@ -18,14 +18,8 @@ use crate::api::addon::KlusterletAddonAgentConfigSpec;
 use crate::api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
 use crate::kube::{ApplyOptions, FIELD_MANAGER, apply_yaml};
 
-/// The addons `--addons` may name, as the KlusterletAddonConfig field each turns on.
-pub const ADDONS: [&str; 5] = [
-    "application-manager",
-    "cert-policy-controller",
-    "config-policy-controller",
-    "iam-policy-controller",
-    "search-collector",
-];
+/// The addons `--addons` may name: those fleetctl has agents for.
+pub const ADDONS: [&str; 3] = ["cert-policy-controller", "iam-policy-controller", "search-collector"];
 
 /// What to import and how.
 #[derive(Debug, Clone)]
