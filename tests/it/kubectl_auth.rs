@@ -90,3 +90,36 @@ fn certificate_approve_gets_a_csr_signed() {
     let pem = String::from_utf8(BASE64.decode(cert.trim()).expect("base64")).expect("pem");
     assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"));
 }
+
+#[test]
+fn the_rendered_import_manifests_apply_with_kubectl() {
+    let Some(k) = cluster() else { return };
+    let crds = fleetctl::manifests::to_yaml(&[serde_json::to_value(fleetctl::api::crds::klusterlet()).expect("crd")]);
+    let inputs = fleetctl::manifests::import::ImportInputs {
+        cluster: "cluster1",
+        hub_url: "https://127.0.0.1:6443",
+        hub_ca_pem: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+        token: "a.b.c",
+        image: "quay.io/fleetctl/fleetctl:0.1.0",
+    };
+    let import = fleetctl::manifests::to_yaml(&fleetctl::manifests::import::objects(&inputs));
+    let applied = k.ok_with_stdin(&["apply", "-f", "-"], &crds);
+    assert!(applied.contains("klusterlets.operator.open-cluster-management.io created"), "{applied}");
+    k.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/klusterlets.operator.open-cluster-management.io",
+        "--timeout=10s",
+    ]);
+    let applied = k.ok_with_stdin(&["apply", "-f", "-"], &import);
+    for object in [
+        "namespace/open-cluster-management-agent created",
+        "secret/bootstrap-hub-kubeconfig created",
+        "deployment.apps/klusterlet created",
+        "klusterlet.operator.open-cluster-management.io/klusterlet created",
+    ] {
+        assert!(applied.contains(object), "{object} missing from: {applied}");
+    }
+    let again = k.ok_with_stdin(&["apply", "-f", "-"], &import);
+    assert!(again.contains("klusterlet.operator.open-cluster-management.io/klusterlet unchanged"), "{again}");
+}
