@@ -76,7 +76,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     if args.keep {
         println!("\nThe environment keeps running: export KUBECONFIG={}", state.kubeconfig.display());
         println!("Stop it with: fleetctl dev down --dir {}", dir_path.display());
-        std::mem::forget(dir);
+        let _kept = dir.keep();
     } else {
         env::down(&dir_path, Duration::from_secs(2)).await.context("stopping the dev environment")?;
         story.line("dev environment stopped");
