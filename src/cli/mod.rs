@@ -143,8 +143,12 @@ impl Global {
             Output::Yaml => serde_yaml::to_string(outcome)?,
             Output::Name => format!("managedcluster.cluster.open-cluster-management.io/{}\n", outcome.cluster),
             Output::Table | Output::Wide => {
-                let total: f64 = outcome.steps.iter().map(|s| s.seconds).sum();
-                format!("{}: {} ({total:.2}s)\n", outcome.cluster, outcome.result)
+                if outcome.steps.is_empty() {
+                    format!("{}: {}\n", outcome.cluster, outcome.result)
+                } else {
+                    let total: f64 = outcome.steps.iter().map(|s| s.seconds).sum();
+                    format!("{}: {} ({total:.2}s)\n", outcome.cluster, outcome.result)
+                }
             }
         };
         printer::write_stdout(&text)?;

@@ -105,6 +105,12 @@ async fn preflight(
         .get_opt(&options.name)
         .await
         .map_err(|e| LifecycleError::Refused(format!("the hub does not answer: {e}")))?;
+    if existing.as_ref().is_some_and(|c| c.metadata.deletion_timestamp.is_some()) {
+        return Err(LifecycleError::Refused(format!(
+            "cluster {:?} is being detached: wait for `fleetctl detach {0}` to finish, then import it again",
+            options.name
+        )));
+    }
     if let Some(target) = target {
         target
             .apiserver_version()

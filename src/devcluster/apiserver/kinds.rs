@@ -51,9 +51,6 @@ pub fn on_create(rt: &ResourceType, object: &mut Value, user: Option<&User>) -> 
         name_label(object);
     } else if is(rt, "apiextensions.k8s.io", "customresourcedefinitions") {
         crd::prepare(object)?;
-        let mut finalizers = object::finalizers(object);
-        finalizers.push(crd::CLEANUP_FINALIZER.to_string());
-        object::set_finalizers(object, &finalizers);
     } else if is(rt, "certificates.k8s.io", "certificatesigningrequests") {
         // The requester is whoever sent the CSR, never what the body claims.
         let (name, uid, groups) = user.map(|u| (u.name.clone(), u.uid.clone(), u.groups.clone())).unwrap_or_default();
@@ -179,6 +176,12 @@ pub fn deletes_gracefully(rt: &ResourceType) -> bool {
 }
 
 /// Marks what a kind shows while it is being deleted.
+/// The finalizer a kind gains when it is deleted: a CRD keeps its name until its
+/// custom resources are gone, whatever updates did to its finalizers before.
+pub fn deletion_finalizer(rt: &ResourceType) -> Option<&'static str> {
+    is(rt, "apiextensions.k8s.io", "customresourcedefinitions").then_some(crd::CLEANUP_FINALIZER)
+}
+
 pub fn on_delete(rt: &ResourceType, object: &mut Value) {
     if is(rt, "", "namespaces") {
         object["status"]["phase"] = json!("Terminating");

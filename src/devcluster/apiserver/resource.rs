@@ -545,6 +545,9 @@ impl ApiState {
                 Propagation::Orphan => finalizers.push(ORPHAN.to_string()),
                 Propagation::Background => {}
             }
+            if let Some(own) = kinds::deletion_finalizer(rt).filter(|f| !finalizers.iter().any(|have| have == f)) {
+                finalizers.push(own.to_string());
+            }
             let gr = rt.group_resource();
             let k = key(namespace, name);
             if finalizers.is_empty() && !kinds::deletes_gracefully(rt) {

@@ -135,6 +135,23 @@ async fn deleting_a_crd_deletes_its_custom_resources_and_stops_serving_them() {
 }
 
 #[tokio::test]
+async fn a_foreground_deletion_of_a_crd_whose_finalizers_an_update_cleared_still_cleans_up() {
+    let c = TestCluster::start().await;
+    let api = install_widgets(&c).await;
+    api.create(&PostParams::default(), &widget("w", json!({"size": 1}))).await.expect("create");
+    let crds: Api<CustomResourceDefinition> = Api::all(c.client.clone());
+    let mut crd = crds.get("widgets.example.com").await.expect("crd");
+    crd.metadata.finalizers = None;
+    crds.replace("widgets.example.com", &PostParams::default(), &crd).await.expect("replace");
+    crds.delete("widgets.example.com", &kube::api::DeleteParams::foreground()).await.expect("delete");
+    let uid = crd.metadata.uid.expect("uid");
+    let gone = await_condition(crds, "widgets.example.com", conditions::is_deleted(&uid));
+    tokio::time::timeout(Duration::from_secs(5), gone).await.expect("in time").expect("deleted");
+    let (status, _) = raw(&c.client, "GET", "/apis/example.com/v1/namespaces/default/widgets", "", Vec::new()).await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
 async fn a_cluster_scoped_crd_serves_cluster_scoped_objects() {
     let c = TestCluster::start().await;
     let crd: CustomResourceDefinition = serde_json::from_value(json!({

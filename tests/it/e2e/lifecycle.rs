@@ -4,6 +4,8 @@
 use std::time::{Duration, Instant};
 
 use fleetctl::api::{AppliedManifestWork, Klusterlet, ManagedCluster, Manifest, ManifestWork};
+use fleetctl::lifecycle::LifecycleError;
+use fleetctl::lifecycle::detach::{DetachOptions, detach};
 use fleetctl::lifecycle::import::{ImportOptions, Imported, import};
 use fleetctl::lifecycle::upgrade::{UpgradeOptions, running_version, upgrade};
 use fleetctl::lifecycle::wait_for;
@@ -17,10 +19,8 @@ use super::{DevUp, WAIT};
 
 fn quiet(_: fleetctl::lifecycle::Progress) {}
 
-async fn import_cluster(env: &DevUp, hub: &Client, name: &str) -> Client {
-    let target = env.client(name).await;
-    let hub_url = env.fleetctl_hub_url().await;
-    let options = ImportOptions {
+fn import_options(name: &str) -> ImportOptions {
+    ImportOptions {
         name: name.to_string(),
         labels: Default::default(),
         addons: Vec::new(),
@@ -28,8 +28,13 @@ async fn import_cluster(env: &DevUp, hub: &Client, name: &str) -> Client {
         print_command: false,
         force: false,
         timeout: WAIT,
-    };
-    let imported = import(hub, &hub_url, Some(&target), &options, &quiet).await.expect("import");
+    }
+}
+
+async fn import_cluster(env: &DevUp, hub: &Client, name: &str) -> Client {
+    let target = env.client(name).await;
+    let hub_url = env.fleetctl_hub_url().await;
+    let imported = import(hub, &hub_url, Some(&target), &import_options(name), &quiet).await.expect("import");
     assert!(matches!(imported, Imported::Done(_)), "{imported:?}");
     target
 }
@@ -166,4 +171,33 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
     };
     tokio::time::timeout(WAIT, operators).await.expect("no operator process");
     eprintln!("hub saw the klusterlet leave after {noticed:?}");
+}
+
+#[tokio::test]
+async fn a_detached_cluster_imports_again_but_not_while_it_is_being_detached() {
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    let detach_options = DetachOptions { name: "cluster1".into(), wait: true, force: false, timeout: WAIT };
+    // Two full rounds: the first detach must leave nothing that blocks the second.
+    for round in 1..=2 {
+        let target = import_cluster(&env, &hub, "cluster1").await;
+        let outcome = detach(&hub, Some(&target), &detach_options, &quiet).await;
+        assert!(outcome.is_ok(), "round {round}: {outcome:?}");
+    }
+
+    // A cluster held in deletion (by someone else's finalizer) is refused and not accepted.
+    let clusters: Api<ManagedCluster> = Api::all(hub.clone());
+    let held: ManagedCluster = serde_json::from_value(json!({
+        "metadata": {"name": "cluster1", "finalizers": ["example.com/hold"]},
+        "spec": {"hubAcceptsClient": false}
+    }))
+    .expect("cluster");
+    clusters.create(&PostParams::default(), &held).await.expect("create");
+    clusters.delete("cluster1", &DeleteParams::default()).await.expect("delete");
+    let target = env.client("cluster1").await;
+    let hub_url = env.fleetctl_hub_url().await;
+    let refused = import(&hub, &hub_url, Some(&target), &import_options("cluster1"), &quiet).await;
+    assert!(matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")), "{refused:?}");
+    let after = clusters.get("cluster1").await.expect("held");
+    assert!(!after.spec.hub_accepts_client, "import must not accept a cluster that is leaving");
 }

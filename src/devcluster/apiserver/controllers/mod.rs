@@ -51,17 +51,31 @@ enum Work {
 
 /// Runs until the store is dropped.
 pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
-    while let Some(first) = notices.recv().await {
+    let mut failed: BTreeSet<Work> = BTreeSet::new();
+    loop {
         let mut batch = BTreeSet::new();
-        plan(&first, &mut batch);
+        tokio::select! {
+            notice = notices.recv() => match notice {
+                Some(first) => plan(&first, &mut batch),
+                None => return,
+            },
+            // A step that failed (a write conflict, say) is tried again shortly, so no
+            // change is lost for want of a later notice.
+            () = tokio::time::sleep(RETRY), if !failed.is_empty() => batch.append(&mut failed),
+        }
         while let Ok(next) = notices.try_recv() {
             plan(&next, &mut batch);
         }
         for work in batch {
-            handle(&state, work);
+            if !handle(&state, &work) {
+                failed.insert(work);
+            }
         }
     }
 }
+
+/// Pause before failed steps run again.
+const RETRY: std::time::Duration = std::time::Duration::from_millis(100);
 
 fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     let event = &notice.event;
@@ -95,9 +109,10 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     }
     if notice.resource == kinds::namespaces() {
         batch.insert(Work::Namespace(event.key.clone()));
-    } else if is_crd {
-        batch.insert(Work::CrdCleanup(event.key.clone()));
     } else {
+        if is_crd {
+            batch.insert(Work::CrdCleanup(event.key.clone()));
+        }
         batch.insert(Work::Deleting(notice.resource.clone(), event.key.clone()));
     }
 }
@@ -108,8 +123,9 @@ fn custom_resource_of(resource: &GroupResource) -> Option<(&str, &str)> {
         .then_some((resource.group.as_str(), resource.resource.as_str()))
 }
 
-fn handle(state: &Shared, work: Work) {
-    let outcome = match &work {
+/// Runs one step; `false` when it failed and should run again.
+fn handle(state: &Shared, work: &Work) -> bool {
+    let outcome = match work {
         Work::Deleting(resource, key) => gc::deleting(state, resource, key),
         Work::OwnerGone(uid) => gc::owner_gone(state, uid),
         Work::OwnerWaiting(uid) => gc::owner_waiting(state, uid),
@@ -118,12 +134,20 @@ fn handle(state: &Shared, work: Work) {
         Work::CrdCleanup(name) => crds::cleanup(state, name),
         Work::Sign(name) => csr::sign(state, name),
         Work::CrdRemoved(name) => {
-            crd::unregister(&state.registry, name);
+            // A CRD created again under the same name since stays served.
+            let crds = GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
+            if state.store.get(&crds, name).is_none() {
+                crd::unregister(&state.registry, name);
+            }
             Ok(())
         }
     };
-    if let Err(e) = outcome {
-        tracing::debug!(?work, error = %e, "built-in controller step failed; the next notice retries it");
+    match outcome {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::info!(?work, error = %e, "built-in controller step failed; trying again");
+            false
+        }
     }
 }
 
