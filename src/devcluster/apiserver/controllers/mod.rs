@@ -15,7 +15,7 @@ mod namespaces;
 
 pub use namespaces::ensure_defaults;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -51,7 +51,8 @@ enum Work {
 
 /// Runs until the store is dropped.
 pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
-    let mut failed: BTreeSet<Work> = BTreeSet::new();
+    // Failed steps and how often each has failed in a row.
+    let mut failed: BTreeMap<Work, u32> = BTreeMap::new();
     loop {
         let mut batch = BTreeSet::new();
         tokio::select! {
@@ -61,21 +62,33 @@ pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
             },
             // A step that failed (a write conflict, say) is tried again shortly, so no
             // change is lost for want of a later notice.
-            () = tokio::time::sleep(RETRY), if !failed.is_empty() => batch.append(&mut failed),
+            () = tokio::time::sleep(RETRY), if !failed.is_empty() => batch.extend(failed.keys().cloned()),
         }
         while let Ok(next) = notices.try_recv() {
             plan(&next, &mut batch);
         }
         for work in batch {
-            if !handle(&state, &work) {
-                failed.insert(work);
+            if handle(&state, &work) {
+                failed.remove(&work);
+                continue;
             }
+            *failed.entry(work).or_insert(0) += 1;
         }
+        failed.retain(|work, attempts| {
+            let more = *attempts < RETRIES;
+            if !more {
+                tracing::warn!(?work, "built-in controller step keeps failing; it waits for the next change");
+            }
+            more
+        });
     }
 }
 
 /// Pause before failed steps run again.
 const RETRY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Tries of a failing step before it waits for the next notice instead (about 5 s).
+const RETRIES: u32 = 50;
 
 fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     let event = &notice.event;
@@ -145,7 +158,7 @@ fn handle(state: &Shared, work: &Work) -> bool {
     match outcome {
         Ok(()) => true,
         Err(e) => {
-            tracing::info!(?work, error = %e, "built-in controller step failed; trying again");
+            tracing::debug!(?work, error = %e, "built-in controller step failed; it runs again");
             false
         }
     }
