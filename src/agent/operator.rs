@@ -29,6 +29,7 @@ use serde::de::DeserializeOwned;
 use crate::agent::AGENT_NAMESPACE;
 use crate::api::Klusterlet;
 use crate::api::operator::KLUSTERLET_NAME;
+use crate::errors::chain;
 use crate::kube::{ConfigError, Selection};
 use crate::runner::health::{self, Health, HealthError};
 use crate::runner::metrics::Registry;
@@ -116,18 +117,6 @@ impl OperatorError {
 fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> OperatorError {
     let action = action.into();
     move |source| OperatorError::Kube { action, source }
-}
-
-/// The error's chain on one line, for conditions and logs.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Shared by every reconcile.

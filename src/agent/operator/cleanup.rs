@@ -290,7 +290,7 @@ async fn remove_operator(ctx: &Context, namespace: Option<&str>) {
         delete(&Api::<ClusterRole>::all(client.clone()), OPERATOR, &background).await,
     ];
     for error in results.into_iter().filter_map(Result::err) {
-        tracing::debug!(error = %super::chain(&error), "left to the garbage collector");
+        tracing::debug!(error = %crate::errors::chain(&error), "left to the garbage collector");
     }
 }
 

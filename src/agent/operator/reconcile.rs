@@ -15,10 +15,11 @@ use kube::{Resource, ResourceExt};
 use serde_json::json;
 
 use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, crd_is_current, render};
-use super::{Context, OperatorError, apply, chain, kube_error};
+use super::{Context, OperatorError, apply, kube_error};
 use crate::agent::{REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
 use crate::api::conditions::{self as c, FINALIZER_KLUSTERLET_CLEANUP};
 use crate::api::{Klusterlet, KlusterletStatus};
+use crate::errors::chain;
 
 /// A periodic pass re-applies what someone may have changed behind the operator's back
 /// (the Deployments are watched; the rest is not).

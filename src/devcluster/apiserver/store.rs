@@ -566,7 +566,7 @@ impl Store {
             prev: if change.removes { None } else { change.previous.as_ref().map(|p| &p.json[..]) },
             trimmed: &trimmed,
         };
-        persist.commit(&record).map_err(|e| CommitError::Storage(error_chain(&e)))?;
+        persist.commit(&record).map_err(|e| CommitError::Storage(crate::errors::chain(&e)))?;
         let mut inner = RwLockUpgradableReadGuard::upgrade(inner);
         Ok(self.apply(&mut inner, resource, change))
     }
@@ -649,18 +649,6 @@ fn unindex(inner: &mut Inner, target: &ObjectRef, object: &Value) {
             }
         }
     }
-}
-
-/// An error and its causes on one line, for a Status message.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

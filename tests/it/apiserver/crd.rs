@@ -119,6 +119,14 @@ async fn the_status_subresource_of_a_crd_separates_spec_and_status() {
     assert_eq!(status.metadata.generation, Some(2));
 }
 
+/// The widgets CRD goes within 5 s, and its resources are no longer served.
+async fn assert_widgets_crd_gone(c: &TestCluster, crds: Api<CustomResourceDefinition>, uid: &str) {
+    let gone = await_condition(crds, "widgets.example.com", conditions::is_deleted(uid));
+    tokio::time::timeout(Duration::from_secs(5), gone).await.expect("in time").expect("deleted");
+    let (status, _) = raw(&c.client, "GET", "/apis/example.com/v1/namespaces/default/widgets", "", Vec::new()).await;
+    assert_eq!(status, 404);
+}
+
 #[tokio::test]
 async fn deleting_a_crd_deletes_its_custom_resources_and_stops_serving_them() {
     let c = TestCluster::start().await;
@@ -127,28 +135,19 @@ async fn deleting_a_crd_deletes_its_custom_resources_and_stops_serving_them() {
     let crds: Api<CustomResourceDefinition> = Api::all(c.client.clone());
     let crd = crds.get("widgets.example.com").await.expect("crd");
     crds.delete("widgets.example.com", &Default::default()).await.expect("delete");
-    let uid = crd.metadata.uid.expect("uid");
-    let gone = await_condition(crds, "widgets.example.com", conditions::is_deleted(&uid));
-    tokio::time::timeout(Duration::from_secs(5), gone).await.expect("in time").expect("deleted");
-    let (status, _) = raw(&c.client, "GET", "/apis/example.com/v1/namespaces/default/widgets", "", Vec::new()).await;
-    assert_eq!(status, 404);
+    assert_widgets_crd_gone(&c, crds, &crd.metadata.uid.expect("uid")).await;
 }
 
 #[tokio::test]
-async fn a_foreground_deletion_of_a_crd_whose_finalizers_an_update_cleared_still_cleans_up() {
+async fn a_foreground_deletion_of_a_crd_deletes_its_custom_resources_and_the_crd() {
     let c = TestCluster::start().await;
     let api = install_widgets(&c).await;
     api.create(&PostParams::default(), &widget("w", json!({"size": 1}))).await.expect("create");
     let crds: Api<CustomResourceDefinition> = Api::all(c.client.clone());
-    let mut crd = crds.get("widgets.example.com").await.expect("crd");
-    crd.metadata.finalizers = None;
-    crds.replace("widgets.example.com", &PostParams::default(), &crd).await.expect("replace");
+    let crd = crds.get("widgets.example.com").await.expect("crd");
+    assert_eq!(crd.metadata.finalizers, None, "a CRD gains its cleanup finalizer only when deleted, as upstream");
     crds.delete("widgets.example.com", &kube::api::DeleteParams::foreground()).await.expect("delete");
-    let uid = crd.metadata.uid.expect("uid");
-    let gone = await_condition(crds, "widgets.example.com", conditions::is_deleted(&uid));
-    tokio::time::timeout(Duration::from_secs(5), gone).await.expect("in time").expect("deleted");
-    let (status, _) = raw(&c.client, "GET", "/apis/example.com/v1/namespaces/default/widgets", "", Vec::new()).await;
-    assert_eq!(status, 404);
+    assert_widgets_crd_gone(&c, crds, &crd.metadata.uid.expect("uid")).await;
 }
 
 #[tokio::test]
