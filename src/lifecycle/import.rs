@@ -12,7 +12,9 @@ use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
-use super::{LifecycleError, Observer, Outcome, Progress, kube_error, step, valid_cluster_name, wait_for};
+use super::{
+    LifecycleError, Observer, Outcome, Progress, kube_error, refuse_if_leaving, step, valid_cluster_name, wait_for,
+};
 use crate::agent::{AGENT_NAMESPACE, BOOTSTRAP_SECRET};
 use crate::api::addon::KlusterletAddonAgentConfigSpec;
 use crate::api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
@@ -105,11 +107,8 @@ async fn preflight(
         .get_opt(&options.name)
         .await
         .map_err(|e| LifecycleError::Refused(format!("the hub does not answer: {e}")))?;
-    if existing.as_ref().is_some_and(|c| c.metadata.deletion_timestamp.is_some()) {
-        return Err(LifecycleError::Refused(format!(
-            "cluster {:?} is being detached: wait for `fleetctl detach {0}` to finish, then import it again",
-            options.name
-        )));
+    if let Some(cluster) = &existing {
+        refuse_if_leaving(cluster)?;
     }
     if let Some(target) = target {
         target

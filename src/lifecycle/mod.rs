@@ -118,6 +118,17 @@ pub(crate) fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) 
     move |source| LifecycleError::Kube { action, source }
 }
 
+/// Refuses to act on a cluster that is being detached: only finishing the detach helps.
+pub(crate) fn refuse_if_leaving(cluster: &crate::api::ManagedCluster) -> Result<(), LifecycleError> {
+    if cluster.metadata.deletion_timestamp.is_none() {
+        return Ok(());
+    }
+    let name = cluster.metadata.name.as_deref().unwrap_or_default();
+    Err(LifecycleError::Refused(format!(
+        "cluster {name:?} is being detached: wait for `fleetctl detach {name}` to finish first"
+    )))
+}
+
 /// Runs one step: tells the observer, records the duration.
 pub(crate) async fn step<T>(
     observer: Observer<'_>,

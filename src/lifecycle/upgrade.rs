@@ -9,7 +9,7 @@ use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
-use super::{LifecycleError, Observer, Outcome, kube_error, step, wait_for};
+use super::{LifecycleError, Observer, Outcome, kube_error, refuse_if_leaving, step, wait_for};
 use crate::agent::registration::VERSION_CLAIM;
 use crate::api::{ManagedCluster, ManifestWork};
 use crate::hub::import::VERSION_ANNOTATION;
@@ -50,11 +50,12 @@ pub async fn upgrade(
     observer: Observer<'_>,
 ) -> Result<Outcome, LifecycleError> {
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
-    if clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))?.is_none() {
+    let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
         return Err(LifecycleError::Refused(format!(
             "cluster {name} not found — list them with `fleetctl get clusters`"
         )));
-    }
+    };
+    refuse_if_leaving(&cluster)?;
     let mut steps = Vec::new();
     let version = options.version.clone();
     step(observer, &mut steps, name, "hub: desired version recorded", async {

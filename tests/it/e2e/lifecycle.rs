@@ -185,7 +185,7 @@ async fn a_detached_cluster_imports_again_but_not_while_it_is_being_detached() {
         assert!(outcome.is_ok(), "round {round}: {outcome:?}");
     }
 
-    // A cluster held in deletion (by someone else's finalizer) is refused and not accepted.
+    // A cluster held in deletion (by someone else's finalizer): import and upgrade are refused.
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     let held: ManagedCluster = serde_json::from_value(json!({
         "metadata": {"name": "cluster1", "finalizers": ["example.com/hold"]},
@@ -198,6 +198,12 @@ async fn a_detached_cluster_imports_again_but_not_while_it_is_being_detached() {
     let hub_url = env.fleetctl_hub_url().await;
     let refused = import(&hub, &hub_url, Some(&target), &import_options("cluster1"), &quiet).await;
     assert!(matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")), "{refused:?}");
+    let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: WAIT };
+    let refused = upgrade(&hub, "cluster1", &options, &quiet).await;
+    assert!(
+        matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")),
+        "{refused:?}"
+    );
     let after = clusters.get("cluster1").await.expect("held");
     assert!(!after.spec.hub_accepts_client, "import must not accept a cluster that is leaving");
 }
