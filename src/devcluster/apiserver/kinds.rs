@@ -27,6 +27,11 @@ pub fn service_accounts() -> GroupResource {
     GroupResource::new("", "serviceaccounts")
 }
 
+/// The storage key of CustomResourceDefinitions.
+pub fn custom_resource_definitions() -> GroupResource {
+    GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions")
+}
+
 /// The storage key of CertificateSigningRequests.
 pub fn certificate_signing_requests() -> GroupResource {
     GroupResource::new("certificates.k8s.io", "certificatesigningrequests")
@@ -175,13 +180,13 @@ pub fn deletes_gracefully(rt: &ResourceType) -> bool {
     is(rt, "", "namespaces")
 }
 
-/// Marks what a kind shows while it is being deleted.
 /// The finalizer a kind gains when it is deleted: a CRD keeps its name until its
 /// custom resources are gone, whatever updates did to its finalizers before.
 pub fn deletion_finalizer(rt: &ResourceType) -> Option<&'static str> {
     is(rt, "apiextensions.k8s.io", "customresourcedefinitions").then_some(crd::CLEANUP_FINALIZER)
 }
 
+/// Marks what a kind shows while it is being deleted.
 pub fn on_delete(rt: &ResourceType, object: &mut Value) {
     if is(rt, "", "namespaces") {
         object["status"]["phase"] = json!("Terminating");

@@ -246,7 +246,7 @@ fn seed(state: &ApiState) -> Result<(), StartError> {
 
 /// Serves the resources of the CRDs a durable store held.
 fn serve_stored_crds(state: &ApiState) {
-    let crds = GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
+    let crds = kinds::custom_resource_definitions();
     for stored in state.store.list(&crds, None, None, 0, &|_| true).items {
         crd::register(&state.registry, &stored.value());
     }

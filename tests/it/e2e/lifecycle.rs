@@ -200,10 +200,7 @@ async fn a_detached_cluster_imports_again_but_not_while_it_is_being_detached() {
     assert!(matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")), "{refused:?}");
     let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: WAIT };
     let refused = upgrade(&hub, "cluster1", &options, &quiet).await;
-    assert!(
-        matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")),
-        "{refused:?}"
-    );
+    assert!(matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")), "{refused:?}");
     let after = clusters.get("cluster1").await.expect("held");
     assert!(!after.spec.hub_accepts_client, "import must not accept a cluster that is leaving");
 }

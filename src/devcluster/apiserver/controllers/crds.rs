@@ -1,6 +1,7 @@
 //! CRD deletion: custom resources go first, then the cleanup finalizer.
 
 use super::super::crd;
+use super::super::kinds;
 use super::super::object;
 use super::super::registry::GroupResource;
 use super::super::state::Shared;
@@ -9,10 +10,7 @@ use super::{Step, drop_finalizer, read, remove};
 
 /// A CRD being deleted: delete its custom resources, then release the CRD.
 pub(super) fn cleanup(state: &Shared, name: &str) -> Step {
-    let target = ObjectRef {
-        resource: GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions"),
-        key: name.to_string(),
-    };
+    let target = ObjectRef { resource: kinds::custom_resource_definitions(), key: name.to_string() };
     let Some((_, crd_object)) = read(state, &target) else {
         return Ok(());
     };

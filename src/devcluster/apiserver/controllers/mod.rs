@@ -101,7 +101,7 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         return;
     }
     let object = event.value();
-    let is_crd = notice.resource == GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
+    let is_crd = notice.resource == kinds::custom_resource_definitions();
     if let Some(ns) = event.namespace() {
         batch.insert(Work::Namespace(ns.to_string()));
     }
@@ -148,7 +148,7 @@ fn handle(state: &Shared, work: &Work) -> bool {
         Work::Sign(name) => csr::sign(state, name),
         Work::CrdRemoved(name) => {
             // A CRD created again under the same name since stays served.
-            let crds = GroupResource::new("apiextensions.k8s.io", "customresourcedefinitions");
+            let crds = kinds::custom_resource_definitions();
             if state.store.get(&crds, name).is_none() {
                 crd::unregister(&state.registry, name);
             }
