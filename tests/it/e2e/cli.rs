@@ -246,3 +246,24 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
     assert_eq!(hub_objects(&env).await, hub_before, "nothing written on the hub");
     assert_eq!(revision(&env, "cluster2"), target_before, "nothing written on the target");
 }
+
+#[test]
+fn the_demo_plays_the_three_acts_and_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let output = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        .arg("demo")
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the demo");
+    let stdout = ok(output);
+    let acts = ["Act I", "Act II", "Act III"].map(|act| stdout.find(act).unwrap_or_else(|| panic!("{act}: {stdout}")));
+    assert!(acts.windows(2).all(|w| w[0] < w[1]), "the acts in order: {stdout}");
+    for line in
+        ["cluster1 joined", "cluster2 joined", "cluster1 detached", "cluster2 detached", "dev environment stopped"]
+    {
+        assert!(stdout.contains(line), "{line:?} in {stdout}");
+    }
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).expect("read tmp").collect();
+    assert!(left.is_empty(), "the demo's directory is gone: {left:?}");
+}
