@@ -11,7 +11,9 @@
 //! cargo run --example addon_figures -- fleetctl=target/debug/fleetctl runs=3 settle=10
 //! ```
 
-use std::path::{Path, PathBuf};
+#[path = "support/binary.rs"]
+mod binary;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -34,14 +36,7 @@ fn main() -> Result<()> {
     let runs = number("runs", 3)?;
     let settle = Duration::from_secs(number("settle", 15)?);
     ensure!(runs > 0, "runs must be ≥ 1");
-    let fleetctl = match get("fleetctl") {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let exe = std::env::current_exe().context("finding this example's path")?;
-            exe.parent().and_then(|d| d.parent()).map(|d| d.join("fleetctl")).context("no parent folder")?
-        }
-    };
-    ensure!(fleetctl.is_file(), "no fleetctl binary at {}: build it first or pass fleetctl=PATH", fleetctl.display());
+    let fleetctl = binary::fleetctl(get("fleetctl"))?;
     println!("addons on dev up --clusters 1 with {}", fleetctl.display());
 
     let mut times = Vec::new();

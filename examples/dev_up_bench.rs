@@ -13,7 +13,8 @@
 //! from (`target/<profile>/fleetctl`, so build it in the same profile first), or the
 //! one given as `fleetctl=PATH`.
 
-use std::path::PathBuf;
+#[path = "support/binary.rs"]
+mod binary;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -31,15 +32,7 @@ fn main() -> Result<()> {
     let runs = number("runs", 5)?;
     let clusters = number("clusters", 2)?;
     ensure!(runs > 0, "runs must be ≥ 1");
-    let fleetctl = match get("fleetctl") {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let exe = std::env::current_exe().context("finding this example's path")?;
-            // target/<profile>/examples/dev_up_bench → target/<profile>/fleetctl
-            exe.parent().and_then(|d| d.parent()).map(|d| d.join("fleetctl")).context("no parent folder")?
-        }
-    };
-    ensure!(fleetctl.is_file(), "no fleetctl binary at {}: build it first or pass fleetctl=PATH", fleetctl.display());
+    let fleetctl = binary::fleetctl(get("fleetctl"))?;
     println!("dev up --clusters {clusters} with {}", fleetctl.display());
 
     let mut times = Vec::with_capacity(runs);

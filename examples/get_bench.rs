@@ -13,6 +13,8 @@
 //! discovery cache one warm-up run fills, as on a person's laptop. Each is timed end to end
 //! (process start to exit, output to /dev/null) `runs` times; the medians are compared.
 
+#[path = "support/binary.rs"]
+mod binary;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -40,22 +42,17 @@ struct Config {
 
 impl Config {
     fn load() -> Result<Self> {
-        let mut config = Self { fleetctl: PathBuf::from("target/release/fleetctl"), clusters: 1000, runs: 5 };
+        let (mut clusters, mut runs, mut explicit) = (1000, 5, None);
         for arg in std::env::args().skip(1) {
             match arg.split_once('=') {
-                Some(("n", v)) => config.clusters = v.replace(['_', ','], "").parse().context("n=<count>")?,
-                Some(("runs", v)) => config.runs = v.parse().context("runs=<count>")?,
+                Some(("n", v)) => clusters = v.replace(['_', ','], "").parse().context("n=<count>")?,
+                Some(("runs", v)) => runs = v.parse().context("runs=<count>")?,
                 Some((key, _)) => bail!("unknown option {key} (n=, runs=, or the fleetctl path)"),
-                None => config.fleetctl = PathBuf::from(arg),
+                None => explicit = Some(arg),
             }
         }
-        ensure!(config.runs > 0, "runs must be at least 1");
-        ensure!(
-            config.fleetctl.is_file(),
-            "{} does not exist — run `cargo build --release` or pass the binary's path",
-            config.fleetctl.display()
-        );
-        Ok(config)
+        ensure!(runs > 0, "runs must be at least 1");
+        Ok(Self { fleetctl: binary::fleetctl(explicit.as_deref())?, clusters, runs })
     }
 }
 

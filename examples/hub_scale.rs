@@ -8,12 +8,13 @@
 //! cargo build --release && cargo run --release --example hub_scale [-- CLUSTERS]
 //! ```
 
+#[path = "support/binary.rs"]
+mod binary;
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use fleetctl::api::{ManagedCluster, crds};
 use fleetctl::devcluster::apiserver::{ApiServer, ServerConfig, Settings};
 use futures::{StreamExt, TryStreamExt};
@@ -24,17 +25,6 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 
-fn fleetctl_binary() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    // target/<profile>/examples/hub_scale → target/<profile>/fleetctl
-    let binary =
-        exe.parent().and_then(|p| p.parent()).map(|p| p.join("fleetctl")).context("locating the target directory")?;
-    if !binary.exists() {
-        bail!("{} is missing: run `cargo build --release` first", binary.display());
-    }
-    Ok(binary)
-}
-
 fn peak_rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -44,7 +34,7 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 #[tokio::main]
 async fn main() -> Result<()> {
     let clusters: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(1000);
-    let binary = fleetctl_binary()?;
+    let binary = binary::fleetctl(None)?;
     let server = ApiServer::start(ServerConfig { name: "hub".into(), port: 0, settings: Settings::default() }).await?;
     let dir = tempfile::tempdir()?;
     let kubeconfig_path = dir.path().join("hub.kubeconfig");

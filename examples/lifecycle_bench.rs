@@ -6,26 +6,18 @@
 //! cargo build --release && cargo run --release --example lifecycle_bench [-- ROUNDS]
 //! ```
 
-use std::path::{Path, PathBuf};
+#[path = "support/binary.rs"]
+mod binary;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use fleetctl::devcluster::env::{self, UpOptions};
 use fleetctl::manifests::{DEFAULT_REPOSITORY, VERSION, image};
 use futures::StreamExt;
 use kube::api::Api;
 use kube::runtime::watcher;
-
-fn fleetctl_binary() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let binary =
-        exe.parent().and_then(|p| p.parent()).map(|p| p.join("fleetctl")).context("locating the target directory")?;
-    if !binary.exists() {
-        bail!("{} is missing: run `cargo build --release` first", binary.display());
-    }
-    Ok(binary)
-}
 
 fn timed(binary: &Path, kubeconfig: &Path, args: &[&str]) -> Result<Duration> {
     let started = Instant::now();
@@ -67,7 +59,7 @@ fn agent_pids(dir: &Path, needle: &str) -> Vec<u32> {
 #[tokio::main]
 async fn main() -> Result<()> {
     let rounds: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(5);
-    let binary = fleetctl_binary()?;
+    let binary = binary::fleetctl(None)?;
     let dir = tempfile::tempdir()?;
     let options = UpOptions {
         dir: dir.path().to_path_buf(),
