@@ -24,6 +24,9 @@
 //! time in `/proc/self/task/*/schedstat` splits into server and client shares: that
 //! is the evidence for where the time goes when a figure misses its target.
 
+#[path = "support/numbers.rs"]
+mod numbers;
+
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -120,11 +123,11 @@ fn main() -> Result<()> {
 async fn run(config: &Config, cores: usize, server_rt: Handle) -> Result<()> {
     println!(
         "apiserver_bench: n={} c={} mem={} watchers={} events={} interval={} µs on {cores} CPUs",
-        thousands(config.n),
+        numbers::thousands(config.n),
         config.c,
-        thousands(config.mem),
+        numbers::thousands(config.mem),
         config.watchers,
-        thousands(config.events),
+        numbers::thousands(config.events),
         config.interval.as_micros(),
     );
     println!(
@@ -154,7 +157,7 @@ async fn memory(config: &Config, rt: &Handle) -> Result<()> {
     println!();
     println!(
         "memory: RSS growth while creating {} small ConfigMaps (name + one data key) in a fresh server",
-        thousands(config.mem)
+        numbers::thousands(config.mem)
     );
     // Both servers stay up until both readings are taken, so memory the first one frees
     // cannot be reused by the second and hide its growth.
@@ -166,13 +169,13 @@ async fn memory(config: &Config, rt: &Handle) -> Result<()> {
         default.bytes_per_object,
         TARGET_BYTES_PER_OBJECT,
         verdict(default.bytes_per_object <= TARGET_BYTES_PER_OBJECT),
-        thousands(default.rss_before_kib),
-        thousands(default.rss_after_kib),
+        numbers::thousands(default.rss_before_kib),
+        numbers::thousands(default.rss_after_kib),
     );
     println!(
         "  store.len() {} -> {}; stored JSON {:.0} B/object; default settings (history={history} events/resource)",
-        thousands(default.len_before),
-        thousands(default.len_after),
+        numbers::thousands(default.len_before),
+        numbers::thousands(default.len_after),
         default.json_per_object,
     );
     // Diagnostic: the same with the smallest event history, to show what history costs.
@@ -236,7 +239,7 @@ async fn throughput(config: &Config, rt: &Handle, cores: usize) -> Result<()> {
     println!();
     println!(
         "throughput: {} requests per verb from {} keep-alive connections, fresh server",
-        thousands(config.n),
+        numbers::thousands(config.n),
         config.c
     );
     let server = start_server(rt, Settings::default()).await?;
@@ -245,10 +248,10 @@ async fn throughput(config: &Config, rt: &Handle, cores: usize) -> Result<()> {
     let report = |label: &str, stats: &PhaseStats, target: Option<f64>| {
         let rate = stats.rate();
         let goal = match target {
-            Some(t) => format!("(target ≥ {}) {}", thousands(t as u64), verdict(rate >= t)),
+            Some(t) => format!("(target ≥ {}) {}", numbers::thousands(t as u64), verdict(rate >= t)),
             None => String::new(),
         };
-        println!("  {label:<28} {:>8}/s {goal:<24}", thousands(rate as u64));
+        println!("  {label:<28} {:>8}/s {goal:<24}", numbers::thousands(rate as u64));
         println!(
             "  {:<28} latency p50 {} p99 {}; CPU/request server {:.1} µs, client {:.1} µs; server busy {:.0}% of {cores} CPUs",
             "",
@@ -267,7 +270,7 @@ async fn throughput(config: &Config, rt: &Handle, cores: usize) -> Result<()> {
     report("updates (merge PATCH)", &stats, None);
     let (workers, stats) = run_phase(workers, Op::Get, "default").await?;
     report("gets (GET by name)", &stats, Some(TARGET_GETS));
-    println!("  store.len() after: {}", thousands(server.state().store.len()));
+    println!("  store.len() after: {}", numbers::thousands(server.state().store.len()));
     drop(workers);
     shutdown(rt, server).await
 }
@@ -454,9 +457,9 @@ async fn watch_latency(config: &Config, rt: &Handle) -> Result<()> {
     println!(
         "watch: {} watchers on default/configmaps; {} events ({} creates then {} merge patches), one every {} µs",
         config.watchers,
-        thousands(config.events),
-        thousands(creates),
-        thousands(patches),
+        numbers::thousands(config.events),
+        numbers::thousands(creates),
+        numbers::thousands(patches),
         config.interval.as_micros(),
     );
     let server = start_server(rt, Settings::default()).await?;
@@ -542,8 +545,8 @@ async fn watch_latency(config: &Config, rt: &Handle) -> Result<()> {
     let p99 = percentile(&latencies, 0.99);
     println!(
         "  delivered {} of {} events; {} ERROR events, {} unreadable; generator {:.0} events/s, write latency p50 {} p99 {}",
-        thousands(latencies.len()),
-        thousands(expected),
+        numbers::thousands(latencies.len()),
+        numbers::thousands(expected),
         errors,
         unparsed,
         config.events as f64 / elapsed.as_secs_f64(),
@@ -895,17 +898,4 @@ fn millis(ns: u64) -> String {
 
 fn verdict(met: bool) -> &'static str {
     if met { "ok" } else { "MISSED" }
-}
-
-/// `12345` as `12,345`.
-fn thousands(n: impl std::fmt::Display) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }

@@ -26,6 +26,9 @@
 //! would leave (the page cache is the file as the next process sees it), so opening it
 //! includes redb's repair after an unclean shutdown.
 
+#[path = "support/numbers.rs"]
+mod numbers;
+
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
@@ -80,8 +83,8 @@ async fn main() -> Result<()> {
         ensure!(held >= config.memory_n, "the in-memory server holds {held} objects after {} creates", config.memory_n);
         println!(
             "creates (POST), in memory:        {:>8}/s  ({} objects, {} concurrent clients)",
-            thousands(rate as u64),
-            thousands(config.memory_n),
+            numbers::thousands(rate as u64),
+            numbers::thousands(config.memory_n),
             config.c
         );
         server.shutdown().await;
@@ -93,14 +96,18 @@ async fn main() -> Result<()> {
     let want = server.state().store.len();
     println!(
         "creates (POST), --store:          {:>8}/s  ({} objects, {} concurrent clients, each fsynced before its answer)",
-        thousands(rate as u64),
-        thousands(config.objects),
+        numbers::thousands(rate as u64),
+        numbers::thousands(config.objects),
         config.c
     );
     server.shutdown().await;
     let file = store.join("store.redb");
     let size = std::fs::metadata(&file).with_context(|| format!("reading {}", file.display()))?.len();
-    println!("store file: {:.1} MiB for {} objects", size as f64 / (1 << 20) as f64, thousands(config.objects));
+    println!(
+        "store file: {:.1} MiB for {} objects",
+        size as f64 / (1 << 20) as f64,
+        numbers::thousands(config.objects)
+    );
 
     let mut clean = Vec::new();
     for _ in 0..config.restarts {
@@ -173,7 +180,7 @@ fn report(label: &str, times: &[Duration], objects: usize) {
     let all: Vec<String> = times.iter().map(|t| format!("{} ms", t.as_millis())).collect();
     println!(
         "{label} with {} objects: median {} ms (target ≤ {} s) {}; runs: {}",
-        thousands(objects),
+        numbers::thousands(objects),
         median.as_millis(),
         TARGET_RESTART.as_secs(),
         if median <= TARGET_RESTART { "MET" } else { "MISSED" },
@@ -206,16 +213,4 @@ async fn create_many(client: &Client, n: usize, c: usize) -> Result<f64> {
         task.await.context("a client task panicked")??;
     }
     Ok(n as f64 / started.elapsed().as_secs_f64())
-}
-
-fn thousands(n: impl std::fmt::Display) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
