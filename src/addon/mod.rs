@@ -31,6 +31,10 @@ use crate::runner::shutdown_signal;
 /// dropped it in ACM 2.11; the KlusterletAddonConfig still has its field).
 pub const IAM_POLICY_CONTROLLER: &str = "iam-policy-controller";
 
+/// The executable of the image that runs an addon agent (`fleetctl-addon <addon>`, the
+/// same as `fleetctl addon <addon>` without the rest of fleetctl, so it stays small).
+pub const EXECUTABLE: &str = "fleetctl-addon";
+
 /// The addons with an agent in this project.
 pub const AGENTS: [&str; 3] = [SEARCH_COLLECTOR, CERT_POLICY_CONTROLLER, IAM_POLICY_CONTROLLER];
 

@@ -199,6 +199,9 @@ fn in_process_runner() -> InProcessRunner {
 }
 
 async fn run_in_process(command: InProcessCommand) -> anyhow::Result<()> {
+    if let Some(executable) = &command.command {
+        anyhow::bail!("only the fleetctl entrypoint runs in process, not {executable}");
+    }
     let cli = super::Cli::try_parse_from(in_process_args(&command)).context("parsing the container's args")?;
     match cli.command {
         super::Command::Controller(args) => super::controller::run(args).await,
@@ -246,6 +249,7 @@ mod tests {
     #[test]
     fn in_process_containers_get_their_env_as_flags() {
         let command = InProcessCommand {
+            command: None,
             args: vec!["controller".into(), "hub".into()],
             env: vec![
                 ("FLEETCTL_HEALTH_ADDR".into(), "127.0.0.1:0".into()),
@@ -265,6 +269,7 @@ mod tests {
     #[test]
     fn flags_the_container_gives_win() {
         let command = InProcessCommand {
+            command: None,
             args: vec!["agent".into(), "operator".into(), "--kubeconfig".into(), "/mine".into()],
             env: vec![("POD_NAMESPACE".into(), "ns".into())],
             kubeconfig: PathBuf::from("/k"),

@@ -1,6 +1,6 @@
 //! The command line: clap definitions, global options, and one module per subcommand.
 
-mod addon;
+pub mod addon;
 mod agent;
 mod completion;
 mod controller;
@@ -196,20 +196,9 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         init_logging(self.global.verbose);
         // An addon agent does little and must stay small: one thread is enough.
-        let runtime = if matches!(self.command, Command::Addon(_)) {
-            tokio::runtime::Builder::new_current_thread().enable_all().build()
-        } else {
-            tokio::runtime::Runtime::new()
-        };
-        let runtime = match runtime {
-            Ok(rt) => rt,
-            Err(e) => {
-                eprintln!("error: starting the async runtime: {e}");
-                return ExitCode::from(exit::FAILED);
-            }
-        };
+        let threads = if matches!(self.command, Command::Addon(_)) { Threads::One } else { Threads::Many };
         let global = Global { args: self.global };
-        let outcome = runtime.block_on(async {
+        block_on(threads, async {
             match self.command {
                 Command::Dev(args) => dev::run(args).await,
                 Command::Demo(args) => demo::run(args).await,
@@ -224,14 +213,35 @@ impl Cli {
                 Command::Describe(args) => describe::run(args, &global).await,
                 Command::Completion(args) => completion::run(args),
             }
-        });
-        match outcome {
-            Ok(()) => ExitCode::from(exit::OK),
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                let code = e.downcast_ref::<crate::lifecycle::LifecycleError>().map_or(exit::FAILED, |l| l.exit_code());
-                ExitCode::from(code)
-            }
+        })
+    }
+}
+
+/// The async runtime's worker threads.
+enum Threads {
+    One,
+    Many,
+}
+
+/// Runs `work` to completion on a new runtime and turns its outcome into an exit code.
+fn block_on(threads: Threads, work: impl Future<Output = anyhow::Result<()>>) -> ExitCode {
+    let runtime = match threads {
+        Threads::One => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        Threads::Many => tokio::runtime::Runtime::new(),
+    };
+    let runtime = match runtime {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: starting the async runtime: {e}");
+            return ExitCode::from(exit::FAILED);
+        }
+    };
+    match runtime.block_on(work) {
+        Ok(()) => ExitCode::from(exit::OK),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            let code = e.downcast_ref::<crate::lifecycle::LifecycleError>().map_or(exit::FAILED, |l| l.exit_code());
+            ExitCode::from(code)
         }
     }
 }

@@ -496,15 +496,20 @@ fn is_ours(state: &EnvState, record: &ClusterRecord) -> bool {
     serves && args.contains(&kubeconfig) && runs_program(record.pid, &state.program)
 }
 
-/// Whether process `pid` runs `program` (a rebuilt binary shows as "… (deleted)").
-fn runs_program(pid: u32, program: &Path) -> bool {
-    let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else { return false };
+/// The executable process `pid` runs (a rebuilt binary shows as "… (deleted)").
+fn executable(pid: u32) -> Option<PathBuf> {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
     let exe = exe.to_string_lossy();
-    let exe = exe.strip_suffix(" (deleted)").unwrap_or(&exe);
-    Path::new(exe) == program
+    Some(PathBuf::from(exe.strip_suffix(" (deleted)").unwrap_or(&exe)))
 }
 
-/// Processes of process group `pgid` that run `program`: the containers of a cluster.
+/// Whether process `pid` runs `program`.
+fn runs_program(pid: u32, program: &Path) -> bool {
+    executable(pid).is_some_and(|exe| exe == program)
+}
+
+/// Processes of process group `pgid` that run `program` or another executable beside it
+/// (`fleetctl-addon`): the containers of a cluster.
 fn group_members(pgid: u32, program: &Path) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
@@ -516,7 +521,7 @@ fn group_members(pgid: u32, program: &Path) -> Vec<u32> {
             let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
             after.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
         })
-        .filter(|pid| runs_program(*pid, program))
+        .filter(|pid| executable(*pid).is_some_and(|exe| exe.parent() == program.parent()))
         .collect()
 }
 

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::context::{Ctx, HubError, apply, delete, kube_error};
 use super::import::desired_version;
-use crate::addon::{IAM_POLICY_CONTROLLER, status_name};
+use crate::addon::{EXECUTABLE as ADDON_EXECUTABLE, IAM_POLICY_CONTROLLER, status_name};
 use crate::api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
 use crate::api::conditions::LABEL_ADDON_NAME;
 use crate::api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManagedClusterAddOnSpec, Manifest};
@@ -113,7 +113,8 @@ pub fn manifests(addon: &str, image: &str) -> Vec<Value> {
                     "containers": [{
                         "name": addon,
                         "image": image,
-                        "args": ["addon", addon],
+                        "command": [ADDON_EXECUTABLE],
+                        "args": [addon],
                         "env": [{"name": "POD_NAMESPACE",
                                  "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
                         "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}},
@@ -197,7 +198,8 @@ mod tests {
         let deployment = manifests[5];
         assert_eq!(deployment["metadata"]["namespace"], "open-cluster-management-agent-addon");
         let container = &deployment["spec"]["template"]["spec"]["containers"][0];
-        assert_eq!(container["args"], json!(["addon", "search-collector"]));
+        assert_eq!(container["command"], json!(["fleetctl-addon"]));
+        assert_eq!(container["args"], json!(["search-collector"]));
         assert_eq!(container["image"], "quay.io/x/fleetctl:v1");
         // Reads only, and only the kinds it counts.
         let rules = manifests[3]["rules"].as_array().unwrap();

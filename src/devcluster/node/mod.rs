@@ -3,8 +3,8 @@
 //! It watches the cluster's Deployments. Each replica becomes a Pod object on the
 //! simulated node; each container of a Pod whose image is the fleetctl image (its
 //! repository ends in `fleetctl`) runs as a child process of the fleetctl binary with
-//! the container's args (its command, the image's `fleetctl` entrypoint, is implied)
-//! and env, plus a kubeconfig holding a TokenRequest token of the Pod's
+//! the container's args and env (a container `command` replaces the image's `fleetctl`
+//! entrypoint with another executable of the image, found beside the binary), plus a kubeconfig holding a TokenRequest token of the Pod's
 //! ServiceAccount. Containers of other images are reported running without a
 //! process. Deployment and Pod status say what really runs.
 //!
@@ -52,7 +52,9 @@ use status::NODE_LABEL;
 /// A container the in-process runner is asked to run.
 #[derive(Debug, Clone)]
 pub struct InProcessCommand {
-    /// The container's args (without the `fleetctl` entrypoint).
+    /// The executable the container's command names instead of the `fleetctl` entrypoint.
+    pub command: Option<String>,
+    /// The container's args (without the executable).
     pub args: Vec<String>,
     /// Its environment (resolved, with `KUBECONFIG` and `FLEETCTL_HEALTH_ADDR` set).
     pub env: Vec<(String, String)>,

@@ -353,7 +353,7 @@ async fn run_container(
             }
         };
         let id = running.container_id();
-        process::log_line(&pod.log, &format!("{label}: started {id}: fleetctl {}", launch.args.join(" ")));
+        process::log_line(&pod.log, &format!("{label}: started {id}: {}", launch.command_line()));
         shared.update(index, |c| {
             c.phase = ContainerPhase::Running(now());
             c.container_id = Some(id.clone());
@@ -408,6 +408,9 @@ fn launch(pod: &PodInfo, container: &Container, kubeconfig: PathBuf) -> Launch {
     set("FLEETCTL_HEALTH_ADDR", HEALTH_ADDR.to_string(), true);
     set("HOSTNAME", pod.name().to_string(), true);
     set("FLEETCTL_LOG", "info".to_string(), false);
-    let args = container.args.clone().unwrap_or_default().iter().map(|a| expand(a, &env)).collect();
-    Launch { args, env, kubeconfig, log: pod.log.clone() }
+    // `command` replaces the image's entrypoint: its first word names the executable.
+    let mut command = container.command.clone().unwrap_or_default().into_iter();
+    let executable = command.next();
+    let args = command.chain(container.args.clone().unwrap_or_default()).map(|a| expand(&a, &env)).collect();
+    Launch { command: executable, args, env, kubeconfig, log: pod.log.clone() }
 }

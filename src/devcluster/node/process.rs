@@ -32,7 +32,10 @@ const SIGNAL_BASE: i32 = 128;
 /// What to start.
 #[derive(Debug, Clone)]
 pub struct Launch {
-    /// The container's args (its command, the image entrypoint `fleetctl`, is implied).
+    /// The executable the container's `command` names (a file of the image, found beside
+    /// the fleetctl binary), or `None` for the image's entrypoint, `fleetctl`.
+    pub command: Option<String>,
+    /// The container's args, after the rest of its `command`.
     pub args: Vec<String>,
     /// Its environment, resolved, with the simulator's overrides.
     pub env: Vec<(String, String)>,
@@ -40,6 +43,34 @@ pub struct Launch {
     pub kubeconfig: PathBuf,
     /// Where stdout and stderr go (appended).
     pub log: PathBuf,
+}
+
+impl Launch {
+    /// The file to run: `entrypoint` (the fleetctl binary) itself, or the executable the
+    /// container's command names, which must sit beside it as it would in the image.
+    pub fn executable(&self, entrypoint: &Path) -> std::io::Result<PathBuf> {
+        let Some(command) = &self.command else { return Ok(entrypoint.to_path_buf()) };
+        let not_found = |why: String| std::io::Error::new(std::io::ErrorKind::NotFound, why);
+        let name =
+            Path::new(command).file_name().ok_or_else(|| not_found(format!("command {command:?} names no file")))?;
+        let path = entrypoint.with_file_name(name);
+        if !path.is_file() {
+            return Err(not_found(format!(
+                "command {command:?} is not in the fleetctl image: no {} (build it with `cargo build`)",
+                path.display()
+            )));
+        }
+        Ok(path)
+    }
+
+    /// The command line, for logs: the executable's name and the args.
+    pub fn command_line(&self) -> String {
+        let program = self.command.as_deref().and_then(|c| Path::new(c).file_name()).map(|n| n.to_string_lossy());
+        std::iter::once(program.unwrap_or("fleetctl".into()).into_owned())
+            .chain(self.args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 /// A started container.
@@ -119,11 +150,13 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|s| SIGNAL_BASE + s)).unwrap_or(1)
 }
 
-/// Starts `program` with the container's args and environment, stdout and stderr
-/// appended to the log. The child stays in the cluster process's process group, so
-/// that stopping the group (as `dev down` does) also stops containers the cluster
-/// process could not stop itself.
-pub fn spawn_process(program: &Path, launch: &Launch) -> std::io::Result<Running> {
+/// Starts the container's executable (`entrypoint`, the fleetctl binary, or the one its
+/// command names beside it) with its args and environment, stdout and stderr appended to
+/// the log. The child stays in the cluster process's process group, so that stopping the
+/// group (as `dev down` does) also stops containers the cluster process could not stop
+/// itself.
+pub fn spawn_process(entrypoint: &Path, launch: &Launch) -> std::io::Result<Running> {
+    let program = launch.executable(entrypoint)?;
     let log = open_log(&launch.log)?;
     let stderr = log.try_clone()?;
     let mut command = tokio::process::Command::new(program);
@@ -148,6 +181,7 @@ pub fn spawn_process(program: &Path, launch: &Launch) -> std::io::Result<Running
 pub fn spawn_task(runner: &InProcessRunner, launch: &Launch) -> Running {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let future = runner(InProcessCommand {
+        command: launch.command.clone(),
         args: launch.args.clone(),
         env: launch.env.clone(),
         kubeconfig: launch.kubeconfig.clone(),
@@ -220,6 +254,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("logs/x.log");
         let launch = Launch {
+            command: None,
             args: vec!["-c".into(), "echo started; exec sleep 30".into()],
             env: vec![],
             kubeconfig: dir.path().join("k"),
@@ -239,6 +274,7 @@ mod tests {
     async fn a_process_that_ignores_sigterm_is_killed_after_the_grace() {
         let dir = tempfile::tempdir().unwrap();
         let launch = Launch {
+            command: None,
             args: vec!["-c".into(), "trap '' TERM; echo ready; while :; do sleep 0.05; done".into()],
             env: vec![],
             kubeconfig: dir.path().join("k"),
@@ -251,5 +287,30 @@ mod tests {
         let code = running.terminate(Duration::from_millis(300)).await;
         assert_eq!(code, SIGNAL_BASE + Signal::SIGKILL as i32);
         assert!(started.elapsed() >= Duration::from_millis(300));
+    }
+
+    #[test]
+    fn a_container_command_runs_an_executable_of_the_image() {
+        let dir = tempfile::tempdir().unwrap();
+        let entrypoint = dir.path().join("fleetctl");
+        std::fs::write(dir.path().join("fleetctl-addon"), "").unwrap();
+        let launch = |command: Option<&str>| Launch {
+            command: command.map(str::to_string),
+            args: vec!["search-collector".into()],
+            env: vec![],
+            kubeconfig: dir.path().join("k"),
+            log: dir.path().join("x.log"),
+        };
+        assert_eq!(launch(None).executable(&entrypoint).unwrap(), entrypoint);
+        assert_eq!(launch(None).command_line(), "fleetctl search-collector");
+        for command in ["fleetctl-addon", "/usr/local/bin/fleetctl-addon"] {
+            assert_eq!(launch(Some(command)).executable(&entrypoint).unwrap(), dir.path().join("fleetctl-addon"));
+            assert_eq!(launch(Some(command)).command_line(), "fleetctl-addon search-collector");
+        }
+        for missing in ["sh", "/bin/sh", ".."] {
+            let error = launch(Some(missing)).executable(&entrypoint).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "{missing}");
+            assert!(error.to_string().contains(missing), "{error}");
+        }
     }
 }
