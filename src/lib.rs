@@ -7,6 +7,7 @@ pub mod api;
 pub mod certs;
 pub mod cli;
 pub mod devcluster;
+pub mod duration;
 pub mod errors;
 pub mod hub;
 pub mod kube;

@@ -463,6 +463,12 @@ impl ManagedClusterAddOn {
     }
 }
 
+impl conditions::HasConditions for ManagedClusterAddOn {
+    fn status_conditions(&self) -> &[Condition] {
+        self.conditions()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use kube::{CustomResourceExt, Resource};

@@ -184,6 +184,12 @@ pub struct ClusterSetManagedNamespaceConfig {
     pub conditions: Vec<Condition>,
 }
 
+impl conditions::HasConditions for ManagedCluster {
+    fn status_conditions(&self) -> &[Condition] {
+        self.conditions()
+    }
+}
+
 impl ManagedCluster {
     /// A cluster the hub accepts (`hubAcceptsClient: true`), as `fleetctl import` writes it.
     pub fn accepted(name: &str) -> Self {

@@ -170,6 +170,21 @@ pub const ADDON_MANIFEST_APPLIED: &str = "ManifestApplied";
 /// The addon's registration (CSR and RBAC) is set up.
 pub const ADDON_REGISTRATION_APPLIED: &str = "RegistrationApplied";
 
+/// ManifestApplied=True: the work agent applied the addon's work.
+pub const REASON_ADDON_MANIFEST_APPLIED: &str = "AddonManifestApplied";
+/// ManifestApplied=False: the work agent could not apply the addon's work.
+pub const REASON_ADDON_MANIFEST_APPLIED_FAILED: &str = "AddonManifestAppliedFailed";
+/// ManifestApplied=False: the hub could not write the addon's work.
+pub const REASON_MANIFEST_WORK_APPLY_FAILED: &str = "ManifestWorkApplyFailed";
+/// Addon Progressing=True: its work is not applied and available yet.
+pub const REASON_ADDON_PROGRESSING: &str = "Progressing";
+/// Addon Progressing=False: its work is applied and available.
+pub const REASON_ADDON_COMPLETED: &str = "Completed";
+/// Addon Progressing=False: its work failed to apply.
+pub const REASON_ADDON_FAILED: &str = "Failed";
+/// Addon Progressing=False: its configuration (the values annotation) cannot be used.
+pub const REASON_CONFIGURATION_UNSUPPORTED: &str = "ConfigurationUnsupported";
+
 /// Addon Available=True from a fresh lease.
 pub const REASON_ADDON_LEASE_UPDATED: &str = "ManagedClusterAddOnLeaseUpdated";
 /// Addon Available=Unknown: the lease went stale.
@@ -276,6 +291,12 @@ pub fn now() -> Time {
     Time(Timestamp::from_second(now.as_second()).unwrap_or(now))
 }
 
+/// An object with status conditions (for code that updates the conditions of any kind).
+pub trait HasConditions {
+    /// The status conditions, empty when there is no status yet.
+    fn status_conditions(&self) -> &[Condition];
+}
+
 /// The condition of the given type, if present.
 pub fn find<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
     conditions.iter().find(|c| c.type_ == type_)
@@ -294,6 +315,11 @@ pub fn is_false(conditions: &[Condition], type_: &str) -> bool {
 /// Whether the condition of the given type is present with the given status.
 pub fn has_status(conditions: &[Condition], type_: &str, status: &str) -> bool {
     find(conditions, type_).is_some_and(|c| c.status == status)
+}
+
+/// Sets each of `wanted` (see [`set_condition`]); whether anything changed.
+pub fn set_conditions(conditions: &mut Vec<Condition>, wanted: &[Condition]) -> bool {
+    wanted.iter().fold(false, |changed, condition| set_condition(conditions, condition.clone()) | changed)
 }
 
 /// Adds or updates the condition of `condition.type_`, as apimachinery's `SetStatusCondition`:

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
-use super::{Threads, block_on, duration, init_logging};
+use super::{Threads, block_on, init_logging};
 use crate::addon::{self, AddonKind, AddonOptions, DEFAULT_LEASE_SECONDS, EXECUTABLE};
 use crate::api::addon::DEFAULT_ADDON_INSTALL_NAMESPACE;
 use crate::kube::Selection;
@@ -59,7 +59,7 @@ enum AddonCommand {
     /// Report TLS certificates that expired or expire soon.
     CertPolicyController {
         /// A certificate expiring within this window is non-compliant.
-        #[arg(long, default_value = "30d", value_parser = duration::parse)]
+        #[arg(long, default_value = "30d", value_parser = crate::duration::parse)]
         window: Duration,
     },
     /// Report the subjects bound to cluster-admin.

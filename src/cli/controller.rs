@@ -50,7 +50,7 @@ struct HubControllerArgs {
     #[arg(long, default_value = VERSION)]
     klusterlet_version: String,
     /// Lifetime of bootstrap tokens (refreshed when a fifth is left).
-    #[arg(long, default_value = "360d", value_parser = super::duration::parse)]
+    #[arg(long, default_value = "360d", value_parser = crate::duration::parse)]
     token_lifetime: Duration,
     /// A cluster whose lease is older than this many lease periods turns Unknown.
     #[arg(long, default_value_t = 5)]

@@ -95,7 +95,7 @@ enum DevCommand {
         #[arg(long)]
         in_process: bool,
         /// How long the hub controller may take to become Available.
-        #[arg(long, default_value = "60s", value_parser = super::duration::parse)]
+        #[arg(long, default_value = "60s", value_parser = crate::duration::parse)]
         ready_timeout: Duration,
     },
     /// Stop the dev environment (its clusters and everything they run).
@@ -103,7 +103,7 @@ enum DevCommand {
         #[command(flatten)]
         dir: DirArg,
         /// How long the clusters have to stop before they are killed.
-        #[arg(long, default_value = "5s", value_parser = super::duration::parse)]
+        #[arg(long, default_value = "5s", value_parser = crate::duration::parse)]
         grace: Duration,
     },
     /// Show the dev environment's clusters: URL, pid, ready.

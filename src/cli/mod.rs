@@ -8,7 +8,6 @@ mod demo;
 mod describe;
 mod detach;
 mod dev;
-mod duration;
 mod get;
 mod hub;
 mod import;
@@ -85,7 +84,7 @@ struct GlobalArgs {
     #[arg(short, long, global = true, value_enum, default_value = "table")]
     output: Output,
     /// How long to wait for the cluster(s) (e.g. 90s, 5m).
-    #[arg(long, global = true, default_value = "5m", value_parser = duration::parse)]
+    #[arg(long, global = true, default_value = "5m", value_parser = crate::duration::parse)]
     timeout: Duration,
     /// Print only errors.
     #[arg(short, long, global = true)]

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
+use crate::api::conditions::HasConditions;
 use crate::api::{ManagedCluster, conditions};
 use crate::runner::metrics::Registry;
 
@@ -119,28 +120,22 @@ where
     }
 }
 
-/// Applies `change` to a ManagedCluster's conditions and writes them only if they
-/// changed. The write is made against a fresh read and carries its resourceVersion, so a
-/// concurrent writer makes it fail and retry rather than lose the other's conditions.
-pub async fn update_conditions(
-    api: &Api<ManagedCluster>,
-    cluster: &ManagedCluster,
+/// Applies `change` to an object's conditions and writes them only if they changed
+/// (against a fresh read: see [`crate::kube::update_conditions`]).
+pub async fn update_conditions<K>(
+    api: &Api<K>,
+    object: &K,
     change: impl Fn(&mut Vec<Condition>) -> bool,
-) -> Result<bool, HubError> {
-    if !change(&mut cluster.conditions().to_vec()) {
-        return Ok(false);
-    }
-    let name = cluster.name_any();
-    let fresh = api.get(&name).await.map_err(kube_error(format!("reading cluster {name}")))?;
-    let mut updated = fresh.conditions().to_vec();
-    if !change(&mut updated) {
-        return Ok(false);
-    }
-    let patch = json!({"metadata": {"resourceVersion": fresh.resource_version()}, "status": {"conditions": updated}});
-    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(patch))
-        .await
-        .map_err(kube_error(format!("updating the conditions of cluster {name}")))?;
-    Ok(true)
+) -> Result<bool, HubError>
+where
+    K: Resource + HasConditions + Clone + DeserializeOwned + Debug,
+    <K as Resource>::DynamicType: Default,
+{
+    crate::kube::update_conditions(api, object, change).await.map_err(kube_error(format!(
+        "updating the conditions of {} {}",
+        K::kind(&Default::default()),
+        object.name_any()
+    )))
 }
 
 /// Sets one condition (keeping its transition time when the status is unchanged).

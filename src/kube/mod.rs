@@ -2,12 +2,14 @@
 //! applying or deleting sets of manifests through discovery. Nothing here prints.
 
 pub mod apply;
+pub mod conditions;
 pub mod config;
 
 pub use apply::{
     ApplyAction, ApplyError, ApplyOptions, ApplyOutcome, DeleteAction, DeleteOutcome, ObjectKey, ParseError, apply,
     apply_yaml, delete_all, parse_documents,
 };
+pub use conditions::update_conditions;
 pub use config::{ConfigError, KubeconfigPair, Selection, client, config};
 
 /// The field manager of every server-side apply fleetctl makes, so ownership of the

@@ -21,16 +21,16 @@ use futures::stream::BoxStream;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use kube::api::{Api, Patch, PatchParams};
+use kube::api::Api;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
-use serde_json::json;
 
 use crate::addon::{GRACE_PERIODS, KEY_COMPLIANT, KEY_REPORT, KEY_SUMMARY, status_name};
 use crate::api::ManagedClusterAddOn;
 use crate::api::conditions::{self as c, LABEL_ADDON_NAME};
+use crate::kube::update_conditions;
 
 /// The condition carrying an addon's report (ours: upstream has no such condition).
 pub const REPORT_CONDITION: &str = "fleetctl.io/Report";
@@ -176,23 +176,14 @@ fn truncate(mut message: String) -> String {
     message
 }
 
-/// Writes the wanted conditions when they differ from the addon's (with its
-/// resourceVersion, so a concurrent writer makes this pass retry rather than lose data).
+/// Writes the wanted conditions when they differ from the addon's (see
+/// [`update_conditions`]: the hub's addon controller writes other conditions of it).
 async fn write(
     api: &Api<ManagedClusterAddOn>,
     addon: &ManagedClusterAddOn,
     wanted: &[Condition],
 ) -> Result<(), kube::Error> {
-    let mut conditions = addon.conditions().to_vec();
-    let mut changed = false;
-    for condition in wanted {
-        changed |= c::set_condition(&mut conditions, condition.clone());
-    }
-    if !changed {
-        return Ok(());
-    }
-    let body = json!({"metadata": {"resourceVersion": addon.resource_version()}, "status": {"conditions": conditions}});
-    match api.patch_status(&addon.name_any(), &PatchParams::default(), &Patch::Merge(body)).await {
+    match update_conditions(api, addon, |conditions| c::set_conditions(conditions, wanted)).await {
         Ok(_) => Ok(()),
         // Gone meanwhile: nothing to report on.
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),

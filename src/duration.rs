@@ -1,4 +1,4 @@
-//! Durations on the command line: `90s`, `5m`, `1h30m`, `360d`.
+//! Durations as people write them (flags, addon values): `90s`, `5m`, `1h30m`, `360d`.
 
 use std::time::Duration;
 

@@ -1,30 +1,14 @@
-//! The addon controller: KlusterletAddonConfig `<c>` → ManagedClusterAddOn `<addon>` in
-//! `<c>` → ManifestWork `addon-<addon>-deploy-0`, which deploys the addon agent
-//! (`fleetctl addon <addon>`, the cluster's klusterlet image) into
-//! `open-cluster-management-agent-addon` with only the rights that addon needs.
-//!
-//! Disabling an addon deletes its work first and, once the work is gone (so the work
-//! agent has removed the agent from the cluster), its ManagedClusterAddOn. The work is
-//! owned by the ManagedClusterAddOn, so deleting the addon (as detach does) removes the
-//! work too. Availability is not decided here: the registration agent relays the addon's
-//! lease and report to the ManagedClusterAddOn status.
+//! The addon work: what `addon-<addon>-deploy-0` deploys on the managed cluster.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::Api;
-use kube::runtime::controller::Action;
-use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
-use super::context::{Ctx, HubError, apply, delete, kube_error};
-use super::import::desired_version;
-use crate::addon::{EXECUTABLE as ADDON_EXECUTABLE, IAM_POLICY_CONTROLLER, status_name};
+use crate::addon::{EXECUTABLE as ADDON_EXECUTABLE, status_name};
 use crate::api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
 use crate::api::conditions::LABEL_ADDON_NAME;
-use crate::api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManagedClusterAddOnSpec, Manifest};
-use crate::api::{ManifestWork, addon::KlusterletAddonConfigSpec};
+use crate::api::{Manifest, ManifestWork};
 
 /// The name of the work deploying an addon (upstream addon framework's naming).
 pub fn work_name(addon: &str) -> String {
@@ -39,15 +23,6 @@ pub fn service_account(addon: &str) -> String {
 /// The ClusterRole (and binding) of an addon agent's cluster-wide reads.
 pub fn cluster_role(addon: &str) -> String {
     format!("open-cluster-management:addon:{addon}")
-}
-
-/// The addons with an agent, and whether the config enables each.
-pub fn wanted(spec: &KlusterletAddonConfigSpec) -> [(&'static str, bool); 3] {
-    [
-        (SEARCH_COLLECTOR, spec.search_collector.enabled),
-        (CERT_POLICY_CONTROLLER, spec.cert_policy_controller.enabled),
-        (IAM_POLICY_CONTROLLER, spec.iam_policy_controller.enabled),
-    ]
 }
 
 /// What an addon may read cluster-wide: exactly what it reports on.
@@ -73,7 +48,7 @@ fn read_rules(addon: &str) -> Value {
 /// ConfigMap in the addon namespace; its reads cluster-wide) and the Deployment. The addon
 /// namespace itself belongs to the klusterlet operator, so removing one addon never
 /// removes the others' namespace.
-pub fn manifests(addon: &str, image: &str) -> Vec<Value> {
+pub fn manifests(addon: &str, image: &str, settings: &[String]) -> Vec<Value> {
     let ns = DEFAULT_ADDON_INSTALL_NAMESPACE;
     let sa = service_account(addon);
     let role = cluster_role(addon);
@@ -114,7 +89,7 @@ pub fn manifests(addon: &str, image: &str) -> Vec<Value> {
                         "name": addon,
                         "image": image,
                         "command": [ADDON_EXECUTABLE],
-                        "args": [addon],
+                        "args": std::iter::once(addon.to_string()).chain(settings.iter().cloned()).collect::<Vec<_>>(),
                         "env": [{"name": "POD_NAMESPACE",
                                  "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
                         "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}},
@@ -126,72 +101,28 @@ pub fn manifests(addon: &str, image: &str) -> Vec<Value> {
 }
 
 /// The work of one addon, owned by its ManagedClusterAddOn.
-pub fn work(cluster: &str, addon: &str, image: &str, owner: OwnerReference) -> ManifestWork {
+pub fn work(cluster: &str, addon: &str, image: &str, settings: &[String], owner: OwnerReference) -> ManifestWork {
     let mut work = ManifestWork::for_cluster(
         cluster,
         &work_name(addon),
-        manifests(addon, image).into_iter().map(Manifest).collect(),
+        manifests(addon, image, settings).into_iter().map(Manifest).collect(),
     );
     work.metadata.labels = Some(BTreeMap::from([(LABEL_ADDON_NAME.to_string(), addon.to_string())]));
     work.metadata.owner_references = Some(vec![owner]);
     work
 }
 
-/// One pass over one cluster's KlusterletAddonConfig.
-pub async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx) -> Result<Action, HubError> {
-    let Some(cluster_name) = config.namespace() else { return Ok(Action::await_change()) };
-    let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
-    let cluster =
-        clusters.get_opt(&cluster_name).await.map_err(kube_error(format!("reading cluster {cluster_name}")))?;
-    // Nothing is installed before the cluster joins, and nothing is recreated while it
-    // is detached (the cleanup controller removes the addons then).
-    let Some(cluster) = cluster.filter(|c| c.meta().deletion_timestamp.is_none() && c.is_joined()) else {
-        return Ok(Action::await_change());
-    };
-    let addons: Api<ManagedClusterAddOn> = Api::namespaced(ctx.client.clone(), &cluster_name);
-    let works: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &cluster_name);
-    let image = ctx.config.image(desired_version(&cluster, &ctx.config.default_version));
-    for (addon, enabled) in wanted(&config.spec) {
-        if enabled {
-            let mut object = ManagedClusterAddOn::for_cluster(&cluster_name, addon);
-            object.spec = ManagedClusterAddOnSpec {
-                install_namespace: DEFAULT_ADDON_INSTALL_NAMESPACE.to_string(),
-                ..ManagedClusterAddOnSpec::default()
-            };
-            let applied = apply(&addons, &object).await?;
-            if applied.meta().deletion_timestamp.is_some() {
-                // Re-enabled while going: build again once it is gone.
-                continue;
-            }
-            let Some(owner) = applied.controller_owner_ref(&()) else { continue };
-            apply(&works, &work(&cluster_name, addon, &image, owner)).await?;
-        } else {
-            let work = works
-                .get_opt(&work_name(addon))
-                .await
-                .map_err(kube_error(format!("reading work {cluster_name}/{}", work_name(addon))))?;
-            if work.is_some() {
-                // The addon object goes only after the agent is gone from the cluster; the
-                // work's removal brings us back here.
-                delete(&works, &work_name(addon)).await?;
-            } else {
-                delete(&addons, addon).await?;
-            }
-        }
-    }
-    Ok(Action::await_change())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::addon::IAM_POLICY_CONTROLLER;
 
     #[test]
     fn an_addon_work_deploys_the_agent_with_its_own_rights() {
         let owner = OwnerReference { name: "search-collector".into(), uid: "u".into(), ..OwnerReference::default() };
-        let work = work("c1", SEARCH_COLLECTOR, "quay.io/x/fleetctl:v1", owner);
-        assert_eq!(work.metadata.name.as_deref(), Some("addon-search-collector-deploy-0"));
-        assert_eq!(work.metadata.labels.as_ref().unwrap()[LABEL_ADDON_NAME], "search-collector");
+        let work = work("c1", CERT_POLICY_CONTROLLER, "quay.io/x/fleetctl:v1", &["--window=7d".into()], owner);
+        assert_eq!(work.metadata.name.as_deref(), Some("addon-cert-policy-controller-deploy-0"));
+        assert_eq!(work.metadata.labels.as_ref().unwrap()[LABEL_ADDON_NAME], "cert-policy-controller");
         let manifests: Vec<&Value> = work.spec.workload.manifests.iter().map(|m| &m.0).collect();
         let kinds: Vec<&str> = manifests.iter().filter_map(|m| m["kind"].as_str()).collect();
         assert_eq!(kinds, ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "Deployment"]);
@@ -199,10 +130,12 @@ mod tests {
         assert_eq!(deployment["metadata"]["namespace"], "open-cluster-management-agent-addon");
         let container = &deployment["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(container["command"], json!(["fleetctl-addon"]));
-        assert_eq!(container["args"], json!(["search-collector"]));
+        assert_eq!(container["args"], json!(["cert-policy-controller", "--window=7d"]));
         assert_eq!(container["image"], "quay.io/x/fleetctl:v1");
-        // Reads only, and only the kinds it counts.
-        let rules = manifests[3]["rules"].as_array().unwrap();
+        assert_eq!(manifests[3]["rules"], read_rules(CERT_POLICY_CONTROLLER));
+        // The search collector reads only, and only the kinds it counts.
+        let search = read_rules(SEARCH_COLLECTOR);
+        let rules = search.as_array().unwrap();
         assert!(rules.iter().all(|r| r["verbs"] == json!(["list"])));
         assert!(!rules.iter().any(|r| r["resources"].as_array().unwrap().contains(&json!("secrets"))));
     }
