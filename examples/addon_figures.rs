@@ -3,11 +3,13 @@
 //! until it returns (it waits for the cluster and every addon to be Available), and each
 //! addon agent's steady-state resident memory (`VmRSS`; `RssAnon`, the memory of the
 //! process itself; `Pss`, which shares the executable's pages among the processes mapping
-//! them — one binary serves every fleetctl role).
+//! them). The agents run `fleetctl-addon`, found beside `fleetctl`, so the figures follow
+//! the build profile (`--profile dist` is the in-cluster build).
 //! Each run starts a new environment and takes it down after. Asserts nothing.
 //!
 //! ```text
 //! cargo build --release && cargo run --release --example addon_figures
+//! cargo build --profile dist && cargo run --profile dist --example addon_figures
 //! cargo run --example addon_figures -- fleetctl=target/debug/fleetctl runs=3 settle=10
 //! ```
 

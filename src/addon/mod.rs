@@ -1,4 +1,4 @@
-//! The addon agents (`fleetctl addon <name>`), one Deployment each in
+//! The addon agents (`fleetctl-addon <name>`, or `fleetctl addon <name>`), one Deployment each in
 //! `open-cluster-management-agent-addon` on a managed cluster.
 //!
 //! An addon agent holds no hub credentials. It keeps two objects on its own cluster:
@@ -117,7 +117,7 @@ impl AddonKind {
     }
 }
 
-/// What `fleetctl addon <name>` needs.
+/// What an addon agent needs.
 #[derive(Debug, Clone)]
 pub struct AddonOptions {
     /// The managed cluster (in-cluster config inside a pod).

@@ -121,6 +121,67 @@ fn report(addon: &ManagedClusterAddOn) -> Value {
     serde_json::from_str(&condition(addon, REPORT_CONDITION).expect("report").message).expect("report JSON")
 }
 
+/// Sets an addon's values annotation.
+async fn annotate(addons: &Api<ManagedClusterAddOn>, addon: &str, values: &str) {
+    let patch = json!({"metadata": {"annotations": {c::ANNOTATION_ADDON_VALUES: values}}});
+    addons.patch(addon, &PatchParams::default(), &Patch::Merge(&patch)).await.expect("annotate");
+}
+
+/// Waits until an addon's Progressing condition passes `check`.
+async fn wait_progressing(
+    addons: &Api<ManagedClusterAddOn>,
+    addon: &str,
+    check: impl Fn(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition) -> bool + Send + 'static,
+) -> ManagedClusterAddOn {
+    let what = format!("{addon}'s Progressing condition");
+    wait_for(addons.clone(), addon, &what, WAIT, move |a: Option<&ManagedClusterAddOn>| {
+        a.and_then(|a| condition(a, c::ADDON_PROGRESSING)).is_some_and(&check)
+    })
+    .await
+    .expect(&what)
+    .expect("present")
+}
+
+/// Sets good values on an addon: its agent is restarted with `flag` and the rollout completes.
+async fn values(env: &DevUp, addons: &Api<ManagedClusterAddOn>, addon: &str, values: &str, flag: &str) {
+    annotate(addons, addon, values).await;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let running: Vec<String> = env
+            .pids(&["addon", addon])
+            .iter()
+            .map(|pid| {
+                String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default())
+                    .replace('\0', " ")
+            })
+            .collect();
+        if running.len() == 1 && running[0].ends_with(&format!(" {flag} ")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{addon} was not restarted with {flag}: {running:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    wait_progressing(addons, addon, |p| p.status == c::FALSE && p.reason == c::REASON_ADDON_COMPLETED).await;
+}
+
+/// Waits until an addon reports something that passes `check`.
+async fn wait_addon_report(
+    hub: &Client,
+    addon: &str,
+    check: impl Fn(&Value) -> bool + Send + 'static,
+) -> ManagedClusterAddOn {
+    let api: Api<ManagedClusterAddOn> = Api::namespaced(hub.clone(), "cluster1");
+    let what = format!("a new report of {addon}");
+    wait_for(api, addon, &what, WAIT, move |a: Option<&ManagedClusterAddOn>| {
+        a.and_then(|a| condition(a, REPORT_CONDITION))
+            .and_then(|r| serde_json::from_str::<Value>(&r.message).ok())
+            .is_some_and(|r| check(&r))
+    })
+    .await
+    .expect(&what)
+    .expect("present")
+}
+
 /// Resident memory of a process, in KiB: `(VmRSS, RssAnon)` — the second is the process's
 /// own memory, without the pages of the executable it shares with every other agent.
 fn rss_kib(pid: u32) -> (u64, u64) {
@@ -199,6 +260,20 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
     let summary = &condition(&search, c::ADDON_AVAILABLE).expect("available").message;
     assert!(summary.contains(" objects in ") && summary.contains("Namespace="), "{summary}");
 
+    // The hub's own conditions: each addon's work applied and its rollout complete.
+    for addon in [SEARCH, CERT, IAM] {
+        let what = format!("{addon} Progressing=False Completed");
+        let done = wait_for(addons.clone(), addon, &what, WAIT, |a: Option<&ManagedClusterAddOn>| {
+            a.and_then(|a| condition(a, c::ADDON_PROGRESSING)).is_some_and(|p| p.reason == c::REASON_ADDON_COMPLETED)
+        })
+        .await
+        .expect(&what)
+        .expect("present");
+        let applied = condition(&done, c::ADDON_MANIFEST_APPLIED).expect("ManifestApplied");
+        assert_eq!((applied.status.as_str(), applied.reason.as_str()), (c::TRUE, c::REASON_ADDON_MANIFEST_APPLIED));
+        assert_eq!(condition(&done, c::ADDON_PROGRESSING).expect("Progressing").status, c::FALSE);
+    }
+
     // The CLI shows them.
     let listed = ok(env.fleetctl(&["--hub-context", "hub", "get", "addons", "cluster1"]));
     for addon in [SEARCH, CERT, IAM] {
@@ -208,6 +283,20 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
     assert!(wide.contains("3/3") && wide.contains(" objects in "), "{wide}");
     let described = ok(env.fleetctl(&["--hub-context", "hub", "describe", "cluster", "cluster1"]));
     assert!(described.contains("certs/soon"), "{described}");
+
+    // Per-cluster settings through the values annotation reach the agents.
+    values(&env, &addons, CERT, r#"{"minimumDuration": "2d"}"#, "--window=2d").await;
+    let cert = wait_addon_report(&hub, CERT, |r| r["expiring"] == json!([])).await;
+    assert_eq!(report(&cert)["expired"], json!(["certs/old"]), "the expired one stays");
+    let iam_pid = env.pids(&["addon", IAM]);
+    annotate(&addons, IAM, r#"{"maxClusterAdmins": 100}"#).await;
+    let unsupported = wait_progressing(&addons, IAM, |p| p.reason == c::REASON_CONFIGURATION_UNSUPPORTED).await;
+    let message = &condition(&unsupported, c::ADDON_PROGRESSING).expect("Progressing").message;
+    assert!(message.contains("\"maxClusterAdmins\"") && message.contains("maxClusterRoleBindingUsers"), "{message}");
+    assert_eq!(env.pids(&["addon", IAM]), iam_pid, "a bad setting leaves the running agent alone");
+    values(&env, &addons, IAM, r#"{"maxClusterRoleBindingUsers": 100}"#, "--max=100").await;
+    let iam = wait_addon_report(&hub, IAM, |r| r["max"] == json!(100)).await;
+    assert_eq!(condition(&iam, REPORT_CONDITION).expect("report").reason, "Compliant");
 
     // Figures: steady-state memory of each addon agent.
     tokio::time::sleep(Duration::from_secs(3)).await;
