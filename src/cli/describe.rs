@@ -152,6 +152,11 @@ pub struct AddonState {
     pub reason: Option<String>,
     /// Its message.
     pub message: Option<String>,
+    /// Progressing condition reason (`Completed` once the addon runs its current settings).
+    pub progressing: Option<String>,
+    /// Why the addon's settings did not roll out (Progressing `Failed` or
+    /// `ConfigurationUnsupported`), naming the fix.
+    pub problem: Option<String>,
 }
 
 /// One Event.
@@ -288,11 +293,15 @@ fn build(
         .iter()
         .map(|addon| {
             let available = c::find(addon.conditions(), c::ADDON_AVAILABLE);
+            let progressing = c::find(addon.conditions(), c::ADDON_PROGRESSING);
+            let failed = [c::REASON_ADDON_FAILED, c::REASON_CONFIGURATION_UNSUPPORTED];
             AddonState {
                 name: addon.name_any(),
                 available: available.map(|c| c.status.clone()),
                 reason: available.map(|c| c.reason.clone()).filter(|s| !s.is_empty()),
                 message: available.map(|c| c.message.clone()).filter(|s| !s.is_empty()),
+                progressing: progressing.map(|c| c.reason.clone()).filter(|s| !s.is_empty()),
+                problem: progressing.filter(|p| failed.contains(&p.reason.as_str())).map(|p| p.message.clone()),
             }
         })
         .collect();
@@ -545,13 +554,15 @@ fn render(d: &Description, printer: &Printer, now: Timestamp) -> String {
         &mut out,
         "Addons",
         printer,
-        &["NAME", "AVAILABLE", "REASON", "MESSAGE"],
+        &["NAME", "AVAILABLE", "REASON", "PROGRESSING", "MESSAGE"],
         d.addons.iter().map(|a| {
             vec![
                 Cell::plain(&a.name),
                 Cell::status(a.available.as_deref()),
                 Cell::plain(a.reason.as_deref().unwrap_or(NONE)),
-                Cell::plain(a.message.as_deref().unwrap_or(NONE)),
+                Cell::plain(a.progressing.as_deref().unwrap_or(NONE)),
+                // A settings problem is what needs doing; otherwise, what the addon reports.
+                Cell::plain(a.problem.as_deref().or(a.message.as_deref()).unwrap_or(NONE)),
             ]
         }),
     );

@@ -218,7 +218,9 @@ impl Cli {
 
 /// The async runtime's worker threads.
 enum Threads {
+    /// All on the calling thread (the small agents).
     One,
+    /// One per core.
     Many,
 }
 

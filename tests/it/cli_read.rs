@@ -87,13 +87,29 @@ impl Fleet {
         self.addon(
             "alpha",
             "application-manager",
-            Some(("True", "ManagedClusterAddOnLeaseUpdated", "application-manager add-on is available.")),
+            &[
+                ("Available", "True", "ManagedClusterAddOnLeaseUpdated", "application-manager add-on is available."),
+                ("Progressing", "False", "Completed", "completed with no errors."),
+            ],
         )
         .await;
         self.addon(
             "alpha",
             "search-collector",
-            Some(("False", "ManagedClusterAddOnLeaseNotFound", "The status of search-collector add-on is unknown.")),
+            &[
+                (
+                    "Available",
+                    "False",
+                    "ManagedClusterAddOnLeaseNotFound",
+                    "The status of search-collector add-on is unknown.",
+                ),
+                (
+                    "Progressing",
+                    "False",
+                    "ConfigurationUnsupported",
+                    "search-collector has no setting \"x\" (it takes none)",
+                ),
+            ],
         )
         .await;
         hub.wait_cluster("alpha", |c| {
@@ -129,7 +145,7 @@ impl Fleet {
             ]),
         )
         .await;
-        self.addon("beta", "application-manager", None).await;
+        self.addon("beta", "application-manager", &[]).await;
         hub.wait_cluster("beta", |c| {
             c.is_joined()
                 && fleetctl::api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
@@ -164,14 +180,19 @@ impl Fleet {
         self.hub.clusters().patch_status(name, &PatchParams::default(), &Patch::Merge(status)).await.expect("status");
     }
 
-    async fn addon(&self, cluster: &str, name: &str, available: Option<(&str, &str, &str)>) {
+    /// An addon with conditions `(type, status, reason, message)`.
+    async fn addon(&self, cluster: &str, name: &str, conditions: &[(&str, &str, &str, &str)]) {
         let api: Api<ManagedClusterAddOn> = Api::namespaced(self.hub.cluster.client.clone(), cluster);
         api.create(&PostParams::default(), &ManagedClusterAddOn::for_cluster(cluster, name)).await.expect("addon");
-        if let Some((status, reason, message)) = available {
+        if !conditions.is_empty() {
             let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-            let patch = json!({"status": {"conditions": [
-                {"type": "Available", "status": status, "reason": reason, "message": message, "lastTransitionTime": now}
-            ]}});
+            let conditions: Vec<_> = conditions
+                .iter()
+                .map(|(type_, status, reason, message)| {
+                    json!({"type": type_, "status": status, "reason": reason, "message": message, "lastTransitionTime": now})
+                })
+                .collect();
+            let patch = json!({"status": {"conditions": conditions}});
             api.patch_status(name, &PatchParams::default(), &Patch::Merge(patch)).await.expect("addon status");
         }
     }

@@ -3,10 +3,11 @@
 //! It watches the cluster's Deployments. Each replica becomes a Pod object on the
 //! simulated node; each container of a Pod whose image is the fleetctl image (its
 //! repository ends in `fleetctl`) runs as a child process of the fleetctl binary with
-//! the container's args and env (a container `command` replaces the image's `fleetctl`
-//! entrypoint with another executable of the image, found beside the binary), plus a kubeconfig holding a TokenRequest token of the Pod's
-//! ServiceAccount. Containers of other images are reported running without a
-//! process. Deployment and Pod status say what really runs.
+//! the container's args and env, plus a kubeconfig holding a TokenRequest token of the
+//! Pod's ServiceAccount. A container `command` replaces the image's `fleetctl` entrypoint
+//! with another executable of the image (`fleetctl-addon`), found beside the binary.
+//! Containers of other images are reported running without a process. Deployment and
+//! Pod status say what really runs.
 //!
 //! Lifecycle, as a kubelet would do it:
 //! - a changed Pod template (or a Deployment recreated under the same name) replaces

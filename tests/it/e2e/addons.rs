@@ -303,6 +303,8 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
     for addon in [SEARCH, CERT, IAM] {
         let pids = env.pids(&["addon", addon]);
         assert_eq!(pids.len(), 1, "{addon}: {pids:?}");
+        let exe = std::fs::read_link(format!("/proc/{}/exe", pids[0])).expect("exe");
+        assert_eq!(exe.file_name().and_then(|n| n.to_str()), Some("fleetctl-addon"), "the slim executable runs addons");
         let (rss, anon) = rss_kib(pids[0]);
         eprintln!("FIGURE {addon} RSS: {:.1} MiB (anonymous {:.1} MiB)", rss as f64 / 1024.0, anon as f64 / 1024.0);
         assert!(anon < 16 * 1024, "{addon} uses {anon} KiB of its own");
