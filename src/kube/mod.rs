@@ -1,5 +1,6 @@
 //! Talking to clusters: choosing a kubeconfig (or the pod's service account) and
-//! applying or deleting sets of manifests through discovery. Nothing here prints.
+//! applying or deleting sets of manifests through discovery, updating status conditions.
+//! Nothing here prints.
 
 pub mod apply;
 pub mod conditions;

@@ -119,7 +119,8 @@ mod tests {
 
     #[test]
     fn an_addon_work_deploys_the_agent_with_its_own_rights() {
-        let owner = OwnerReference { name: "search-collector".into(), uid: "u".into(), ..OwnerReference::default() };
+        let owner =
+            OwnerReference { name: CERT_POLICY_CONTROLLER.into(), uid: "u".into(), ..OwnerReference::default() };
         let work = work("c1", CERT_POLICY_CONTROLLER, "quay.io/x/fleetctl:v1", &["--window=7d".into()], owner);
         assert_eq!(work.metadata.name.as_deref(), Some("addon-cert-policy-controller-deploy-0"));
         assert_eq!(work.metadata.labels.as_ref().unwrap()[LABEL_ADDON_NAME], "cert-policy-controller");
