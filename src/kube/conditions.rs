@@ -11,9 +11,10 @@ use serde_json::json;
 use crate::api::conditions::HasConditions;
 
 /// Applies `change` to an object's conditions and writes them only if they changed. The
-/// write is made against a fresh read and carries its resourceVersion, so a concurrent
-/// writer (the hub and the registration agent both write addon conditions) makes it fail
-/// with a conflict and retry rather than lose the other's conditions. `Ok(true)` if it wrote.
+/// write carries the resourceVersion it was computed from, so a concurrent writer (the hub
+/// and the registration agent both write addon conditions) is never overwritten: on a
+/// conflict the change is made again on a fresh read and written once more. `Ok(true)` if
+/// it wrote.
 pub async fn update_conditions<K>(
     api: &Api<K>,
     object: &K,
@@ -23,16 +24,33 @@ where
     K: Resource + HasConditions + Clone + DeserializeOwned + Debug,
     <K as Resource>::DynamicType: Default,
 {
-    if !change(&mut object.status_conditions().to_vec()) {
-        return Ok(false);
-    }
     let name = object.name_any();
-    let fresh = api.get(&name).await?;
-    let mut updated = fresh.status_conditions().to_vec();
-    if !change(&mut updated) {
+    match write_changed(api, &name, object, &change).await {
+        Err(kube::Error::Api(status)) if status.code == 409 => {
+            let fresh = api.get(&name).await?;
+            write_changed(api, &name, &fresh, &change).await
+        }
+        outcome => outcome,
+    }
+}
+
+/// Writes `object`'s conditions after `change`, at its resourceVersion, if they changed.
+async fn write_changed<K>(
+    api: &Api<K>,
+    name: &str,
+    object: &K,
+    change: &impl Fn(&mut Vec<Condition>) -> bool,
+) -> Result<bool, kube::Error>
+where
+    K: Resource + HasConditions + Clone + DeserializeOwned + Debug,
+    <K as Resource>::DynamicType: Default,
+{
+    let mut conditions = object.status_conditions().to_vec();
+    if !change(&mut conditions) {
         return Ok(false);
     }
-    let patch = json!({"metadata": {"resourceVersion": fresh.resource_version()}, "status": {"conditions": updated}});
-    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(patch)).await?;
+    let patch =
+        json!({"metadata": {"resourceVersion": object.resource_version()}, "status": {"conditions": conditions}});
+    api.patch_status(name, &PatchParams::default(), &Patch::Merge(patch)).await?;
     Ok(true)
 }

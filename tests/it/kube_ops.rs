@@ -236,3 +236,42 @@ async fn a_file_that_is_not_a_kubeconfig_is_refused() {
     let error = fleetctl::kube::config(&Selection::new(Some(path.clone()), None)).await.expect_err("not a kubeconfig");
     assert_eq!(error.to_string(), format!("kubeconfig {}: not a valid kubeconfig", path.display()));
 }
+
+#[tokio::test]
+async fn a_condition_update_from_a_stale_copy_keeps_what_another_writer_set() {
+    use fleetctl::api::conditions::{new_condition, set_condition};
+    use fleetctl::api::{ManagedClusterAddOn, crds};
+    use kube::api::PostParams;
+
+    let c = TestCluster::start().await;
+    let definitions: Api<CustomResourceDefinition> = Api::all(c.client.clone());
+    for crd in crds::hub() {
+        definitions.create(&PostParams::default(), &crd).await.expect("crd");
+    }
+    for crd in crds::hub() {
+        let name = crd.metadata.name.clone().unwrap_or_default();
+        await_condition(definitions.clone(), &name, conditions::is_crd_established()).await.expect("established");
+    }
+    let namespaces: Api<Namespace> = Api::all(c.client.clone());
+    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": "c1"}})).expect("ns");
+    namespaces.create(&PostParams::default(), &ns).await.expect("namespace");
+    let addons: Api<ManagedClusterAddOn> = Api::namespaced(c.client.clone(), "c1");
+    let stale =
+        addons.create(&PostParams::default(), &ManagedClusterAddOn::for_cluster("c1", "a")).await.expect("addon");
+
+    // One writer sets Available; another, holding the copy from before, sets Progressing.
+    let available = new_condition("Available", "True", "R", "up");
+    let wrote = fleetctl::kube::update_conditions(&addons, &stale, |cs| set_condition(cs, available.clone())).await;
+    assert!(wrote.expect("first write"));
+    let progressing = new_condition("Progressing", "False", "Completed", "done");
+    let wrote = fleetctl::kube::update_conditions(&addons, &stale, |cs| set_condition(cs, progressing.clone())).await;
+    assert!(wrote.expect("write from the stale copy"), "the conflict is resolved on a fresh read");
+    let now = addons.get("a").await.expect("addon");
+    let types: Vec<&str> = now.conditions().iter().map(|c| c.type_.as_str()).collect();
+    assert_eq!(types, ["Available", "Progressing"], "neither writer lost the other's condition");
+
+    // Nothing to change: no write.
+    let again = fleetctl::kube::update_conditions(&addons, &now, |cs| set_condition(cs, progressing.clone())).await;
+    assert!(!again.expect("no-op"));
+    assert_eq!(addons.get("a").await.expect("addon").metadata.resource_version, now.metadata.resource_version);
+}
