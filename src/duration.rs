@@ -1,4 +1,5 @@
-//! Durations as people write them (flags, addon values): `90s`, `5m`, `1h30m`, `360d`.
+//! Durations as people write them (flags, addon values): `90s`, `5m`, `1h30m`, `360d`;
+//! and as kubectl prints ages.
 
 use std::time::Duration;
 
@@ -30,6 +31,39 @@ pub fn parse(text: &str) -> Result<Duration, String> {
         total += unit.checked_mul(u32::try_from(number).map_err(|_| bad())?).ok_or_else(bad)?;
     }
     Ok(total)
+}
+
+/// apimachinery's `HumanDuration` for a whole number of seconds.
+pub fn human(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    let seconds = seconds.max(0);
+    let minutes = seconds / 60;
+    let hours = seconds / 3600;
+    match () {
+        () if seconds < 120 => format!("{seconds}s"),
+        () if minutes < 10 => match seconds % 60 {
+            0 => format!("{minutes}m"),
+            s => format!("{minutes}m{s}s"),
+        },
+        () if minutes < 180 => format!("{minutes}m"),
+        () if hours < 8 => match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        },
+        () if hours < 48 => format!("{hours}h"),
+        () if hours < 24 * 8 => match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            h => format!("{}d{h}h", hours / 24),
+        },
+        () if hours < 24 * 365 * 2 => format!("{}d", hours / 24),
+        () if hours < 24 * 365 * 8 => match (hours / 24) % 365 {
+            0 => format!("{}y", hours / 24 / 365),
+            d => format!("{}y{d}d", hours / 24 / 365),
+        },
+        () => format!("{}y", hours / 24 / 365),
+    }
 }
 
 #[cfg(test)]

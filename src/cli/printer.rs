@@ -287,40 +287,7 @@ pub fn write_stdout(text: &str) -> Result<(), PrintError> {
 /// precise while young, coarser with age.
 pub fn age(since: Timestamp, now: Timestamp) -> String {
     let seconds = now.as_second() - since.as_second();
-    human_duration(seconds)
-}
-
-/// apimachinery's `HumanDuration` for a whole number of seconds.
-pub fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".into();
-    }
-    let seconds = seconds.max(0);
-    let minutes = seconds / 60;
-    let hours = seconds / 3600;
-    match () {
-        () if seconds < 120 => format!("{seconds}s"),
-        () if minutes < 10 => match seconds % 60 {
-            0 => format!("{minutes}m"),
-            s => format!("{minutes}m{s}s"),
-        },
-        () if minutes < 180 => format!("{minutes}m"),
-        () if hours < 8 => match minutes % 60 {
-            0 => format!("{hours}h"),
-            m => format!("{hours}h{m}m"),
-        },
-        () if hours < 48 => format!("{hours}h"),
-        () if hours < 24 * 8 => match hours % 24 {
-            0 => format!("{}d", hours / 24),
-            h => format!("{}d{h}h", hours / 24),
-        },
-        () if hours < 24 * 365 * 2 => format!("{}d", hours / 24),
-        () if hours < 24 * 365 * 8 => match (hours / 24) % 365 {
-            0 => format!("{}y", hours / 24 / 365),
-            d => format!("{}y{d}d", hours / 24 / 365),
-        },
-        () => format!("{}y", hours / 24 / 365),
-    }
+    crate::duration::human(seconds)
 }
 
 /// A memory quantity (`64551700Ki`, `16Gi`, `17179869184`) in binary units with one decimal
@@ -463,7 +430,7 @@ mod tests {
             (9 * 365 * 86400, "9y"),
         ];
         for (seconds, expected) in cases {
-            assert_eq!(human_duration(seconds), expected, "{seconds}s");
+            assert_eq!(crate::duration::human(seconds), expected, "{seconds}s");
         }
         let now = Timestamp::from_second(1_000_000).unwrap();
         assert_eq!(age(Timestamp::from_second(999_955).unwrap(), now), "45s");

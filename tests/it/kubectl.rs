@@ -20,8 +20,9 @@ fn cluster() -> Option<DevServe> {
     Some(DevServe::start())
 }
 
-/// A namespaced CRD with a status subresource, a schema default and a short name.
-const WIDGET_CRD: &str = r"apiVersion: apiextensions.k8s.io/v1
+/// A namespaced CRD with a status subresource, a schema default, a short name and
+/// printer columns.
+const WIDGET_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: widgets.example.com
@@ -54,7 +55,12 @@ spec:
           status:
             type: object
             x-kubernetes-preserve-unknown-fields: true
-";
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Color, type: string, jsonPath: .spec.color, priority: 1}
+    - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+"#;
 
 fn widget(name: &str, size: u32) -> String {
     format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {name}\nspec:\n  size: {size}\n")
@@ -288,6 +294,35 @@ fn a_watch_sees_changes_made_after_it_started() {
 
     k.apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: newcomer\ndata:\n  v: new\n");
     watch.until(within, |line| line == "newcomer=new");
+}
+
+/// The rows of `kubectl get` output, each split into its columns.
+fn table(output: &str) -> Vec<Vec<String>> {
+    output.lines().map(|l| l.split_whitespace().map(str::to_string).collect()).collect()
+}
+
+#[test]
+fn get_prints_the_printer_columns_of_a_custom_resource_and_watches_them() {
+    let Some(k) = cluster() else { return };
+    install_widgets(&k);
+    k.apply(&widget("small", 2));
+    report_ready(&k, "small", 1);
+    let rows = table(&k.ok(&["get", "widgets"]));
+    assert_eq!(rows[0], ["NAME", "SIZE", "READY", "AGE"]);
+    assert_eq!(rows[1][..3], ["small", "2", "True"]);
+    assert!(rows[1][3].ends_with('s'), "an age: {:?}", rows[1]);
+    let wide = table(&k.ok(&["get", "widgets", "-o", "wide"]));
+    assert_eq!(wide[0], ["NAME", "SIZE", "COLOR", "READY", "AGE"]);
+    assert_eq!(wide[1][2], "blue", "the schema default, in the wide-only column");
+    let labelled = table(&k.ok(&["get", "widget", "small", "--show-labels"]));
+    assert_eq!(labelled[0].last().map(String::as_str), Some("LABELS"));
+
+    let mut watch = k.stream(&["get", "widgets", "--watch"]);
+    let within = Duration::from_secs(10);
+    watch.until(within, |line| line.split_whitespace().collect::<Vec<_>>() == ["NAME", "SIZE", "READY", "AGE"]);
+    watch.until(within, |line| line.starts_with("small "));
+    k.ok(&["patch", "widget", "small", "--type=merge", "-p", r#"{"spec":{"size":5}}"#]);
+    watch.until(within, |line| line.split_whitespace().take(3).collect::<Vec<_>>() == ["small", "5", "True"]);
 }
 
 /// Sets a widget's status: condition Ready=True observed at `observed`.

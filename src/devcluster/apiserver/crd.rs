@@ -155,7 +155,11 @@ pub fn resource_types(crd: &Value) -> Vec<ResourceType> {
             generation: true,
             selectable_fields: &[],
             create_only: false,
-            origin: Origin::Custom { crd: name.clone(), schema: v["schema"].get("openAPIV3Schema").cloned() },
+            origin: Origin::Custom {
+                crd: name.clone(),
+                schema: v["schema"].get("openAPIV3Schema").cloned(),
+                columns: v["additionalPrinterColumns"].as_array().cloned().unwrap_or_default(),
+            },
         })
         .collect()
 }

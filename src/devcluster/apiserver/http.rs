@@ -21,6 +21,7 @@ use super::request::{Query, ResourcePath};
 use super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
 use super::state::Shared;
 use super::status::ApiError;
+use super::table::{self, Printer};
 use super::watch;
 
 /// The largest request body accepted, as kube-apiserver's limit.
@@ -229,17 +230,27 @@ async fn resource(http: &Http, request: Request, user: &User) -> Result<Response
     check_subresource(&rt, sub, &method)?;
     let mut opts = write_options(&query)?;
     opts.user = Some(user.clone());
+    // `kubectl get` asks for a Table; only the main resource prints as one.
+    let printer = table::requested(&header_str(request.headers(), header::ACCEPT))
+        .filter(|_| sub.is_none())
+        .and_then(|version| Printer::new(&rt, version, &query));
     match (&method, target.name.as_deref()) {
         (&Method::GET, None) if query.flag("watch") => {
-            watch_response(http, rt.clone(), target.namespace.clone(), &query)
+            watch_response(http, rt.clone(), target.namespace.clone(), &query, printer)
         }
-        (&Method::GET, None) => Ok(json_response(200, state.list(&rt, namespace, &query)?, "application/json")),
+        (&Method::GET, None) => {
+            let list = state.list(&rt, namespace, &query)?;
+            Ok(json_response(200, printed(list, printer.as_ref(), Printer::list)?, "application/json"))
+        }
         (&Method::GET, Some(name)) if query.flag("watch") => {
             let mut query = query.clone();
             query.set("fieldSelector", &format!("metadata.name={name}"));
-            watch_response(http, rt.clone(), target.namespace.clone(), &query)
+            watch_response(http, rt.clone(), target.namespace.clone(), &query, printer)
         }
-        (&Method::GET, Some(name)) => Ok(json_response(200, state.get(&rt, namespace, name)?, "application/json")),
+        (&Method::GET, Some(name)) => {
+            let object = state.get(&rt, namespace, name)?;
+            Ok(json_response(200, printed(object, printer.as_ref(), Printer::object)?, "application/json"))
+        }
         (&Method::POST, None) => {
             let body = read_object(request, &content_type).await?;
             let written = state.create(&rt, namespace, body, &opts)?;
@@ -338,13 +349,25 @@ fn check_subresource(rt: &ResourceType, sub: Option<&str>, method: &Method) -> R
     Ok(())
 }
 
+/// A response body as JSON, or as the Table `printer` makes of it.
+fn printed(
+    body: Bytes,
+    printer: Option<&Printer>,
+    print: fn(&Printer, &Value, jiff::Timestamp) -> Value,
+) -> Result<Bytes, ApiError> {
+    let Some(printer) = printer else { return Ok(body) };
+    let value: Value = serde_json::from_slice(&body).map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(Bytes::from(serde_json::to_vec(&print(printer, &value, jiff::Timestamp::now())).unwrap_or_default()))
+}
+
 fn watch_response(
     http: &Http,
     rt: Arc<ResourceType>,
     namespace: Option<String>,
     query: &Query,
+    printer: Option<Printer>,
 ) -> Result<Response, ApiError> {
-    let stream = watch::start(http.state.clone(), rt, namespace, query)?;
+    let stream = watch::start(http.state.clone(), rt, namespace, query, printer)?;
     let mut response = Response::new(Body::from_stream(stream));
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));

@@ -28,6 +28,7 @@ mod selector;
 mod state;
 mod status;
 mod store;
+mod table;
 mod tls;
 mod token;
 mod watch;

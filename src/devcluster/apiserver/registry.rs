@@ -33,6 +33,8 @@ pub enum Origin {
         crd: String,
         /// The version's structural schema, if it declares one.
         schema: Option<Value>,
+        /// The version's `additionalPrinterColumns` (server-side printing).
+        columns: Vec<Value>,
     },
 }
 

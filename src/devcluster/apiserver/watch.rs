@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use futures::Stream;
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
 use super::list::Filter;
@@ -18,6 +18,7 @@ use super::resource::present;
 use super::state::Shared;
 use super::status::ApiError;
 use super::store::{Event, EventType, Subscription};
+use super::table::Printer;
 
 /// Upper bound of one write when events queue up.
 const MAX_BATCH: usize = 256 * 1024;
@@ -34,6 +35,8 @@ struct Plan {
     initial_events: bool,
     bookmarks: bool,
     timeout: Duration,
+    /// Events carry a one-row Table instead of the object (`kubectl get -w`).
+    printer: Option<Printer>,
 }
 
 /// Starts a watch; the stream is the response body.
@@ -42,6 +45,7 @@ pub fn start(
     rt: Arc<ResourceType>,
     namespace: Option<String>,
     query: &Query,
+    printer: Option<Printer>,
 ) -> Result<impl Stream<Item = Result<Bytes, Infallible>> + use<>, ApiError> {
     let filter = Filter::from_query(&rt, query)?;
     let initial_events = query.flag("sendInitialEvents");
@@ -64,8 +68,8 @@ pub fn start(
         })?),
     };
     let timeout = query.number("timeoutSeconds")?.map_or(DEFAULT_TIMEOUT, Duration::from_secs);
-    let plan =
-        Plan { rt, namespace, filter, from, initial_events, bookmarks: query.flag("allowWatchBookmarks"), timeout };
+    let bookmarks = query.flag("allowWatchBookmarks");
+    let plan = Plan { rt, namespace, filter, from, initial_events, bookmarks, timeout, printer };
     let (tx, rx) = mpsc::channel::<Bytes>(256);
     tokio::spawn(run(state, plan, tx));
     Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok(b), rx)) }))
@@ -78,7 +82,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
     let mut sub: Subscription = if plan.from.is_none() || plan.initial_events {
         let (items, sub) = state.store.snapshot(&gr, plan.namespace.as_deref());
         for item in items.iter().filter(|s| plan.filter.matches_stored(s)) {
-            if tx.send(line("ADDED", &present(&item.json, &api_version))).await.is_err() {
+            if tx.send(line("ADDED", &encode(&plan, &item.json, &api_version))).await.is_err() {
                 return;
             }
         }
@@ -172,7 +176,15 @@ fn render(plan: &Plan, event: &Event, api_version: &str) -> Option<Bytes> {
         return None;
     }
     let kind = visible_as(plan, event)?;
-    Some(line(kind.as_str(), &present(&event.json, api_version)))
+    Some(line(kind.as_str(), &encode(plan, &event.json, api_version)))
+}
+
+/// An event's object as this watch shows it: the object, or a Table of it.
+fn encode(plan: &Plan, json: &Bytes, api_version: &str) -> Bytes {
+    let object = present(json, api_version);
+    let Some(printer) = &plan.printer else { return object };
+    let value: Value = serde_json::from_slice(&object).unwrap_or(Value::Null);
+    Bytes::from(serde_json::to_vec(&printer.object(&value, jiff::Timestamp::now())).unwrap_or_default())
 }
 
 /// How a change looks through the watch's selectors: an object that starts matching
