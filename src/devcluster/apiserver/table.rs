@@ -54,9 +54,20 @@ pub struct Printer {
 
 #[derive(Debug, Clone)]
 struct Column {
+    /// Its `columnDefinitions` entry.
     definition: Value,
+    /// `string`, `integer`, `number`, `boolean` or `date`.
     type_: String,
-    path: Option<Vec<Step>>,
+    source: Source,
+}
+
+/// Where a column's cells come from.
+#[derive(Debug, Clone)]
+enum Source {
+    /// `metadata.name`.
+    Name,
+    /// A column path (`None`: outside the subset, so always empty).
+    Path(Option<Vec<Step>>),
 }
 
 impl Printer {
@@ -67,8 +78,8 @@ impl Printer {
         let declared = if columns.is_empty() { &age[..] } else { &columns[..] };
         let name = Column {
             definition: json!({"name": "Name", "type": "string", "format": "name", "description": "Name of the object.", "priority": 0}),
-            type_: "name".into(),
-            path: None,
+            type_: "string".into(),
+            source: Source::Name,
         };
         let columns = std::iter::once(name)
             .chain(declared.iter().map(|c| Column {
@@ -78,7 +89,7 @@ impl Printer {
                     "priority": c.get("priority").cloned().unwrap_or(json!(0)),
                 }),
                 type_: c["type"].as_str().unwrap_or("string").to_string(),
-                path: parse(c["jsonPath"].as_str().unwrap_or_default()),
+                source: Source::Path(parse(c["jsonPath"].as_str().unwrap_or_default())),
             }))
             .collect();
         let include = match query.get("includeObject") {
@@ -126,8 +137,10 @@ impl Column {
     /// The cell of this column for `object`: the first value its path finds, typed as the
     /// column says (a date as an age), or null.
     fn cell(&self, object: &Value, now: jiff::Timestamp) -> Value {
-        let Some(path) = &self.path else {
-            return if self.type_ == "name" { object["metadata"]["name"].clone() } else { Value::Null };
+        let path = match &self.source {
+            Source::Name => return object["metadata"]["name"].clone(),
+            Source::Path(None) => return Value::Null,
+            Source::Path(Some(path)) => path,
         };
         let Some(value) = evaluate(path, object).into_iter().next() else { return Value::Null };
         match self.type_.as_str() {
