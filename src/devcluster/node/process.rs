@@ -47,20 +47,22 @@ pub struct Launch {
 
 impl Launch {
     /// The file to run: `entrypoint` (the fleetctl binary) itself, or the executable the
-    /// container's command names, which must sit beside it as it would in the image.
+    /// container's command names, which must sit beside it as it would in the image. Without
+    /// a `fleetctl-addon` beside it (`cargo run` builds only `fleetctl`), the entrypoint
+    /// plays it: it answers to that name (see `main.rs`).
     pub fn executable(&self, entrypoint: &Path) -> std::io::Result<PathBuf> {
         let Some(command) = &self.command else { return Ok(entrypoint.to_path_buf()) };
         let not_found = |why: String| std::io::Error::new(std::io::ErrorKind::NotFound, why);
         let name =
             Path::new(command).file_name().ok_or_else(|| not_found(format!("command {command:?} names no file")))?;
         let path = entrypoint.with_file_name(name);
-        if !path.is_file() {
-            return Err(not_found(format!(
-                "command {command:?} is not in the fleetctl image: no {} (build it with `cargo build`)",
-                path.display()
-            )));
+        if path.is_file() {
+            return Ok(path);
         }
-        Ok(path)
+        if name == crate::addon::EXECUTABLE {
+            return Ok(entrypoint.to_path_buf());
+        }
+        Err(not_found(format!("command {command:?} is not in the fleetctl image: no {}", path.display())))
     }
 
     /// The command line, for logs: the executable's name and the args.
@@ -160,6 +162,10 @@ pub fn spawn_process(entrypoint: &Path, launch: &Launch) -> std::io::Result<Runn
     let log = open_log(&launch.log)?;
     let stderr = log.try_clone()?;
     let mut command = tokio::process::Command::new(program);
+    // As exec does: the program learns the name it was called by.
+    if let Some(name) = &launch.command {
+        command.arg0(name);
+    }
     command
         .args(&launch.args)
         .env_clear()
@@ -307,6 +313,9 @@ mod tests {
             assert_eq!(launch(Some(command)).executable(&entrypoint).unwrap(), dir.path().join("fleetctl-addon"));
             assert_eq!(launch(Some(command)).command_line(), "fleetctl-addon search-collector");
         }
+        // Without the addon executable beside it, the entrypoint plays it.
+        std::fs::remove_file(dir.path().join("fleetctl-addon")).unwrap();
+        assert_eq!(launch(Some("fleetctl-addon")).executable(&entrypoint).unwrap(), entrypoint);
         for missing in ["sh", "/bin/sh", ".."] {
             let error = launch(Some(missing)).executable(&entrypoint).unwrap_err();
             assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "{missing}");

@@ -364,3 +364,31 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
     }
     assert!(env.pids(&["addon", SEARCH]).is_empty() && env.pids(&["addon", IAM]).is_empty(), "addon processes stopped");
 }
+
+#[tokio::test]
+async fn without_the_addon_executable_beside_it_fleetctl_runs_the_addons_itself() {
+    // `cargo run` builds only fleetctl: the binary alone in a folder stands for that.
+    let alone = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    let program = alone.path().join("fleetctl");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_fleetctl"), &program).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_fleetctl"), &program).expect("copy fleetctl");
+    }
+    let env = DevUp::start_with(&program, 1);
+    // The import returns once the addon is Available, so it ran.
+    ok(env.fleetctl(&[
+        "--hub-context",
+        "hub",
+        "--cluster-context",
+        "cluster1",
+        "--timeout",
+        "30s",
+        "import",
+        "cluster1",
+        "--addons",
+        SEARCH,
+    ]));
+    let pids = env.pids(&["fleetctl-addon", SEARCH]);
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    let exe = std::fs::read_link(format!("/proc/{}/exe", pids[0])).expect("exe");
+    assert_eq!(exe, program, "fleetctl itself, called by the addon executable's name");
+}

@@ -15,18 +15,25 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 /// A `dev up` environment, taken down on drop.
 pub struct DevUp {
     pub dir: tempfile::TempDir,
+    /// The fleetctl binary that runs it.
+    program: PathBuf,
 }
 
 impl DevUp {
     pub fn start(clusters: usize) -> Self {
+        Self::start_with(Path::new(env!("CARGO_BIN_EXE_fleetctl")), clusters)
+    }
+
+    /// An environment run by `program` (a fleetctl binary).
+    pub fn start_with(program: &Path, clusters: usize) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let output = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        let output = Command::new(program)
             .args(["dev", "up", "--clusters", &clusters.to_string(), "--dir"])
             .arg(dir.path())
             .output()
             .expect("dev up runs");
         assert!(output.status.success(), "dev up failed: {}", String::from_utf8_lossy(&output.stderr));
-        Self { dir }
+        Self { dir, program: program.to_path_buf() }
     }
 
     pub fn kubeconfig(&self) -> PathBuf {
@@ -40,7 +47,7 @@ impl DevUp {
 
     /// Runs the built binary with this environment's kubeconfig.
     pub fn fleetctl(&self, args: &[&str]) -> std::process::Output {
-        Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        Command::new(&self.program)
             .args(args)
             .env("KUBECONFIG", self.kubeconfig())
             .env_remove("FLEETCTL_HUB_KUBECONFIG")
@@ -71,8 +78,7 @@ impl DevUp {
 
 impl Drop for DevUp {
     fn drop(&mut self) {
-        let _ =
-            Command::new(env!("CARGO_BIN_EXE_fleetctl")).args(["dev", "down", "--dir"]).arg(self.dir.path()).output();
+        let _ = Command::new(&self.program).args(["dev", "down", "--dir"]).arg(self.dir.path()).output();
     }
 }
 
