@@ -25,6 +25,10 @@ const READY_CHECK: Duration = Duration::from_millis(25);
 /// How long the server may take to stop after SIGTERM before it is killed.
 const STOP_WITHIN: Duration = Duration::from_secs(5);
 
+/// How long one kubectl command may take: one that hangs fails the test, naming itself
+/// and showing the server's log, instead of stalling the run.
+const KUBECTL_WITHIN: Duration = Duration::from_secs(60);
+
 /// The kubectl executable: on PATH, or in /usr/local/bin.
 fn kubectl_path() -> Option<&'static Path> {
     static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
@@ -68,7 +72,8 @@ impl DevServe {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
             .args(["dev", "serve", "--port", "0", "--kubeconfig"])
             .arg(&kubeconfig)
-            .env("FLEETCTL_LOG", "info")
+            // The built-in controllers' failed steps too: what a stuck test needs to show.
+            .env("FLEETCTL_LOG", "info,fleetctl::devcluster::apiserver::controllers=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -135,23 +140,52 @@ impl DevServe {
 
     /// Runs kubectl to completion.
     pub fn kubectl(&self, args: &[&str]) -> Output {
-        self.command(args).output().unwrap_or_else(|e| panic!("running kubectl {args:?}: {e}"))
+        self.kubectl_with(args, None)
     }
 
     /// Runs kubectl to completion with `stdin` as its standard input.
     pub fn kubectl_with_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        self.kubectl_with(args, Some(stdin))
+    }
+
+    /// Runs kubectl to completion within [`KUBECTL_WITHIN`], with `stdin` if given.
+    fn kubectl_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
         let mut child = self
             .command(args)
-            .stdin(Stdio::piped())
+            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("running kubectl {args:?}: {e}"));
-        let mut input = child.stdin.take().expect("piped stdin");
-        let text = stdin.to_string();
-        let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
-        let output = child.wait_with_output().unwrap_or_else(|e| panic!("waiting for kubectl {args:?}: {e}"));
-        writer.join().expect("stdin writer").unwrap_or_else(|e| panic!("writing the stdin of kubectl {args:?}: {e}"));
+        let writer = stdin.map(|text| {
+            let mut input = child.stdin.take().expect("piped stdin");
+            let text = text.to_string();
+            std::thread::spawn(move || input.write_all(text.as_bytes()))
+        });
+        let pid = child.id().to_string();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait_with_output());
+        });
+        let output = match rx.recv_timeout(KUBECTL_WITHIN) {
+            Ok(output) => output.unwrap_or_else(|e| panic!("waiting for kubectl {args:?}: {e}")),
+            Err(_) => {
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+                let log = self.server_log();
+                let tail: Vec<&str> = log.lines().rev().take(80).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                panic!(
+                    "kubectl {args:?} did not finish within {KUBECTL_WITHIN:?}; the server logged last:\n{}",
+                    tail.join("\n")
+                );
+            }
+        };
+        if let Some(writer) = writer {
+            writer
+                .join()
+                .expect("stdin writer")
+                .unwrap_or_else(|e| panic!("writing the stdin of kubectl {args:?}: {e}"));
+        }
         output
     }
 
