@@ -42,9 +42,6 @@ complete -c fleetctl -n "__fish_fleetctl_needs_command" -s V -l version -d 'Prin
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "dev" -d 'The embedded dev cluster'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "hub" -d 'Install or remove the hub'
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "controller" -d 'Run in-cluster controllers'
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "agent" -d 'Run a klusterlet agent on a managed cluster'
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "addon" -d 'Run an addon agent on a managed cluster'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "import" -d 'Import a cluster into the hub (Act I)'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "upgrade" -d 'Upgrade the klusterlet of clusters (Act II)'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "detach" -d 'Detach a cluster from the hub (Act III)'
@@ -77,7 +74,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l port -d 'Port on 127.0.0.1 (0: any free port)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l store -d 'Keep objects in this directory, each write on disk before it is acknowledged, and resume from it on the next start (default: in memory only, gone on exit)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l node-dir -d 'The simulator\'s directory for container logs (logs/<name>/) and Pod kubeconfigs (pods/<name>/) (default: the kubeconfig\'s directory)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l node-mode -d 'How the simulator runs fleetctl containers' -r -f -a "process\t'A child process of this executable per container'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l node-mode -d 'How the simulator runs fleetctl containers' -r -f -a "process\t'A process of the in-cluster executable (`fleetctld`, beside `fleetctl`) per container; where it is missing (`cargo run` builds only `fleetctl`), in process'
 in-process\t'A task of the cluster process per container (for scale runs)'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l hub-context -d 'Context of the hub in its kubeconfig' -r
@@ -232,202 +229,6 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -f -a "hub" -d 'Run the hub controllers (import, registration, lease, cleanup) under leader election'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and not __fish_seen_subcommand_from hub help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l kubeconfig -d 'Kubeconfig of the hub (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l context -d 'Context in the kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l health-addr -d 'Address of /healthz, /readyz and /metrics' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l namespace -d 'Namespace of the leader-election Lease' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l hub-url -d 'Hub API server URL for bootstrap kubeconfigs (default: the kubeconfig\'s server)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l hub-ca -d 'CA bundle (PEM file) for bootstrap kubeconfigs (default: the kubeconfig\'s CA)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l image-repository -d 'Image repository of the klusterlet' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l klusterlet-version -d 'Klusterlet version clusters run unless told otherwise' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l token-lifetime -d 'Lifetime of bootstrap tokens (refreshed when a fifth is left)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l lease-grace -d 'A cluster whose lease is older than this many lease periods turns Unknown' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from hub" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from help" -f -a "hub" -d 'Run the hub controllers (import, registration, lease, cleanup) under leader election'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand controller; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -f -a "operator" -d 'Reconcile the Klusterlet into the registration and work agents'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -f -a "registration" -d 'Join the hub, keep the cluster\'s identity, status and lease'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -f -a "work" -d 'Apply the hub\'s ManifestWorks on this cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and not __fish_seen_subcommand_from operator registration work help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l kubeconfig -d 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l health-addr -d 'Address of /healthz' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from operator" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l kubeconfig -d 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l health-addr -d 'Address of /healthz' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l cluster-name -d 'The managed cluster\'s name' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l agent-id -d 'The agent id (the Klusterlet\'s uid)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l namespace -d 'The agent namespace' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from registration" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l kubeconfig -d 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l health-addr -d 'Address of /healthz' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l cluster-name -d 'The managed cluster\'s name' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l agent-id -d 'The agent id (the Klusterlet\'s uid)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l namespace -d 'The agent namespace' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from work" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "operator" -d 'Reconcile the Klusterlet into the registration and work agents'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "registration" -d 'Join the hub, keep the cluster\'s identity, status and lease'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "work" -d 'Apply the hub\'s ManifestWorks on this cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l kubeconfig -d 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l namespace -d 'The addon namespace (where the lease and the status ConfigMap live)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l lease-seconds -d 'How often the addon renews its lease; it turns Unknown after three missed renewals' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -f -a "search-collector" -d 'Count objects by kind and namespace'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -f -a "cert-policy-controller" -d 'Report TLS certificates that expired or expire soon'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -f -a "iam-policy-controller" -d 'Report the subjects bound to cluster-admin'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and not __fish_seen_subcommand_from search-collector cert-policy-controller iam-policy-controller help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l kubeconfig -d 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l namespace -d 'The addon namespace (where the lease and the status ConfigMap live)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l lease-seconds -d 'How often the addon renews its lease; it turns Unknown after three missed renewals' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from search-collector" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l window -d 'A certificate expiring within this window is non-compliant' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l kubeconfig -d 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l namespace -d 'The addon namespace (where the lease and the status ConfigMap live)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l lease-seconds -d 'How often the addon renews its lease; it turns Unknown after three missed renewals' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from cert-policy-controller" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l max -d 'More cluster-admin subjects than this is non-compliant' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l kubeconfig -d 'Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l namespace -d 'The addon namespace (where the lease and the status ConfigMap live)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l lease-seconds -d 'How often the addon renews its lease; it turns Unknown after three missed renewals' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -s q -l quiet -d 'Print only errors'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from iam-policy-controller" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from help" -f -a "search-collector" -d 'Count objects by kind and namespace'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from help" -f -a "cert-policy-controller" -d 'Report TLS certificates that expired or expire soon'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from help" -f -a "iam-policy-controller" -d 'Report the subjects bound to cluster-admin'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand addon; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s l -l label -d 'A label for the ManagedCluster (repeatable)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l addons -d 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
@@ -626,19 +427,16 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s q -l qu
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "dev" -d 'The embedded dev cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "hub" -d 'Install or remove the hub'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "controller" -d 'Run in-cluster controllers'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "agent" -d 'Run a klusterlet agent on a managed cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "addon" -d 'Run an addon agent on a managed cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "import" -d 'Import a cluster into the hub (Act I)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "upgrade" -d 'Upgrade the klusterlet of clusters (Act II)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "detach" -d 'Detach a cluster from the hub (Act III)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "get" -d 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "describe" -d 'Show everything the hub knows about one cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "completion" -d 'Print a shell completion script'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub controller agent addon import upgrade detach get describe completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "dev" -d 'The embedded dev cluster'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "hub" -d 'Install or remove the hub'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "import" -d 'Import a cluster into the hub (Act I)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "upgrade" -d 'Upgrade the klusterlet of clusters (Act II)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "detach" -d 'Detach a cluster from the hub (Act III)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "get" -d 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "describe" -d 'Show everything the hub knows about one cluster'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "completion" -d 'Print a shell completion script'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "serve" -d 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "up" -d 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "down" -d 'Stop the dev environment (its clusters and everything they run)'
@@ -646,13 +444,6 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "logs" -d 'Print a cluster\'s log, or the log of one of its Deployments'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from controller" -f -a "hub" -d 'Run the hub controllers (import, registration, lease, cleanup) under leader election'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "operator" -d 'Reconcile the Klusterlet into the registration and work agents'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "registration" -d 'Join the hub, keep the cluster\'s identity, status and lease'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "work" -d 'Apply the hub\'s ManifestWorks on this cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from addon" -f -a "search-collector" -d 'Count objects by kind and namespace'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from addon" -f -a "cert-policy-controller" -d 'Report TLS certificates that expired or expire soon'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from addon" -f -a "iam-policy-controller" -d 'Report the subjects bound to cluster-admin'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from get" -f -a "clusters" -d 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector\'s object count'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from get" -f -a "addons" -d 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from describe" -f -a "cluster" -d 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'

@@ -3,7 +3,7 @@
 //! until it returns (it waits for the cluster and every addon to be Available), and each
 //! addon agent's steady-state resident memory (`VmRSS`; `RssAnon`, the memory of the
 //! process itself; `Pss`, which shares the executable's pages among the processes mapping
-//! them). The agents run `fleetctl-addon`, found beside `fleetctl`, so the figures follow
+//! them). The agents run `fleetctld`, found beside `fleetctl`, so the figures follow
 //! the build profile (`--profile dist` is the in-cluster build).
 //! Each run starts a new environment and takes it down after. Asserts nothing.
 //!

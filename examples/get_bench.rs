@@ -20,8 +20,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use fleetctl::api::{ManagedCluster, crds};
-use fleetctl::devcluster::apiserver::{ApiServer, ServerConfig};
+use fleetctl_api::{ManagedCluster, crds};
+use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Client;

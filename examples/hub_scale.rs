@@ -1,11 +1,11 @@
 //! Hub controller at scale: 1,000 ManagedClusters created at once on a dev hub; prints
 //! the seconds until all 1,000 import secrets exist and the controller's peak RSS.
 //!
-//! The hub controller runs as its own process (`fleetctl controller hub`), so its RSS
+//! The hub controller runs as its own process (`fleetctld hub`), so its RSS
 //! is its own. Build the binary first:
 //!
 //! ```sh
-//! cargo build --release && cargo run --release --example hub_scale [-- CLUSTERS]
+//! cargo build --workspace --release && cargo run --release --example hub_scale [-- CLUSTERS]
 //! ```
 
 #[path = "support/binary.rs"]
@@ -15,8 +15,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use fleetctl::api::{ManagedCluster, crds};
-use fleetctl::devcluster::apiserver::{ApiServer, ServerConfig, Settings};
+use fleetctl_api::{ManagedCluster, crds};
+use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig, Settings};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -34,7 +34,7 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 #[tokio::main]
 async fn main() -> Result<()> {
     let clusters: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(1000);
-    let binary = binary::fleetctl(None)?;
+    let binary = binary::fleetctld()?;
     let server = ApiServer::start(ServerConfig { name: "hub".into(), port: 0, settings: Settings::default() }).await?;
     let dir = tempfile::tempdir()?;
     let kubeconfig_path = dir.path().join("hub.kubeconfig");
@@ -55,7 +55,7 @@ async fn main() -> Result<()> {
         )
         .await?;
     let mut controller = Command::new(&binary)
-        .args(["controller", "hub", "--kubeconfig"])
+        .args(["hub", "--kubeconfig"])
         .arg(&kubeconfig_path)
         .env("FLEETCTL_HEALTH_ADDR", "127.0.0.1:0")
         .env("FLEETCTL_LOG", "warn")

@@ -13,8 +13,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use fleetctl::devcluster::env::{self, UpOptions};
-use fleetctl::manifests::{DEFAULT_REPOSITORY, VERSION, image};
+use fleetctl::cli::dev::up_options;
+use fleetctl_devcluster::env::{self, UpOptions};
 use futures::StreamExt;
 use kube::api::Api;
 use kube::runtime::watcher;
@@ -61,15 +61,7 @@ async fn main() -> Result<()> {
     let rounds: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(5);
     let binary = binary::fleetctl(None)?;
     let dir = tempfile::tempdir()?;
-    let options = UpOptions {
-        dir: dir.path().to_path_buf(),
-        clusters: 1,
-        program: binary.clone(),
-        image: image(DEFAULT_REPOSITORY, VERSION),
-        durable: false,
-        in_process: false,
-        timeout: Duration::from_secs(60),
-    };
+    let options = up_options(binary.clone(), dir.path().to_path_buf(), 1, None, Duration::from_secs(60))?;
     let hub_ctx = ["--hub-context", "hub", "--cluster-context", "cluster1"];
     let (mut imports, mut upgrades, mut detaches) = (Vec::new(), Vec::new(), Vec::new());
     // Each round on a fresh environment, as a person would run the acts once per cluster.
@@ -128,9 +120,9 @@ async fn count_writes(hub: &kube::Client, cluster: &str, window: Duration) -> us
         watcher(Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(hub.clone(), cluster), config.clone())
             .boxed();
     let mut works =
-        watcher(Api::<fleetctl::api::ManifestWork>::namespaced(hub.clone(), cluster), config.clone()).boxed();
+        watcher(Api::<fleetctl_api::ManifestWork>::namespaced(hub.clone(), cluster), config.clone()).boxed();
     let by_name = config.fields(&format!("metadata.name={cluster}"));
-    let mut clusters = watcher(Api::<fleetctl::api::ManagedCluster>::all(hub.clone()), by_name).boxed();
+    let mut clusters = watcher(Api::<fleetctl_api::ManagedCluster>::all(hub.clone()), by_name).boxed();
     let deadline = tokio::time::Instant::now() + window;
     let mut total = 0usize;
     loop {

@@ -1,16 +1,9 @@
-//! fleetctl: manage a fleet of Kubernetes clusters from one hub cluster,
+//! fleetctl, the CLI: manage a fleet of Kubernetes clusters from one hub cluster,
 //! wire-compatible with Open Cluster Management and Red Hat ACM.
+//!
+//! The layers below it are crates of their own: `fleetctl-api` (types and wire names),
+//! `fleetctl-kube` (talking to clusters), `fleetctl-hub` and `fleetctl-agent` (the in-cluster
+//! roles, run by `fleetctld`) and `fleetctl-devcluster` (the embedded dev cluster).
 
-pub mod addon;
-pub mod agent;
-pub mod api;
-pub mod certs;
 pub mod cli;
-pub mod devcluster;
-pub mod duration;
-pub mod errors;
-pub mod hub;
-pub mod kube;
 pub mod lifecycle;
-pub mod manifests;
-pub mod runner;

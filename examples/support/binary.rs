@@ -1,4 +1,4 @@
-//! The `fleetctl` binary an example drives.
+//! The executables an example drives: `fleetctl` and the in-cluster `fleetctld`.
 
 use std::path::PathBuf;
 
@@ -7,20 +7,28 @@ use anyhow::{Context, Result, ensure};
 /// `explicit` when given, else the `fleetctl` built beside this example
 /// (`target/<profile>/examples/<name>` → `target/<profile>/fleetctl`), so the figures
 /// follow the profile the example was run with.
+#[allow(dead_code, reason = "not every example runs the CLI")]
 pub fn fleetctl(explicit: Option<&str>) -> Result<PathBuf> {
+    built("fleetctl", explicit)
+}
+
+/// The in-cluster executable built beside this example (see [`fleetctl`]).
+#[allow(dead_code, reason = "not every example runs an in-cluster role itself")]
+pub fn fleetctld() -> Result<PathBuf> {
+    built("fleetctld", None)
+}
+
+fn built(name: &str, explicit: Option<&str>) -> Result<PathBuf> {
     let binary = match explicit {
         Some(path) => PathBuf::from(path),
         None => {
             let exe = std::env::current_exe().context("finding this example's path")?;
-            exe.parent()
-                .and_then(|d| d.parent())
-                .map(|d| d.join("fleetctl"))
-                .context("locating the target directory")?
+            exe.parent().and_then(|d| d.parent()).map(|d| d.join(name)).context("locating the target directory")?
         }
     };
     ensure!(
         binary.is_file(),
-        "no fleetctl binary at {}: build it first (cargo build --release) or pass its path",
+        "no {name} binary at {}: build it first (cargo build --workspace --release) or pass its path",
         binary.display()
     );
     Ok(binary)

@@ -63,6 +63,10 @@ mod tests {
     fn the_checked_in_completions_are_current() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
         let update = std::env::var_os("FLEETCTL_UPDATE_COMPLETIONS").is_some();
+        assert!(
+            !(update && std::env::var_os("CI").is_some()),
+            "FLEETCTL_UPDATE_COMPLETIONS is set under CI: the test would rewrite the scripts instead of checking them"
+        );
         let mut stale = Vec::new();
         for &shell in Shell::value_variants() {
             let Some(name) = file_name(shell) else { continue };

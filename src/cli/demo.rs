@@ -9,13 +9,13 @@ use kube::Client;
 use kube::api::{Api, PostParams};
 use serde_json::json;
 
-use crate::api::{Manifest, ManifestWork};
-use crate::devcluster::env::{self, UpOptions};
 use crate::lifecycle::detach::{DetachOptions, detach};
 use crate::lifecycle::import::{ImportOptions, import};
 use crate::lifecycle::upgrade::{UpgradeOptions, upgrade};
 use crate::lifecycle::{Progress, wait_for};
-use crate::manifests::{DEFAULT_REPOSITORY, VERSION, image};
+use fleetctl_api::names::VERSION;
+use fleetctl_api::{Manifest, ManifestWork};
+use fleetctl_devcluster::env;
 
 /// `fleetctl demo`
 #[derive(Debug, Args)]
@@ -61,15 +61,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let dir = tempfile::Builder::new().prefix("fleetctl-demo-").tempdir().context("making a directory for the demo")?;
     let dir_path: PathBuf = dir.path().to_path_buf();
     story.act("The stage: a hub and two managed clusters (fleetctl dev up)");
-    let options = UpOptions {
-        dir: dir_path.clone(),
-        clusters: 2,
-        program: std::env::current_exe().context("finding the fleetctl executable")?,
-        image: image(DEFAULT_REPOSITORY, VERSION),
-        durable: false,
-        in_process: false,
-        timeout: WAIT,
-    };
+    let program = std::env::current_exe().context("finding the fleetctl executable")?;
+    let options = super::dev::up_options(program, dir_path.clone(), 2, None, WAIT)?;
     let state = env::up(&options).await.context("starting the dev environment")?;
     story.line(&format!("hub, cluster1 and cluster2 are up; the hub controller runs ({})", state.kubeconfig.display()));
     let result = acts(&story, &state.kubeconfig).await;

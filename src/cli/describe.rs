@@ -21,11 +21,11 @@ use serde::{Deserialize, Serialize};
 use super::Global;
 use super::get::{self, ReadError, condition_status};
 use super::printer::{self, Cell, NONE, Printer};
-use crate::api::conditions as c;
-use crate::api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
-use crate::hub::import::VERSION_ANNOTATION;
-use crate::hub::registration::LEASE_NAME;
-use crate::hub::works::klusterlet_work_name;
+use fleetctl_api::conditions as c;
+use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
+use fleetctl_api::names::CLUSTER_LEASE;
+use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_hub::works::klusterlet_work_name;
 
 /// ManagedCluster conditions in the order a cluster's life sets them.
 const CONDITION_ORDER: [&str; 6] = [
@@ -62,7 +62,7 @@ enum What {
 pub async fn run(args: DescribeArgs, global: &Global) -> anyhow::Result<()> {
     let What::Cluster { name } = args.what;
     let printer = Printer::new(global);
-    let (client, _) = crate::kube::client(&global.hub_selection()).await?;
+    let (client, _) = fleetctl_kube::client(&global.hub_selection()).await?;
     let description = describe(&client, &name).await?;
     let now = Timestamp::now();
     let resource_name = format!("managedcluster.cluster.open-cluster-management.io/{name}");
@@ -229,7 +229,9 @@ async fn describe(client: &Client, name: &str) -> Result<Description, ReadError>
     let all = ListParams::default();
     let csr_params = ListParams::default().labels(&format!("{}={name}", c::LABEL_CLUSTER_NAME));
     let (lease, works, addons, local_events, default_events, csrs) = tokio::try_join!(
-        async { leases.get_opt(LEASE_NAME).await.map_err(kube_error(format!("reading lease {name}/{LEASE_NAME}"))) },
+        async {
+            leases.get_opt(CLUSTER_LEASE).await.map_err(kube_error(format!("reading lease {name}/{CLUSTER_LEASE}")))
+        },
         optional_list(&works, &all, "listing works"),
         optional_list(&addons, &all, "listing addons"),
         optional_list(&local_events, &all, "listing events"),
@@ -424,8 +426,12 @@ fn timeline(cluster: &ManagedCluster, works: &[WorkState]) -> Vec<Moment> {
     // Act II — upgrade.
     let desired = get::wanted_version(cluster);
     let running = get::running_version(cluster);
-    if cluster.annotations().contains_key(VERSION_ANNOTATION) {
-        add(Act::Upgrade, annotation_written(cluster, VERSION_ANNOTATION).as_ref(), format!("{desired} requested"));
+    if cluster.annotations().contains_key(ANNOTATION_KLUSTERLET_VERSION) {
+        add(
+            Act::Upgrade,
+            annotation_written(cluster, ANNOTATION_KLUSTERLET_VERSION).as_ref(),
+            format!("{desired} requested"),
+        );
     }
     if let Some(work) = works.iter().find(|w| w.name == klusterlet_work_name(&cluster.name_any())) {
         let state = work.applied.as_deref().map_or("not applied yet".to_string(), |s| format!("Applied={s}"));

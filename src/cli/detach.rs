@@ -42,12 +42,12 @@ pub async fn run(args: DetachArgs, global: &Global) -> anyhow::Result<()> {
         }
     }
     let pair = global.clusters();
-    let (hub, _) = crate::kube::client(&pair.hub)
+    let (hub, _) = fleetctl_kube::client(&pair.hub)
         .await
         .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?;
     // The target is optional: it lets detach remove the klusterlet directly when the hub cannot.
     let target = if global.names_target() {
-        crate::kube::client(&pair.target).await.ok().map(|(client, _)| client)
+        fleetctl_kube::client(&pair.target).await.ok().map(|(client, _)| client)
     } else {
         None
     };

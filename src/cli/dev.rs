@@ -1,7 +1,7 @@
 //! `fleetctl dev`: the embedded dev cluster and the dev environment.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -9,10 +9,13 @@ use anyhow::Context;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use comfy_table::{Table, presets};
 
-use crate::devcluster::env::{self, ClusterStatus, UpOptions};
-use crate::devcluster::node::{InProcessCommand, InProcessRunner, RunMode};
-use crate::devcluster::serve::{self, ServeOptions};
-use crate::manifests::{self, DEFAULT_REPOSITORY, VERSION};
+use fleetctl_api::names::{
+    DEFAULT_REPOSITORY, HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, VERSION, image as image_of,
+};
+use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
+use fleetctl_devcluster::node::{InProcessCommand, InProcessRunner, RunMode};
+use fleetctl_devcluster::serve::{self, ServeOptions};
+use fleetctl_hub::manifests::install;
 
 /// `fleetctl dev …`
 #[derive(Debug, Args)]
@@ -21,13 +24,37 @@ pub struct DevArgs {
     command: DevCommand,
 }
 
-/// How the node simulator runs fleetctl containers.
+/// How the node simulator runs the containers of the fleetctl image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum NodeMode {
-    /// A child process of this executable per container.
+    /// A process of the in-cluster executable (`fleetctld`, beside `fleetctl`) per
+    /// container; where it is missing (`cargo run` builds only `fleetctl`), in process.
     Process,
     /// A task of the cluster process per container (for scale runs).
     InProcess,
+}
+
+impl NodeMode {
+    /// The simulator's run mode: `fleetctld` beside this executable, else in process.
+    fn run_mode(self) -> anyhow::Result<RunMode> {
+        if self == Self::Process {
+            let exe = std::env::current_exe().context("finding the fleetctl executable")?;
+            if let Some(program) = in_cluster_executable(&exe) {
+                return Ok(RunMode::Process { program });
+            }
+            tracing::warn!(
+                "{INCLUSTER_EXECUTABLE} is not beside fleetctl: the in-cluster roles run in process \
+                 (build it with `cargo build --workspace`)"
+            );
+        }
+        Ok(RunMode::InProcess(in_process_runner()))
+    }
+}
+
+/// The in-cluster executable beside `fleetctl`, if it is there.
+fn in_cluster_executable(fleetctl: &Path) -> Option<PathBuf> {
+    let program = fleetctl.with_file_name(INCLUSTER_EXECUTABLE);
+    program.is_file().then_some(program)
 }
 
 /// Where the dev environment lives.
@@ -95,7 +122,7 @@ enum DevCommand {
         #[arg(long)]
         in_process: bool,
         /// How long the hub controller may take to become Available.
-        #[arg(long, default_value = "60s", value_parser = crate::duration::parse)]
+        #[arg(long, default_value = "60s", value_parser = fleetctl_kube::duration::parse)]
         ready_timeout: Duration,
     },
     /// Stop the dev environment (its clusters and everything they run).
@@ -103,7 +130,7 @@ enum DevCommand {
         #[command(flatten)]
         dir: DirArg,
         /// How long the clusters have to stop before they are killed.
-        #[arg(long, default_value = "5s", value_parser = crate::duration::parse)]
+        #[arg(long, default_value = "5s", value_parser = fleetctl_kube::duration::parse)]
         grace: Duration,
     },
     /// Show the dev environment's clusters: URL, pid, ready.
@@ -126,18 +153,15 @@ enum DevCommand {
 pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     match args.command {
         DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode } => {
-            let node_mode = match node_mode {
-                NodeMode::Process => None,
-                NodeMode::InProcess => Some(RunMode::InProcess(in_process_runner())),
-            };
+            let node_mode = node_mode.run_mode()?;
             serve::run(ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode }).await?;
         }
         DevCommand::Up { clusters, dir, image, durable, in_process, ready_timeout } => {
             let dir = dir.resolve()?;
             let program = std::env::current_exe().context("finding the fleetctl executable")?;
-            let image = image.unwrap_or_else(|| manifests::image(DEFAULT_REPOSITORY, VERSION));
-            let options =
-                UpOptions { dir: dir.clone(), clusters, program, image, durable, in_process, timeout: ready_timeout };
+            let mut options = up_options(program, dir.clone(), clusters, image.as_deref(), ready_timeout)?;
+            options.durable = durable;
+            options.in_process |= in_process;
             let started = Instant::now();
             let state = env::up(&options).await?;
             eprintln!("dev environment ready in {:.1}s ({})", started.elapsed().as_secs_f64(), dir.display());
@@ -186,13 +210,45 @@ fn table(statuses: &[ClusterStatus]) -> Table {
     table
 }
 
-/// The in-process runner of `dev serve --node-mode in-process`: the container's args
-/// are parsed as a fleetctl command line and `controller …` or `agent …` runs as a task.
+/// A dev environment of `clusters` managed clusters in `dir`, each a `dev serve` process
+/// of the `fleetctl` executable `program`, whose hub gets what `fleetctl hub install
+/// --image IMAGE` applies (default: this version's image). Without `fleetctld` beside
+/// `program`, the in-cluster roles run in process (said on stderr).
+pub fn up_options(
+    program: PathBuf,
+    dir: PathBuf,
+    clusters: usize,
+    image: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<UpOptions> {
+    let in_process = in_cluster_executable(&program).is_none();
+    if in_process {
+        eprintln!(
+            "note: {INCLUSTER_EXECUTABLE} is not beside fleetctl, so the in-cluster roles run in process \
+             (build it with `cargo build --workspace`)"
+        );
+    }
+    let image = image.map_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION), str::to_string);
+    let crds: Result<Vec<_>, _> = fleetctl_api::crds::hub().iter().map(serde_json::to_value).collect();
+    let hub = HubInstall {
+        objects: install::objects(crds?, &image),
+        namespace: HUB_NAMESPACE.to_string(),
+        controller: HUB_CONTROLLER.to_string(),
+    };
+    Ok(UpOptions { dir, clusters, program, hub, durable: false, in_process, timeout })
+}
+
+/// The in-process runner of the node simulator: the container's args are parsed as a
+/// `fleetctld` command line, and the role runs as a task.
 fn in_process_runner() -> InProcessRunner {
     Arc::new(|command: InProcessCommand| {
         Box::pin(async move {
-            if let Err(e) = run_in_process(command).await {
-                tracing::warn!(error = format!("{e:#}"), "in-process container ended with an error");
+            match run_in_process(command).await {
+                Ok(()) => 0,
+                Err(e) => {
+                    tracing::warn!(error = format!("{e:#}"), "in-process container ended with an error");
+                    1
+                }
             }
         })
     })
@@ -202,19 +258,18 @@ async fn run_in_process(command: InProcessCommand) -> anyhow::Result<()> {
     if let Some(executable) = &command.command {
         anyhow::bail!("only the fleetctl entrypoint runs in process, not {executable}");
     }
-    let cli = super::Cli::try_parse_from(in_process_args(&command)).context("parsing the container's args")?;
-    match cli.command {
-        super::Command::Controller(args) => super::controller::run(args).await,
-        super::Command::Agent(args) => super::agent::run(args).await,
-        _ => anyhow::bail!("only `controller` and `agent` commands run in process"),
-    }
+    let cli = fleetctld::Cli::try_parse_from(in_process_args(&command)).context("parsing the container's args")?;
+    cli.command.run().await?;
+    Ok(())
 }
 
 /// The command line for a container run in process. The process environment is
 /// shared, so the container's variables become the flags that read them (`env =` in
 /// the clap definitions), and `KUBECONFIG` becomes `--kubeconfig`.
 fn in_process_args(command: &InProcessCommand) -> Vec<String> {
-    let root = super::Cli::command();
+    let mut root = fleetctld::Cli::command();
+    // Global flags (such as an addon's `--kubeconfig`) reach the subcommands only once built.
+    root.build();
     let mut leaf = &root;
     for arg in command.args.iter().take_while(|a| !a.starts_with('-')) {
         match leaf.find_subcommand(arg) {
@@ -224,7 +279,8 @@ fn in_process_args(command: &InProcessCommand) -> Vec<String> {
     }
     let given =
         |long: &str| command.args.iter().any(|a| a == &format!("--{long}") || a.starts_with(&format!("--{long}=")));
-    let mut args: Vec<String> = std::iter::once("fleetctl".to_string()).chain(command.args.iter().cloned()).collect();
+    let mut args: Vec<String> =
+        std::iter::once(INCLUSTER_EXECUTABLE.to_string()).chain(command.args.iter().cloned()).collect();
     for arg in leaf.get_arguments() {
         let Some(long) = arg.get_long() else { continue };
         let from_env = arg.get_env().and_then(|var| command.env.iter().find(|(name, _)| var == name.as_str()));
@@ -250,7 +306,7 @@ mod tests {
     fn in_process_containers_get_their_env_as_flags() {
         let command = InProcessCommand {
             command: None,
-            args: vec!["controller".into(), "hub".into()],
+            args: vec!["hub".into()],
             env: vec![
                 ("FLEETCTL_HEALTH_ADDR".into(), "127.0.0.1:0".into()),
                 ("POD_NAMESPACE".into(), "ns".into()),
@@ -259,11 +315,11 @@ mod tests {
             kubeconfig: PathBuf::from("/k"),
         };
         let args = in_process_args(&command);
-        assert_eq!(args[..3], ["fleetctl", "controller", "hub"]);
+        assert_eq!(args[..2], ["fleetctld", "hub"]);
         for flag in ["--kubeconfig=/k", "--health-addr=127.0.0.1:0", "--namespace=ns"] {
             assert!(args.contains(&flag.to_string()), "{flag} in {args:?}");
         }
-        assert!(super::super::Cli::try_parse_from(&args).is_ok());
+        assert!(fleetctld::Cli::try_parse_from(&args).is_ok());
     }
 
     #[test]
@@ -276,6 +332,6 @@ mod tests {
         };
         let args = in_process_args(&command);
         assert!(!args.iter().any(|a| a.starts_with("--kubeconfig=")));
-        assert!(super::super::Cli::try_parse_from(&args).is_ok(), "{args:?}");
+        assert!(fleetctld::Cli::try_parse_from(&args).is_ok(), "{args:?}");
     }
 }

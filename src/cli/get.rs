@@ -13,11 +13,11 @@ use thiserror::Error;
 
 use super::printer::{self, Cell, Column, Listing, Printer, Row, Tone};
 use super::{Global, Output};
-use crate::agent::registration::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
-use crate::api::conditions as c;
-use crate::api::{ManagedCluster, ManagedClusterAddOn};
-use crate::hub::import::desired_version;
-use crate::manifests::VERSION;
+use fleetctl_api::conditions as c;
+use fleetctl_api::names::VERSION;
+use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
+use fleetctl_api::{ManagedCluster, ManagedClusterAddOn};
+use fleetctl_hub::import::desired_version;
 
 /// `fleetctl get …`
 #[derive(Debug, Args)]
@@ -100,7 +100,7 @@ pub(super) async fn cluster(client: &Client, name: &str) -> Result<ManagedCluste
 /// Runs a `get` subcommand.
 pub async fn run(args: GetArgs, global: &Global) -> anyhow::Result<()> {
     let printer = Printer::new(global);
-    let (client, _) = crate::kube::client(&global.hub_selection()).await?;
+    let (client, _) = fleetctl_kube::client(&global.hub_selection()).await?;
     let listing = match args.what {
         What::Clusters { names, selector } => {
             clusters(&client, &names, selector.as_deref(), printer.output() == Output::Wide).await?
@@ -179,7 +179,7 @@ async fn addon_counts(client: &Client) -> Result<BTreeMap<String, AddonCounts>, 
         let entry: &mut AddonCounts = counts.entry(addon.namespace().unwrap_or_default()).or_default();
         entry.available += usize::from(addon.is_available());
         entry.total += 1;
-        if addon.name_any() == crate::api::addon::SEARCH_COLLECTOR && addon.is_available() {
+        if addon.name_any() == fleetctl_api::addon::SEARCH_COLLECTOR && addon.is_available() {
             // "N objects in M namespaces: Kind=n …": the head fits a column.
             let message = c::find(addon.conditions(), c::ADDON_AVAILABLE).map(|c| c.message.as_str());
             entry.objects = message.and_then(|m| m.split(':').next()).map(str::to_string);

@@ -5,9 +5,10 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use super::Global;
-use crate::api::crds;
-use crate::kube::{ApplyOptions, apply, client, delete_all};
-use crate::manifests::{self, DEFAULT_REPOSITORY, VERSION, hub};
+use fleetctl_api::crds;
+use fleetctl_api::names::{DEFAULT_REPOSITORY, VERSION, image as image_of};
+use fleetctl_hub::manifests::{self, install};
+use fleetctl_kube::{ApplyOptions, apply, client, delete_all};
 
 /// `fleetctl hub …`
 #[derive(Debug, Args)]
@@ -38,14 +39,14 @@ enum HubCommand {
 
 fn objects(image: &str) -> anyhow::Result<Vec<Value>> {
     let crds: Result<Vec<Value>, _> = crds::hub().iter().map(serde_json::to_value).collect();
-    Ok(hub::objects(crds?, image))
+    Ok(install::objects(crds?, image))
 }
 
 /// Runs a `hub` subcommand.
 pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
     match args.command {
         HubCommand::Install { image, dry_run } => {
-            let image = image.unwrap_or_else(|| manifests::image(DEFAULT_REPOSITORY, VERSION));
+            let image = image.unwrap_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION));
             let objects = objects(&image)?;
             if dry_run {
                 print!("{}", manifests::to_yaml(&objects));
@@ -57,7 +58,7 @@ pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
             }
         }
         HubCommand::Uninstall { purge_crds } => {
-            let mut objects = objects(&manifests::image(DEFAULT_REPOSITORY, VERSION))?;
+            let mut objects = objects(&image_of(DEFAULT_REPOSITORY, VERSION))?;
             if !purge_crds {
                 objects.retain(|o| o["kind"] != "CustomResourceDefinition");
             }

@@ -42,14 +42,14 @@ fn parse_label(text: &str) -> Result<(String, String), String> {
 /// Runs `import`.
 pub async fn run(args: ImportArgs, global: &Global) -> anyhow::Result<()> {
     let pair = global.clusters();
-    let (hub, hub_config) = crate::kube::client(&pair.hub)
+    let (hub, hub_config) = fleetctl_kube::client(&pair.hub)
         .await
         .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?;
     let target = if args.print_command {
         None
     } else {
         Some(
-            crate::kube::client(&pair.target)
+            fleetctl_kube::client(&pair.target)
                 .await
                 .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?
                 .0,

@@ -1,13 +1,10 @@
 //! The command line: clap definitions, global options, and one module per subcommand.
 
-pub mod addon;
-mod agent;
 mod completion;
-mod controller;
 mod demo;
 mod describe;
 mod detach;
-mod dev;
+pub mod dev;
 mod get;
 mod hub;
 mod import;
@@ -21,7 +18,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::kube::{KubeconfigPair, Selection};
+use fleetctl_kube::{KubeconfigPair, Selection};
 
 /// Exit codes, documented in `--help` and the README.
 pub mod exit {
@@ -84,7 +81,7 @@ struct GlobalArgs {
     #[arg(short, long, global = true, value_enum, default_value = "table")]
     output: Output,
     /// How long to wait for the cluster(s) (e.g. 90s, 5m).
-    #[arg(long, global = true, default_value = "5m", value_parser = crate::duration::parse)]
+    #[arg(long, global = true, default_value = "5m", value_parser = fleetctl_kube::duration::parse)]
     timeout: Duration,
     /// Print only errors.
     #[arg(short, long, global = true)]
@@ -170,12 +167,6 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Install or remove the hub.
     Hub(hub::HubArgs),
-    /// Run in-cluster controllers.
-    Controller(controller::ControllerArgs),
-    /// Run a klusterlet agent on a managed cluster.
-    Agent(agent::AgentArgs),
-    /// Run an addon agent on a managed cluster.
-    Addon(addon::AddonArgs),
     /// Import a cluster into the hub (Act I).
     Import(import::ImportArgs),
     /// Upgrade the klusterlet of clusters (Act II).
@@ -194,17 +185,12 @@ impl Cli {
     /// Runs the command and turns the outcome into an exit code.
     pub fn run(self) -> ExitCode {
         init_logging(self.global.verbose);
-        // An addon agent does little and must stay small: one thread is enough.
-        let threads = if matches!(self.command, Command::Addon(_)) { Threads::One } else { Threads::Many };
         let global = Global { args: self.global };
-        block_on(threads, async {
+        block_on(async {
             match self.command {
                 Command::Dev(args) => dev::run(args).await,
                 Command::Demo(args) => demo::run(args).await,
                 Command::Hub(args) => hub::run(args, &global).await,
-                Command::Controller(args) => controller::run(args).await,
-                Command::Agent(args) => agent::run(args).await,
-                Command::Addon(args) => addon::run(args).await,
                 Command::Import(args) => import::run(args, &global).await,
                 Command::Upgrade(args) => upgrade::run(args, &global).await,
                 Command::Detach(args) => detach::run(args, &global).await,
@@ -216,21 +202,9 @@ impl Cli {
     }
 }
 
-/// The async runtime's worker threads.
-enum Threads {
-    /// All on the calling thread (the small agents).
-    One,
-    /// One per core.
-    Many,
-}
-
 /// Runs `work` to completion on a new runtime and turns its outcome into an exit code.
-fn block_on(threads: Threads, work: impl Future<Output = anyhow::Result<()>>) -> ExitCode {
-    let runtime = match threads {
-        Threads::One => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Threads::Many => tokio::runtime::Runtime::new(),
-    };
-    let runtime = match runtime {
+fn block_on(work: impl Future<Output = anyhow::Result<()>>) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: starting the async runtime: {e}");

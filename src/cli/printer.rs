@@ -287,7 +287,7 @@ pub fn write_stdout(text: &str) -> Result<(), PrintError> {
 /// precise while young, coarser with age.
 pub fn age(since: Timestamp, now: Timestamp) -> String {
     let seconds = now.as_second() - since.as_second();
-    crate::duration::human(seconds)
+    fleetctl_kube::duration::human(seconds)
 }
 
 /// A memory quantity (`64551700Ki`, `16Gi`, `17179869184`) in binary units with one decimal
@@ -430,7 +430,7 @@ mod tests {
             (9 * 365 * 86400, "9y"),
         ];
         for (seconds, expected) in cases {
-            assert_eq!(crate::duration::human(seconds), expected, "{seconds}s");
+            assert_eq!(fleetctl_kube::duration::human(seconds), expected, "{seconds}s");
         }
         let now = Timestamp::from_second(1_000_000).unwrap();
         assert_eq!(age(Timestamp::from_second(999_955).unwrap(), now), "45s");

@@ -40,7 +40,7 @@ pub async fn run(args: UpgradeArgs, global: &Global) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let (hub, _) = crate::kube::client(&global.hub_selection())
+    let (hub, _) = fleetctl_kube::client(&global.hub_selection())
         .await
         .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?;
     let names = if args.all {

@@ -12,8 +12,8 @@ use kube::{Client, ResourceExt};
 use serde_json::json;
 
 use super::{LifecycleError, Observer, Outcome, Progress, kube_error, step, wait_for};
-use crate::agent::AGENT_NAMESPACE;
-use crate::api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
+use fleetctl_api::names::AGENT_NAMESPACE;
+use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
 
 /// How to detach.
 #[derive(Debug, Clone)]

@@ -10,15 +10,16 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{
     LifecycleError, Observer, Outcome, Progress, kube_error, refuse_if_leaving, step, valid_cluster_name, wait_for,
 };
-use crate::agent::{AGENT_NAMESPACE, BOOTSTRAP_SECRET};
-use crate::api::addon::KlusterletAddonAgentConfigSpec;
-use crate::api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
-use crate::kube::{ApplyOptions, FIELD_MANAGER, apply_yaml};
+use fleetctl_api::addon::KlusterletAddonAgentConfigSpec;
+use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, KLUSTERLET};
+use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
+use fleetctl_kube::kubeconfig::{self, secret_text};
+use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml};
 
 /// The addons `--addons` may name: those fleetctl has agents for.
 pub const ADDONS: [&str; 3] = ["cert-policy-controller", "iam-policy-controller", "search-collector"];
@@ -55,8 +56,8 @@ pub enum Imported {
 
 /// The target's view of its klusterlet: which cluster and which hub it belongs to.
 async fn target_membership(target: &Client) -> Result<Option<(String, String)>, LifecycleError> {
-    let klusterlets: Api<crate::api::Klusterlet> = Api::all(target.clone());
-    let klusterlet = match klusterlets.get_opt("klusterlet").await {
+    let klusterlets: Api<fleetctl_api::Klusterlet> = Api::all(target.clone());
+    let klusterlet = match klusterlets.get_opt(KLUSTERLET).await {
         Ok(k) => k,
         // No Klusterlet CRD: never imported anywhere.
         Err(kube::Error::Api(status)) if status.code == 404 => None,
@@ -69,9 +70,10 @@ async fn target_membership(target: &Client) -> Result<Option<(String, String)>, 
         .await
         .ok()
         .flatten()
-        .and_then(|s| crate::agent::hub::secret_text(&s).remove("kubeconfig"))
-        .and_then(|k| serde_yaml::from_str::<Value>(&k).ok())
-        .and_then(|k| k["clusters"][0]["cluster"]["server"].as_str().map(str::to_string))
+        .and_then(|s| secret_text(&s).remove("kubeconfig"))
+        .and_then(|text| kube::config::Kubeconfig::from_yaml(&text).ok())
+        .and_then(|parsed| kubeconfig::endpoint(&parsed).ok())
+        .map(|endpoint| endpoint.server)
         .unwrap_or_default();
     Ok(Some((klusterlet.spec.cluster_name.clone(), server)))
 }
@@ -187,7 +189,7 @@ async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result
     })
     .await?
     .ok_or_else(|| LifecycleError::Failed(format!("{what} vanished")))?;
-    let data = crate::agent::hub::secret_text(&secret);
+    let data = secret_text(&secret);
     Ok((data.get("crds.yaml").cloned().unwrap_or_default(), data.get("import.yaml").cloned().unwrap_or_default()))
 }
 
@@ -307,10 +309,10 @@ async fn wait_works(hub: &Client, name: &str, timeout: Duration) -> Result<(), L
 }
 
 async fn wait_addons(hub: &Client, name: &str, addons: &[String], timeout: Duration) -> Result<(), LifecycleError> {
-    let api: Api<crate::api::ManagedClusterAddOn> = Api::namespaced(hub.clone(), name);
+    let api: Api<fleetctl_api::ManagedClusterAddOn> = Api::namespaced(hub.clone(), name);
     for addon in addons {
         let what = format!("addon {name}/{addon} to be available");
-        wait_for(api.clone(), addon, &what, timeout, |a: Option<&crate::api::ManagedClusterAddOn>| {
+        wait_for(api.clone(), addon, &what, timeout, |a: Option<&fleetctl_api::ManagedClusterAddOn>| {
             a.is_some_and(|a| a.is_available())
         })
         .await?;

@@ -94,7 +94,7 @@ pub enum LifecycleError {
     },
     /// Applying manifests to the target failed.
     #[error("applying the import manifests to the target")]
-    Apply(#[from] crate::kube::ApplyError),
+    Apply(#[from] fleetctl_kube::ApplyError),
     /// Something else failed.
     #[error("{0}")]
     Failed(String),
@@ -119,7 +119,7 @@ pub(crate) fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) 
 }
 
 /// Refuses to act on a cluster that is being detached: only finishing the detach helps.
-pub(crate) fn refuse_if_leaving(cluster: &crate::api::ManagedCluster) -> Result<(), LifecycleError> {
+pub(crate) fn refuse_if_leaving(cluster: &fleetctl_api::ManagedCluster) -> Result<(), LifecycleError> {
     if cluster.metadata.deletion_timestamp.is_none() {
         return Ok(());
     }

@@ -10,9 +10,9 @@ use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
 use super::{LifecycleError, Observer, Outcome, kube_error, refuse_if_leaving, step, wait_for};
-use crate::agent::registration::VERSION_CLAIM;
-use crate::api::{ManagedCluster, ManifestWork};
-use crate::hub::import::VERSION_ANNOTATION;
+use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
+use fleetctl_api::names::VERSION_CLAIM;
+use fleetctl_api::{ManagedCluster, ManifestWork};
 
 /// How to upgrade.
 #[derive(Debug, Clone)]
@@ -59,7 +59,7 @@ pub async fn upgrade(
     let mut steps = Vec::new();
     let version = options.version.clone();
     step(observer, &mut steps, name, "hub: desired version recorded", async {
-        let patch = json!({"metadata": {"annotations": {VERSION_ANNOTATION: version}}});
+        let patch = json!({"metadata": {"annotations": {ANNOTATION_KLUSTERLET_VERSION: version}}});
         clusters
             .patch(name, &PatchParams::default(), &Patch::Merge(patch))
             .await

@@ -5,16 +5,17 @@
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
-use fleetctl::agent::operator::render::{
+use fleetctl_agent::operator::render::{
     APPLIED_MANIFEST_WORK_CRD, REGISTRATION_ROLE, REGISTRATION_SERVICE_ACCOUNT, WORK_ROLE, WORK_SERVICE_ACCOUNT,
 };
-use fleetctl::agent::operator::{ANNOTATION_HUB_NOTIFIED, CONTROLLER_NAME, OperatorSettings, controller};
-use fleetctl::agent::{AGENT_NAMESPACE, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
-use fleetctl::api::conditions::{self as c, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_KLUSTERLET_CLEANUP};
-use fleetctl::api::{AppliedManifestWork, Klusterlet, crds};
-use fleetctl::kube::ApplyOptions;
-use fleetctl::manifests::import::{self, ImportInputs};
-use fleetctl::runner::metrics::Registry;
+use fleetctl_agent::operator::{CONTROLLER_NAME, OperatorSettings, controller};
+use fleetctl_api::conditions::{self as c, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_KLUSTERLET_CLEANUP};
+use fleetctl_api::names::ANNOTATION_HUB_NOTIFIED;
+use fleetctl_api::names::{AGENT_NAMESPACE, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
+use fleetctl_api::{AppliedManifestWork, Klusterlet, crds};
+use fleetctl_hub::manifests::import::{self, ImportInputs};
+use fleetctl_kube::ApplyOptions;
+use fleetctl_kube::runner::metrics::Registry;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -65,7 +66,7 @@ impl Managed {
             token: "t0k",
             image: IMAGE,
         };
-        fleetctl::kube::apply(&cluster.client, &import::objects(&inputs), &ApplyOptions::default())
+        fleetctl_kube::apply(&cluster.client, &import::objects(&inputs), &ApplyOptions::default())
             .await
             .expect("import manifests");
         let metrics = Registry::default();

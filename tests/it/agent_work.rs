@@ -6,16 +6,16 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::time::Duration;
 
-use fleetctl::agent::hub::certificate_kubeconfig;
-use fleetctl::agent::work::{CONTROLLER, agent};
-use fleetctl::agent::{AGENT_NAMESPACE, HUB_KUBECONFIG_SECRET};
-use fleetctl::api::conditions::{
+use fleetctl_agent::work::{CONTROLLER, agent};
+use fleetctl_api::conditions::{
     self, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP, TRUE, find,
 };
-use fleetctl::api::work::{DeleteOption, DeletePropagationPolicy, OrphaningRule, SelectivelyOrphan, hub_hash};
-use fleetctl::api::{AppliedManifestWork, Manifest, ManifestWork, crds};
-use fleetctl::hub::registration::agent_rbac;
-use fleetctl::runner::metrics::Registry;
+use fleetctl_api::names::{AGENT_NAMESPACE, HUB_KUBECONFIG_SECRET};
+use fleetctl_api::work::{DeleteOption, DeletePropagationPolicy, OrphaningRule, SelectivelyOrphan, hub_hash};
+use fleetctl_api::{AppliedManifestWork, Manifest, ManifestWork, crds};
+use fleetctl_hub::registration::agent_rbac;
+use fleetctl_kube::kubeconfig::{self, Credentials, Names};
+use fleetctl_kube::runner::metrics::Registry;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
@@ -87,13 +87,14 @@ impl Fleet {
     /// Writes `hub-kubeconfig-secret` with a fresh certificate of the agent user in `groups`.
     async fn write_secret(&self, groups: &[&str]) {
         let cert = self.hub.server.client_certificate(AGENT_USER, groups).expect("certificate");
+        let credentials = Credentials::Certificate { cert_pem: cert.cert_pem.clone(), key_pem: cert.key_pem.clone() };
         let kubeconfig =
-            certificate_kubeconfig(&self.hub.server.url(), self.hub.server.ca_pem(), &cert.cert_pem, &cert.key_pem);
+            kubeconfig::single(Names::same("hub"), &self.hub.server.url(), self.hub.server.ca_pem(), credentials);
         let mut secret = Secret::default();
         secret.metadata.name = Some(HUB_KUBECONFIG_SECRET.into());
         secret.data = Some(BTreeMap::from([(
             "kubeconfig".to_string(),
-            ByteString(serde_yaml::to_string(&kubeconfig).expect("yaml").into_bytes()),
+            ByteString(kubeconfig::to_yaml(&kubeconfig).expect("yaml").into_bytes()),
         )]));
         Api::<Secret>::namespaced(self.managed.client.clone(), AGENT_NAMESPACE)
             .patch(HUB_KUBECONFIG_SECRET, &PatchParams::apply("test").force(), &Patch::Apply(&secret))

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use fleetctl::api::{ManagedClusterAddOn, ManifestWork};
+use fleetctl_api::{ManagedClusterAddOn, ManifestWork};
 use futures::TryStreamExt;
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::events::v1::Event;
@@ -115,7 +115,7 @@ impl Fleet {
         hub.wait_cluster("alpha", |c| {
             c.is_joined()
                 && c.is_available()
-                && fleetctl::api::conditions::is_true(c.conditions(), "ManagedClusterImportSucceeded")
+                && fleetctl_api::conditions::is_true(c.conditions(), "ManagedClusterImportSucceeded")
         })
         .await;
     }
@@ -126,7 +126,7 @@ impl Fleet {
         self.patch_cluster(
             "beta",
             json!({"metadata": {"labels": {"env": "staging"},
-                                "annotations": {fleetctl::hub::import::VERSION_ANNOTATION: "0.2.0"}}}),
+                                "annotations": {fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION: "0.2.0"}}}),
         )
         .await;
         hub.wait_cluster("beta", |c| c.is_hub_accepted()).await;
@@ -148,7 +148,7 @@ impl Fleet {
         self.addon("beta", "application-manager", &[]).await;
         hub.wait_cluster("beta", |c| {
             c.is_joined()
-                && fleetctl::api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
+                && fleetctl_api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
                     .is_some_and(|i| i.reason == "ManagedClusterImporting")
         })
         .await;
@@ -157,7 +157,7 @@ impl Fleet {
     async fn gamma(&self) {
         let hub = &self.hub;
         hub.create_cluster("gamma", false).await;
-        hub.wait_cluster("gamma", |c| fleetctl::api::conditions::is_false(c.conditions(), "HubAcceptedManagedCluster"))
+        hub.wait_cluster("gamma", |c| fleetctl_api::conditions::is_false(c.conditions(), "HubAcceptedManagedCluster"))
             .await;
         refused_csr(hub, "gamma-csr1", "gamma").await;
     }
@@ -276,6 +276,10 @@ fn assert_snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/snapshots").join(format!("{name}.txt"));
     let actual = normalise(actual);
     if std::env::var_os("FLEETCTL_UPDATE_SNAPSHOTS").is_some() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "FLEETCTL_UPDATE_SNAPSHOTS is set under CI: the test would rewrite {name} instead of checking it"
+        );
         std::fs::create_dir_all(path.parent().expect("parent")).expect("snapshot dir");
         std::fs::write(&path, &actual).expect("write snapshot");
         return;

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fleetctl::devcluster::node::{InProcessCommand, NodeConfig, NodeSimulator, RunMode, Timing};
+use fleetctl_devcluster::node::{InProcessCommand, NodeConfig, NodeSimulator, RunMode, Timing};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -45,7 +45,7 @@ fn deployment(name: &str, image: &str, args: Value, extra_spec: Value) -> Deploy
 }
 
 fn available(d: Option<&Deployment>) -> bool {
-    fleetctl::devcluster::env::is_available(d)
+    fleetctl_devcluster::env::is_available(d)
 }
 
 async fn wait_deployment(api: &Api<Deployment>, name: &str, what: &str, cond: impl Fn(&Deployment) -> bool) {
@@ -116,7 +116,8 @@ fn fake_runner() -> (RunMode, Fake) {
         Box::pin(async move {
             let _guard = guard;
             crash.notified().await;
-        }) as futures::future::BoxFuture<'static, ()>
+            1
+        }) as futures::future::BoxFuture<'static, i32>
     });
     (RunMode::InProcess(runner), Fake { started, stopped, crash })
 }
@@ -372,13 +373,12 @@ async fn dev_up_runs_a_hub_and_clusters_whose_deployments_are_processes() {
         assert!(row.trim_end().ends_with("yes"), "{name} ready: {table}");
     }
 
-    // On cluster1: a fleetctl Deployment runs as a process (here, a dev cluster of its
-    // own: a harmless fleetctl command that runs until SIGTERM).
+    // On cluster1: a fleetctl Deployment runs as a process (here, a klusterlet operator
+    // with no Klusterlet to reconcile: a harmless role that runs until SIGTERM).
     let c1 = context_client(&kubeconfig, "cluster1").await;
     let deployments: Api<Deployment> = Api::namespaced(c1.clone(), "default");
     let pods: Api<Pod> = Api::namespaced(c1.clone(), "default");
-    let inner = tmp.path().join("inner.kubeconfig").display().to_string();
-    let sleeper = deployment("sleeper", IMAGE, json!(["dev", "serve", "--kubeconfig", inner]), json!({}));
+    let sleeper = deployment("sleeper", IMAGE, json!(["agent", "operator"]), json!({}));
     deployments.create(&PostParams::default(), &sleeper).await.unwrap();
     wait_deployment(&deployments, "sleeper", "sleeper Available", |d| available(Some(d))).await;
     let first = wait_pods(&pods, "sleeper", "sleeper running", running).await;

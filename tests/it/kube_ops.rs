@@ -1,10 +1,10 @@
-//! `fleetctl::kube`: choosing a kubeconfig, and applying and deleting sets of
+//! `fleetctl_kube`: choosing a kubeconfig, and applying and deleting sets of
 //! manifests through discovery, against the dev cluster.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use fleetctl::kube::{
+use fleetctl_kube::{
     ApplyAction, ApplyError, ApplyOptions, ConfigError, DeleteAction, ParseError, Selection, apply, apply_yaml,
     delete_all, parse_documents,
 };
@@ -58,7 +58,7 @@ fn gadgets(c: &TestCluster) -> Api<DynamicObject> {
     Api::namespaced_with(c.client.clone(), "gadgets", &ApiResource::from_gvk_with_plural(&gvk, "gadgets"))
 }
 
-fn actions(outcomes: &[fleetctl::kube::ApplyOutcome]) -> Vec<(String, ApplyAction)> {
+fn actions(outcomes: &[fleetctl_kube::ApplyOutcome]) -> Vec<(String, ApplyAction)> {
     outcomes.iter().map(|o| (o.object.to_string(), o.action)).collect()
 }
 
@@ -199,7 +199,7 @@ async fn a_kubeconfig_file_and_context_give_a_working_client() {
     let c = TestCluster::start().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let selection = Selection::new(Some(write_kubeconfig(&c, dir.path())), Some("test".into()));
-    let (client, config) = fleetctl::kube::client(&selection).await.expect("client");
+    let (client, config) = fleetctl_kube::client(&selection).await.expect("client");
     assert_eq!(config.cluster_url.to_string().trim_end_matches('/'), c.server.url().trim_end_matches('/'));
     let namespaces: Api<Namespace> = Api::all(client);
     namespaces.get("default").await.expect("the client talks to the cluster");
@@ -210,7 +210,7 @@ async fn a_missing_kubeconfig_names_the_file_and_the_fix() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("nope");
     let selection = Selection::new(Some(path.clone()), None).with_flag("--hub-kubeconfig");
-    let error = fleetctl::kube::config(&selection).await.expect_err("missing file");
+    let error = fleetctl_kube::config(&selection).await.expect_err("missing file");
     assert!(matches!(error, ConfigError::MissingFile { .. }), "{error:?}");
     assert_eq!(
         error.to_string(),
@@ -224,7 +224,7 @@ async fn an_unknown_context_lists_the_contexts_there_are() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write_kubeconfig(&c, dir.path());
     let selection = Selection::new(Some(path.clone()), Some("foo".into()));
-    let error = fleetctl::kube::config(&selection).await.expect_err("unknown context");
+    let error = fleetctl_kube::config(&selection).await.expect_err("unknown context");
     assert_eq!(error.to_string(), format!("context \"foo\" not found in {} (contexts: test)", path.display()));
 }
 
@@ -233,14 +233,14 @@ async fn a_file_that_is_not_a_kubeconfig_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("config");
     std::fs::write(&path, "clusters: {not: a list}\n").expect("write");
-    let error = fleetctl::kube::config(&Selection::new(Some(path.clone()), None)).await.expect_err("not a kubeconfig");
+    let error = fleetctl_kube::config(&Selection::new(Some(path.clone()), None)).await.expect_err("not a kubeconfig");
     assert_eq!(error.to_string(), format!("kubeconfig {}: not a valid kubeconfig", path.display()));
 }
 
 #[tokio::test]
 async fn a_condition_update_from_a_stale_copy_keeps_what_another_writer_set() {
-    use fleetctl::api::conditions::{new_condition, set_condition};
-    use fleetctl::api::{ManagedClusterAddOn, crds};
+    use fleetctl_api::conditions::{new_condition, set_condition};
+    use fleetctl_api::{ManagedClusterAddOn, crds};
     use kube::api::PostParams;
 
     let c = TestCluster::start().await;
@@ -261,17 +261,17 @@ async fn a_condition_update_from_a_stale_copy_keeps_what_another_writer_set() {
 
     // One writer sets Available; another, holding the copy from before, sets Progressing.
     let available = new_condition("Available", "True", "R", "up");
-    let wrote = fleetctl::kube::update_conditions(&addons, &stale, |cs| set_condition(cs, available.clone())).await;
+    let wrote = fleetctl_kube::update_conditions(&addons, &stale, |cs| set_condition(cs, available.clone())).await;
     assert!(wrote.expect("first write"));
     let progressing = new_condition("Progressing", "False", "Completed", "done");
-    let wrote = fleetctl::kube::update_conditions(&addons, &stale, |cs| set_condition(cs, progressing.clone())).await;
+    let wrote = fleetctl_kube::update_conditions(&addons, &stale, |cs| set_condition(cs, progressing.clone())).await;
     assert!(wrote.expect("write from the stale copy"), "the conflict is resolved on a fresh read");
     let now = addons.get("a").await.expect("addon");
     let types: Vec<&str> = now.conditions().iter().map(|c| c.type_.as_str()).collect();
     assert_eq!(types, ["Available", "Progressing"], "neither writer lost the other's condition");
 
     // Nothing to change: no write.
-    let again = fleetctl::kube::update_conditions(&addons, &now, |cs| set_condition(cs, progressing.clone())).await;
+    let again = fleetctl_kube::update_conditions(&addons, &now, |cs| set_condition(cs, progressing.clone())).await;
     assert!(!again.expect("no-op"));
     assert_eq!(addons.get("a").await.expect("addon").metadata.resource_version, now.metadata.resource_version);
 }

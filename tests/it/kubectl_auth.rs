@@ -94,15 +94,16 @@ fn certificate_approve_gets_a_csr_signed() {
 #[test]
 fn the_rendered_import_manifests_apply_with_kubectl() {
     let Some(k) = cluster() else { return };
-    let crds = fleetctl::manifests::to_yaml(&[serde_json::to_value(fleetctl::api::crds::klusterlet()).expect("crd")]);
-    let inputs = fleetctl::manifests::import::ImportInputs {
+    let crds =
+        fleetctl_hub::manifests::to_yaml(&[serde_json::to_value(fleetctl_api::crds::klusterlet()).expect("crd")]);
+    let inputs = fleetctl_hub::manifests::import::ImportInputs {
         cluster: "cluster1",
         hub_url: "https://127.0.0.1:6443",
         hub_ca_pem: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
         token: "a.b.c",
         image: "quay.io/fleetctl/fleetctl:0.1.0",
     };
-    let import = fleetctl::manifests::to_yaml(&fleetctl::manifests::import::objects(&inputs));
+    let import = fleetctl_hub::manifests::to_yaml(&fleetctl_hub::manifests::import::objects(&inputs));
     let applied = k.ok_with_stdin(&["apply", "-f", "-"], &crds);
     assert!(applied.contains("klusterlets.operator.open-cluster-management.io created"), "{applied}");
     k.ok(&[

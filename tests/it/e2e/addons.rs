@@ -4,10 +4,10 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use fleetctl::agent::registration::addons::REPORT_CONDITION;
-use fleetctl::api::conditions as c;
-use fleetctl::api::{KlusterletAddonConfig, ManagedClusterAddOn, ManifestWork};
 use fleetctl::lifecycle::wait_for;
+use fleetctl_agent::registration::addons::REPORT_CONDITION;
+use fleetctl_api::conditions as c;
+use fleetctl_api::{KlusterletAddonConfig, ManagedClusterAddOn, ManifestWork};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
@@ -92,7 +92,7 @@ async fn plant(target: &Client) {
 /// The cluster-admin subjects on the cluster, as the iam addon names them.
 async fn admin_subjects(target: &Client) -> BTreeSet<String> {
     let list = Api::<ClusterRoleBinding>::all(target.clone()).list(&ListParams::default()).await.expect("bindings");
-    list.items.iter().flat_map(fleetctl::addon::iam::admin_subjects).collect()
+    list.items.iter().flat_map(fleetctl_agent::addon::iam::admin_subjects).collect()
 }
 
 fn condition<'a>(
@@ -304,7 +304,11 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
         let pids = env.pids(&["addon", addon]);
         assert_eq!(pids.len(), 1, "{addon}: {pids:?}");
         let exe = std::fs::read_link(format!("/proc/{}/exe", pids[0])).expect("exe");
-        assert_eq!(exe.file_name().and_then(|n| n.to_str()), Some("fleetctl-addon"), "the slim executable runs addons");
+        assert_eq!(
+            exe.file_name().and_then(|n| n.to_str()),
+            Some("fleetctld"),
+            "the in-cluster executable runs addons"
+        );
         let (rss, anon) = rss_kib(pids[0]);
         eprintln!("FIGURE {addon} RSS: {:.1} MiB (anonymous {:.1} MiB)", rss as f64 / 1024.0, anon as f64 / 1024.0);
         assert!(anon < 16 * 1024, "{addon} uses {anon} KiB of its own");
@@ -366,7 +370,7 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
 }
 
 #[tokio::test]
-async fn without_the_addon_executable_beside_it_fleetctl_runs_the_addons_itself() {
+async fn without_fleetctld_beside_it_the_dev_environment_runs_the_in_cluster_roles_in_process() {
     // `cargo run` builds only fleetctl: the binary alone in a folder stands for that.
     let alone = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
     let program = alone.path().join("fleetctl");
@@ -374,7 +378,8 @@ async fn without_the_addon_executable_beside_it_fleetctl_runs_the_addons_itself(
         std::fs::copy(env!("CARGO_BIN_EXE_fleetctl"), &program).expect("copy fleetctl");
     }
     let env = DevUp::start_with(&program, 1);
-    // The import returns once the addon is Available, so it ran.
+    assert!(env.stderr.contains("fleetctld is not beside fleetctl"), "dev up says so: {}", env.stderr);
+    // The import returns once the klusterlet and the addon are Available, so they ran.
     ok(env.fleetctl(&[
         "--hub-context",
         "hub",
@@ -387,8 +392,13 @@ async fn without_the_addon_executable_beside_it_fleetctl_runs_the_addons_itself(
         "--addons",
         SEARCH,
     ]));
-    let pids = env.pids(&["fleetctl-addon", SEARCH]);
-    assert_eq!(pids.len(), 1, "{pids:?}");
-    let exe = std::fs::read_link(format!("/proc/{}/exe", pids[0])).expect("exe");
-    assert_eq!(exe, program, "fleetctl itself, called by the addon executable's name");
+    // Nothing but the cluster processes runs: every role is a task of theirs.
+    assert!(env.pids(&["fleetctld"]).is_empty(), "no fleetctld process: {:?}", env.pids(&["fleetctld"]));
+    let servers = env.pids(&["dev", "serve"]);
+    assert_eq!(servers.len(), 2, "the hub and cluster1: {servers:?}");
+    let log = std::fs::read_to_string(
+        env.dir.path().join("logs/cluster1/open-cluster-management-agent-addon_search-collector.log"),
+    )
+    .expect("the addon's log");
+    assert!(log.contains("task://"), "the addon ran as a task: {log}");
 }

@@ -33,7 +33,7 @@ fn revision(env: &DevUp, context: &str) -> String {
 async fn hub_objects(env: &DevUp) -> Vec<String> {
     use kube::ResourceExt;
     let hub = env.client("hub").await;
-    let mut out: Vec<String> = kube::Api::<fleetctl::api::ManagedCluster>::all(hub.clone())
+    let mut out: Vec<String> = kube::Api::<fleetctl_api::ManagedCluster>::all(hub.clone())
         .list(&Default::default())
         .await
         .expect("clusters")
@@ -47,7 +47,7 @@ async fn hub_objects(env: &DevUp) -> Vec<String> {
         .expect("ns");
     out.extend(namespaces.items.iter().map(|n| format!("ns/{}", n.name_any())));
     let configs =
-        kube::Api::<fleetctl::api::KlusterletAddonConfig>::all(hub).list(&Default::default()).await.expect("kac");
+        kube::Api::<fleetctl_api::KlusterletAddonConfig>::all(hub).list(&Default::default()).await.expect("kac");
     out.extend(
         configs.items.iter().map(|k| format!("kac/{}@{}", k.name_any(), k.resource_version().unwrap_or_default())),
     );
@@ -137,7 +137,7 @@ async fn an_import_killed_after_any_step_finishes_when_run_again() {
     let hub = env.client("hub").await;
     let target = env.client("cluster1").await;
     let clusters =
-        kube::Api::<fleetctl::api::ManagedCluster>::all(hub.clone()).list(&Default::default()).await.expect("list");
+        kube::Api::<fleetctl_api::ManagedCluster>::all(hub.clone()).list(&Default::default()).await.expect("list");
     assert_eq!(clusters.items.len(), 1);
     assert!(clusters.items[0].is_available());
     let deployments =

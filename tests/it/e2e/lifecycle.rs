@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use fleetctl::api::{AppliedManifestWork, Klusterlet, ManagedCluster, Manifest, ManifestWork};
 use fleetctl::lifecycle::LifecycleError;
 use fleetctl::lifecycle::detach::{DetachOptions, detach};
 use fleetctl::lifecycle::import::{ImportOptions, Imported, import};
 use fleetctl::lifecycle::upgrade::{UpgradeOptions, running_version, upgrade};
 use fleetctl::lifecycle::wait_for;
+use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, Manifest, ManifestWork};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
@@ -141,7 +141,7 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
         "the hub to see cluster1 leave",
         Duration::from_secs(5),
         |c: Option<&ManagedCluster>| {
-            c.is_some_and(|c| fleetctl::api::conditions::is_false(c.conditions(), "ManagedClusterConditionAvailable"))
+            c.is_some_and(|c| fleetctl_api::conditions::is_false(c.conditions(), "ManagedClusterConditionAvailable"))
         },
     )
     .await

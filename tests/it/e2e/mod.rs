@@ -17,11 +17,21 @@ pub struct DevUp {
     pub dir: tempfile::TempDir,
     /// The fleetctl binary that runs it.
     program: PathBuf,
+    /// What `dev up` said.
+    pub stderr: String,
 }
 
 impl DevUp {
+    /// An environment whose in-cluster roles run as `fleetctld` processes.
     pub fn start(clusters: usize) -> Self {
-        Self::start_with(Path::new(env!("CARGO_BIN_EXE_fleetctl")), clusters)
+        let fleetctl = Path::new(env!("CARGO_BIN_EXE_fleetctl"));
+        let fleetctld = fleetctl.with_file_name("fleetctld");
+        assert!(
+            fleetctld.is_file(),
+            "no {} beside fleetctl: run the tests from the workspace root (`cargo nextest run`), which builds it",
+            fleetctld.display()
+        );
+        Self::start_with(fleetctl, clusters)
     }
 
     /// An environment run by `program` (a fleetctl binary).
@@ -32,8 +42,13 @@ impl DevUp {
             .arg(dir.path())
             .output()
             .expect("dev up runs");
-        assert!(output.status.success(), "dev up failed: {}", String::from_utf8_lossy(&output.stderr));
-        Self { dir, program: program.to_path_buf() }
+        assert!(
+            output.status.success(),
+            "dev up failed: {}\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            logs(&dir.path().join("logs"))
+        );
+        Self { dir, program: program.to_path_buf(), stderr: String::from_utf8_lossy(&output.stderr).into_owned() }
     }
 
     pub fn kubeconfig(&self) -> PathBuf {
@@ -74,6 +89,24 @@ impl DevUp {
         }
         pids
     }
+}
+
+/// Every log under `dir`, for a failure message.
+fn logs(dir: &Path) -> String {
+    let mut text = String::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let body = std::fs::read_to_string(&path).unwrap_or_default();
+                text.push_str(&format!("--- {}\n{body}\n", path.display()));
+            }
+        }
+    }
+    text
 }
 
 impl Drop for DevUp {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use fleetctl::api::{ManagedCluster, ManifestWork};
+use fleetctl_api::{ManagedCluster, ManifestWork};
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
@@ -65,11 +65,11 @@ async fn a_detach_with_the_agent_present_removes_works_in_order_then_everything(
     hub.clusters().delete("c1", &DeleteParams::default()).await.expect("delete");
     let detaching = hub
         .wait_cluster("c1", |c| {
-            fleetctl::api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
+            fleetctl_api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
                 .is_some_and(|c| c.reason == "ManagedClusterDetaching")
         })
         .await;
-    assert!(fleetctl::api::conditions::find(detaching.conditions(), "Deleting").is_some());
+    assert!(fleetctl_api::conditions::find(detaching.conditions(), "Deleting").is_some());
     // The klusterlet work goes first; the CRD work stays until then.
     let works: Api<ManifestWork> = Api::namespaced(hub.cluster.client.clone(), "c1");
     let klusterlet = works.get_opt("c1-klusterlet").await.expect("get");
@@ -123,8 +123,8 @@ async fn a_silent_lease_turns_the_cluster_unknown() {
     .await;
     let started = std::time::Instant::now();
     let unknown =
-        hub.wait_cluster("c1", |c| fleetctl::api::conditions::has_status(c.conditions(), AVAILABLE, "Unknown")).await;
-    let condition = fleetctl::api::conditions::find(unknown.conditions(), AVAILABLE).expect("available");
+        hub.wait_cluster("c1", |c| fleetctl_api::conditions::has_status(c.conditions(), AVAILABLE, "Unknown")).await;
+    let condition = fleetctl_api::conditions::find(unknown.conditions(), AVAILABLE).expect("available");
     assert_eq!(condition.reason, "ManagedClusterLeaseUpdateStopped");
     assert_eq!(condition.message, "Registration agent stopped updating its lease.");
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use fleetctl::api::ManifestWork;
+use fleetctl_api::ManifestWork;
 use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -47,7 +47,7 @@ async fn the_import_secret_holds_the_crds_and_the_manifests_in_upstream_order() 
     assert_eq!((owner.kind.as_str(), owner.name.as_str(), owner.controller), ("ManagedCluster", "c1", Some(true)));
     let cluster = hub
         .wait_cluster("c1", |c| {
-            fleetctl::api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
+            fleetctl_api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
                 .is_some_and(|c| c.reason == "ManagedClusterWaitForImporting")
         })
         .await;
@@ -86,9 +86,9 @@ async fn the_bootstrap_token_may_ask_for_a_certificate_and_nothing_else() {
     assert!(!can(&bootstrap, "get", "cluster.open-cluster-management.io", "managedclusters", "", "c2").await);
     assert!(!can(&bootstrap, "get", "", "secrets", "c1", "c1-import").await);
     assert!(!can(&bootstrap, "update", "cluster.open-cluster-management.io", "managedclusters", "", "c1").await);
-    Api::<fleetctl::api::ManagedCluster>::all(bootstrap.clone()).get("c1").await.expect("reads its own cluster");
+    Api::<fleetctl_api::ManagedCluster>::all(bootstrap.clone()).get("c1").await.expect("reads its own cluster");
     assert!(
-        Api::<fleetctl::api::ManagedCluster>::all(bootstrap.clone()).get("c2").await.is_err(),
+        Api::<fleetctl_api::ManagedCluster>::all(bootstrap.clone()).get("c2").await.is_err(),
         "not another cluster"
     );
     assert!(Api::<Secret>::namespaced(bootstrap, "c1").list(&Default::default()).await.is_err(), "no secrets");
@@ -145,7 +145,7 @@ async fn a_desired_version_re_renders_the_import_secret() {
     hub.create_cluster("c1", true).await;
     let before = hub.import_secret("c1").await;
     assert!(before["import.yaml"].contains("quay.io/fleetctl/fleetctl:0.1.0"));
-    let annotate = json!({"metadata": {"annotations": {fleetctl::hub::import::VERSION_ANNOTATION: "0.2.0"}}});
+    let annotate = json!({"metadata": {"annotations": {fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION: "0.2.0"}}});
     hub.clusters().patch("c1", &PatchParams::default(), &Patch::Merge(annotate)).await.expect("annotate");
     let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
     let upgraded = kube::runtime::wait::await_condition(secrets, "c1-import", |s: Option<&Secret>| {

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use fleetctl::api::{ManagedCluster, crds};
-use fleetctl::hub::{HubConfig, controllers};
-use fleetctl::runner::metrics::Registry;
+use fleetctl_api::{ManagedCluster, crds};
+use fleetctl_hub::{HubConfig, controllers};
+use fleetctl_kube::runner::metrics::Registry;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};

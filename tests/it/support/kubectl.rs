@@ -73,7 +73,7 @@ impl DevServe {
             .args(["dev", "serve", "--port", "0", "--kubeconfig"])
             .arg(&kubeconfig)
             // The built-in controllers' failed steps too: what a stuck test needs to show.
-            .env("FLEETCTL_LOG", "info,fleetctl::devcluster::apiserver::controllers=debug")
+            .env("FLEETCTL_LOG", "info,fleetctl_devcluster::apiserver::controllers=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -1,0 +1,539 @@
+//! What the operator keeps on the managed cluster for a Klusterlet: the agent and addon
+//! namespaces, the agents' ServiceAccounts and RBAC, the registration and work agent
+//! Deployments, and the AppliedManifestWork CRD. Pure: a Klusterlet in, objects out.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::ResourceExt;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use fleetctl_api::Klusterlet;
+use fleetctl_api::names::{self, DEFAULT_REPOSITORY, REGISTRATION_DEPLOYMENT, VERSION, WORK_DEPLOYMENT};
+use fleetctl_api::operator::{InstallMode, ResourceQosClass};
+
+/// ServiceAccount of the registration agent.
+pub const REGISTRATION_SERVICE_ACCOUNT: &str = "klusterlet-registration-sa";
+/// ServiceAccount of the work agent.
+pub const WORK_SERVICE_ACCOUNT: &str = "klusterlet-work-sa";
+/// Name of the registration agent's ClusterRole, ClusterRoleBinding, Role and RoleBinding.
+pub const REGISTRATION_ROLE: &str = "open-cluster-management:klusterlet-registration";
+/// Name of the work agent's ClusterRole and ClusterRoleBinding.
+pub const WORK_ROLE: &str = "open-cluster-management:klusterlet-work";
+/// Label on everything the operator renders, naming the Klusterlet it belongs to; the
+/// controller maps Deployment events back to their Klusterlet through it.
+pub const LABEL_KLUSTERLET: &str = "fleetctl.io/klusterlet";
+/// The CRD the work agent records what it applied in.
+pub const APPLIED_MANIFEST_WORK_CRD: &str = "appliedmanifestworks.work.open-cluster-management.io";
+/// Annotation on the AppliedManifestWork CRD: a digest of the spec the operator applied,
+/// so an unchanged CRD is not applied again (see [`crd_is_current`]).
+pub const ANNOTATION_SPEC_HASH: &str = "fleetctl.io/spec-hash";
+/// Port of the agents' `/healthz` (the CLI's default address, set explicitly through the
+/// environment so the dev cluster's node simulator can move it).
+pub const AGENT_HEALTH_PORT: u16 = 8443;
+
+/// Why a Klusterlet cannot be rendered; reported as Applied=False.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The Klusterlet has no uid yet (it is the agent id).
+    #[error("the Klusterlet has no uid")]
+    NoUid,
+    /// `spec.clusterName` is empty.
+    #[error("spec.clusterName is empty; set it to the ManagedCluster name on the hub")]
+    NoClusterName,
+    /// A deploy mode other than Default.
+    #[error("deploy mode {0} is not supported; use Default")]
+    UnsupportedMode(String),
+    /// The AppliedManifestWork CRD is missing from the generated CRDs (a build defect).
+    #[error("the generated CRDs lack {APPLIED_MANIFEST_WORK_CRD}")]
+    NoCrd,
+    /// A rendered object does not fit its type (a defect in this module).
+    #[error("rendering {what}")]
+    Invalid {
+        /// The object.
+        what: String,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Everything the operator applies for one Klusterlet, in the order it applies it.
+#[derive(Debug, Clone)]
+pub struct Desired {
+    /// The AppliedManifestWork CRD (first: the work agent needs it to start).
+    pub crd: CustomResourceDefinition,
+    /// The agent namespace and the addon namespace.
+    pub namespaces: Vec<Namespace>,
+    /// The agents' ServiceAccounts.
+    pub service_accounts: Vec<ServiceAccount>,
+    /// Cluster-wide rules of both agents.
+    pub cluster_roles: Vec<ClusterRole>,
+    /// Bindings of the cluster-wide rules.
+    pub cluster_role_bindings: Vec<ClusterRoleBinding>,
+    /// The registration agent's rules in the agent namespace.
+    pub roles: Vec<Role>,
+    /// Bindings of the namespaced rules.
+    pub role_bindings: Vec<RoleBinding>,
+    /// The registration and work agents (last: they need everything above).
+    pub deployments: Vec<Deployment>,
+}
+
+/// The addon namespace of an agent namespace: `<namespace>-addon`.
+pub fn addon_namespace(agent_namespace: &str) -> String {
+    format!("{agent_namespace}-addon")
+}
+
+/// The image of one agent: its own pull spec, else the Klusterlet's `imagePullSpec`, else
+/// this build's fleetctl image.
+fn image(own: &str, klusterlet: &Klusterlet) -> String {
+    [own, klusterlet.spec.image_pull_spec.as_str()]
+        .into_iter()
+        .find(|i| !i.is_empty())
+        .map_or_else(|| names::image(DEFAULT_REPOSITORY, VERSION), str::to_owned)
+}
+
+/// Renders the desired objects of a Klusterlet.
+pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
+    let uid = klusterlet.uid().ok_or(RenderError::NoUid)?;
+    if klusterlet.spec.cluster_name.is_empty() {
+        return Err(RenderError::NoClusterName);
+    }
+    let mode = &klusterlet.spec.deploy_option.mode;
+    if *mode != InstallMode::Default {
+        return Err(RenderError::UnsupportedMode(mode.to_string()));
+    }
+    let name = klusterlet.name_any();
+    let namespace = klusterlet.spec.agent_namespace();
+    let labels = json!({LABEL_KLUSTERLET: name});
+    let meta = |object_name: &str| json!({"name": object_name, "labels": labels});
+    let namespaced = |object_name: &str| json!({"name": object_name, "namespace": namespace, "labels": labels});
+    let rbac = "rbac.authorization.k8s.io/v1";
+    let role_ref =
+        |kind: &str, role: &str| json!({"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role});
+    let subject = |account: &str| json!([{"kind": "ServiceAccount", "name": account, "namespace": namespace}]);
+
+    let mut crd = fleetctl_api::crds::managed()
+        .into_iter()
+        .find(|c| c.metadata.name.as_deref() == Some(APPLIED_MANIFEST_WORK_CRD))
+        .ok_or(RenderError::NoCrd)?;
+    let spec = serde_json::to_vec(&crd.spec)
+        .map_err(|source| RenderError::Invalid { what: APPLIED_MANIFEST_WORK_CRD.into(), source })?;
+    let digest = Sha256::digest(&spec).iter().map(|b| format!("{b:02x}")).collect::<String>();
+    crd.metadata.annotations = Some([(ANNOTATION_SPEC_HASH.to_owned(), digest)].into());
+
+    let namespaces = [namespace.to_owned(), addon_namespace(namespace)]
+        .iter()
+        .map(|ns| {
+            typed(&format!("namespace {ns}"), json!({"apiVersion": "v1", "kind": "Namespace", "metadata": meta(ns)}))
+        })
+        .collect::<Result<_, _>>()?;
+    let service_accounts = [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]
+        .iter()
+        .map(|sa| {
+            typed(
+                &format!("service account {sa}"),
+                json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": namespaced(sa)}),
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    let cluster_roles = vec![
+        typed(
+            "the registration agent's cluster role",
+            json!({"apiVersion": rbac, "kind": "ClusterRole", "metadata": meta(REGISTRATION_ROLE),
+                   "rules": registration_cluster_rules(&name)}),
+        )?,
+        typed(
+            "the work agent's cluster role",
+            json!({"apiVersion": rbac, "kind": "ClusterRole", "metadata": meta(WORK_ROLE),
+                   "rules": work_cluster_rules()}),
+        )?,
+    ];
+    let cluster_role_bindings = vec![
+        typed(
+            "the registration agent's cluster role binding",
+            json!({"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": meta(REGISTRATION_ROLE),
+                   "roleRef": role_ref("ClusterRole", REGISTRATION_ROLE),
+                   "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
+        )?,
+        typed(
+            "the work agent's cluster role binding",
+            json!({"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": meta(WORK_ROLE),
+                   "roleRef": role_ref("ClusterRole", WORK_ROLE), "subjects": subject(WORK_SERVICE_ACCOUNT)}),
+        )?,
+    ];
+    let addon_ns = addon_namespace(namespace);
+    let in_addon_ns = |object_name: &str| json!({"name": object_name, "namespace": addon_ns, "labels": labels});
+    let roles = vec![
+        typed(
+            "the registration agent's role",
+            json!({"apiVersion": rbac, "kind": "Role", "metadata": namespaced(REGISTRATION_ROLE),
+                   "rules": registration_namespace_rules()}),
+        )?,
+        typed(
+            "the registration agent's addon role",
+            json!({"apiVersion": rbac, "kind": "Role", "metadata": in_addon_ns(REGISTRATION_ROLE),
+                   "rules": registration_addon_rules()}),
+        )?,
+    ];
+    let role_bindings = vec![
+        typed(
+            "the registration agent's role binding",
+            json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": namespaced(REGISTRATION_ROLE),
+                   "roleRef": role_ref("Role", REGISTRATION_ROLE), "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
+        )?,
+        typed(
+            "the registration agent's addon role binding",
+            json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": in_addon_ns(REGISTRATION_ROLE),
+                   "roleRef": role_ref("Role", REGISTRATION_ROLE), "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
+        )?,
+    ];
+    let agent_args =
+        |role: &str| json!(["agent", role, "--cluster-name", klusterlet.spec.cluster_name, "--agent-id", uid]);
+    let deployments = vec![
+        deployment(
+            klusterlet,
+            AgentDeployment {
+                name: REGISTRATION_DEPLOYMENT,
+                container: "registration-controller",
+                service_account: REGISTRATION_SERVICE_ACCOUNT,
+                image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
+                args: agent_args("registration"),
+            },
+        )?,
+        deployment(
+            klusterlet,
+            AgentDeployment {
+                name: WORK_DEPLOYMENT,
+                container: "klusterlet-manifestwork-agent",
+                service_account: WORK_SERVICE_ACCOUNT,
+                image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
+                args: agent_args("work"),
+            },
+        )?,
+    ];
+    Ok(Desired {
+        crd,
+        namespaces,
+        service_accounts,
+        cluster_roles,
+        cluster_role_bindings,
+        roles,
+        role_bindings,
+        deployments,
+    })
+}
+
+/// Whether the live CRD carries the spec the operator would apply. Re-applying an
+/// unchanged CRD is not free: the schema is large, and some API servers (the dev cluster)
+/// re-stamp a CRD's conditions on every write to it.
+pub fn crd_is_current(live: &CustomResourceDefinition, desired: &CustomResourceDefinition) -> bool {
+    let hash = |crd: &CustomResourceDefinition| crd.annotations().get(ANNOTATION_SPEC_HASH).cloned();
+    hash(desired).is_some() && hash(live) == hash(desired)
+}
+
+/// Converts rendered JSON into its API type.
+fn typed<T: DeserializeOwned>(what: &str, value: Value) -> Result<T, RenderError> {
+    serde_json::from_value(value).map_err(|source| RenderError::Invalid { what: what.to_owned(), source })
+}
+
+/// The registration agent's cluster-wide rules: its own Klusterlet (it sets the
+/// hub-notified annotation and may report status), nodes for the cluster's capacity, and
+/// access reviews to learn what it may do.
+fn registration_cluster_rules(klusterlet: &str) -> Value {
+    json!([
+        // list/watch cannot be confined to one name without a field selector, and the agent
+        // watches its Klusterlet; the write verbs are confined to it.
+        {"apiGroups": ["operator.open-cluster-management.io"], "resources": ["klusterlets"],
+         "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["operator.open-cluster-management.io"], "resources": ["klusterlets", "klusterlets/status"],
+         "resourceNames": [klusterlet], "verbs": ["update", "patch"]},
+        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["list", "watch"]},
+        {"apiGroups": ["authorization.k8s.io"], "resources": ["selfsubjectaccessreviews"], "verbs": ["create"]},
+    ])
+}
+
+/// The registration agent's rules in the agent namespace: its hub credentials, its own
+/// Deployment (it reports the image it runs as the klusterlet version) and leases.
+fn registration_namespace_rules() -> Value {
+    json!([
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list", "watch", "create", "update", "patch"]},
+        {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get"]},
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+         "verbs": ["get", "list", "watch", "create", "update", "patch"]},
+    ])
+}
+
+/// The registration agent's rules in the addon namespace: it reads the addons' leases and
+/// status ConfigMaps to relay them to the hub (`crate::registration::addons`).
+fn registration_addon_rules() -> Value {
+    json!([
+        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]},
+    ])
+}
+
+/// The work agent applies whatever manifests the hub sends, so it may do anything; its
+/// AppliedManifestWork records (with their finalizers and status) are named for clarity.
+fn work_cluster_rules() -> Value {
+    json!([
+        {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
+        {"apiGroups": ["work.open-cluster-management.io"],
+         "resources": ["appliedmanifestworks", "appliedmanifestworks/finalizers", "appliedmanifestworks/status"],
+         "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
+    ])
+}
+
+/// What differs between the two agent Deployments.
+struct AgentDeployment {
+    name: &'static str,
+    container: &'static str,
+    service_account: &'static str,
+    image: String,
+    args: Value,
+}
+
+/// The container resources: the agents' small default requests unless the Klusterlet asks
+/// for none (BestEffort) or for its own.
+fn resources(klusterlet: &Klusterlet) -> Value {
+    let default = json!({"requests": {"cpu": "2m", "memory": "16Mi"}});
+    let Some(requirement) = &klusterlet.spec.resource_requirement else { return default };
+    match requirement.type_ {
+        ResourceQosClass::BestEffort => json!({}),
+        ResourceQosClass::ResourceRequirement => {
+            requirement.resource_requirements.as_ref().and_then(|r| serde_json::to_value(r).ok()).unwrap_or(default)
+        }
+        ResourceQosClass::Default | ResourceQosClass::Other(_) => default,
+    }
+}
+
+fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Result<Deployment, RenderError> {
+    let namespace = klusterlet.spec.agent_namespace();
+    let probe = json!({
+        "httpGet": {"path": "/healthz", "port": AGENT_HEALTH_PORT},
+        "initialDelaySeconds": 2,
+        "periodSeconds": 10,
+    });
+    let mut pod_spec = json!({
+        "serviceAccountName": agent.service_account,
+        "containers": [{
+            "name": agent.container,
+            "image": agent.image,
+            "args": agent.args,
+            "env": [
+                {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+                {"name": "FLEETCTL_HEALTH_ADDR", "value": format!("0.0.0.0:{AGENT_HEALTH_PORT}")},
+            ],
+            "ports": [{"name": "health", "containerPort": AGENT_HEALTH_PORT}],
+            "livenessProbe": probe,
+            "readinessProbe": probe,
+            "resources": resources(klusterlet),
+            "securityContext": {"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "runAsNonRoot": true,
+                                "capabilities": {"drop": ["ALL"]}},
+        }],
+    });
+    let placement = &klusterlet.spec.node_placement;
+    if !placement.node_selector.is_empty() {
+        pod_spec["nodeSelector"] = json!(placement.node_selector);
+    }
+    if !placement.tolerations.is_empty() {
+        pod_spec["tolerations"] = serde_json::to_value(&placement.tolerations)
+            .map_err(|source| RenderError::Invalid { what: "the tolerations".into(), source })?;
+    }
+    if !klusterlet.spec.priority_class_name.is_empty() {
+        pod_spec["priorityClassName"] = json!(klusterlet.spec.priority_class_name);
+    }
+    if let Some(alias) = &klusterlet.spec.hub_api_server_host_alias {
+        pod_spec["hostAliases"] = json!([{"ip": alias.ip, "hostnames": [alias.hostname]}]);
+    }
+    typed(
+        &format!("deployment {}", agent.name),
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": agent.name, "namespace": namespace,
+                         "labels": {"app": agent.name, LABEL_KLUSTERLET: klusterlet.name_any()}},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app": agent.name}},
+                "template": {"metadata": {"labels": {"app": agent.name}}, "spec": pod_spec},
+            },
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::Container;
+
+    use super::*;
+    use fleetctl_api::KlusterletSpec;
+
+    fn klusterlet() -> Klusterlet {
+        let mut k = Klusterlet::new(
+            "klusterlet",
+            KlusterletSpec {
+                cluster_name: "c1".into(),
+                registration_image_pull_spec: "quay.io/fleetctl/fleetctl:0.1.0".into(),
+                work_image_pull_spec: "quay.io/fleetctl/fleetctl:0.1.1".into(),
+                image_pull_spec: "quay.io/fleetctl/fleetctl:0.0.9".into(),
+                ..KlusterletSpec::default()
+            },
+        );
+        k.metadata.uid = Some("uid-1".into());
+        k
+    }
+
+    fn container(d: &Deployment) -> &Container {
+        &d.spec.as_ref().unwrap().template.spec.as_ref().unwrap().containers[0]
+    }
+
+    #[test]
+    fn the_agents_run_fleetctl_with_the_cluster_name_and_the_klusterlet_uid() {
+        let desired = render(&klusterlet()).unwrap();
+        let [registration, work] = &desired.deployments[..] else { panic!("two deployments") };
+        assert_eq!(registration.metadata.name.as_deref(), Some(REGISTRATION_DEPLOYMENT));
+        assert_eq!(registration.metadata.namespace.as_deref(), Some("open-cluster-management-agent"));
+        let args = container(registration).args.clone().unwrap();
+        assert_eq!(args, ["agent", "registration", "--cluster-name", "c1", "--agent-id", "uid-1"]);
+        assert_eq!(container(registration).image.as_deref(), Some("quay.io/fleetctl/fleetctl:0.1.0"));
+        assert_eq!(work.metadata.name.as_deref(), Some(WORK_DEPLOYMENT));
+        assert_eq!(
+            container(work).args.clone().unwrap(),
+            ["agent", "work", "--cluster-name", "c1", "--agent-id", "uid-1"]
+        );
+        assert_eq!(container(work).image.as_deref(), Some("quay.io/fleetctl/fleetctl:0.1.1"));
+        let pod = registration.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+        assert_eq!(pod.service_account_name.as_deref(), Some(REGISTRATION_SERVICE_ACCOUNT));
+        let env = container(registration).env.clone().unwrap();
+        let pod_namespace = env.iter().find(|e| e.name == "POD_NAMESPACE").unwrap();
+        let field = pod_namespace.value_from.as_ref().unwrap().field_ref.as_ref().unwrap();
+        assert_eq!(field.field_path, "metadata.namespace");
+        assert_eq!(registration.labels().get("app").map(String::as_str), Some(REGISTRATION_DEPLOYMENT));
+        assert_eq!(registration.labels().get(LABEL_KLUSTERLET).map(String::as_str), Some("klusterlet"));
+    }
+
+    #[test]
+    fn images_fall_back_to_the_klusterlet_image_then_to_this_build() {
+        let mut k = klusterlet();
+        k.spec.work_image_pull_spec.clear();
+        assert_eq!(
+            container(&render(&k).unwrap().deployments[1]).image.as_deref(),
+            Some("quay.io/fleetctl/fleetctl:0.0.9")
+        );
+        k.spec.image_pull_spec.clear();
+        let fallback = names::image(DEFAULT_REPOSITORY, VERSION);
+        assert_eq!(container(&render(&k).unwrap().deployments[1]).image.as_deref(), Some(fallback.as_str()));
+    }
+
+    #[test]
+    fn a_custom_namespace_moves_everything_namespaced_and_names_the_addon_namespace() {
+        let mut k = klusterlet();
+        k.spec.namespace = "open-cluster-management-other".into();
+        let desired = render(&k).unwrap();
+        let names: Vec<_> = desired.namespaces.iter().map(ResourceExt::name_any).collect();
+        assert_eq!(names, ["open-cluster-management-other", "open-cluster-management-other-addon"]);
+        assert!(desired.deployments.iter().all(|d| d.namespace().as_deref() == Some("open-cluster-management-other")));
+        assert!(
+            desired.service_accounts.iter().all(|s| s.namespace().as_deref() == Some("open-cluster-management-other"))
+        );
+        let subject = &desired.cluster_role_bindings[0].subjects.as_ref().unwrap()[0];
+        assert_eq!(subject.namespace.as_deref(), Some("open-cluster-management-other"));
+    }
+
+    #[test]
+    fn the_default_namespaces_are_the_agent_and_addon_namespaces() {
+        let desired = render(&klusterlet()).unwrap();
+        let names: Vec<_> = desired.namespaces.iter().map(ResourceExt::name_any).collect();
+        assert_eq!(names, ["open-cluster-management-agent", "open-cluster-management-agent-addon"]);
+        let accounts: Vec<_> = desired.service_accounts.iter().map(ResourceExt::name_any).collect();
+        assert_eq!(accounts, [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]);
+        assert_eq!(desired.crd.metadata.name.as_deref(), Some(APPLIED_MANIFEST_WORK_CRD));
+    }
+
+    #[test]
+    fn the_registration_agent_gets_only_what_it_needs() {
+        let desired = render(&klusterlet()).unwrap();
+        let namespaced = desired.roles[0].rules.clone().unwrap();
+        let secrets = namespaced.iter().find(|r| r.resources.as_ref().unwrap().contains(&"secrets".into())).unwrap();
+        assert_eq!(secrets.verbs, ["get", "list", "watch", "create", "update", "patch"]);
+        let deployments =
+            namespaced.iter().find(|r| r.resources.as_ref().unwrap().contains(&"deployments".into())).unwrap();
+        assert_eq!(deployments.verbs, ["get"]);
+        let cluster = desired.cluster_roles[0].rules.clone().unwrap();
+        assert!(cluster.iter().all(|r| !r.verbs.contains(&"*".into())), "no wildcard verbs");
+        let writes = cluster.iter().find(|r| r.verbs.contains(&"patch".into())).unwrap();
+        assert_eq!(writes.resource_names.clone().unwrap(), ["klusterlet"]);
+        assert_eq!(writes.resources.clone().unwrap(), ["klusterlets", "klusterlets/status"]);
+        let binding = &desired.role_bindings[0];
+        assert_eq!(binding.subjects.as_ref().unwrap()[0].name, REGISTRATION_SERVICE_ACCOUNT);
+        assert_eq!(binding.role_ref.kind, "Role");
+    }
+
+    #[test]
+    fn the_work_agent_may_apply_anything() {
+        let desired = render(&klusterlet()).unwrap();
+        let role = &desired.cluster_roles[1];
+        assert_eq!(role.name_any(), WORK_ROLE);
+        let rules = role.rules.clone().unwrap();
+        assert_eq!(rules[0].verbs, ["*"]);
+        assert_eq!(rules[0].resources.clone().unwrap(), ["*"]);
+        assert!(rules[1].resources.clone().unwrap().contains(&"appliedmanifestworks/finalizers".into()));
+        let binding = &desired.cluster_role_bindings[1];
+        assert_eq!(binding.role_ref.name, WORK_ROLE);
+        assert_eq!(binding.subjects.as_ref().unwrap()[0].name, WORK_SERVICE_ACCOUNT);
+    }
+
+    #[test]
+    fn placement_priority_and_resources_reach_the_pods() {
+        let mut k = klusterlet();
+        k.spec.node_placement.node_selector.insert("role".into(), "infra".into());
+        k.spec.priority_class_name = "klusterlet-critical".into();
+        k.spec.resource_requirement = Some(fleetctl_api::operator::ResourceRequirement {
+            type_: ResourceQosClass::BestEffort,
+            resource_requirements: None,
+        });
+        let desired = render(&k).unwrap();
+        let pod = desired.deployments[0].spec.as_ref().unwrap().template.spec.clone().unwrap();
+        assert_eq!(pod.node_selector.unwrap()["role"], "infra");
+        assert_eq!(pod.priority_class_name.as_deref(), Some("klusterlet-critical"));
+        assert_eq!(pod.containers[0].resources.clone().unwrap_or_default(), Default::default());
+        let default = container(&render(&klusterlet()).unwrap().deployments[0]).resources.clone().unwrap();
+        assert!(default.requests.unwrap().contains_key("cpu"));
+    }
+
+    #[test]
+    fn what_cannot_be_deployed_is_refused() {
+        let mut no_name = klusterlet();
+        no_name.spec.cluster_name.clear();
+        assert!(matches!(render(&no_name), Err(RenderError::NoClusterName)));
+        let mut no_uid = klusterlet();
+        no_uid.metadata.uid = None;
+        assert!(matches!(render(&no_uid), Err(RenderError::NoUid)));
+        let mut hosted = klusterlet();
+        hosted.spec.deploy_option.mode = InstallMode::Hosted;
+        assert!(matches!(render(&hosted), Err(RenderError::UnsupportedMode(m)) if m == "Hosted"));
+    }
+
+    #[test]
+    fn the_crd_is_current_only_with_the_same_spec_digest() {
+        let desired = render(&klusterlet()).unwrap().crd;
+        assert_eq!(desired.annotations()[ANNOTATION_SPEC_HASH].len(), 64);
+        assert!(crd_is_current(&desired.clone(), &desired));
+        let mut stale = desired.clone();
+        stale.annotations_mut().insert(ANNOTATION_SPEC_HASH.into(), "old".into());
+        assert!(!crd_is_current(&stale, &desired));
+        let mut unmarked = desired.clone();
+        unmarked.metadata.annotations = None;
+        assert!(!crd_is_current(&unmarked, &desired));
+    }
+
+    #[test]
+    fn rendering_is_stable() {
+        let a = serde_json::to_value(render(&klusterlet()).unwrap().deployments).unwrap();
+        let b = serde_json::to_value(render(&klusterlet()).unwrap().deployments).unwrap();
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,188 @@
+//! The work agent (`fleetctld agent work`): applies the ManifestWorks of its cluster's
+//! namespace on the hub to the managed cluster, and reports back.
+//!
+//! - The hub client comes from `hub-kubeconfig-secret` (read through the API). The agent
+//!   waits for the secret, and when its resourceVersion moves (a rotated certificate)
+//!   it builds a new client and restarts the controller, which reconciles every work
+//!   once — writing nothing for works that did not change.
+//! - Per work: the finalizer `cluster.open-cluster-management.io/manifest-work-cleanup`
+//!   goes on the hub work before anything is applied; the AppliedManifestWork
+//!   `<hub hash>-<work>` (finalizer `…/applied-manifest-work-cleanup`) records every
+//!   resource applied, with its uid; manifests are server-side applied in order through
+//!   discovery as field manager `work-agent`; resources the work no longer lists are
+//!   deleted; the status (Applied, Available, Degraded and per-manifest conditions) is
+//!   written only when it changed.
+//! - A deleted work removes its resources as `deleteOption` says — Foreground (the
+//!   default: all, waiting until they are gone), Orphan (none) or SelectivelyOrphan (all
+//!   but the listed ones) — then its AppliedManifestWork, then its hub finalizer.
+//!
+//! Left to later: status feedback and condition rules, executors, `ignoreFields`,
+//! `ttlSecondsAfterFinished`, and the eviction of AppliedManifestWorks whose work is gone
+//! from the hub (upstream waits an hour, then deletes their resources).
+
+mod apply;
+mod cleanup;
+mod controller;
+mod status;
+
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::Api;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use kube::{Client, ResourceExt};
+
+pub use apply::ManifestError;
+
+use super::AgentOptions;
+use super::hub::{self, HubConnection};
+use fleetctl_api::names::HUB_KUBECONFIG_SECRET;
+use fleetctl_api::work::hub_hash;
+use fleetctl_kube::ConfigError;
+use fleetctl_kube::runner::health::{self, Health, HealthError};
+use fleetctl_kube::runner::metrics::Registry;
+use fleetctl_kube::runner::shutdown_signal;
+
+/// The name the controller's metrics go by.
+pub const CONTROLLER: &str = "work";
+
+/// Why the agent could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkError {
+    /// No client for the managed cluster could be made.
+    #[error("connecting to the managed cluster")]
+    Config(#[from] ConfigError),
+    /// The health endpoint could not start.
+    #[error("starting the health endpoint")]
+    Health(#[from] HealthError),
+}
+
+/// Why one reconcile of a work failed (it is retried).
+#[derive(Debug, thiserror::Error)]
+pub enum ReconcileError {
+    /// A Kubernetes API call failed.
+    #[error("{action}")]
+    Kube {
+        /// What was being done, in lower case.
+        action: String,
+        /// The cause.
+        #[source]
+        source: kube::Error,
+    },
+    /// Watching for something to happen failed.
+    #[error("waiting for the {what}")]
+    Wait {
+        /// What was awaited.
+        what: String,
+        /// The cause.
+        #[source]
+        source: kube::runtime::wait::Error,
+    },
+}
+
+/// Runs the agent until SIGINT or SIGTERM.
+pub async fn run(options: AgentOptions) -> Result<(), WorkError> {
+    let (local, _) = fleetctl_kube::client(&options.local).await?;
+    let health_state = Health::default();
+    let (bound, _health) = health::serve(options.health, health_state.clone()).await?;
+    health_state.set_ready(true);
+    tracing::info!(health = %bound, cluster = %options.cluster, "work agent starting");
+    tokio::select! {
+        () = agent(local, options.cluster, options.agent_id, options.namespace, health_state.metrics.clone()) => {}
+        () = shutdown_signal() => tracing::info!("stopping"),
+    }
+    Ok(())
+}
+
+/// The running controller and the secret version its hub client came from.
+struct Running {
+    secret_version: String,
+    controller: Pin<Box<dyn Future<Output = ()> + Send>>,
+}
+
+/// What woke the agent loop.
+enum Wake {
+    Secret(Box<Option<Result<Event<Secret>, watcher::Error>>>),
+    ControllerStopped,
+}
+
+/// The agent, on the managed cluster `local`, for `cluster` on the hub: watches the hub
+/// kubeconfig secret in `namespace` and runs the work controller with a client made
+/// from it — restarted when the secret changes, stopped while it is missing. Runs until
+/// dropped; counts reconciles in `metrics` under [`CONTROLLER`].
+pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: String, metrics: Registry) {
+    let secrets: Api<Secret> = Api::namespaced(local.clone(), &namespace);
+    let only_ours = watcher::Config::default().fields(&format!("metadata.name={HUB_KUBECONFIG_SECRET}"));
+    let mut events = pin!(watcher::watcher(secrets, only_ours).default_backoff());
+    let mut running: Option<Running> = None;
+    loop {
+        let wake = {
+            let controller = async {
+                match running.as_mut() {
+                    Some(running) => running.controller.as_mut().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                event = events.next() => Wake::Secret(Box::new(event)),
+                () = controller => Wake::ControllerStopped,
+            }
+        };
+        let event = match wake {
+            Wake::Secret(event) => *event,
+            Wake::ControllerStopped => {
+                // Its watches never end; if it does stop, the next secret event restarts it.
+                tracing::warn!("the work controller stopped");
+                running = None;
+                continue;
+            }
+        };
+        let secret = match event {
+            // The watcher retries by itself; a stream that ends leaves nothing to watch.
+            None => return,
+            Some(Err(error)) => {
+                tracing::debug!(%error, "watching the hub kubeconfig secret failed; the watch restarts");
+                continue;
+            }
+            Some(Ok(Event::Init | Event::InitDone)) => continue,
+            Some(Ok(Event::Delete(_))) => {
+                if running.take().is_some() {
+                    tracing::info!("the hub kubeconfig secret is gone; waiting for a new one");
+                }
+                continue;
+            }
+            Some(Ok(Event::Apply(secret) | Event::InitApply(secret))) => secret,
+        };
+        let version = secret.resource_version().unwrap_or_default();
+        if running.as_ref().is_some_and(|r| r.secret_version == version) {
+            continue;
+        }
+        match hub::connect(&local, &namespace, HUB_KUBECONFIG_SECRET).await {
+            Ok(Some(connection)) => {
+                tracing::info!(hub = %connection.server, %cluster, "connected to the hub; starting the controller");
+                running = Some(start(connection, &local, &cluster, &agent_id, &metrics));
+            }
+            Ok(None) => running = None,
+            // A broken secret is reported and the controller (if any) keeps its old
+            // client: the next change of the secret is tried again.
+            Err(error) => tracing::warn!(error = %format!("{error:#}"), "cannot use the hub kubeconfig secret"),
+        }
+    }
+}
+
+fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &str, metrics: &Registry) -> Running {
+    let ctx = Arc::new(controller::Context {
+        hub: connection.client,
+        local: local.clone(),
+        cluster: cluster.to_owned(),
+        agent_id: agent_id.to_owned(),
+        hub_hash: hub_hash(&connection.server),
+        kinds: apply::Kinds::default(),
+        metrics: metrics.controller(CONTROLLER),
+    });
+    Running { secret_version: connection.secret_version, controller: Box::pin(controller::run(ctx)) }
+}

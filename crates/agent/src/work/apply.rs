@@ -1,0 +1,640 @@
+//! Applying the manifests of a work on the managed cluster, one by one: each object's
+//! resource is found through discovery (remembered across reconciles), the object is
+//! server-side applied as the work's update strategy says, and what happened is kept per
+//! manifest — its identity, whether it applied, whether it exists, and how the
+//! AppliedManifestWork should track it.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+use kube::core::GroupVersion;
+use kube::discovery::{self, Scope};
+use kube::runtime::wait::{await_condition, conditions as wait_conditions};
+use kube::{Client, ResourceExt};
+use parking_lot::Mutex;
+use serde_json::Value;
+
+use fleetctl_api::ManifestWork;
+use fleetctl_api::work::{
+    AppliedManifestResourceMeta, DEFAULT_FIELD_MANAGER, ManifestConfigOption, ManifestResourceMeta, ResourceIdentifier,
+    UpdateStrategyType,
+};
+
+/// How long a CRD of a work may take to become Established before the objects of its
+/// kind that follow it in the same work fail (and are retried).
+const CRD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why one manifest could not be applied. The messages end up in the work's status, so
+/// they hold nothing that changes from one attempt to the next: a retry that fails the
+/// same way writes nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// The manifest lacks what every object needs.
+    #[error("{0} is missing: every manifest needs apiVersion, kind and metadata.name")]
+    Incomplete(&'static str),
+    /// The managed cluster does not serve the manifest's kind.
+    #[error("the cluster does not serve kind {kind} in {api_version}")]
+    UnknownKind {
+        /// The manifest's apiVersion.
+        api_version: String,
+        /// The manifest's kind.
+        kind: String,
+    },
+    /// Discovery of the manifest's group version failed.
+    #[error("discovery of {api_version} failed: {source}")]
+    Discovery {
+        /// The group version.
+        api_version: String,
+        /// Why.
+        #[source]
+        source: kube::Error,
+    },
+    /// The API server refused the object.
+    #[error("{}", .0.message)]
+    Rejected(Box<kube::core::Status>),
+    /// The request failed without an answer from the API server.
+    #[error("request failed: {0}")]
+    Request(#[source] kube::Error),
+    /// A CRD of the work did not become Established in time.
+    #[error("CRD {0} is not Established yet")]
+    CrdNotEstablished(String),
+}
+
+impl From<kube::Error> for ManifestError {
+    fn from(error: kube::Error) -> Self {
+        match error {
+            kube::Error::Api(status) => Self::Rejected(status),
+            other => Self::Request(other),
+        }
+    }
+}
+
+/// Whether a manifest's object is on the managed cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Availability {
+    /// It exists.
+    Available,
+    /// It does not exist.
+    NotAvailable,
+    /// It could not be looked up (the reason and message say why).
+    Unknown {
+        /// Upstream's reason.
+        reason: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// How the AppliedManifestWork tracks a manifest's object after this pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tracking {
+    /// The agent applied (or created) it: record it with its uid.
+    Owned(AppliedManifestResourceMeta),
+    /// Applying failed, but the object is still the work's: keep any record of it.
+    Keep(Identity),
+    /// The kind could not be resolved, so only group and name are known: keep any record
+    /// that matches them, rather than delete what may still be wanted.
+    KeepLoose {
+        /// API group.
+        group: String,
+        /// Object name.
+        name: String,
+    },
+    /// The work only reads it (ReadOnly): drop any record without deleting the object.
+    Release(Identity),
+}
+
+/// One object as the AppliedManifestWork identifies it (the version left out: the same
+/// object is served in every version of its resource).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Identity {
+    /// API group.
+    pub group: String,
+    /// Resource (plural).
+    pub resource: String,
+    /// Namespace, empty for cluster-scoped objects.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl Identity {
+    /// The identity of a recorded resource.
+    pub fn of(meta: &AppliedManifestResourceMeta) -> Self {
+        Self {
+            group: meta.group.clone(),
+            resource: meta.resource.clone(),
+            namespace: meta.namespace.clone(),
+            name: meta.name.clone(),
+        }
+    }
+}
+
+/// What happened to one manifest.
+#[derive(Debug)]
+pub struct ManifestOutcome {
+    /// Which manifest (what could be resolved of it).
+    pub meta: ManifestResourceMeta,
+    /// Whether it was applied.
+    pub applied: Result<(), ManifestError>,
+    /// Whether its object exists.
+    pub availability: Availability,
+    /// How to track it.
+    pub tracking: Tracking,
+}
+
+/// The resources the managed cluster serves, per group version, learned through
+/// discovery and shared by every reconcile (so a steady-state pass asks nothing).
+#[derive(Default)]
+pub struct Kinds(Mutex<HashMap<GroupVersion, Vec<(ApiResource, Scope)>>>);
+
+impl Kinds {
+    fn lookup(&self, gvk: &GroupVersionKind) -> Option<(ApiResource, Scope)> {
+        let known = self.0.lock();
+        let resources = known.get(&GroupVersion::gv(&gvk.group, &gvk.version))?;
+        resources.iter().find(|(resource, _)| resource.kind == gvk.kind).cloned()
+    }
+
+    fn store(&self, gv: GroupVersion, resources: Vec<(ApiResource, Scope)>) {
+        self.0.lock().insert(gv, resources);
+    }
+
+    /// Forgets a group version, so the next lookup asks the server again (its kinds
+    /// may have gone with a deleted CRD).
+    fn forget(&self, gvk: &GroupVersionKind) {
+        self.0.lock().remove(&GroupVersion::gv(&gvk.group, &gvk.version));
+    }
+
+    /// Records the kinds an Established CRD serves, so objects of them resolve even
+    /// before the server's discovery documents catch up with the new CRD.
+    fn learn(&self, crd: &CustomResourceDefinition) {
+        let spec = &crd.spec;
+        let scope = if spec.scope == "Cluster" { Scope::Cluster } else { Scope::Namespaced };
+        let mut known = self.0.lock();
+        for version in spec.versions.iter().filter(|version| version.served) {
+            let gvk = GroupVersionKind::gvk(&spec.group, &version.name, &spec.names.kind);
+            let resource = ApiResource::from_gvk_with_plural(&gvk, &spec.names.plural);
+            let resources = known.entry(GroupVersion::gv(&spec.group, &version.name)).or_default();
+            resources.retain(|(existing, _)| existing.kind != resource.kind);
+            resources.push((resource, scope.clone()));
+        }
+    }
+}
+
+/// A manifest resolved to the object it is.
+struct Resolved {
+    resource: ApiResource,
+    namespace: Option<String>,
+    name: String,
+}
+
+impl Resolved {
+    fn api(&self, client: &Client) -> Api<DynamicObject> {
+        match &self.namespace {
+            Some(namespace) => Api::namespaced_with(client.clone(), namespace, &self.resource),
+            None => Api::all_with(client.clone(), &self.resource),
+        }
+    }
+
+    fn identity(&self) -> Identity {
+        Identity {
+            group: self.resource.group.clone(),
+            resource: self.resource.plural.clone(),
+            namespace: self.namespace.clone().unwrap_or_default(),
+            name: self.name.clone(),
+        }
+    }
+
+    fn record(&self, uid: String) -> AppliedManifestResourceMeta {
+        let identity = self.identity();
+        AppliedManifestResourceMeta {
+            group: identity.group,
+            version: self.resource.version.clone(),
+            resource: identity.resource,
+            namespace: identity.namespace,
+            name: identity.name,
+            uid,
+        }
+    }
+}
+
+/// What a manifest says about itself.
+struct Target {
+    gvk: GroupVersionKind,
+    name: String,
+    namespace: Option<String>,
+}
+
+impl Target {
+    fn read(object: &Value) -> Result<Self, ManifestError> {
+        let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).filter(|s| !s.is_empty());
+        let api_version = text("/apiVersion").ok_or(ManifestError::Incomplete("apiVersion"))?;
+        let kind = text("/kind").ok_or(ManifestError::Incomplete("kind"))?;
+        let name = text("/metadata/name").ok_or(ManifestError::Incomplete("metadata.name"))?;
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        Ok(Self {
+            gvk: GroupVersionKind::gvk(group, version, kind),
+            name: name.to_owned(),
+            namespace: text("/metadata/namespace").map(str::to_owned),
+        })
+    }
+
+    /// What the status can say about a manifest whose kind did not resolve.
+    fn meta(&self, ordinal: i32) -> ManifestResourceMeta {
+        ManifestResourceMeta {
+            ordinal,
+            group: self.gvk.group.clone(),
+            version: self.gvk.version.clone(),
+            kind: self.gvk.kind.clone(),
+            resource: String::new(),
+            name: self.name.clone(),
+            namespace: self.namespace.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// Resolves kinds for one pass over a work: from the shared [`Kinds`], asking the
+/// server again (once per group version and pass) only for a kind it does not know.
+struct Resolver<'a> {
+    client: &'a Client,
+    kinds: &'a Kinds,
+    refreshed: HashSet<GroupVersion>,
+}
+
+impl Resolver<'_> {
+    async fn resolve(&mut self, target: &Target) -> Result<Resolved, ManifestError> {
+        let (resource, scope) = self.kind(&target.gvk).await?;
+        let namespace = match scope {
+            // A namespaced object without a namespace goes where kubectl would put it.
+            Scope::Namespaced => Some(target.namespace.clone().unwrap_or_else(|| "default".to_owned())),
+            Scope::Cluster => None,
+        };
+        Ok(Resolved { resource, namespace, name: target.name.clone() })
+    }
+
+    async fn kind(&mut self, gvk: &GroupVersionKind) -> Result<(ApiResource, Scope), ManifestError> {
+        if let Some(found) = self.kinds.lookup(gvk) {
+            return Ok(found);
+        }
+        let gv = GroupVersion::gv(&gvk.group, &gvk.version);
+        if self.refreshed.insert(gv.clone()) {
+            let resources = match discovery::pinned_group(self.client, &gv).await {
+                Ok(group) => group
+                    .versioned_resources(&gvk.version)
+                    .into_iter()
+                    .map(|(resource, capabilities)| (resource, capabilities.scope))
+                    .collect(),
+                // The group version is not served at all: every kind of it is unknown.
+                Err(kube::Error::Api(status)) if status.is_not_found() => Vec::new(),
+                Err(source) => return Err(ManifestError::Discovery { api_version: gvk.api_version(), source }),
+            };
+            self.kinds.store(gv, resources);
+        }
+        self.kinds
+            .lookup(gvk)
+            .ok_or_else(|| ManifestError::UnknownKind { api_version: gvk.api_version(), kind: gvk.kind.clone() })
+    }
+}
+
+/// Applies every manifest of `work` in order and says what happened to each. One
+/// manifest failing does not stop the others.
+pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork) -> Vec<ManifestOutcome> {
+    let mut resolver = Resolver { client, kinds, refreshed: HashSet::new() };
+    // CRDs this pass applied that later manifests may need: (group, kind, CRD name).
+    let mut pending_crds: Vec<(String, String, String)> = Vec::new();
+    let mut outcomes = Vec::with_capacity(work.spec.workload.manifests.len());
+    for (index, manifest) in work.spec.workload.manifests.iter().enumerate() {
+        let ordinal = i32::try_from(index).unwrap_or(i32::MAX);
+        let target = match Target::read(&manifest.0) {
+            Ok(target) => target,
+            Err(error) => {
+                outcomes.push(incomplete(ordinal, &manifest.0, error));
+                continue;
+            }
+        };
+        if let Some(position) =
+            pending_crds.iter().position(|(group, kind, _)| *group == target.gvk.group && *kind == target.gvk.kind)
+        {
+            let (_, _, crd) = pending_crds.swap_remove(position);
+            if let Err(error) = await_established(client, kinds, &crd).await {
+                outcomes.push(unresolved(ordinal, &target, error));
+                continue;
+            }
+        }
+        let resolved = match resolver.resolve(&target).await {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                outcomes.push(unresolved(ordinal, &target, error));
+                continue;
+            }
+        };
+        let meta = ManifestResourceMeta {
+            ordinal,
+            group: resolved.resource.group.clone(),
+            version: resolved.resource.version.clone(),
+            kind: resolved.resource.kind.clone(),
+            resource: resolved.resource.plural.clone(),
+            name: resolved.name.clone(),
+            namespace: resolved.namespace.clone().unwrap_or_default(),
+        };
+        let strategy = strategy_for(&work.spec.manifest_configs, &resolved.identity());
+        let outcome = apply_one(client, &resolved, &manifest.0, &strategy).await;
+        if matches!(&outcome, Err(ManifestError::Rejected(status)) if status.is_not_found()) {
+            // The kind went away since we learned it: look again next time.
+            kinds.forget(&target.gvk);
+        }
+        let outcome = match outcome {
+            Ok(Applied::Object(object)) => {
+                if is_crd(&target.gvk) {
+                    crd_kind(&object).into_iter().for_each(|(group, kind)| {
+                        pending_crds.push((group, kind, object.name_any()));
+                    });
+                }
+                ManifestOutcome {
+                    meta,
+                    applied: Ok(()),
+                    availability: Availability::Available,
+                    tracking: Tracking::Owned(resolved.record(object.uid().unwrap_or_default())),
+                }
+            }
+            Ok(Applied::ReadOnly(found)) => ManifestOutcome {
+                meta,
+                applied: Ok(()),
+                availability: if found { Availability::Available } else { Availability::NotAvailable },
+                tracking: Tracking::Release(resolved.identity()),
+            },
+            Err(error) => ManifestOutcome {
+                meta,
+                applied: Err(error),
+                availability: exists(client, &resolved).await,
+                tracking: Tracking::Keep(resolved.identity()),
+            },
+        };
+        outcomes.push(outcome);
+    }
+    outcomes
+}
+
+/// How a manifest is written.
+#[derive(Clone, Debug, PartialEq)]
+enum Strategy {
+    /// Server-side apply with this field manager, forcing ownership or not.
+    Apply { field_manager: String, force: bool },
+    /// Create when absent; never update.
+    CreateOnly,
+    /// Never write; only look.
+    ReadOnly,
+}
+
+/// The update strategy of the first manifest config naming the object; server-side
+/// apply as the work agent, taking ownership, otherwise. Upstream's `Update` (a
+/// client-side update) is done as a forced server-side apply too: the result on the
+/// object is the same and one write path is easier to get right.
+fn strategy_for(configs: &[ManifestConfigOption], identity: &Identity) -> Strategy {
+    let default = || Strategy::Apply { field_manager: DEFAULT_FIELD_MANAGER.to_owned(), force: true };
+    let Some(strategy) = configs
+        .iter()
+        .find(|config| names(&config.resource_identifier, identity))
+        .and_then(|config| config.update_strategy.as_ref())
+    else {
+        return default();
+    };
+    match strategy.type_ {
+        // A strategy from a newer upstream (the CRD's enum rules it out here) is applied
+        // like the default rather than refused.
+        UpdateStrategyType::Update | UpdateStrategyType::Other(_) => default(),
+        UpdateStrategyType::CreateOnly => Strategy::CreateOnly,
+        UpdateStrategyType::ReadOnly => Strategy::ReadOnly,
+        UpdateStrategyType::ServerSideApply => {
+            let config = strategy.server_side_apply.clone().unwrap_or_default();
+            let field_manager =
+                if config.field_manager.is_empty() { DEFAULT_FIELD_MANAGER.to_owned() } else { config.field_manager };
+            Strategy::Apply { field_manager, force: config.force }
+        }
+    }
+}
+
+/// Whether a manifest config's identifier names the object (`*` matches any name or
+/// namespace, as upstream allows).
+fn names(id: &ResourceIdentifier, identity: &Identity) -> bool {
+    let matches = |pattern: &str, value: &str| pattern == "*" || pattern == value;
+    id.group == identity.group
+        && id.resource == identity.resource
+        && matches(&id.name, &identity.name)
+        && matches(&id.namespace, &identity.namespace)
+}
+
+/// What writing a manifest left.
+enum Applied {
+    /// The object as the server has it now.
+    Object(Box<DynamicObject>),
+    /// A ReadOnly manifest was looked at: whether its object exists.
+    ReadOnly(bool),
+}
+
+async fn apply_one(
+    client: &Client,
+    resolved: &Resolved,
+    manifest: &Value,
+    strategy: &Strategy,
+) -> Result<Applied, ManifestError> {
+    let api = resolved.api(client);
+    let (field_manager, force) = match strategy {
+        Strategy::ReadOnly => return Ok(Applied::ReadOnly(api.get_opt(&resolved.name).await?.is_some())),
+        Strategy::CreateOnly => {
+            if let Some(existing) = api.get_opt(&resolved.name).await? {
+                return Ok(Applied::Object(Box::new(existing)));
+            }
+            (DEFAULT_FIELD_MANAGER, true)
+        }
+        Strategy::Apply { field_manager, force } => (field_manager.as_str(), *force),
+    };
+    let mut params = PatchParams::apply(field_manager);
+    params.force = force;
+    let mut body = manifest.clone();
+    set_namespace(&mut body, resolved.namespace.as_deref());
+    Ok(Applied::Object(Box::new(api.patch(&resolved.name, &params, &Patch::Apply(&body)).await?)))
+}
+
+/// Whether the object of a manifest that failed to apply exists anyway.
+async fn exists(client: &Client, resolved: &Resolved) -> Availability {
+    match resolved.api(client).get_opt(&resolved.name).await {
+        Ok(Some(_)) => Availability::Available,
+        Ok(None) => Availability::NotAvailable,
+        Err(error) => Availability::Unknown { reason: REASON_FETCHING_FAILED, message: fetch_failed(&error) },
+    }
+}
+
+/// Upstream's manifest Available=Unknown reason when the object could not be read.
+pub const REASON_FETCHING_FAILED: &str = "FetchingResourceFailed";
+/// Upstream's manifest Available=Unknown reason when the manifest's resource is unknown.
+pub const REASON_INCOMPLETE_META: &str = "IncompletedResourceMeta";
+
+fn fetch_failed(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) => format!("Failed to fetch resource: {}", status.message),
+        other => format!("Failed to fetch resource: {other}"),
+    }
+}
+
+/// A manifest that is not an object with apiVersion, kind and name.
+fn incomplete(ordinal: i32, manifest: &Value, error: ManifestError) -> ManifestOutcome {
+    let text = |pointer: &str| manifest.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let api_version = text("/apiVersion");
+    let (group, version) = api_version.split_once('/').unwrap_or(("", &api_version));
+    let meta = ManifestResourceMeta {
+        ordinal,
+        group: group.to_owned(),
+        version: version.to_owned(),
+        kind: text("/kind"),
+        resource: String::new(),
+        name: text("/metadata/name"),
+        namespace: text("/metadata/namespace"),
+    };
+    let tracking = Tracking::KeepLoose { group: meta.group.clone(), name: meta.name.clone() };
+    let availability =
+        Availability::Unknown { reason: REASON_INCOMPLETE_META, message: "Resource meta is incompleted".to_owned() };
+    ManifestOutcome { meta, applied: Err(error), availability, tracking }
+}
+
+/// A manifest whose kind did not resolve.
+fn unresolved(ordinal: i32, target: &Target, error: ManifestError) -> ManifestOutcome {
+    let availability =
+        Availability::Unknown { reason: REASON_INCOMPLETE_META, message: "Resource meta is incompleted".to_owned() };
+    ManifestOutcome {
+        meta: target.meta(ordinal),
+        applied: Err(error),
+        availability,
+        tracking: Tracking::KeepLoose { group: target.gvk.group.clone(), name: target.name.clone() },
+    }
+}
+
+fn is_crd(gvk: &GroupVersionKind) -> bool {
+    gvk.group == "apiextensions.k8s.io" && gvk.kind == "CustomResourceDefinition"
+}
+
+/// The (group, kind) an applied CRD defines.
+fn crd_kind(object: &DynamicObject) -> Option<(String, String)> {
+    let spec = object.data.get("spec")?;
+    let group = spec.get("group")?.as_str()?;
+    let kind = spec.get("names")?.get("kind")?.as_str()?;
+    Some((group.to_owned(), kind.to_owned()))
+}
+
+/// Waits (on a watch) until the CRD is Established and teaches `kinds` its kinds.
+async fn await_established(client: &Client, kinds: &Kinds, name: &str) -> Result<(), ManifestError> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let established = await_condition(crds, name, wait_conditions::is_crd_established());
+    match tokio::time::timeout(CRD_TIMEOUT, established).await {
+        Ok(Ok(Some(crd))) => {
+            kinds.learn(&crd);
+            Ok(())
+        }
+        Ok(Ok(None) | Err(_)) | Err(_) => Err(ManifestError::CrdNotEstablished(name.to_owned())),
+    }
+}
+
+/// Writes the namespace the object goes to into its body, and drops one a
+/// cluster-scoped object carries, so body and URL always agree.
+fn set_namespace(body: &mut Value, namespace: Option<&str>) {
+    let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    match namespace {
+        Some(namespace) => {
+            metadata.insert("namespace".to_owned(), Value::String(namespace.to_owned()));
+        }
+        None => {
+            metadata.remove("namespace");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use fleetctl_api::work::{ServerSideApplyConfig, UpdateStrategy};
+
+    fn identity(name: &str) -> Identity {
+        Identity {
+            group: "apps".into(),
+            resource: "deployments".into(),
+            namespace: "default".into(),
+            name: name.into(),
+        }
+    }
+
+    fn config(name: &str, strategy: UpdateStrategy) -> ManifestConfigOption {
+        ManifestConfigOption {
+            resource_identifier: ResourceIdentifier {
+                group: "apps".into(),
+                resource: "deployments".into(),
+                name: name.into(),
+                namespace: "default".into(),
+            },
+            update_strategy: Some(strategy),
+            ..ManifestConfigOption::default()
+        }
+    }
+
+    #[test]
+    fn without_a_config_a_manifest_is_force_applied_as_the_work_agent() {
+        assert_eq!(
+            strategy_for(&[], &identity("d")),
+            Strategy::Apply { field_manager: "work-agent".into(), force: true }
+        );
+    }
+
+    #[test]
+    fn a_config_names_its_object_or_any_with_a_wildcard() {
+        let read_only = UpdateStrategy { type_: UpdateStrategyType::ReadOnly, server_side_apply: None };
+        let configs = [config("other", read_only.clone()), config("*", read_only)];
+        assert_eq!(strategy_for(&configs[..1], &identity("d")), strategy_for(&[], &identity("d")));
+        assert_eq!(strategy_for(&configs, &identity("d")), Strategy::ReadOnly);
+    }
+
+    #[test]
+    fn server_side_apply_takes_its_manager_and_force_from_the_config() {
+        let ssa = UpdateStrategy {
+            type_: UpdateStrategyType::ServerSideApply,
+            server_side_apply: Some(ServerSideApplyConfig {
+                force: false,
+                field_manager: "work-agent-import".into(),
+                ..ServerSideApplyConfig::default()
+            }),
+        };
+        assert_eq!(
+            strategy_for(&[config("d", ssa)], &identity("d")),
+            Strategy::Apply { field_manager: "work-agent-import".into(), force: false }
+        );
+        let create = UpdateStrategy { type_: UpdateStrategyType::CreateOnly, server_side_apply: None };
+        assert_eq!(strategy_for(&[config("d", create)], &identity("d")), Strategy::CreateOnly);
+    }
+
+    #[test]
+    fn an_incomplete_manifest_is_reported_with_what_it_has() {
+        let outcome = incomplete(
+            2,
+            &json!({"apiVersion": "apps/v1", "kind": "Deployment"}),
+            ManifestError::Incomplete("metadata.name"),
+        );
+        assert_eq!(
+            (outcome.meta.ordinal, outcome.meta.group.as_str(), outcome.meta.kind.as_str()),
+            (2, "apps", "Deployment")
+        );
+        assert!(outcome.applied.is_err());
+        assert!(matches!(outcome.availability, Availability::Unknown { reason: REASON_INCOMPLETE_META, .. }));
+    }
+
+    #[test]
+    fn a_target_reads_its_group_version_kind() {
+        let target = Target::read(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}));
+        let target = target.expect("target");
+        assert_eq!(target.gvk, GroupVersionKind::gvk("", "v1", "ConfigMap"));
+        assert_eq!(target.meta(0).namespace, "");
+        let error = Target::read(&json!({"kind": "ConfigMap"})).err().expect("incomplete");
+        assert_eq!(error.to_string(), "apiVersion is missing: every manifest needs apiVersion, kind and metadata.name");
+    }
+}

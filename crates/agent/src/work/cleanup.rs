@@ -1,0 +1,250 @@
+//! What a work stops owning and how it goes: the AppliedManifestWork's record after a
+//! pass (and the resources it no longer lists), the resources a deleted work removes
+//! under its `deleteOption`, and deleting them — waiting on watches until they are gone.
+//!
+//! Applied resources carry no ownerReference to their AppliedManifestWork (upstream adds
+//! one): every deletion here is explicit, so an Orphan or SelectivelyOrphan work never
+//! depends on ownerReferences being stripped in time, and nothing the agent applied is
+//! garbage-collected behind its back when an AppliedManifestWork goes.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, Preconditions};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Client, ResourceExt};
+use tokio::time::Instant;
+
+use super::ReconcileError;
+use super::apply::{Identity, Tracking};
+use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption, DeletePropagationPolicy};
+
+/// The AppliedManifestWork's record after a pass, and what dropped out of it.
+#[derive(Debug, Default, PartialEq)]
+pub struct Plan {
+    /// The resources the work owns now, in manifest order.
+    pub applied: Vec<AppliedManifestResourceMeta>,
+    /// Resources recorded before that no manifest of the work names any more: delete them.
+    pub stale: Vec<AppliedManifestResourceMeta>,
+}
+
+/// The new record from the old one and how this pass tracks each manifest. A manifest
+/// that failed keeps its old record (its object is still wanted); a ReadOnly one releases
+/// its record without deleting the object; every other old record is stale.
+pub fn plan(recorded: &[AppliedManifestResourceMeta], tracking: &[Tracking]) -> Plan {
+    let mut applied: Vec<AppliedManifestResourceMeta> = Vec::new();
+    let mut seen: HashSet<Identity> = HashSet::new();
+    let mut released: HashSet<Identity> = HashSet::new();
+    let mut push = |meta: &AppliedManifestResourceMeta, applied: &mut Vec<_>| {
+        if seen.insert(Identity::of(meta)) {
+            applied.push(meta.clone());
+        }
+    };
+    for track in tracking {
+        match track {
+            Tracking::Owned(meta) => push(meta, &mut applied),
+            Tracking::Keep(identity) => {
+                recorded.iter().filter(|r| Identity::of(r) == *identity).for_each(|r| push(r, &mut applied));
+            }
+            Tracking::KeepLoose { group, name } => {
+                recorded.iter().filter(|r| r.group == *group && r.name == *name).for_each(|r| push(r, &mut applied));
+            }
+            Tracking::Release(identity) => {
+                released.insert(identity.clone());
+            }
+        }
+    }
+    let kept: HashSet<Identity> = applied.iter().map(Identity::of).collect();
+    let stale = recorded
+        .iter()
+        .filter(|r| {
+            let identity = Identity::of(r);
+            !kept.contains(&identity) && !released.contains(&identity)
+        })
+        .cloned()
+        .collect();
+    Plan { applied, stale }
+}
+
+/// The recorded resources a deleted work removes: all of them (Foreground, the
+/// default), none (Orphan, or a policy this agent does not know), or those no orphaning
+/// rule names (SelectivelyOrphan).
+pub fn to_delete(
+    recorded: &[AppliedManifestResourceMeta],
+    option: Option<&DeleteOption>,
+) -> Vec<AppliedManifestResourceMeta> {
+    let policy = option.map(|o| o.propagation_policy.clone()).unwrap_or_default();
+    match policy {
+        // A policy this agent does not know deletes nothing: a leftover can be removed
+        // later, a wrongly deleted resource cannot be brought back.
+        DeletePropagationPolicy::Orphan | DeletePropagationPolicy::Other(_) => Vec::new(),
+        DeletePropagationPolicy::SelectivelyOrphan => {
+            let rules = option.and_then(|o| o.selectively_orphans.as_ref()).map(|s| s.orphaning_rules.as_slice());
+            let orphaned = |r: &AppliedManifestResourceMeta| {
+                rules.unwrap_or_default().iter().any(|rule| {
+                    rule.group == r.group
+                        && rule.resource == r.resource
+                        && rule.namespace == r.namespace
+                        && rule.name == r.name
+                })
+            };
+            recorded.iter().filter(|r| !orphaned(r)).cloned().collect()
+        }
+        DeletePropagationPolicy::Foreground => recorded.to_vec(),
+    }
+}
+
+/// The API of a recorded resource (its kind is not recorded and not needed: requests
+/// go by resource).
+fn api_of(client: &Client, meta: &AppliedManifestResourceMeta) -> Api<DynamicObject> {
+    let api_version =
+        if meta.group.is_empty() { meta.version.clone() } else { format!("{}/{}", meta.group, meta.version) };
+    let resource = ApiResource {
+        group: meta.group.clone(),
+        version: meta.version.clone(),
+        api_version,
+        kind: String::new(),
+        plural: meta.resource.clone(),
+    };
+    if meta.namespace.is_empty() {
+        Api::all_with(client.clone(), &resource)
+    } else {
+        Api::namespaced_with(client.clone(), &meta.namespace, &resource)
+    }
+}
+
+fn describe(meta: &AppliedManifestResourceMeta) -> String {
+    let resource =
+        if meta.group.is_empty() { meta.resource.clone() } else { format!("{}.{}", meta.resource, meta.group) };
+    if meta.namespace.is_empty() {
+        format!("{resource} {}", meta.name)
+    } else {
+        format!("{resource} {}/{}", meta.namespace, meta.name)
+    }
+}
+
+/// Deletes the resources (foreground, so their dependents go first, and only the very
+/// object that was applied: a uid precondition leaves a same-named newcomer alone), then
+/// waits on watches, up to `wait` in all, until they are gone. Returns those still there.
+pub async fn delete_and_wait(
+    client: &Client,
+    resources: &[AppliedManifestResourceMeta],
+    wait: Duration,
+) -> Result<Vec<AppliedManifestResourceMeta>, ReconcileError> {
+    let mut remaining = Vec::new();
+    for meta in resources {
+        let api = api_of(client, meta);
+        let mut params = DeleteParams::foreground();
+        if !meta.uid.is_empty() {
+            params.preconditions = Some(Preconditions { uid: Some(meta.uid.clone()), resource_version: None });
+        }
+        match api.delete(&meta.name, &params).await {
+            // The object back means it is marked for deletion but still there (finalizers
+            // or dependents hold it); a Status back means it is gone.
+            Ok(answer) => {
+                if let Some(object) = answer.left() {
+                    remaining.push((meta.clone(), object.uid().unwrap_or_default()));
+                }
+            }
+            // Gone already, its kind no longer served, or replaced by an object that is
+            // not ours (the uid precondition failed): nothing of ours is left.
+            Err(kube::Error::Api(status)) if status.is_not_found() || status.code == 409 => {}
+            Err(source) => {
+                return Err(ReconcileError::Kube { action: format!("deleting {}", describe(meta)), source });
+            }
+        }
+    }
+    let deadline = Instant::now() + wait;
+    let mut left = Vec::new();
+    for (meta, uid) in remaining {
+        let gone = await_condition(api_of(client, &meta), &meta.name, conditions::is_deleted(&uid));
+        match tokio::time::timeout_at(deadline, gone).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(source)) => {
+                return Err(ReconcileError::Wait { what: format!("deletion of {}", describe(&meta)), source });
+            }
+            Err(_) => left.push(meta),
+        }
+    }
+    Ok(left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fleetctl_api::work::{OrphaningRule, SelectivelyOrphan};
+
+    fn meta(resource: &str, name: &str, uid: &str) -> AppliedManifestResourceMeta {
+        AppliedManifestResourceMeta {
+            group: String::new(),
+            version: "v1".into(),
+            resource: resource.into(),
+            namespace: "default".into(),
+            name: name.into(),
+            uid: uid.into(),
+        }
+    }
+
+    #[test]
+    fn a_manifest_no_longer_listed_is_stale() {
+        let recorded = [meta("configmaps", "a", "1"), meta("configmaps", "b", "2")];
+        let plan = plan(&recorded, &[Tracking::Owned(meta("configmaps", "a", "1"))]);
+        assert_eq!(plan.applied, [meta("configmaps", "a", "1")]);
+        assert_eq!(plan.stale, [meta("configmaps", "b", "2")]);
+    }
+
+    #[test]
+    fn a_recreated_object_replaces_its_record_without_being_stale() {
+        let plan = plan(&[meta("configmaps", "a", "old")], &[Tracking::Owned(meta("configmaps", "a", "new"))]);
+        assert_eq!(plan, Plan { applied: vec![meta("configmaps", "a", "new")], stale: vec![] });
+    }
+
+    #[test]
+    fn a_failed_manifest_keeps_its_record() {
+        let recorded = [meta("configmaps", "a", "1"), meta("widgets", "w", "2")];
+        let tracking = [
+            Tracking::Keep(Identity::of(&meta("configmaps", "a", ""))),
+            Tracking::KeepLoose { group: String::new(), name: "w".into() },
+        ];
+        let plan = plan(&recorded, &tracking);
+        assert_eq!(plan.applied, recorded);
+        assert!(plan.stale.is_empty());
+    }
+
+    #[test]
+    fn a_read_only_manifest_releases_its_record() {
+        let plan =
+            plan(&[meta("configmaps", "a", "1")], &[Tracking::Release(Identity::of(&meta("configmaps", "a", "")))]);
+        assert_eq!(plan, Plan::default());
+    }
+
+    #[test]
+    fn delete_options_choose_what_goes() {
+        let recorded = [meta("configmaps", "a", "1"), meta("secrets", "b", "2")];
+        assert_eq!(to_delete(&recorded, None), recorded);
+        let orphan = DeleteOption { propagation_policy: DeletePropagationPolicy::Orphan, ..DeleteOption::default() };
+        assert!(to_delete(&recorded, Some(&orphan)).is_empty());
+        let selective = DeleteOption {
+            propagation_policy: DeletePropagationPolicy::SelectivelyOrphan,
+            selectively_orphans: Some(SelectivelyOrphan {
+                orphaning_rules: vec![OrphaningRule {
+                    group: String::new(),
+                    resource: "secrets".into(),
+                    name: "b".into(),
+                    namespace: "default".into(),
+                }],
+            }),
+            ..DeleteOption::default()
+        };
+        assert_eq!(to_delete(&recorded, Some(&selective)), [meta("configmaps", "a", "1")]);
+    }
+
+    #[test]
+    fn a_resource_is_described_by_resource_group_and_place() {
+        let mut deployment = meta("deployments", "d", "");
+        deployment.group = "apps".into();
+        assert_eq!(describe(&deployment), "deployments.apps default/d");
+        deployment.namespace.clear();
+        assert_eq!(describe(&deployment), "deployments.apps d");
+    }
+}

@@ -1,0 +1,335 @@
+//! The controller: ManifestWorks of the cluster's namespace on the hub, each reconciled
+//! into its resources on the managed cluster and its AppliedManifestWork, and back into
+//! its status on the hub — written only when something changed.
+
+use std::collections::HashSet;
+use std::future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{Stream, StreamExt};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher::{self, Event};
+use kube::{Client, Resource, ResourceExt};
+use serde_json::json;
+
+use super::ReconcileError;
+use super::apply::{Kinds, Tracking, apply_manifests};
+use super::cleanup::{delete_and_wait, plan, to_delete};
+use super::status;
+use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
+use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
+use fleetctl_api::{AppliedManifestWork, ManifestWork};
+use fleetctl_kube::runner::metrics::ControllerMetrics;
+
+/// How often an unchanged work is applied again, so drift on the managed cluster (an
+/// applied object edited or deleted there) is repaired and reported. Costs reads and
+/// no-op applies on the managed cluster; the hub sees no write unless the status moved.
+const RESYNC: Duration = Duration::from_secs(300);
+/// When a work with a failed manifest is tried again (a CRD becoming Established
+/// retries at once; this covers everything else, such as a rejected object).
+const RETRY_FAILED_MANIFESTS: Duration = Duration::from_secs(10);
+/// When a reconcile that failed (an API call) is tried again.
+const RETRY_ERROR: Duration = Duration::from_secs(5);
+/// How long one reconcile waits on watches for deleted resources to go before it
+/// hands the work back to the queue (to wait again).
+const DELETE_WAIT: Duration = Duration::from_secs(30);
+/// When a work whose resources are still going is looked at again after [`DELETE_WAIT`].
+const DELETE_AGAIN: Duration = Duration::from_millis(100);
+
+/// What every reconcile shares: both clients and who we are.
+pub struct Context {
+    /// The hub, as the agent's own identity.
+    pub hub: Client,
+    /// The managed cluster.
+    pub local: Client,
+    /// The managed cluster's name: its namespace on the hub.
+    pub cluster: String,
+    /// The agent id written into AppliedManifestWorks.
+    pub agent_id: String,
+    /// The hub hash that prefixes AppliedManifestWork names.
+    pub hub_hash: String,
+    /// The managed cluster's kinds, learned through discovery.
+    pub kinds: Kinds,
+    /// Reconcile counters.
+    pub metrics: Arc<ControllerMetrics>,
+}
+
+impl Context {
+    fn works(&self) -> Api<ManifestWork> {
+        Api::namespaced(self.hub.clone(), &self.cluster)
+    }
+
+    fn records(&self) -> Api<AppliedManifestWork> {
+        Api::all(self.local.clone())
+    }
+
+    fn record_name(&self, work: &str) -> String {
+        format!("{}-{work}", self.hub_hash)
+    }
+}
+
+fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> ReconcileError {
+    let action = action.into();
+    move |source| ReconcileError::Kube { action, source }
+}
+
+/// Runs the controller until the returned future is dropped.
+pub async fn run(ctx: Arc<Context>) {
+    let records = ctx.records();
+    let (hash, cluster) = (ctx.hub_hash.clone(), ctx.cluster.clone());
+    Controller::new(ctx.works(), watcher::Config::default())
+        // A record changed or deleted on the managed cluster is put right by its work.
+        .watches(records, watcher::Config::default(), move |record: AppliedManifestWork| {
+            (record.spec.hub_hash == hash).then(|| ObjectRef::new(&record.spec.manifest_work_name).within(&cluster))
+        })
+        // A new kind on the managed cluster may be what a failed manifest was waiting for.
+        .reconcile_all_on(established_crds_changed(ctx.local.clone()))
+        .run(reconcile, retry, ctx)
+        .for_each(|_| future::ready(()))
+        .await;
+}
+
+fn retry(_: Arc<ManifestWork>, error: &ReconcileError, _: Arc<Context>) -> Action {
+    if matches!(error, ReconcileError::Kube { source: kube::Error::Api(status), .. } if status.code == 409) {
+        // Someone wrote first (or our cached copy is behind our own write): the next
+        // pass starts from the newer object.
+        tracing::debug!(error = %format!("{error:#}"), "write conflict; retrying");
+    } else {
+        tracing::warn!(error = %format!("{error:#}"), "reconciling a work failed; retrying");
+    }
+    Action::requeue(RETRY_ERROR)
+}
+
+async fn reconcile(work: Arc<ManifestWork>, ctx: Arc<Context>) -> Result<Action, ReconcileError> {
+    ctx.metrics.queued(1);
+    let result = if work.meta().deletion_timestamp.is_some() {
+        remove_work(&work, &ctx).await
+    } else {
+        apply_work(&work, &ctx).await
+    };
+    ctx.metrics.queued(-1);
+    ctx.metrics.reconciled(result.is_ok());
+    result
+}
+
+/// A deleted work: its resources go as its deleteOption says, then its record, then
+/// the finalizer that held the work on the hub.
+async fn remove_work(work: &ManifestWork, ctx: &Context) -> Result<Action, ReconcileError> {
+    if !work.finalizers().iter().any(|f| f == FINALIZER_MANIFEST_WORK_CLEANUP) {
+        return Ok(Action::await_change());
+    }
+    let name = work.name_any();
+    let record_name = ctx.record_name(&name);
+    let record = ctx
+        .records()
+        .get_opt(&record_name)
+        .await
+        .map_err(kube_error(format!("reading appliedmanifestwork {record_name}")))?;
+    if let Some(record) = record
+        && !finish_record(ctx, &record, work.spec.delete_option.as_ref()).await?
+    {
+        return Ok(Action::requeue(DELETE_AGAIN));
+    }
+    let finalizers: Vec<String> =
+        work.finalizers().iter().filter(|f| *f != FINALIZER_MANIFEST_WORK_CLEANUP).cloned().collect();
+    set_finalizers(&ctx.works(), work, &finalizers, "manifestwork").await?;
+    tracing::info!(work = %name, "work removed from the managed cluster");
+    Ok(Action::await_change())
+}
+
+/// Deletes what a record lists (as `option` says), then the record itself. Returns
+/// false while deleted resources are still there.
+async fn finish_record(
+    ctx: &Context,
+    record: &AppliedManifestWork,
+    option: Option<&DeleteOption>,
+) -> Result<bool, ReconcileError> {
+    let record_name = record.name_any();
+    let recorded = record.status.as_ref().map(|s| s.applied_resources.as_slice()).unwrap_or_default();
+    let left = delete_and_wait(&ctx.local, &to_delete(recorded, option), DELETE_WAIT).await?;
+    if !left.is_empty() {
+        tracing::debug!(record = %record_name, left = left.len(), "waiting for applied resources to go");
+        return Ok(false);
+    }
+    let records = ctx.records();
+    let finalizers: Vec<String> =
+        record.finalizers().iter().filter(|f| *f != FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP).cloned().collect();
+    if finalizers.len() != record.finalizers().len() {
+        set_finalizers(&records, record, &finalizers, "appliedmanifestwork").await?;
+    }
+    match records.delete(&record_name, &DeleteParams::background()).await {
+        Ok(_) => Ok(true),
+        Err(kube::Error::Api(status)) if status.is_not_found() => Ok(true),
+        Err(source) => Err(kube_error(format!("deleting appliedmanifestwork {record_name}"))(source)),
+    }
+}
+
+/// A live work: finalizer first, then its record, then every manifest, then the record
+/// and the status, and last the resources it no longer lists.
+async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, ReconcileError> {
+    let name = work.name_any();
+    let works = ctx.works();
+    // Nothing is applied before the hub work holds our finalizer: without it, a work
+    // deleted while we apply could leave resources nobody removes.
+    if !work.finalizers().iter().any(|f| f == FINALIZER_MANIFEST_WORK_CLEANUP) {
+        let mut finalizers = work.finalizers().to_vec();
+        finalizers.push(FINALIZER_MANIFEST_WORK_CLEANUP.to_owned());
+        set_finalizers(&works, work, &finalizers, "manifestwork").await?;
+    }
+    let Some(record) = ensure_record(work, ctx).await? else {
+        return Ok(Action::requeue(DELETE_AGAIN));
+    };
+
+    let outcomes = apply_manifests(&ctx.local, &ctx.kinds, work).await;
+    let recorded = record.status.as_ref().map(|s| s.applied_resources.clone()).unwrap_or_default();
+    let tracking: Vec<Tracking> = outcomes.iter().map(|o| o.tracking.clone()).collect();
+    let plan = plan(&recorded, &tracking);
+    // What this pass applied is recorded before anything else happens, with the stale
+    // resources still listed until they are gone: a crash at any point leaves every
+    // resource of ours on the record.
+    let listed: Vec<AppliedManifestResourceMeta> = plan.applied.iter().chain(&plan.stale).cloned().collect();
+    if listed != recorded {
+        write_record(ctx, &record.name_any(), &listed).await?;
+    }
+
+    let status = status::build(work, &outcomes);
+    if work.status.as_ref() != Some(&status) {
+        let patch = json!({"status": {
+            "conditions": status.conditions,
+            "resourceStatus": {"manifests": status.resource_status.manifests},
+        }});
+        works
+            .patch_status(&name, &PatchParams::default(), &Patch::Merge(patch))
+            .await
+            .map_err(kube_error(format!("writing the status of manifestwork {name}")))?;
+    }
+
+    if !plan.stale.is_empty() {
+        let left = delete_and_wait(&ctx.local, &plan.stale, DELETE_WAIT).await?;
+        let now: Vec<AppliedManifestResourceMeta> = plan.applied.iter().chain(&left).cloned().collect();
+        if now != listed {
+            write_record(ctx, &record.name_any(), &now).await?;
+        }
+        if !left.is_empty() {
+            return Ok(Action::requeue(DELETE_AGAIN));
+        }
+    }
+    let failed = outcomes.iter().filter(|o| o.applied.is_err()).count();
+    if failed > 0 {
+        tracing::debug!(work = %name, failed, "some manifests failed; retrying");
+        return Ok(Action::requeue(RETRY_FAILED_MANIFESTS));
+    }
+    Ok(Action::requeue(RESYNC))
+}
+
+/// The work's record `<hub hash>-<work>`, made if missing. `None` while a record that
+/// someone deleted on the managed cluster is being finished: as upstream, its resources
+/// go (as the work's deleteOption says) and a later pass makes a new record and applies
+/// the work again.
+async fn ensure_record(work: &ManifestWork, ctx: &Context) -> Result<Option<AppliedManifestWork>, ReconcileError> {
+    let records = ctx.records();
+    let record_name = ctx.record_name(&work.name_any());
+    let read_error = || kube_error(format!("reading appliedmanifestwork {record_name}"));
+    match records.get_opt(&record_name).await.map_err(read_error())? {
+        Some(record) if record.meta().deletion_timestamp.is_some() => {
+            finish_record(ctx, &record, work.spec.delete_option.as_ref()).await?;
+            Ok(None)
+        }
+        Some(record) if record.finalizers().iter().any(|f| f == FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP) => {
+            Ok(Some(record))
+        }
+        Some(record) => {
+            let mut finalizers = record.finalizers().to_vec();
+            finalizers.push(FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP.to_owned());
+            set_finalizers(&records, &record, &finalizers, "appliedmanifestwork").await.map(Some)
+        }
+        None => {
+            let mut record = AppliedManifestWork::for_work(&ctx.hub_hash, &ctx.agent_id, &work.name_any());
+            record.metadata.finalizers = Some(vec![FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP.to_owned()]);
+            match records.create(&PostParams::default(), &record).await {
+                Ok(created) => Ok(Some(created)),
+                // Made by a pass that raced us: use it.
+                Err(kube::Error::Api(status)) if status.code == 409 => {
+                    records.get_opt(&record_name).await.map_err(read_error())
+                }
+                Err(source) => Err(kube_error(format!("creating appliedmanifestwork {record_name}"))(source)),
+            }
+        }
+    }
+}
+
+async fn write_record(
+    ctx: &Context,
+    record_name: &str,
+    applied: &[AppliedManifestResourceMeta],
+) -> Result<(), ReconcileError> {
+    let patch = Patch::Merge(json!({"status": {"appliedResources": applied}}));
+    ctx.records()
+        .patch_status(record_name, &PatchParams::default(), &patch)
+        .await
+        .map_err(kube_error(format!("recording the resources of appliedmanifestwork {record_name}")))?;
+    Ok(())
+}
+
+/// Sets an object's finalizers, guarded by the resourceVersion it was read at so a
+/// finalizer someone else added meanwhile is never dropped (the write then conflicts
+/// and the next pass starts over).
+async fn set_finalizers<K>(api: &Api<K>, object: &K, finalizers: &[String], kind: &str) -> Result<K, ReconcileError>
+where
+    K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let name = object.name_any();
+    let patch = json!({"metadata": {"finalizers": finalizers, "resourceVersion": object.resource_version()}});
+    api.patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+        .await
+        .map_err(kube_error(format!("setting the finalizers of {kind} {name}")))
+}
+
+/// Fires when the set of Established CRDs on the managed cluster changes (not on their
+/// other updates, and not for the first listing).
+fn established_crds_changed(client: Client) -> impl Stream<Item = ()> + Send + 'static {
+    let crds: Api<CustomResourceDefinition> = Api::all(client);
+    let established = |crd: &CustomResourceDefinition| {
+        crd.status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .is_some_and(|c| c.iter().any(|c| c.type_ == "Established" && c.status == "True"))
+    };
+    let mut known: Option<HashSet<String>> = None;
+    let mut listing: HashSet<String> = HashSet::new();
+    watcher::watcher(crds, watcher::Config::default()).default_backoff().filter_map(move |event| {
+        let changed = match event {
+            Ok(Event::Init) => {
+                listing.clear();
+                false
+            }
+            Ok(Event::InitApply(crd)) => {
+                if established(&crd) {
+                    listing.insert(crd.name_any());
+                }
+                false
+            }
+            Ok(Event::InitDone) => {
+                let fresh = std::mem::take(&mut listing);
+                let changed = known.as_ref().is_some_and(|k| *k != fresh);
+                known = Some(fresh);
+                changed
+            }
+            Ok(Event::Apply(crd)) => {
+                let set = known.get_or_insert_with(HashSet::new);
+                if established(&crd) { set.insert(crd.name_any()) } else { set.remove(&crd.name_any()) }
+            }
+            Ok(Event::Delete(crd)) => known.get_or_insert_with(HashSet::new).remove(&crd.name_any()),
+            Err(error) => {
+                tracing::debug!(%error, "watching CRDs failed; the watch restarts");
+                false
+            }
+        };
+        future::ready(changed.then_some(()))
+    })
+}

@@ -1,0 +1,61 @@
+//! The names fleetctl's parts agree on — objects, labels, annotations, claims, images —
+//! that are not upstream API fields. Upstream's own labels, annotations, finalizers and
+//! condition types live in [`crate::conditions`].
+
+/// The project's own prefix for labels and annotations no upstream has.
+pub const PREFIX: &str = "fleetctl.io";
+
+/// The version of this build: the default image tag and klusterlet version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The image repository every in-cluster role runs from.
+pub const DEFAULT_REPOSITORY: &str = "quay.io/fleetctl/fleetctl";
+
+/// The in-cluster executable, the image's entrypoint.
+pub const INCLUSTER_EXECUTABLE: &str = "fleetctld";
+
+/// `repository:tag` for a version (a leading `v` is kept as given).
+pub fn image(repository: &str, version: &str) -> String {
+    format!("{repository}:{version}")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hub
+// ---------------------------------------------------------------------------------------------
+
+/// Namespace of the hub controller.
+pub const HUB_NAMESPACE: &str = "open-cluster-management-hub";
+/// The hub controller's Deployment, ServiceAccount and RBAC.
+pub const HUB_CONTROLLER: &str = "fleetctl-hub-controller";
+/// Lease that elects the active hub controller (in [`HUB_NAMESPACE`]).
+pub const LEADER_LEASE: &str = "fleetctl-hub-controller";
+/// The Lease in a cluster's namespace that its registration agent renews.
+pub const CLUSTER_LEASE: &str = "managed-cluster-lease";
+/// On a ManagedCluster: the klusterlet version the cluster should run.
+pub const ANNOTATION_KLUSTERLET_VERSION: &str = "fleetctl.io/klusterlet-version";
+
+// ---------------------------------------------------------------------------------------------
+// The managed side
+// ---------------------------------------------------------------------------------------------
+
+/// Namespace of the klusterlet agents.
+pub const AGENT_NAMESPACE: &str = "open-cluster-management-agent";
+/// Secret holding the bootstrap kubeconfig from the import manifests.
+pub const BOOTSTRAP_SECRET: &str = "bootstrap-hub-kubeconfig";
+/// Secret holding the agent's hub credentials (`kubeconfig`, `tls.crt`, `tls.key`,
+/// `cluster-name`, `agent-name`).
+pub const HUB_KUBECONFIG_SECRET: &str = "hub-kubeconfig-secret";
+/// The operator's Deployment, ServiceAccount and RBAC, and the Klusterlet.
+pub const KLUSTERLET: &str = "klusterlet";
+/// Deployment of the registration agent.
+pub const REGISTRATION_DEPLOYMENT: &str = "klusterlet-registration-agent";
+/// Deployment of the work agent.
+pub const WORK_DEPLOYMENT: &str = "klusterlet-work-agent";
+/// Set to `"true"` on the Klusterlet by the registration agent once it has told the hub
+/// the cluster is going (Available=False); the operator waits for it before removing the
+/// agents, so detach does not wait out the hub's lease grace.
+pub const ANNOTATION_HUB_NOTIFIED: &str = "fleetctl.io/hub-notified";
+/// The cluster claim with the klusterlet version the agents run.
+pub const VERSION_CLAIM: &str = "klusterlet-version.fleetctl.io";
+/// The cluster claim with the managed cluster's Kubernetes version (upstream's name).
+pub const KUBE_VERSION_CLAIM: &str = "kubeversion.open-cluster-management.io";

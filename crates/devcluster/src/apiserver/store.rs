@@ -1,0 +1,697 @@
+//! Storage: every object of every resource, one resourceVersion counter, a bounded
+//! event history per resource and a broadcast of changes for watchers.
+//!
+//! Objects are kept as their serialized JSON so reads and watch fan-out copy no more
+//! than a reference count; writes stamp the resourceVersion before serializing.
+//!
+//! With a durable store ([`Store::open`]) every write is committed to disk before the
+//! in-memory state changes and before anyone (the writer, watchers, the built-in
+//! controllers) hears of it; without one, nothing but memory is touched.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
+use parking_lot::{RwLock, RwLockUpgradableReadGuard};
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc};
+
+use super::object;
+use super::persist::{Loaded, Persist, PersistError, Record};
+use super::registry::GroupResource;
+
+/// Capacity of each resource's broadcast; a watcher that falls this far behind is
+/// told its resourceVersion expired and relists.
+const BROADCAST_CAPACITY: usize = 4096;
+
+/// A stored object: its resourceVersion and JSON.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// The object's resourceVersion.
+    pub rv: u64,
+    /// The object as JSON, resourceVersion included.
+    pub json: Bytes,
+}
+
+impl Stored {
+    /// The object parsed.
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
+    }
+}
+
+/// Watch event types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    /// The object was created.
+    Added,
+    /// The object changed.
+    Modified,
+    /// The object is gone; the payload is its last state.
+    Deleted,
+}
+
+impl EventType {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change to one object.
+#[derive(Debug)]
+pub struct Event {
+    /// The resourceVersion of the change.
+    pub rv: u64,
+    /// What happened.
+    pub kind: EventType,
+    /// `namespace/name` or `name`.
+    pub key: String,
+    /// The object after the change (before it, for deletions, with the deletion's rv).
+    pub json: Bytes,
+    /// The object before the change (for MODIFIED), so filtered watches can tell an
+    /// object that stopped matching from one that never did.
+    pub prev: Option<Bytes>,
+    parsed: OnceLock<Value>,
+}
+
+impl Event {
+    /// The namespace of the object, from its key.
+    pub fn namespace(&self) -> Option<&str> {
+        self.key.split_once('/').map(|(ns, _)| ns)
+    }
+
+    /// The object parsed once and shared by every watcher that filters on it.
+    pub fn value(&self) -> &Value {
+        self.parsed.get_or_init(|| serde_json::from_slice(&self.json).unwrap_or(Value::Null))
+    }
+
+    /// The previous state parsed (MODIFIED events only).
+    pub fn prev_value(&self) -> Option<Value> {
+        self.prev.as_ref().and_then(|p| serde_json::from_slice(p).ok())
+    }
+}
+
+/// A change that the built-in controllers (garbage collector, namespace and CRD
+/// lifecycle) must look at.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    /// Which resource.
+    pub resource: GroupResource,
+    /// The change.
+    pub event: Arc<Event>,
+    /// Whether the object is gone or marked for deletion (known without parsing it).
+    pub deleting: bool,
+}
+
+/// The store's answer to a write that could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitError {
+    /// Create of a key that exists.
+    Exists,
+    /// Write of a key that does not exist.
+    Missing,
+    /// The object changed since the expected resourceVersion.
+    Conflict,
+    /// The durable store could not commit the write; nothing changed.
+    Storage(String),
+}
+
+/// What a write expects of the current state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// The key must be free.
+    Absent,
+    /// The key must hold exactly this resourceVersion.
+    Rv(u64),
+}
+
+/// Addresses one object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectRef {
+    /// Its resource.
+    pub resource: GroupResource,
+    /// `namespace/name` or `name`.
+    pub key: String,
+}
+
+/// The storage key of an object.
+pub fn key(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+struct Table {
+    objects: BTreeMap<String, Stored>,
+    /// The resourceVersion of the table's last change.
+    revision: u64,
+    history: VecDeque<Arc<Event>>,
+    /// Events at or below this resourceVersion are no longer in `history`.
+    compacted: u64,
+    tx: broadcast::Sender<Arc<Event>>,
+}
+
+impl Table {
+    fn new() -> Self {
+        Self {
+            objects: BTreeMap::new(),
+            revision: 0,
+            history: VecDeque::new(),
+            compacted: 0,
+            tx: broadcast::channel(BROADCAST_CAPACITY).0,
+        }
+    }
+}
+
+struct Inner {
+    rv: u64,
+    tables: HashMap<GroupResource, Table>,
+    /// Live objects by uid, so the garbage collector can tell whether an owner exists.
+    uids: HashMap<String, ObjectRef>,
+    /// Owner uid → objects that name it in ownerReferences.
+    dependents: HashMap<String, HashSet<ObjectRef>>,
+}
+
+/// The object store of one API server.
+pub struct Store {
+    inner: RwLock<Inner>,
+    history_limit: usize,
+    notices: mpsc::UnboundedSender<Notice>,
+    /// Where writes are made durable first; `None` keeps everything in memory only.
+    persist: Option<Persist>,
+}
+
+/// A validated write, ready to be made durable and applied.
+struct Change {
+    rv: u64,
+    kind: EventType,
+    key: String,
+    /// The object after the write (its last state, for removals), parsed.
+    object: Value,
+    /// `object` serialized.
+    json: Bytes,
+    /// What the key held before.
+    previous: Option<Stored>,
+    /// Whether the key is removed.
+    removes: bool,
+}
+
+/// A page of a list.
+#[derive(Debug)]
+pub struct Page {
+    /// Matching objects in key order.
+    pub items: Vec<Stored>,
+    /// The store's resourceVersion when the page was read.
+    pub rv: u64,
+    /// The last key returned when more matching objects remain.
+    pub next: Option<String>,
+}
+
+/// A watch starting point: the events to replay and the live feed after them.
+pub struct Subscription {
+    /// Past events to send first.
+    pub replay: Vec<Arc<Event>>,
+    /// Changes from now on.
+    pub feed: broadcast::Receiver<Arc<Event>>,
+    /// The store's resourceVersion at subscription.
+    pub rv: u64,
+}
+
+impl Store {
+    /// An empty store keeping `history_limit` events per resource; notices for the
+    /// built-in controllers go to the returned receiver.
+    pub fn new(history_limit: usize) -> (Self, mpsc::UnboundedReceiver<Notice>) {
+        let (notices, rx) = mpsc::unbounded_channel();
+        let inner = Inner { rv: 0, tables: HashMap::new(), uids: HashMap::new(), dependents: HashMap::new() };
+        (Self { inner: RwLock::new(inner), history_limit: history_limit.max(1), notices, persist: None }, rx)
+    }
+
+    /// A store kept durable in `dir`, holding what was stored there before: the same
+    /// objects, resourceVersions and watch history.
+    ///
+    /// Objects that were being deleted, and dependents whose owner is gone, are handed
+    /// to the built-in controllers again, since what they had not yet done when the
+    /// server stopped would otherwise never be done.
+    pub fn open(history_limit: usize, dir: &Path) -> Result<(Self, mpsc::UnboundedReceiver<Notice>), PersistError> {
+        let (mut store, rx) = Self::new(history_limit);
+        let (persist, loaded) = Persist::open(dir, store.history_limit)?;
+        store.restore(loaded)?;
+        store.persist = Some(persist);
+        Ok((store, rx))
+    }
+
+    fn restore(&self, loaded: Loaded) -> Result<(), PersistError> {
+        let mut guard = self.inner.write();
+        let inner = &mut *guard;
+        inner.rv = loaded.rv;
+        let mut resync = Vec::new();
+        for (name, stored) in loaded.resources {
+            let (group, plural) = name
+                .split_once('/')
+                .ok_or_else(|| PersistError::Corrupt(format!("resource name {name:?} has no group separator")))?;
+            let resource = GroupResource::new(group, plural);
+            let mut objects = Vec::with_capacity(stored.objects.len());
+            for (key, rv, json) in stored.objects {
+                let value: Value =
+                    serde_json::from_slice(&json).map_err(|e| PersistError::Corrupt(format!("{name} {key}: {e}")))?;
+                let target = ObjectRef { resource: resource.clone(), key: key.clone() };
+                index(inner, &target, &value);
+                let json = Bytes::from(json);
+                if object::deletion_timestamp(&value).is_some() {
+                    let event = Event {
+                        rv,
+                        kind: EventType::Modified,
+                        key: key.clone(),
+                        json: json.clone(),
+                        prev: None,
+                        parsed: OnceLock::from(value),
+                    };
+                    resync.push(Notice { resource: resource.clone(), event: Arc::new(event), deleting: true });
+                }
+                objects.push((key, Stored { rv, json }));
+            }
+            let mut table = Table::new();
+            // Sorted input: the map is built in bulk.
+            table.objects = objects.into_iter().collect();
+            table.history = stored
+                .events
+                .into_iter()
+                .map(|e| {
+                    Arc::new(Event {
+                        rv: e.rv,
+                        kind: e.kind,
+                        key: e.key,
+                        json: Bytes::from(e.json),
+                        prev: e.prev.map(Bytes::from),
+                        parsed: OnceLock::new(),
+                    })
+                })
+                .collect();
+            table.compacted = stored.compacted;
+            let newest_object = table.objects.values().map(|s| s.rv).max().unwrap_or(0);
+            table.revision = table.history.back().map_or(stored.compacted, |e| e.rv).max(newest_object);
+            inner.rv = inner.rv.max(table.revision);
+            inner.tables.insert(resource, table);
+        }
+        // Owners that are gone while dependents still name them: the collector hears of
+        // the owner's deletion again (only the uid matters to it; the empty key names no
+        // namespace).
+        for (owner, dependents) in &inner.dependents {
+            if inner.uids.contains_key(owner) {
+                continue;
+            }
+            let Some(dependent) = dependents.iter().next() else {
+                continue;
+            };
+            let event = Event {
+                rv: inner.rv,
+                kind: EventType::Deleted,
+                key: String::new(),
+                json: Bytes::from(
+                    serde_json::to_vec(&serde_json::json!({"metadata": {"uid": owner}})).unwrap_or_default(),
+                ),
+                prev: None,
+                parsed: OnceLock::new(),
+            };
+            resync.push(Notice { resource: dependent.resource.clone(), event: Arc::new(event), deleting: true });
+        }
+        for notice in resync {
+            // The receiver is held by the caller until the controllers start.
+            let _ = self.notices.send(notice);
+        }
+        Ok(())
+    }
+
+    /// Closes the durable store, if any, releasing its file; later writes fail.
+    pub fn close(&self) {
+        if let Some(persist) = &self.persist {
+            // Under the write lock: no write is half-way through its commit.
+            let _guard = self.inner.write();
+            persist.close();
+        }
+    }
+
+    /// The current resourceVersion.
+    pub fn rv(&self) -> u64 {
+        self.inner.read().rv
+    }
+
+    /// The resourceVersion of a resource's last change (0: never changed), so callers
+    /// can cache what they derive from it.
+    pub fn revision(&self, resource: &GroupResource) -> u64 {
+        self.inner.read().tables.get(resource).map_or(0, |t| t.revision)
+    }
+
+    /// One object.
+    pub fn get(&self, resource: &GroupResource, key: &str) -> Option<Stored> {
+        self.inner.read().tables.get(resource)?.objects.get(key).cloned()
+    }
+
+    /// The object with this uid.
+    pub fn owner_ref(&self, uid: &str) -> Option<ObjectRef> {
+        self.inner.read().uids.get(uid).cloned()
+    }
+
+    /// Objects that name `owner_uid` as an owner.
+    pub fn dependents(&self, owner_uid: &str) -> Vec<ObjectRef> {
+        self.inner.read().dependents.get(owner_uid).map(|set| set.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    /// Keys of a resource's objects in a namespace (all of them for `None`).
+    pub fn keys(&self, resource: &GroupResource, namespace: Option<&str>) -> Vec<String> {
+        let inner = self.inner.read();
+        let Some(table) = inner.tables.get(resource) else {
+            return Vec::new();
+        };
+        match namespace {
+            Some(ns) => {
+                let prefix = format!("{ns}/");
+                table
+                    .objects
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            }
+            None => table.objects.keys().cloned().collect(),
+        }
+    }
+
+    /// Lists objects in key order, starting after `after`, keeping those `keep` accepts,
+    /// stopping after `limit` of them (0: no limit).
+    pub fn list(
+        &self,
+        resource: &GroupResource,
+        namespace: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+        keep: &dyn Fn(&Stored) -> bool,
+    ) -> Page {
+        let inner = self.inner.read();
+        let rv = inner.rv;
+        let Some(table) = inner.tables.get(resource) else {
+            return Page { items: Vec::new(), rv, next: None };
+        };
+        let prefix = namespace.map(|ns| format!("{ns}/"));
+        let start = match (after, &prefix) {
+            (Some(a), _) => Bound::Excluded(a.to_string()),
+            (None, Some(p)) => Bound::Included(p.clone()),
+            (None, None) => Bound::Unbounded,
+        };
+        let mut items = Vec::new();
+        let mut next = None;
+        let mut last_key = None;
+        for (k, stored) in table.objects.range((start, Bound::Unbounded)) {
+            if prefix.as_ref().is_some_and(|p| !k.starts_with(p.as_str())) {
+                break;
+            }
+            if !keep(stored) {
+                continue;
+            }
+            if limit > 0 && items.len() == limit {
+                // One more match exists past the page: the client continues after the last key.
+                next = last_key;
+                break;
+            }
+            items.push(stored.clone());
+            last_key = Some(k.clone());
+        }
+        Page { items, rv, next }
+    }
+
+    /// Subscribes to changes after `from`; `None` means "from now". Returns `Err(oldest)`
+    /// when `from` is older than the history kept.
+    pub fn subscribe(&self, resource: &GroupResource, from: Option<u64>) -> Result<Subscription, u64> {
+        let mut inner = self.inner.write();
+        let rv = inner.rv;
+        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
+        let feed = table.tx.subscribe();
+        let replay = match from {
+            None => Vec::new(),
+            Some(from) if from < table.compacted => return Err(table.compacted + 1),
+            Some(from) => table.history.iter().filter(|e| e.rv > from).cloned().collect(),
+        };
+        Ok(Subscription { replay, feed, rv })
+    }
+
+    /// Every object of a resource in a namespace (or all) plus a feed of later changes,
+    /// taken atomically.
+    pub fn snapshot(&self, resource: &GroupResource, namespace: Option<&str>) -> (Vec<Stored>, Subscription) {
+        let mut inner = self.inner.write();
+        let rv = inner.rv;
+        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
+        let feed = table.tx.subscribe();
+        let items = match namespace {
+            Some(ns) => {
+                let prefix = format!("{ns}/");
+                table
+                    .objects
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .map(|(_, s)| s.clone())
+                    .collect()
+            }
+            None => table.objects.values().cloned().collect(),
+        };
+        (items, Subscription { replay: Vec::new(), feed, rv })
+    }
+
+    /// Stores `object` at `key`, stamping the next resourceVersion into it.
+    pub fn put(
+        &self,
+        resource: &GroupResource,
+        key: &str,
+        expect: Expect,
+        mut object: Value,
+    ) -> Result<Stored, CommitError> {
+        self.commit(resource, |inner| {
+            let previous = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
+            let current = previous.as_ref().map(|s| s.rv);
+            let kind = match (expect, current) {
+                (Expect::Absent, None) => EventType::Added,
+                (Expect::Absent, Some(_)) => return Err(CommitError::Exists),
+                (Expect::Rv(_), None) => return Err(CommitError::Missing),
+                (Expect::Rv(want), Some(have)) if want != have => return Err(CommitError::Conflict),
+                (Expect::Rv(_), Some(_)) => EventType::Modified,
+            };
+            let rv = inner.rv + 1;
+            object::set_resource_version(&mut object, rv);
+            let json = Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
+            Ok(Change { rv, kind, key: key.to_string(), object, json, previous, removes: false })
+        })
+    }
+
+    /// Removes the object at `key` if it still holds resourceVersion `expect`.
+    pub fn remove(&self, resource: &GroupResource, key: &str, expect: u64) -> Result<Stored, CommitError> {
+        self.commit(resource, |inner| {
+            let current = inner.tables.get(resource).and_then(|t| t.objects.get(key)).cloned();
+            let Some(current) = current else {
+                return Err(CommitError::Missing);
+            };
+            if current.rv != expect {
+                return Err(CommitError::Conflict);
+            }
+            let rv = inner.rv + 1;
+            let mut last = current.value();
+            object::set_resource_version(&mut last, rv);
+            let json = Bytes::from(serde_json::to_vec(&last).unwrap_or_default());
+            Ok(Change {
+                rv,
+                kind: EventType::Deleted,
+                key: key.to_string(),
+                object: last,
+                json,
+                previous: Some(current),
+                removes: true,
+            })
+        })
+    }
+
+    /// Validates a write with `prepare`, makes it durable (with a durable store), then
+    /// applies and publishes it.
+    fn commit(
+        &self,
+        resource: &GroupResource,
+        prepare: impl FnOnce(&Inner) -> Result<Change, CommitError>,
+    ) -> Result<Stored, CommitError> {
+        let Some(persist) = &self.persist else {
+            let mut inner = self.inner.write();
+            let change = prepare(&inner)?;
+            return Ok(self.apply(&mut inner, resource, change));
+        };
+        // Waiting for the writer before us and for the disk blocks this thread for a
+        // while: on a multi-threaded runtime the worker hands its other tasks over first.
+        let on_workers = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if on_workers {
+            tokio::task::block_in_place(|| self.commit_durably(persist, resource, prepare))
+        } else {
+            self.commit_durably(persist, resource, prepare)
+        }
+    }
+
+    fn commit_durably(
+        &self,
+        persist: &Persist,
+        resource: &GroupResource,
+        prepare: impl FnOnce(&Inner) -> Result<Change, CommitError>,
+    ) -> Result<Stored, CommitError> {
+        // An upgradable read excludes other writers but not readers, so reads go on
+        // while the disk syncs; the state they see changes only once the write is durable.
+        let inner = self.inner.upgradable_read();
+        let change = prepare(&inner)?;
+        let len = inner.tables.get(resource).map_or(0, |t| t.history.len());
+        let excess = (len + 1).saturating_sub(self.history_limit);
+        let trimmed: Vec<u64> = inner
+            .tables
+            .get(resource)
+            .map(|t| t.history.iter().take(excess).map(|e| e.rv).collect())
+            .unwrap_or_default();
+        let name = format!("{}/{}", resource.group, resource.resource);
+        let record = Record {
+            resource: &name,
+            key: &change.key,
+            rv: change.rv,
+            kind: change.kind,
+            object: (!change.removes).then_some(&change.json[..]),
+            event: &change.json,
+            prev: if change.removes { None } else { change.previous.as_ref().map(|p| &p.json[..]) },
+            trimmed: &trimmed,
+        };
+        persist.commit(&record).map_err(|e| CommitError::Storage(fleetctl_kube::errors::chain(&e)))?;
+        let mut inner = RwLockUpgradableReadGuard::upgrade(inner);
+        Ok(self.apply(&mut inner, resource, change))
+    }
+
+    /// Applies a validated write to memory and tells watchers and controllers.
+    fn apply(&self, inner: &mut Inner, resource: &GroupResource, change: Change) -> Stored {
+        let Change { rv, kind, key, object, json, previous, removes } = change;
+        inner.rv = rv;
+        let target = ObjectRef { resource: resource.clone(), key };
+        if let Some(old) = &previous {
+            if removes {
+                // The last state names the same uid and owners as the stored one.
+                unindex(inner, &target, &object);
+            } else {
+                unindex(inner, &target, &old.value());
+            }
+        }
+        if !removes {
+            index(inner, &target, &object);
+        }
+        let stored = Stored { rv, json: json.clone() };
+        let table = inner.tables.entry(target.resource).or_insert_with(Table::new);
+        let deleting = if removes {
+            table.objects.remove(&target.key);
+            true
+        } else {
+            table.objects.insert(target.key.clone(), stored.clone());
+            object::deletion_timestamp(&object).is_some()
+        };
+        let prev = if removes { None } else { previous.map(|p| p.json) };
+        let event = Event { rv, kind, key: target.key, json, prev, parsed: OnceLock::new() };
+        self.publish(table, resource, event, deleting);
+        stored
+    }
+
+    fn publish(&self, table: &mut Table, resource: &GroupResource, event: Event, deleting: bool) {
+        table.revision = event.rv;
+        let event = Arc::new(event);
+        table.history.push_back(event.clone());
+        while table.history.len() > self.history_limit {
+            if let Some(old) = table.history.pop_front() {
+                table.compacted = old.rv;
+            }
+        }
+        // No receivers is fine: nobody watches this resource now.
+        let _ = table.tx.send(event.clone());
+        // The receiver lives as long as the server; a send error means shutdown.
+        let _ = self.notices.send(Notice { resource: resource.clone(), event, deleting });
+    }
+
+    /// Number of stored objects (for figures and tests).
+    pub fn len(&self) -> usize {
+        self.inner.read().tables.values().map(|t| t.objects.len()).sum()
+    }
+
+    /// Whether the store holds no objects.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn index(inner: &mut Inner, target: &ObjectRef, object: &Value) {
+    if let Some(uid) = object::uid(object) {
+        inner.uids.insert(uid.to_string(), target.clone());
+    }
+    for owner in object::owner_uids(object) {
+        inner.dependents.entry(owner.to_string()).or_default().insert(target.clone());
+    }
+}
+
+fn unindex(inner: &mut Inner, target: &ObjectRef, object: &Value) {
+    if let Some(uid) = object::uid(object) {
+        inner.uids.remove(uid);
+    }
+    for owner in object::owner_uids(object) {
+        if let Some(set) = inner.dependents.get_mut(owner) {
+            set.remove(target);
+            if set.is_empty() {
+                inner.dependents.remove(owner);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn history(store: &Store, resource: &GroupResource, from: u64) -> Result<Vec<(u64, EventType, String)>, u64> {
+        let subscription = store.subscribe(resource, Some(from))?;
+        Ok(subscription.replay.iter().map(|e| (e.rv, e.kind, e.key.clone())).collect())
+    }
+
+    #[test]
+    fn a_reopened_store_has_the_same_objects_counter_and_history() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cms = GroupResource::new("", "configmaps");
+        let before = {
+            let (store, _rx) = Store::open(4, dir.path()).expect("open");
+            for i in 0..6 {
+                store
+                    .put(&cms, &format!("ns/c{i}"), Expect::Absent, json!({"metadata": {"name": format!("c{i}")}}))
+                    .expect("put");
+            }
+            let c1 = store.get(&cms, "ns/c1").expect("c1");
+            store
+                .put(&cms, "ns/c1", Expect::Rv(c1.rv), json!({"metadata": {"name": "c1"}, "data": {"a": "b"}}))
+                .expect("update");
+            let c2 = store.get(&cms, "ns/c2").expect("c2");
+            store.remove(&cms, "ns/c2", c2.rv).expect("remove");
+            let snapshot = (store.rv(), store.keys(&cms, None), history(&store, &cms, 4), history(&store, &cms, 3));
+            store.close();
+            assert!(matches!(store.put(&cms, "ns/late", Expect::Absent, json!({})), Err(CommitError::Storage(_))));
+            snapshot
+        };
+        let (store, _rx) = Store::open(4, dir.path()).expect("reopen");
+        let after = (store.rv(), store.keys(&cms, None), history(&store, &cms, 4), history(&store, &cms, 3));
+        assert_eq!(after, before);
+        assert_eq!(after.0, 8);
+        assert_eq!(after.3, Err(5), "older events answer 'expired' as before the restart");
+        assert_eq!(store.get(&cms, "ns/c1").map(|s| s.value()["data"]["a"].clone()), Some(json!("b")));
+        assert_eq!(store.revision(&cms), 8);
+        let next = store.put(&cms, "ns/c9", Expect::Absent, json!({})).expect("put after reopening");
+        assert_eq!(next.rv, 9);
+    }
+}

@@ -1,0 +1,690 @@
+//! The dev environment (`fleetctl dev up|down|status|logs`): a hub and N managed dev
+//! clusters, each a `fleetctl dev serve --node-simulator` process of its own, started
+//! in the background and recorded in a directory:
+//!
+//! ```text
+//! DIR/state.json            the clusters: name, URL, pid, kubeconfig (0600)
+//! DIR/kubeconfig            contexts hub, cluster1, … (0600)
+//! DIR/<name>.kubeconfig     one admin kubeconfig per cluster (0600)
+//! DIR/logs/<name>.log       each cluster process's log
+//! DIR/logs/<name>/<ns>_<deployment>.log   the logs of the Deployments it runs
+//! DIR/pods/<name>/          the kubeconfigs of its Pods (0600)
+//! DIR/<name>/store          its durable store (with `--durable`)
+//! ```
+//!
+//! Each cluster process leads a process group of its own, and the containers its node
+//! simulator starts stay in that group: `dev down` stops the group, so even the
+//! containers of a cluster process that was SIGKILLed do not survive it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::Client;
+use kube::api::Api;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::runtime::wait::await_condition;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::node::process::{open_log, private_dir};
+use super::serve::write_private;
+use fleetctl_kube::{ApplyError, ApplyOptions, apply};
+
+/// The hub's name: its context, its log and its kubeconfig file.
+pub const HUB: &str = "hub";
+
+const STATE_FILE: &str = "state.json";
+const MERGED_KUBECONFIG: &str = "kubeconfig";
+
+/// The longest a cluster process may take to write its kubeconfig.
+const STARTUP_WAIT: Duration = Duration::from_secs(10);
+/// How often the startup wait looks for the kubeconfig.
+const STARTUP_CHECK: Duration = Duration::from_millis(10);
+/// How long `/readyz` may take to answer `dev status`.
+const READY_CHECK: Duration = Duration::from_secs(2);
+
+/// What `dev up` starts.
+#[derive(Debug, Clone)]
+pub struct UpOptions {
+    /// The environment's directory (created 0700).
+    pub dir: PathBuf,
+    /// How many managed clusters (`cluster1`…).
+    pub clusters: usize,
+    /// The fleetctl executable the cluster processes run (`fleetctl dev serve`).
+    pub program: PathBuf,
+    /// What the hub gets installed with.
+    pub hub: HubInstall,
+    /// Keep each cluster's objects on disk (`DIR/<name>/store`), so that the next
+    /// `dev up` resumes them.
+    pub durable: bool,
+    /// Run agents and controllers as tasks of the cluster processes, not as processes.
+    pub in_process: bool,
+    /// How long the hub controller may take to become Available.
+    pub timeout: Duration,
+}
+
+/// The hub installation `dev up` applies, and the Deployment in it that must become
+/// Available before the environment is ready.
+#[derive(Debug, Clone)]
+pub struct HubInstall {
+    /// The objects, in order (CRDs first).
+    pub objects: Vec<Value>,
+    /// Namespace of the hub controller's Deployment.
+    pub namespace: String,
+    /// Name of the hub controller's Deployment.
+    pub controller: String,
+}
+
+/// One cluster of the environment, as `state.json` records it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ClusterRecord {
+    /// Its name and context.
+    pub name: String,
+    /// Its API server URL (empty until it is ready).
+    pub url: String,
+    /// The pid of its `dev serve` process, which is also its process group.
+    pub pid: u32,
+    /// Its admin kubeconfig.
+    pub kubeconfig: PathBuf,
+    /// The log of its process.
+    pub log: PathBuf,
+}
+
+/// The environment, as `state.json` records it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct EnvState {
+    /// The fleetctl executable the clusters run (to recognise their processes).
+    pub program: PathBuf,
+    /// The kubeconfig with a context per cluster.
+    pub kubeconfig: PathBuf,
+    /// The hub first, then the managed clusters.
+    pub clusters: Vec<ClusterRecord>,
+}
+
+/// How one cluster is doing, for `dev status`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ClusterStatus {
+    /// What `state.json` says.
+    pub record: ClusterRecord,
+    /// Its process runs.
+    pub alive: bool,
+    /// Its `/readyz` answered ok.
+    pub ready: bool,
+}
+
+/// How `dev down` left a cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Stopped {
+    /// It stopped on SIGTERM.
+    Terminated,
+    /// It had to be SIGKILLed (or something of its process group did).
+    Killed,
+    /// It was not running.
+    AlreadyGone,
+}
+
+/// Why a dev environment operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    /// No state directory could be determined.
+    #[error("no directory for the dev environment: set XDG_STATE_HOME or HOME, or pass --dir")]
+    NoDir,
+    /// `dev up` while one runs.
+    #[error("a dev environment already runs in {}: `fleetctl dev down` first, or pass another --dir", dir.display())]
+    AlreadyRunning {
+        /// Its directory.
+        dir: PathBuf,
+    },
+    /// `dev down`/`status` without one.
+    #[error("no dev environment in {}: start one with `fleetctl dev up`", dir.display())]
+    NotRunning {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// `--clusters` out of range.
+    #[error("--clusters must be between 0 and 99, not {0}")]
+    Clusters(usize),
+    /// A file could not be read or written.
+    #[error("{action} {}", path.display())]
+    Io {
+        /// What was done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `state.json` is not ours.
+    #[error("reading {}: {source}", path.display())]
+    State {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A cluster process could not be started.
+    #[error("starting cluster {name} ({})", program.display())]
+    Spawn {
+        /// The cluster.
+        name: String,
+        /// The executable.
+        program: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A cluster process ended during startup.
+    #[error("cluster {name} stopped while starting ({status}); its log {} ends with:\n{tail}", log.display())]
+    Exited {
+        /// The cluster.
+        name: String,
+        /// How it ended.
+        status: String,
+        /// Its log.
+        log: PathBuf,
+        /// The last lines of the log.
+        tail: String,
+    },
+    /// A cluster process did not write its kubeconfig in time.
+    #[error("cluster {name} did not start within {}s; see {}", STARTUP_WAIT.as_secs(), log.display())]
+    StartupTimeout {
+        /// The cluster.
+        name: String,
+        /// Its log.
+        log: PathBuf,
+    },
+    /// A kubeconfig could not be used.
+    #[error("loading the kubeconfig {}", path.display())]
+    Kubeconfig {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: kube::config::KubeconfigError,
+    },
+    /// A kubeconfig a cluster process wrote is not YAML.
+    #[error("reading the kubeconfig {}", path.display())]
+    KubeconfigText {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: serde_yaml::Error,
+    },
+    /// A cluster did not answer.
+    #[error("cluster {name} does not answer")]
+    Unreachable {
+        /// The cluster.
+        name: String,
+        /// The cause.
+        #[source]
+        source: kube::Error,
+    },
+    /// Installing the hub failed.
+    #[error("installing the hub")]
+    Install(#[source] ApplyError),
+    /// The hub controller did not become Available.
+    #[error("the hub controller did not become Available within {}s; see `fleetctl dev logs hub {namespace}/{name}`", timeout.as_secs())]
+    HubController {
+        /// Its Deployment's namespace.
+        namespace: String,
+        /// Its Deployment.
+        name: String,
+        /// The time it had.
+        timeout: Duration,
+    },
+    /// Watching the hub controller failed.
+    #[error("watching the hub controller")]
+    HubWatch(#[source] kube::runtime::wait::Error),
+    /// No such log.
+    #[error("no log {}{}", path.display(), if available.is_empty() { String::new() } else { format!("; there are: {}", available.join(", ")) })]
+    NoLog {
+        /// The file looked for.
+        path: PathBuf,
+        /// The Deployment logs of that cluster (`namespace/name`).
+        available: Vec<String>,
+    },
+    /// A Deployment name found in several namespaces.
+    #[error("deployment {name} is in several namespaces: pass one of {}", candidates.join(", "))]
+    Ambiguous {
+        /// The name given.
+        name: String,
+        /// `namespace/name` candidates.
+        candidates: Vec<String>,
+    },
+}
+
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> EnvError + 'a {
+    move |source| EnvError::Io { action, path: path.to_path_buf(), source }
+}
+
+/// The default directory: `$XDG_STATE_HOME/fleetctl/dev`, else `~/.local/state/fleetctl/dev`.
+pub fn default_dir() -> Result<PathBuf, EnvError> {
+    let absolute = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(state) = absolute("XDG_STATE_HOME") {
+        return Ok(state.join("fleetctl").join("dev"));
+    }
+    absolute("HOME").map(|home| home.join(".local/state/fleetctl/dev")).ok_or(EnvError::NoDir)
+}
+
+/// The names of the environment's clusters: `hub`, `cluster1`…
+pub fn cluster_names(clusters: usize) -> Vec<String> {
+    std::iter::once(HUB.to_string()).chain((1..=clusters).map(|i| format!("cluster{i}"))).collect()
+}
+
+fn state_path(dir: &Path) -> PathBuf {
+    dir.join(STATE_FILE)
+}
+
+/// Reads `state.json`; `NotRunning` if there is none.
+pub fn read_state(dir: &Path) -> Result<EnvState, EnvError> {
+    let path = state_path(dir);
+    let text = match std::fs::read(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(EnvError::NotRunning { dir: dir.to_path_buf() });
+        }
+        Err(e) => return Err(io("reading", &path)(e)),
+    };
+    serde_json::from_slice(&text).map_err(|source| EnvError::State { path, source })
+}
+
+fn write_state(dir: &Path, state: &EnvState) -> Result<(), EnvError> {
+    let path = state_path(dir);
+    let text = serde_json::to_vec_pretty(state).map_err(|source| EnvError::State { path: path.clone(), source })?;
+    write_private(&path, &text).map_err(io("writing", &path))
+}
+
+/// Starts the hub and the managed clusters, installs the hub controllers (the objects
+/// `fleetctl hub install` applies, through the same apply), waits until every cluster
+/// answers `/readyz` and the hub controller Deployment is Available, writes the
+/// kubeconfigs and `state.json`, and returns, leaving the clusters running. On failure
+/// it stops what it started.
+pub async fn up(options: &UpOptions) -> Result<EnvState, EnvError> {
+    if options.clusters > 99 {
+        return Err(EnvError::Clusters(options.clusters));
+    }
+    let dir = &options.dir;
+    private_dir(&dir.join("logs")).map_err(io("creating", dir))?;
+    match read_state(dir) {
+        Ok(state) if state.clusters.iter().any(|c| is_ours(&state, c)) => {
+            return Err(EnvError::AlreadyRunning { dir: dir.clone() });
+        }
+        Ok(_) | Err(EnvError::NotRunning { .. } | EnvError::State { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    let mut state = EnvState {
+        program: options.program.canonicalize().unwrap_or_else(|_| options.program.clone()),
+        kubeconfig: dir.join(MERGED_KUBECONFIG),
+        clusters: Vec::new(),
+    };
+    let mut children = Vec::new();
+    let started = spawn_all(options, &mut state, &mut children);
+    // Recorded before anything can fail, so that `dev down` can always clean up.
+    let outcome = match started {
+        Ok(()) => match write_state(dir, &state) {
+            Ok(()) => wait_ready(options, &mut state, &mut children).await,
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(e),
+    };
+    if let Err(e) = outcome {
+        stop_children(&mut children).await;
+        let _ = std::fs::remove_file(state_path(dir));
+        return Err(e);
+    }
+    write_state(dir, &state)?;
+    Ok(state)
+}
+
+fn spawn_all(options: &UpOptions, state: &mut EnvState, children: &mut Vec<Child>) -> Result<(), EnvError> {
+    use std::os::unix::process::CommandExt;
+    let dir = &options.dir;
+    for name in cluster_names(options.clusters) {
+        let kubeconfig = dir.join(format!("{name}.kubeconfig"));
+        // Its appearance is the signal that the new process is ready.
+        match std::fs::remove_file(&kubeconfig) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("removing", &kubeconfig)(e)),
+        }
+        let log = dir.join("logs").join(format!("{name}.log"));
+        let stdout = open_log(&log).map_err(io("opening", &log))?;
+        let stderr = stdout.try_clone().map_err(io("opening", &log))?;
+        let mut command = Command::new(&options.program);
+        command.arg("dev").arg("serve").arg("--kubeconfig").arg(&kubeconfig).args(["--name", &name]);
+        command.arg("--node-simulator").arg("--node-dir").arg(dir);
+        if options.durable {
+            command.arg("--store").arg(dir.join(&name).join("store"));
+        }
+        if options.in_process {
+            command.args(["--node-mode", "in-process"]);
+        }
+        // A group of its own: a Ctrl-C in the terminal that ran `dev up` does not reach
+        // it, and `dev down` can stop it with everything it started.
+        command.stdin(Stdio::null()).stdout(stdout).stderr(stderr).process_group(0);
+        let child = command.spawn().map_err(|source| EnvError::Spawn {
+            name: name.clone(),
+            program: options.program.clone(),
+            source,
+        })?;
+        state.clusters.push(ClusterRecord { name, url: String::new(), pid: child.id(), kubeconfig, log });
+        children.push(child);
+    }
+    Ok(())
+}
+
+async fn wait_ready(options: &UpOptions, state: &mut EnvState, children: &mut [Child]) -> Result<(), EnvError> {
+    let waits = state.clusters.iter().zip(children.iter_mut()).map(|(record, child)| async move {
+        let client = started(record, child).await?;
+        if record.name == HUB {
+            install_hub(&client, options).await?;
+        }
+        Ok::<_, EnvError>(())
+    });
+    futures::future::try_join_all(waits).await?;
+    let mut merged = json!({"apiVersion": "v1", "kind": "Config", "clusters": [], "users": [], "contexts": [],
+                            "current-context": HUB, "preferences": {}});
+    for record in &mut state.clusters {
+        let config = read_kubeconfig(&record.kubeconfig)?;
+        record.url = config["clusters"][0]["cluster"]["server"].as_str().unwrap_or_default().to_string();
+        for (list, entry) in [("clusters", "cluster"), ("users", "user")] {
+            if let Some(items) = merged[list].as_array_mut() {
+                items.push(json!({"name": record.name, entry: config[list][0][entry]}));
+            }
+        }
+        if let Some(contexts) = merged["contexts"].as_array_mut() {
+            contexts.push(json!({"name": record.name, "context": {"cluster": record.name, "user": record.name}}));
+        }
+    }
+    let yaml = serde_yaml::to_string(&merged).unwrap_or_default();
+    write_private(&state.kubeconfig, yaml.as_bytes()).map_err(io("writing", &state.kubeconfig))
+}
+
+fn read_kubeconfig(path: &Path) -> Result<Value, EnvError> {
+    let text = std::fs::read_to_string(path).map_err(io("reading", path))?;
+    serde_yaml::from_str(&text).map_err(|source| EnvError::KubeconfigText { path: path.to_path_buf(), source })
+}
+
+/// A client for the context `context` of a kubeconfig file.
+pub async fn client_for(path: &Path, context: Option<&str>) -> Result<Client, EnvError> {
+    let kubeconfig = |source| EnvError::Kubeconfig { path: path.to_path_buf(), source };
+    let file = Kubeconfig::read_from(path).map_err(kubeconfig)?;
+    let options = KubeConfigOptions { context: context.map(str::to_string), ..KubeConfigOptions::default() };
+    let config = kube::Config::from_custom_kubeconfig(file, &options).await.map_err(kubeconfig)?;
+    Client::try_from(config)
+        .map_err(|source| EnvError::Unreachable { name: context.unwrap_or_default().to_string(), source })
+}
+
+/// Waits for a cluster process to write its kubeconfig (it does so once it serves),
+/// then checks `/readyz` through it.
+async fn started(record: &ClusterRecord, child: &mut Child) -> Result<Client, EnvError> {
+    let deadline = Instant::now() + STARTUP_WAIT;
+    // A bounded wait on a file another process writes: without a file-notification
+    // dependency, looking every few milliseconds is the simplest event source, and the
+    // wait ends early when the process exits.
+    while !record.kubeconfig.exists() {
+        if let Some(status) = child.try_wait().map_err(io("waiting for", &record.log))? {
+            return Err(EnvError::Exited {
+                name: record.name.clone(),
+                status: status.to_string(),
+                log: record.log.clone(),
+                tail: tail(&record.log, 20),
+            });
+        }
+        if Instant::now() >= deadline {
+            return Err(EnvError::StartupTimeout { name: record.name.clone(), log: record.log.clone() });
+        }
+        tokio::time::sleep(STARTUP_CHECK).await;
+    }
+    let client = client_for(&record.kubeconfig, None).await?;
+    readyz(&client).await.map_err(|source| EnvError::Unreachable { name: record.name.clone(), source })?;
+    Ok(client)
+}
+
+async fn readyz(client: &Client) -> Result<(), kube::Error> {
+    let request = axum::http::Request::get("/readyz").body(Vec::new()).map_err(kube::Error::HttpError)?;
+    client.request_text(request).await.map(|_| ())
+}
+
+/// Applies the hub installation and waits for the hub controller to be Available.
+async fn install_hub(client: &Client, options: &UpOptions) -> Result<(), EnvError> {
+    let hub = &options.hub;
+    apply(client, &hub.objects, &ApplyOptions::default()).await.map_err(EnvError::Install)?;
+    let api: Api<Deployment> = Api::namespaced(client.clone(), &hub.namespace);
+    let available = await_condition(api, &hub.controller, is_available);
+    match tokio::time::timeout(options.timeout, available).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(EnvError::HubWatch(e)),
+        Err(_) => Err(EnvError::HubController {
+            namespace: hub.namespace.clone(),
+            name: hub.controller.clone(),
+            timeout: options.timeout,
+        }),
+    }
+}
+
+/// Whether a Deployment's current generation is Available.
+pub fn is_available(deployment: Option<&Deployment>) -> bool {
+    let Some(deployment) = deployment else { return false };
+    let Some(status) = &deployment.status else { return false };
+    status.observed_generation >= deployment.metadata.generation
+        && status.available_replicas.unwrap_or(0) >= 1
+        && status.conditions.iter().flatten().any(|c| c.type_ == "Available" && c.status == "True")
+}
+
+/// The last `lines` lines of a file.
+fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Stops the processes `up` started: SIGTERM, then SIGKILL for their whole groups
+/// (containers their simulators had started go too), and reaps them.
+async fn stop_children(children: &mut [Child]) {
+    for child in children.iter() {
+        signal(child.id(), Signal::SIGTERM);
+    }
+    // Our own children, but std's wait blocks: try_wait every few milliseconds, bounded.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline && children.iter_mut().any(|c| matches!(c.try_wait(), Ok(None))) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for child in children.iter_mut() {
+        if let Ok(pid) = i32::try_from(child.id()) {
+            let _ = nix::sys::signal::killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        let _ = child.wait();
+    }
+}
+
+/// Whether `pid` is still the cluster process the record names (not a reused pid).
+fn is_ours(state: &EnvState, record: &ClusterRecord) -> bool {
+    let Ok(cmdline) = std::fs::read(format!("/proc/{}/cmdline", record.pid)) else { return false };
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    let kubeconfig = record.kubeconfig.as_os_str().as_encoded_bytes();
+    let serves = args.windows(2).any(|w| w[0] == b"dev" && w[1] == b"serve");
+    serves && args.contains(&kubeconfig) && runs_program(record.pid, &state.program)
+}
+
+/// The executable process `pid` runs (a rebuilt binary shows as "… (deleted)").
+fn executable(pid: u32) -> Option<PathBuf> {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let exe = exe.to_string_lossy();
+    Some(PathBuf::from(exe.strip_suffix(" (deleted)").unwrap_or(&exe)))
+}
+
+/// Whether process `pid` runs `program`.
+fn runs_program(pid: u32, program: &Path) -> bool {
+    executable(pid).is_some_and(|exe| exe == program)
+}
+
+/// Processes of process group `pgid` that run `program` or another executable beside it
+/// (`fleetctld`): the containers of a cluster.
+fn group_members(pgid: u32, program: &Path) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // Fields after the command name (which may hold spaces): state, ppid, pgrp.
+            let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+            after.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
+        })
+        .filter(|pid| executable(*pid).is_some_and(|exe| exe.parent() == program.parent()))
+        .collect()
+}
+
+fn signal(pid: u32, signal: Signal) {
+    if let Ok(pid) = i32::try_from(pid) {
+        let _ = kill(Pid::from_raw(pid), signal);
+    }
+}
+
+/// Stops every cluster of the environment: SIGTERM (each stops its containers within
+/// their grace period), then after `grace` SIGKILL for whatever of its process group
+/// still runs. Removes `state.json` and the kubeconfigs (their CAs die with the
+/// clusters); the logs stay.
+pub async fn down(dir: &Path, grace: Duration) -> Result<Vec<(String, Stopped)>, EnvError> {
+    let state = read_state(dir)?;
+    let mut outcome: Vec<(String, Stopped)> = Vec::new();
+    for record in &state.clusters {
+        // A live cluster process stops its containers itself; those of one that died
+        // (SIGKILL) are told directly.
+        let targets = match is_ours(&state, record) {
+            true => vec![record.pid],
+            false => group_members(record.pid, &state.program),
+        };
+        for pid in &targets {
+            signal(*pid, Signal::SIGTERM);
+        }
+        let stopped = if targets.is_empty() { Stopped::AlreadyGone } else { Stopped::Terminated };
+        outcome.push((record.name.clone(), stopped));
+    }
+    // These processes are not our children, so there is nothing to wait on: look at
+    // /proc every few milliseconds, for at most the grace period.
+    let deadline = Instant::now() + grace;
+    let running = |state: &EnvState| {
+        state.clusters.iter().any(|r| is_ours(state, r) || !group_members(r.pid, &state.program).is_empty())
+    };
+    while running(&state) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for (record, (_, stopped)) in state.clusters.iter().zip(outcome.iter_mut()) {
+        let leader = is_ours(&state, record).then_some(record.pid);
+        let members = group_members(record.pid, &state.program);
+        for pid in leader.into_iter().chain(members) {
+            signal(pid, Signal::SIGKILL);
+            *stopped = Stopped::Killed;
+        }
+    }
+    for path in state.clusters.iter().map(|r| r.kubeconfig.clone()).chain([state.kubeconfig.clone(), state_path(dir)]) {
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("removing", &path)(e)),
+        }
+    }
+    Ok(outcome)
+}
+
+/// Each cluster: does its process run, does it answer `/readyz`.
+pub async fn status(dir: &Path) -> Result<(EnvState, Vec<ClusterStatus>), EnvError> {
+    let state = read_state(dir)?;
+    let checks = state.clusters.iter().map(|record| {
+        let state = &state;
+        async move {
+            let alive = is_ours(state, record);
+            let ready = alive && ready(record).await;
+            ClusterStatus { record: record.clone(), alive, ready }
+        }
+    });
+    let statuses = futures::future::join_all(checks).await;
+    Ok((state, statuses))
+}
+
+async fn ready(record: &ClusterRecord) -> bool {
+    let Ok(client) = client_for(&record.kubeconfig, None).await else { return false };
+    matches!(tokio::time::timeout(READY_CHECK, readyz(&client)).await, Ok(Ok(())))
+}
+
+/// The log of a cluster process, or of one of its Deployments (`name` or
+/// `namespace/name`).
+pub fn log_file(dir: &Path, cluster: &str, deployment: Option<&str>) -> Result<PathBuf, EnvError> {
+    let available = || deployment_logs(dir, cluster);
+    let path = match deployment {
+        None => dir.join("logs").join(format!("{cluster}.log")),
+        Some(spec) => match spec.split_once('/') {
+            Some((namespace, name)) => super::node::log_path(dir, cluster, namespace, name),
+            None => {
+                let candidates: Vec<String> =
+                    available().into_iter().filter(|c| c.rsplit('/').next() == Some(spec)).collect();
+                match candidates.as_slice() {
+                    [one] => {
+                        let (namespace, name) = one.split_once('/').unwrap_or_default();
+                        super::node::log_path(dir, cluster, namespace, name)
+                    }
+                    [] => super::node::log_path(dir, cluster, "*", spec),
+                    _ => return Err(EnvError::Ambiguous { name: spec.to_string(), candidates }),
+                }
+            }
+        },
+    };
+    if path.is_file() { Ok(path) } else { Err(EnvError::NoLog { path, available: available() }) }
+}
+
+/// The Deployments of a cluster that have logs, as `namespace/name`.
+fn deployment_logs(dir: &Path, cluster: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir.join("logs").join(cluster)) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".log")).map(str::to_string))
+        .filter_map(|n| n.split_once('_').map(|(ns, name)| format!("{ns}/{name}")))
+        .collect();
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clusters_are_the_hub_then_numbered() {
+        assert_eq!(cluster_names(2), ["hub", "cluster1", "cluster2"]);
+        assert_eq!(cluster_names(0), ["hub"]);
+    }
+
+    #[test]
+    fn deployment_logs_are_found_by_name_or_namespace_and_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs/c1");
+        std::fs::create_dir_all(&logs).unwrap();
+        for file in ["a_web.log", "b_web.log", "a_api.log"] {
+            std::fs::write(logs.join(file), "x").unwrap();
+        }
+        std::fs::write(dir.path().join("logs/c1.log"), "x").unwrap();
+        assert_eq!(log_file(dir.path(), "c1", None).unwrap(), dir.path().join("logs/c1.log"));
+        assert_eq!(log_file(dir.path(), "c1", Some("api")).unwrap(), logs.join("a_api.log"));
+        assert_eq!(log_file(dir.path(), "c1", Some("b/web")).unwrap(), logs.join("b_web.log"));
+        assert!(matches!(log_file(dir.path(), "c1", Some("web")), Err(EnvError::Ambiguous { .. })));
+        match log_file(dir.path(), "c1", Some("nope")) {
+            Err(EnvError::NoLog { available, .. }) => assert_eq!(available, ["a/api", "a/web", "b/web"]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_missing_state_means_not_running() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(read_state(dir.path()), Err(EnvError::NotRunning { .. })));
+    }
+}

@@ -1,0 +1,95 @@
+//! `fleetctld agent operator|registration|work`: the klusterlet, on a managed cluster.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use fleetctl_agent::{AgentOptions, DEFAULT_HEALTH_ADDR, operator, registration, work};
+use fleetctl_api::names::AGENT_NAMESPACE;
+use fleetctl_kube::Selection;
+
+use crate::RoleError;
+
+/// `fleetctld agent …`
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    #[command(subcommand)]
+    command: AgentCommand,
+}
+
+/// Where the agent runs.
+#[derive(Debug, Args)]
+struct Local {
+    /// Kubeconfig of the managed cluster (default: in-cluster config inside a pod, else KUBECONFIG).
+    #[arg(long, value_name = "FILE")]
+    kubeconfig: Option<PathBuf>,
+    /// Address of /healthz.
+    #[arg(long, default_value = DEFAULT_HEALTH_ADDR, env = "FLEETCTL_HEALTH_ADDR")]
+    health_addr: SocketAddr,
+}
+
+impl Local {
+    fn selection(&self) -> Selection {
+        Selection::in_cluster_or(self.kubeconfig.clone(), None)
+    }
+}
+
+/// Which cluster and agent.
+#[derive(Debug, Args)]
+struct Identity {
+    /// The managed cluster's name.
+    #[arg(long)]
+    cluster_name: String,
+    /// The agent id (the Klusterlet's uid).
+    #[arg(long)]
+    agent_id: String,
+    /// The agent namespace.
+    #[arg(long, default_value = AGENT_NAMESPACE, env = "POD_NAMESPACE")]
+    namespace: String,
+}
+
+#[derive(Debug, Subcommand)]
+enum AgentCommand {
+    /// Reconcile the Klusterlet into the registration and work agents.
+    Operator {
+        #[command(flatten)]
+        local: Local,
+    },
+    /// Join the hub, keep the cluster's identity, status and lease.
+    Registration {
+        #[command(flatten)]
+        local: Local,
+        #[command(flatten)]
+        identity: Identity,
+    },
+    /// Apply the hub's ManifestWorks on this cluster.
+    Work {
+        #[command(flatten)]
+        local: Local,
+        #[command(flatten)]
+        identity: Identity,
+    },
+}
+
+fn options(local: &Local, identity: Identity) -> AgentOptions {
+    AgentOptions {
+        local: local.selection(),
+        health: local.health_addr,
+        cluster: identity.cluster_name,
+        agent_id: identity.agent_id,
+        namespace: identity.namespace,
+    }
+}
+
+/// Runs an `agent` subcommand.
+pub async fn run(args: AgentArgs) -> Result<(), RoleError> {
+    match args.command {
+        AgentCommand::Operator { local } => {
+            operator::run(operator::OperatorOptions { local: local.selection(), health: local.health_addr }).await?;
+        }
+        AgentCommand::Registration { local, identity } => registration::run(options(&local, identity)).await?,
+        AgentCommand::Work { local, identity } => work::run(options(&local, identity)).await?,
+    }
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! `fleetctld hub`: the hub controllers, under leader election.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use fleetctl_api::names::{DEFAULT_REPOSITORY, HUB_NAMESPACE, VERSION};
+use fleetctl_hub::serve::{self, ServeOptions};
+use fleetctl_kube::Selection;
+
+use crate::RoleError;
+
+/// `fleetctld hub`
+#[derive(Debug, Args)]
+pub struct HubArgs {
+    /// Kubeconfig of the hub (default: in-cluster config inside a pod, else KUBECONFIG).
+    #[arg(long, value_name = "FILE")]
+    kubeconfig: Option<PathBuf>,
+    /// Context in the kubeconfig.
+    #[arg(long)]
+    context: Option<String>,
+    /// Address of /healthz, /readyz and /metrics.
+    #[arg(long, default_value = "0.0.0.0:8000", env = "FLEETCTL_HEALTH_ADDR")]
+    health_addr: SocketAddr,
+    /// Namespace of the leader-election Lease.
+    #[arg(long, default_value = HUB_NAMESPACE, env = "POD_NAMESPACE")]
+    namespace: String,
+    /// Hub API server URL for bootstrap kubeconfigs (default: the kubeconfig's server).
+    #[arg(long, value_name = "URL")]
+    hub_url: Option<String>,
+    /// CA bundle (PEM file) for bootstrap kubeconfigs (default: the kubeconfig's CA).
+    #[arg(long, value_name = "FILE")]
+    hub_ca: Option<PathBuf>,
+    /// Image repository of the klusterlet.
+    #[arg(long, default_value = DEFAULT_REPOSITORY)]
+    image_repository: String,
+    /// Klusterlet version clusters run unless told otherwise.
+    #[arg(long, default_value = VERSION)]
+    klusterlet_version: String,
+    /// Lifetime of bootstrap tokens (refreshed when a fifth is left).
+    #[arg(long, default_value = "360d", value_parser = fleetctl_kube::duration::parse)]
+    token_lifetime: Duration,
+    /// A cluster whose lease is older than this many lease periods turns Unknown.
+    #[arg(long, default_value_t = 5)]
+    lease_grace: u32,
+}
+
+/// Runs the hub controllers until SIGINT/SIGTERM.
+pub async fn run(args: HubArgs) -> Result<(), RoleError> {
+    let hub_ca_pem = match &args.hub_ca {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|source| RoleError::ReadFile {
+            flag: "--hub-ca",
+            path: path.clone(),
+            source,
+        })?),
+        None => None,
+    };
+    serve::run(ServeOptions {
+        selection: Selection::in_cluster_or(args.kubeconfig, args.context),
+        health: args.health_addr,
+        namespace: args.namespace,
+        hub_url: args.hub_url,
+        hub_ca_pem,
+        repository: args.image_repository,
+        version: args.klusterlet_version,
+        token_lifetime: args.token_lifetime,
+        lease_grace: args.lease_grace,
+    })
+    .await?;
+    Ok(())
+}

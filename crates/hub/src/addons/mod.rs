@@ -1,0 +1,118 @@
+//! The addon controller: KlusterletAddonConfig `<c>` → ManagedClusterAddOn `<addon>` in
+//! `<c>` → ManifestWork `addon-<addon>-deploy-0`, which deploys the addon agent
+//! (`fleetctld addon <addon>`, the cluster's klusterlet image) into
+//! `open-cluster-management-agent-addon` with only the rights that addon needs and the
+//! settings of the addon's values annotation (`values`).
+//!
+//! Disabling an addon deletes its work first and, once the work is gone (so the work
+//! agent has removed the agent from the cluster), its ManagedClusterAddOn. The work is
+//! owned by the ManagedClusterAddOn, so deleting the addon (as detach does) removes the
+//! work too. The hub sets `ManifestApplied` and `Progressing` from the work (`status`);
+//! availability is not decided here: the registration agent relays the addon's lease and
+//! report to the ManagedClusterAddOn status.
+
+mod manifests;
+mod status;
+mod values;
+
+use std::sync::Arc;
+
+use kube::api::Api;
+use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
+
+use manifests::{work, work_name};
+
+use super::context::{Ctx, HubError, apply, delete, kube_error, update_conditions};
+use super::import::desired_version;
+use fleetctl_api::addon::IAM_POLICY_CONTROLLER;
+use fleetctl_api::addon::KlusterletAddonConfigSpec;
+use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
+use fleetctl_api::conditions::{ANNOTATION_ADDON_VALUES, set_condition, set_conditions};
+use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManagedClusterAddOnSpec, ManifestWork};
+
+/// The addons with an agent, and whether the config enables each.
+pub fn wanted(spec: &KlusterletAddonConfigSpec) -> [(&'static str, bool); 3] {
+    [
+        (SEARCH_COLLECTOR, spec.search_collector.enabled),
+        (CERT_POLICY_CONTROLLER, spec.cert_policy_controller.enabled),
+        (IAM_POLICY_CONTROLLER, spec.iam_policy_controller.enabled),
+    ]
+}
+
+/// One pass over one cluster's KlusterletAddonConfig.
+pub async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx) -> Result<Action, HubError> {
+    let Some(cluster_name) = config.namespace() else { return Ok(Action::await_change()) };
+    let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
+    let cluster =
+        clusters.get_opt(&cluster_name).await.map_err(kube_error(format!("reading cluster {cluster_name}")))?;
+    // Nothing is installed before the cluster joins, and nothing is recreated while it
+    // is detached (the cleanup controller removes the addons then).
+    let Some(cluster) = cluster.filter(|c| c.meta().deletion_timestamp.is_none() && c.is_joined()) else {
+        return Ok(Action::await_change());
+    };
+    let addons: Api<ManagedClusterAddOn> = Api::namespaced(ctx.client.clone(), &cluster_name);
+    let works: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &cluster_name);
+    let image = ctx.config.image(desired_version(&cluster, &ctx.config.default_version));
+    for (addon, enabled) in wanted(&config.spec) {
+        if enabled {
+            install(&addons, &works, &cluster_name, addon, &image).await?;
+        } else {
+            let work = works
+                .get_opt(&work_name(addon))
+                .await
+                .map_err(kube_error(format!("reading work {cluster_name}/{}", work_name(addon))))?;
+            if work.is_some() {
+                // The addon object goes only after the agent is gone from the cluster; the
+                // work's removal brings us back here.
+                delete(&works, &work_name(addon)).await?;
+            } else {
+                delete(&addons, addon).await?;
+            }
+        }
+    }
+    Ok(Action::await_change())
+}
+
+/// Applies an enabled addon's ManagedClusterAddOn and, with the settings of its values
+/// annotation, its work; then sets `ManifestApplied` and `Progressing` from the work.
+async fn install(
+    addons: &Api<ManagedClusterAddOn>,
+    works: &Api<ManifestWork>,
+    cluster: &str,
+    addon: &str,
+    image: &str,
+) -> Result<(), HubError> {
+    let mut object = ManagedClusterAddOn::for_cluster(cluster, addon);
+    object.spec = ManagedClusterAddOnSpec {
+        install_namespace: DEFAULT_ADDON_INSTALL_NAMESPACE.to_string(),
+        ..ManagedClusterAddOnSpec::default()
+    };
+    let applied = apply(addons, &object).await?;
+    // Re-enabled while going: built again once it is gone.
+    if applied.meta().deletion_timestamp.is_some() {
+        return Ok(());
+    }
+    let Some(owner) = applied.controller_owner_ref(&()) else { return Ok(()) };
+    let settings = applied.annotations().get(ANNOTATION_ADDON_VALUES).map(String::as_str);
+    let args = match values::agent_args(addon, settings) {
+        Ok(args) => args,
+        Err(e) => {
+            // What runs keeps running with the settings it had; the fix is the annotation's.
+            let condition = status::unsupported(&e.to_string());
+            update_conditions(addons, &applied, |conditions| set_condition(conditions, condition.clone())).await?;
+            return Ok(());
+        }
+    };
+    let work = match apply(works, &work(cluster, addon, image, &args, owner)).await {
+        Ok(work) => work,
+        Err(e) => {
+            let condition = status::work_not_written(&e.to_string());
+            update_conditions(addons, &applied, |conditions| set_condition(conditions, condition.clone())).await?;
+            return Err(e);
+        }
+    };
+    let wanted = status::from_work(&work);
+    update_conditions(addons, &applied, |conditions| set_conditions(conditions, &wanted)).await?;
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! Detach (Act III) on the hub: say what is happening, let the agents remove
+//! themselves (addon works first, then the klusterlet works), and once the cluster is
+//! no longer Available — at once when it was not Available to begin with — force-remove
+//! what remains, release the finalizers and delete the cluster's namespace.
+
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use kube::ResourceExt;
+use kube::api::{Api, ListParams};
+use kube::runtime::controller::Action;
+
+use super::context::{Ctx, HubError, delete, kube_error, remove_finalizers, set, strip_finalizers, update_conditions};
+use super::registration::agent_role_name;
+use super::{bootstrap, import, works};
+use fleetctl_api::conditions::{
+    self as c, ANNOTATION_RETAIN_NAMESPACE, FINALIZER_API_RESOURCE_CLEANUP, FINALIZER_IMPORT_CLEANUP,
+    FINALIZER_MANIFESTWORK_CLEANUP,
+};
+use fleetctl_api::names::CLUSTER_LEASE;
+use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+
+/// What is left of a cluster on the hub.
+struct Remaining {
+    addons: Vec<String>,
+    works: Vec<ManifestWork>,
+}
+
+impl Remaining {
+    fn describe(&self) -> String {
+        format!("{} addons and {} manifestworks remain", self.addons.len(), self.works.len())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.addons.is_empty() && self.works.is_empty()
+    }
+}
+
+async fn remaining(ctx: &Ctx, cluster: &str) -> Result<Remaining, HubError> {
+    let addons = Api::<ManagedClusterAddOn>::namespaced(ctx.client.clone(), cluster)
+        .list(&ListParams::default())
+        .await
+        .map_err(kube_error(format!("listing the addons of {cluster}")))?;
+    let works = Api::<ManifestWork>::namespaced(ctx.client.clone(), cluster)
+        .list(&ListParams::default())
+        .await
+        .map_err(kube_error(format!("listing the manifestworks of {cluster}")))?;
+    Ok(Remaining { addons: addons.items.iter().map(|a| a.name_any()).collect(), works: works.items })
+}
+
+/// The detach reason: kept once chosen, so a normal detach does not turn "forced" when
+/// the agent reports itself gone.
+fn reason(cluster: &ManagedCluster) -> &'static str {
+    match c::find(cluster.conditions(), c::MANAGED_CLUSTER_IMPORT_SUCCEEDED).map(|c| c.reason.as_str()) {
+        Some(c::REASON_DETACHING) => c::REASON_DETACHING,
+        Some(c::REASON_FORCE_DETACHING) => c::REASON_FORCE_DETACHING,
+        _ if cluster.spec.hub_accepts_client && cluster.is_available() => c::REASON_DETACHING,
+        _ => c::REASON_FORCE_DETACHING,
+    }
+}
+
+/// One pass over a cluster being deleted.
+pub async fn reconcile(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
+    let name = cluster.name_any();
+    let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
+    let reason = reason(cluster);
+    let left = remaining(ctx, &name).await?;
+    update_conditions(&clusters, cluster, |conditions| {
+        let message =
+            if reason == c::REASON_DETACHING { "Detaching the cluster" } else { "Force detaching the cluster" };
+        let mut changed = set(conditions, c::MANAGED_CLUSTER_IMPORT_SUCCEEDED, c::FALSE, reason, message);
+        changed |= if left.is_empty() {
+            set(conditions, c::MANAGED_CLUSTER_DELETING, c::FALSE, c::REASON_NO_RESOURCE, "No resources remain")
+        } else {
+            set(conditions, c::MANAGED_CLUSTER_DELETING, c::TRUE, c::REASON_RESOURCE_REMAINING, &left.describe())
+        };
+        changed
+    })
+    .await?;
+    if reason == c::REASON_DETACHING && cluster.is_available() {
+        // The agents are there to remove themselves; every removal brings us back here.
+        graceful_step(ctx, &name, &left).await?;
+        return Ok(Action::await_change());
+    }
+    force(ctx, cluster, &left).await?;
+    Ok(Action::await_change())
+}
+
+/// The next step of a detach the agents take part in: addons, then other works, then
+/// the klusterlet work, then the CRD work (whose removal removes the Klusterlet).
+async fn graceful_step(ctx: &Ctx, cluster: &str, left: &Remaining) -> Result<(), HubError> {
+    let addons: Api<ManagedClusterAddOn> = Api::namespaced(ctx.client.clone(), cluster);
+    if !left.addons.is_empty() {
+        for addon in &left.addons {
+            delete(&addons, addon).await?;
+        }
+        return Ok(());
+    }
+    let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), cluster);
+    let klusterlet = works::klusterlet_work_name(cluster);
+    let crds = works::crds_work_name(cluster);
+    let others: Vec<String> =
+        left.works.iter().map(ResourceExt::name_any).filter(|n| *n != klusterlet && *n != crds).collect();
+    let next = if !others.is_empty() {
+        others
+    } else if left.works.iter().any(|w| w.name_any() == klusterlet) {
+        vec![klusterlet]
+    } else {
+        vec![crds]
+    };
+    for work in next {
+        delete(&works_api, &work).await?;
+    }
+    Ok(())
+}
+
+/// Removes everything of the cluster on the hub without waiting for agents.
+async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<(), HubError> {
+    let name = cluster.name_any();
+    let client = &ctx.client;
+    let addons: Api<ManagedClusterAddOn> = Api::namespaced(client.clone(), &name);
+    for addon in &left.addons {
+        strip_finalizers(&addons, addon).await?;
+        delete(&addons, addon).await?;
+    }
+    let works_api: Api<ManifestWork> = Api::namespaced(client.clone(), &name);
+    for work in &left.works {
+        strip_finalizers(&works_api, &work.name_any()).await?;
+        delete(&works_api, &work.name_any()).await?;
+    }
+    let role = agent_role_name(&name);
+    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &role).await?;
+    delete(&Api::<ClusterRole>::all(client.clone()), &role).await?;
+    for suffix in ["registration", "work"] {
+        delete(&Api::<RoleBinding>::namespaced(client.clone(), &name), &format!("{role}:{suffix}")).await?;
+        delete(&Api::<Role>::namespaced(client.clone(), &name), &format!("{role}:{suffix}")).await?;
+    }
+    delete(&Api::<Lease>::namespaced(client.clone(), &name), CLUSTER_LEASE).await?;
+    let bootstrap_role = bootstrap::role_name(&name);
+    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &bootstrap_role).await?;
+    delete(&Api::<ClusterRole>::all(client.clone()), &bootstrap_role).await?;
+    delete(&Api::<ServiceAccount>::namespaced(client.clone(), &name), &bootstrap::service_account_name(&name)).await?;
+    delete(&Api::<Secret>::namespaced(client.clone(), &name), &import::secret_name(&name)).await?;
+    if !cluster.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE) {
+        delete(&Api::<Namespace>::all(client.clone()), &name).await?;
+    }
+    let clusters: Api<ManagedCluster> = Api::all(client.clone());
+    remove_finalizers(
+        &clusters,
+        cluster,
+        &[FINALIZER_IMPORT_CLEANUP, FINALIZER_API_RESOURCE_CLEANUP, FINALIZER_MANIFESTWORK_CLEANUP],
+    )
+    .await
+}

@@ -1,0 +1,81 @@
+//! The lease controller: a joined cluster whose agent stopped renewing its lease for
+//! longer than grace × leaseDurationSeconds turns Available=Unknown.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::Api;
+use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
+
+use super::context::{Ctx, HubError, kube_error, set, update_conditions};
+use fleetctl_api::ManagedCluster;
+use fleetctl_api::conditions as c;
+use fleetctl_api::names::CLUSTER_LEASE;
+
+/// When the lease of a cluster counts as stale: `None` when it is fresh forever (no
+/// renewal recorded yet is treated as "now").
+fn deadline(lease: &Lease, grace: u32, period: Duration) -> Option<jiff::Timestamp> {
+    let renewed = lease.spec.as_ref()?.renew_time.as_ref()?.0;
+    let window = jiff::SignedDuration::try_from(period * grace).ok()?;
+    renewed.checked_add(window).ok()
+}
+
+/// One pass over one cluster.
+pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, HubError> {
+    let name = cluster.name_any();
+    if !cluster.is_joined() && cluster.meta().deletion_timestamp.is_none() {
+        return Ok(Action::await_change());
+    }
+    let leases: Api<Lease> = Api::namespaced(ctx.client.clone(), &name);
+    let lease =
+        leases.get_opt(CLUSTER_LEASE).await.map_err(kube_error(format!("reading lease {name}/{CLUSTER_LEASE}")))?;
+    let period = cluster.spec.lease_duration();
+    let now = jiff::Timestamp::now();
+    let stale_at = match &lease {
+        Some(lease) => deadline(lease, ctx.config.lease_grace, period),
+        // A cluster being deleted without a lease is gone at once, as upstream says.
+        None if cluster.meta().deletion_timestamp.is_some() => Some(now),
+        None => return Ok(Action::await_change()),
+    };
+    let Some(stale_at) = stale_at else { return Ok(Action::await_change()) };
+    if now < stale_at {
+        return Ok(Action::requeue(stale_at.duration_since(now).unsigned_abs() + Duration::from_millis(50)));
+    }
+    if c::has_status(cluster.conditions(), c::MANAGED_CLUSTER_AVAILABLE, c::UNKNOWN) {
+        return Ok(Action::await_change());
+    }
+    let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
+    update_conditions(&clusters, &cluster, |conditions| {
+        set(
+            conditions,
+            c::MANAGED_CLUSTER_AVAILABLE,
+            c::UNKNOWN,
+            c::REASON_LEASE_UPDATE_STOPPED,
+            c::MESSAGE_LEASE_UPDATE_STOPPED,
+        )
+    })
+    .await?;
+    tracing::info!(cluster = %name, "lease expired: availability unknown");
+    Ok(Action::await_change())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+
+    #[test]
+    fn a_lease_goes_stale_after_grace_periods() {
+        let lease = Lease {
+            spec: Some(k8s_openapi::api::coordination::v1::LeaseSpec {
+                renew_time: Some(MicroTime(jiff::Timestamp::from_second(1000).expect("t"))),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let at = deadline(&lease, 5, Duration::from_secs(60)).expect("deadline");
+        assert_eq!(at.as_second(), 1300);
+    }
+}

@@ -1,0 +1,150 @@
+//! The hub controllers (`fleetctld hub`): import, registration (accept and
+//! CSR approval), lease and cleanup, run under leader election with health and metrics.
+
+pub mod addons;
+pub mod bootstrap;
+pub mod cleanup;
+pub mod context;
+pub mod import;
+pub mod lease;
+pub mod manifests;
+pub mod registration;
+pub mod serve;
+pub mod works;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::Api;
+use kube::runtime::controller::{self, Action, Controller};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Client, ResourceExt};
+
+pub use context::{Context, Ctx, HubConfig, HubError};
+
+use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
+use fleetctl_api::names::CLUSTER_LEASE;
+use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_kube::runner::metrics::Registry;
+
+/// Reconciles of one controller running at once.
+const CONCURRENCY: u16 = 16;
+
+/// Retry delay after a failed reconcile.
+const RETRY: Duration = Duration::from_secs(1);
+
+fn retry<K>(_: Arc<K>, error: &HubError, _: Ctx) -> Action {
+    let conflict = matches!(error, HubError::Kube { source: kube::Error::Api(status), .. } if status.code == 409);
+    if conflict {
+        // Another controller wrote first; the next pass starts from its write.
+        tracing::debug!(error = %format!("{error:#}"), "write conflict; retrying");
+    } else {
+        tracing::warn!(error = %format!("{error:#}"), "reconcile failed; retrying");
+    }
+    Action::requeue(RETRY)
+}
+
+/// Runs a reconcile, counting it in the controller's metrics.
+async fn measured(
+    ctx: &Ctx,
+    controller: &str,
+    reconcile: impl Future<Output = Result<Action, HubError>>,
+) -> Result<Action, HubError> {
+    let metrics = ctx.metrics.controller(controller);
+    metrics.queued(1);
+    let result = reconcile.await;
+    metrics.queued(-1);
+    metrics.reconciled(result.is_ok());
+    result
+}
+
+/// The cluster a namespaced object belongs to (its namespace is the cluster's).
+fn cluster_of<K: ResourceExt>(object: K) -> Option<ObjectRef<ManagedCluster>> {
+    object.namespace().map(|ns| ObjectRef::new(&ns))
+}
+
+/// The KlusterletAddonConfig of the cluster a namespaced object belongs to (named after
+/// the cluster, in its namespace).
+fn addon_config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddonConfig>> {
+    object.namespace().map(|ns| ObjectRef::new(&ns).within(&ns))
+}
+
+/// Runs every hub controller until the returned future is dropped.
+pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
+    let reporter = kube::runtime::events::Reporter { controller: "fleetctl-hub".into(), instance: None };
+    let recorder = kube::runtime::events::Recorder::new(client.clone(), reporter);
+    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics, recorder });
+    let clusters: Api<ManagedCluster> = Api::all(client.clone());
+    let all = watcher::Config::default;
+    // Bounded parallelism keeps memory flat when a thousand clusters arrive at once.
+    let bounded = || controller::Config::default().concurrency(CONCURRENCY);
+
+    let import = Controller::new(clusters.clone(), all())
+        .with_config(bounded())
+        // The import secrets live in their cluster's namespace (kube-runtime's `owns`
+        // would look for the cluster-scoped owner in that namespace).
+        .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
+        .watches(Api::<ManifestWork>::all(client.clone()), all(), cluster_of)
+        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
+    let accept = Controller::new(clusters.clone(), all())
+        .with_config(bounded())
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
+    let leases = all().fields(&format!("metadata.name={}", CLUSTER_LEASE));
+    let lease = Controller::new(clusters.clone(), all())
+        .with_config(bounded())
+        .watches(Api::<Lease>::all(client.clone()), leases, cluster_of)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "lease", lease::reconcile(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
+    // Addons follow their config, their cluster (joined, image version) and their objects.
+    let addon = Controller::new(Api::<KlusterletAddonConfig>::all(client.clone()), all())
+        .with_config(bounded())
+        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), addon_config_of)
+        .watches(Api::<ManifestWork>::all(client.clone()), all().labels(LABEL_ADDON_NAME), addon_config_of)
+        .watches(clusters.clone(), all(), |c: ManagedCluster| {
+            let name = c.name_any();
+            Some(ObjectRef::new(&name).within(&name))
+        })
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "addon", addons::reconcile(c, ctx)).await },
+            retry,
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
+    // A CSR waits on its cluster: any cluster change re-judges the pending CSRs.
+    let cluster_changes = watcher(clusters, all()).map(|_| ());
+    let csr = Controller::new(Api::<CertificateSigningRequest>::all(client), all().labels(LABEL_CLUSTER_NAME))
+        .reconcile_all_on(cluster_changes)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "csr", registration::approve(c, ctx)).await },
+            retry,
+            ctx,
+        )
+        .for_each(|_| async {});
+
+    tokio::join!(import, accept, lease, addon, csr);
+}

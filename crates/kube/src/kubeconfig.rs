@@ -1,0 +1,200 @@
+//! The kubeconfigs fleetctl writes — a pod's, an agent's hub credentials, a bootstrap
+//! kubeconfig, a dev cluster's admin — built as kube's typed [`Kubeconfig`], and the
+//! kubeconfigs it reads back from Secrets.
+
+use std::collections::BTreeMap;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::config::{
+    AuthInfo, Cluster, Context, KubeConfigOptions, Kubeconfig, KubeconfigError, NamedAuthInfo, NamedCluster,
+    NamedContext,
+};
+use secrecy::SecretString;
+
+/// How a kubeconfig's user authenticates.
+#[derive(Debug, Clone)]
+pub enum Credentials {
+    /// A bearer token.
+    Token(String),
+    /// A client certificate and its key, PEM.
+    Certificate {
+        /// The certificate.
+        cert_pem: String,
+        /// The private key.
+        key_pem: String,
+    },
+}
+
+/// The names of a kubeconfig's one cluster, user and context.
+#[derive(Debug, Clone, Copy)]
+pub struct Names<'a> {
+    /// The cluster entry.
+    pub cluster: &'a str,
+    /// The user entry.
+    pub user: &'a str,
+    /// The context (also the current-context).
+    pub context: &'a str,
+}
+
+impl<'a> Names<'a> {
+    /// One name for the cluster, the user and the context.
+    pub fn same(name: &'a str) -> Self {
+        Self { cluster: name, user: name, context: name }
+    }
+}
+
+/// A kubeconfig with one cluster (its CA embedded), one user and one context, current.
+pub fn single(names: Names<'_>, server: &str, ca_pem: &str, credentials: Credentials) -> Kubeconfig {
+    let user = match credentials {
+        Credentials::Token(token) => AuthInfo { token: Some(SecretString::from(token)), ..AuthInfo::default() },
+        Credentials::Certificate { cert_pem, key_pem } => AuthInfo {
+            client_certificate_data: Some(BASE64.encode(cert_pem)),
+            client_key_data: Some(SecretString::from(BASE64.encode(key_pem))),
+            ..AuthInfo::default()
+        },
+    };
+    Kubeconfig {
+        api_version: Some("v1".into()),
+        kind: Some("Config".into()),
+        clusters: vec![NamedCluster {
+            name: names.cluster.into(),
+            cluster: Some(Cluster {
+                server: Some(server.into()),
+                certificate_authority_data: Some(BASE64.encode(ca_pem)),
+                ..Cluster::default()
+            }),
+            ..NamedCluster::default()
+        }],
+        auth_infos: vec![NamedAuthInfo { name: names.user.into(), auth_info: Some(user), ..NamedAuthInfo::default() }],
+        contexts: vec![NamedContext {
+            name: names.context.into(),
+            context: Some(Context {
+                cluster: names.cluster.into(),
+                user: Some(names.user.into()),
+                ..Context::default()
+            }),
+            ..NamedContext::default()
+        }],
+        current_context: Some(names.context.into()),
+        ..Kubeconfig::default()
+    }
+}
+
+/// The kubeconfig as YAML, credentials included (for files and Secrets, never for logs).
+pub fn to_yaml(kubeconfig: &Kubeconfig) -> Result<String, serde_yaml::Error> {
+    serde_yaml::to_string(kubeconfig)
+}
+
+/// What a kubeconfig's current context points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The API server URL.
+    pub server: String,
+    /// The CA bundle, PEM (empty when the kubeconfig trusts the system roots).
+    pub ca_pem: String,
+}
+
+/// Why a kubeconfig kept as text cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TextError {
+    /// It is not a kubeconfig.
+    #[error("not a kubeconfig")]
+    Parse(#[source] KubeconfigError),
+    /// Its current context names no cluster with a server.
+    #[error("its current context names no cluster with a server")]
+    NoServer,
+    /// The CA data is not base64 of text.
+    #[error("its certificate-authority-data is not base64 PEM")]
+    CaData,
+    /// No client configuration could be made from it.
+    #[error("no client configuration can be made from it")]
+    Config(#[source] KubeconfigError),
+}
+
+/// A kubeconfig kept as text (a Secret's `kubeconfig` key): the parsed file, the endpoint
+/// of its current context, and a client configuration for it.
+pub async fn from_text(text: &str) -> Result<(Endpoint, kube::Config), TextError> {
+    let parsed = Kubeconfig::from_yaml(text).map_err(TextError::Parse)?;
+    let endpoint = endpoint(&parsed)?;
+    let config =
+        kube::Config::from_custom_kubeconfig(parsed, &KubeConfigOptions::default()).await.map_err(TextError::Config)?;
+    Ok((endpoint, config))
+}
+
+/// The server and CA of a kubeconfig's current context (else its first cluster).
+pub fn endpoint(kubeconfig: &Kubeconfig) -> Result<Endpoint, TextError> {
+    let wanted = kubeconfig
+        .current_context
+        .as_ref()
+        .and_then(|current| kubeconfig.contexts.iter().find(|c| &c.name == current))
+        .and_then(|c| c.context.as_ref())
+        .map(|c| c.cluster.as_str());
+    let cluster = match wanted {
+        Some(name) => kubeconfig.clusters.iter().find(|c| c.name == name),
+        None => kubeconfig.clusters.first(),
+    };
+    let cluster = cluster.and_then(|c| c.cluster.as_ref()).ok_or(TextError::NoServer)?;
+    let server = cluster.server.clone().filter(|s| !s.is_empty()).ok_or(TextError::NoServer)?;
+    let ca_pem = match &cluster.certificate_authority_data {
+        Some(data) => {
+            let bytes = BASE64.decode(data).map_err(|_| TextError::CaData)?;
+            String::from_utf8(bytes).map_err(|_| TextError::CaData)?
+        }
+        None => String::new(),
+    };
+    Ok(Endpoint { server, ca_pem })
+}
+
+/// The values of a Secret as text (invalid UTF-8 is replaced, as `kubectl get -o jsonpath`
+/// shows it).
+pub fn secret_text(secret: &Secret) -> BTreeMap<String, String> {
+    secret.data.iter().flatten().map(|(k, v)| (k.clone(), String::from_utf8_lossy(&v.0).into_owned())).collect()
+}
+
+/// Secret data from text values.
+pub fn secret_data(values: BTreeMap<String, String>) -> BTreeMap<String, ByteString> {
+    values.into_iter().map(|(k, v)| (k, ByteString(v.into_bytes()))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_certificate_kubeconfig_embeds_everything_and_reads_back() {
+        let credentials = Credentials::Certificate { cert_pem: "CERT".into(), key_pem: "KEY".into() };
+        let config = single(Names::same("hub"), "https://hub:6443", "CA", credentials);
+        let yaml = to_yaml(&config).unwrap();
+        let parsed = Kubeconfig::from_yaml(&yaml).unwrap();
+        let user = parsed.auth_infos[0].auth_info.as_ref().unwrap();
+        assert_eq!(user.client_certificate_data.as_deref(), Some(BASE64.encode("CERT").as_str()));
+        assert!(user.client_key.is_none() && user.client_key_data.is_some());
+        assert_eq!(endpoint(&parsed).unwrap(), Endpoint { server: "https://hub:6443".into(), ca_pem: "CA".into() });
+        assert_eq!(parsed.current_context.as_deref(), Some("hub"));
+    }
+
+    #[test]
+    fn a_token_kubeconfig_names_its_entries_as_asked() {
+        let names = Names { cluster: "default-cluster", user: "default-auth", context: "default-context" };
+        let yaml = to_yaml(&single(names, "https://h", "CA", Credentials::Token("t0k".into()))).unwrap();
+        assert!(yaml.contains("token: t0k"), "{yaml}");
+        let parsed = Kubeconfig::from_yaml(&yaml).unwrap();
+        let context = parsed.contexts[0].context.as_ref().unwrap();
+        assert_eq!((context.cluster.as_str(), context.user.as_deref()), ("default-cluster", Some("default-auth")));
+    }
+
+    #[test]
+    fn the_endpoint_follows_the_current_context() {
+        let mut config = single(Names::same("a"), "https://a", "CA-A", Credentials::Token("t".into()));
+        let other = single(Names::same("b"), "https://b", "CA-B", Credentials::Token("t".into()));
+        config.clusters.extend(other.clusters);
+        config.contexts.extend(other.contexts);
+        config.current_context = Some("b".into());
+        assert_eq!(endpoint(&config).unwrap().server, "https://b");
+        config.clusters.clear();
+        assert!(matches!(endpoint(&config), Err(TextError::NoServer)));
+    }
+}

@@ -1,0 +1,23 @@
+//! Talking to clusters: choosing a kubeconfig (or the pod's service account) and
+//! applying or deleting sets of manifests through discovery, updating status conditions.
+//! Nothing here prints.
+
+pub mod apply;
+pub mod certs;
+pub mod conditions;
+pub mod config;
+pub mod duration;
+pub mod errors;
+pub mod kubeconfig;
+pub mod runner;
+
+pub use apply::{
+    ApplyAction, ApplyError, ApplyOptions, ApplyOutcome, DeleteAction, DeleteOutcome, ObjectKey, ParseError, apply,
+    apply_yaml, delete_all, parse_documents,
+};
+pub use conditions::update_conditions;
+pub use config::{ConfigError, KubeconfigPair, Selection, client, config};
+
+/// The field manager of every server-side apply fleetctl makes, so ownership of the
+/// fields it writes stays with one name across the CLI, the hub and the agents.
+pub const FIELD_MANAGER: &str = "fleetctl";
