@@ -103,8 +103,7 @@ fn main() -> Result<()> {
 
 /// Creates the CRDs and `n` clusters, each with the conditions, version, capacity and claims
 /// an agent reports.
-async fn fill(kubeconfig: serde_json::Value, n: usize) -> Result<()> {
-    let kubeconfig: Kubeconfig = serde_json::from_value(kubeconfig)?;
+async fn fill(kubeconfig: Kubeconfig, n: usize) -> Result<()> {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?;
     let client = Client::try_from(config)?;
     let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());

@@ -143,7 +143,7 @@ async fn start(settings: Settings) -> Result<ApiServer> {
 
 /// An admin client of `server`.
 async fn client(server: &ApiServer) -> Result<Client> {
-    let kubeconfig: Kubeconfig = serde_json::from_value(server.kubeconfig("bench"))?;
+    let kubeconfig: Kubeconfig = server.kubeconfig("bench");
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?;
     Ok(Client::try_from(config)?)
 }

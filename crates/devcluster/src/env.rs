@@ -28,10 +28,11 @@ use kube::runtime::wait::await_condition;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::node::process::{open_log, private_dir};
 use super::serve::write_private;
+use fleetctl_kube::kubeconfig;
 use fleetctl_kube::{ApplyError, ApplyOptions, apply};
 
 /// The hub's name: its context, its log and its kubeconfig file.
@@ -208,15 +209,18 @@ pub enum EnvError {
         #[source]
         source: kube::config::KubeconfigError,
     },
-    /// A kubeconfig a cluster process wrote is not YAML.
+    /// A kubeconfig a cluster process wrote names no server.
     #[error("reading the kubeconfig {}", path.display())]
     KubeconfigText {
         /// The file.
         path: PathBuf,
         /// The cause.
         #[source]
-        source: serde_yaml::Error,
+        source: kubeconfig::TextError,
     },
+    /// The merged kubeconfig could not be written as YAML.
+    #[error("writing the merged kubeconfig as YAML")]
+    KubeconfigYaml(#[source] serde_yaml::Error),
     /// A cluster did not answer.
     #[error("cluster {name} does not answer")]
     Unreachable {
@@ -389,27 +393,20 @@ async fn wait_ready(options: &UpOptions, state: &mut EnvState, children: &mut [C
         Ok::<_, EnvError>(())
     });
     futures::future::try_join_all(waits).await?;
-    let mut merged = json!({"apiVersion": "v1", "kind": "Config", "clusters": [], "users": [], "contexts": [],
-                            "current-context": HUB, "preferences": {}});
+    // Each cluster process names its kubeconfig's entries after itself (`dev serve --name`).
+    let mut merged = Kubeconfig { current_context: Some(HUB.into()), ..Kubeconfig::default() };
     for record in &mut state.clusters {
-        let config = read_kubeconfig(&record.kubeconfig)?;
-        record.url = config["clusters"][0]["cluster"]["server"].as_str().unwrap_or_default().to_string();
-        for (list, entry) in [("clusters", "cluster"), ("users", "user")] {
-            if let Some(items) = merged[list].as_array_mut() {
-                items.push(json!({"name": record.name, entry: config[list][0][entry]}));
-            }
-        }
-        if let Some(contexts) = merged["contexts"].as_array_mut() {
-            contexts.push(json!({"name": record.name, "context": {"cluster": record.name, "user": record.name}}));
-        }
+        let config = Kubeconfig::read_from(&record.kubeconfig)
+            .map_err(|source| EnvError::Kubeconfig { path: record.kubeconfig.clone(), source })?;
+        record.url = kubeconfig::endpoint(&config)
+            .map_err(|source| EnvError::KubeconfigText { path: record.kubeconfig.clone(), source })?
+            .server;
+        merged.clusters.extend(config.clusters);
+        merged.auth_infos.extend(config.auth_infos);
+        merged.contexts.extend(config.contexts);
     }
-    let yaml = serde_yaml::to_string(&merged).unwrap_or_default();
+    let yaml = kubeconfig::to_yaml(&merged).map_err(EnvError::KubeconfigYaml)?;
     write_private(&state.kubeconfig, yaml.as_bytes()).map_err(io("writing", &state.kubeconfig))
-}
-
-fn read_kubeconfig(path: &Path) -> Result<Value, EnvError> {
-    let text = std::fs::read_to_string(path).map_err(io("reading", path))?;
-    serde_yaml::from_str(&text).map_err(|source| EnvError::KubeconfigText { path: path.to_path_buf(), source })
 }
 
 /// A client for the context `context` of a kubeconfig file.

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use fleetctl_kube::kubeconfig;
+use kube::config::KubeConfigOptions;
 
 use super::apiserver::{ApiServer, ServerConfig, Settings, StartError};
 use super::node::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
@@ -42,6 +43,9 @@ pub enum ServeError {
         #[source]
         source: std::io::Error,
     },
+    /// The kubeconfig could not be written as YAML.
+    #[error("writing the kubeconfig as YAML")]
+    KubeconfigText(#[source] serde_yaml::Error),
     /// Signal handlers could not be installed.
     #[error("installing signal handlers")]
     Signals(#[source] std::io::Error),
@@ -65,7 +69,7 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         true => Some(start_simulator(&options, &server).await?),
         false => None,
     };
-    let config = serde_yaml::to_string(&server.kubeconfig(&options.name)).unwrap_or_default();
+    let config = kubeconfig::to_yaml(&server.kubeconfig(&options.name)).map_err(ServeError::KubeconfigText)?;
     write_private(&options.kubeconfig, config.as_bytes())
         .map_err(|source| ServeError::Kubeconfig { path: options.kubeconfig.clone(), source })?;
     tracing::info!(url = %server.url(), kubeconfig = %options.kubeconfig.display(), "api server ready");
@@ -82,9 +86,7 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
 }
 
 async fn start_simulator(options: &ServeOptions, server: &ApiServer) -> Result<NodeSimulator, ServeError> {
-    let kubeconfig: Kubeconfig = serde_json::from_value(server.kubeconfig(&options.name))
-        .map_err(|e| ServeError::NodeClient(kube::Error::SerdeError(e)))?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+    let config = kube::Config::from_custom_kubeconfig(server.kubeconfig(&options.name), &KubeConfigOptions::default())
         .await
         .map_err(|e| ServeError::NodeClient(kube::Error::InferKubeconfig(e)))?;
     let client = kube::Client::try_from(config).map_err(ServeError::NodeClient)?;

@@ -15,6 +15,7 @@ use kube::runtime::wait::await_condition;
 use serde_json::{Value, json};
 
 use crate::support::cluster::{TestCluster, client_from};
+use fleetctl_kube::kubeconfig::Credentials;
 
 async fn apply(c: &TestCluster, objects: Value) {
     for object in objects.as_array().expect("objects") {
@@ -282,9 +283,8 @@ async fn a_client_certificate_from_another_ca_is_refused() {
     let c = TestCluster::start().await;
     let other = TestCluster::start().await;
     let foreign = other.server.client_certificate("mallory", &["system:masters"]).expect("cert");
-    let mut kubeconfig = c.server.kubeconfig_with("test", &foreign);
-    kubeconfig["users"][0]["user"]["client-certificate-data"] = json!(BASE64.encode(&foreign.cert_pem));
-    let mallory = client_from(&kubeconfig).await;
+    let credentials = Credentials::Certificate { cert_pem: foreign.cert_pem, key_pem: foreign.key_pem };
+    let mallory = client_from(&c.server.kubeconfig_as("test", credentials)).await;
     let kube::Error::Api(status) =
         Api::<ConfigMap>::namespaced(mallory, "default").list(&Default::default()).await.expect_err("401")
     else {
@@ -430,10 +430,8 @@ async fn an_approved_csr_yields_a_certificate_that_authenticates_with_its_rbac()
     approve(&admin_view, "carol-1").await;
     let signed = settled(&admin_view, "carol-1").await;
     let cert = signed.status.expect("status").certificate.expect("certificate").0;
-    let mut kubeconfig = c.server.kubeconfig("test");
-    kubeconfig["users"][0]["user"] =
-        json!({"client-certificate-data": BASE64.encode(&cert), "client-key-data": BASE64.encode(&key)});
-    let carol = client_from(&kubeconfig).await;
+    let credentials = Credentials::Certificate { cert_pem: String::from_utf8(cert).expect("PEM"), key_pem: key };
+    let carol = client_from(&c.server.kubeconfig_as("test", credentials)).await;
     Api::<Namespace>::all(carol.clone()).list(&Default::default()).await.expect("group viewers may list namespaces");
     Api::<ConfigMap>::namespaced(carol.clone(), "b")
         .delete_collection(&DeleteParams::default(), &Default::default())

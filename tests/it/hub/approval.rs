@@ -15,6 +15,7 @@ use serde_json::json;
 
 use super::{Hub, bootstrap_token};
 use crate::support::cluster::client_from;
+use fleetctl_kube::kubeconfig::Credentials;
 
 struct Request<'a> {
     name: &'a str,
@@ -113,10 +114,8 @@ async fn the_agent_csr_is_approved_and_its_identity_is_confined_to_its_cluster()
     let bootstrap = bootstrap_client(&hub, "c1").await;
     let key = submit(&bootstrap, &agent_request("c1-agent", "c1")).await;
     let cert = approved_certificate(&hub, "c1-agent").await;
-    let mut kubeconfig = hub.cluster.server.kubeconfig("agent");
-    kubeconfig["users"][0]["user"] =
-        json!({"client-certificate-data": BASE64.encode(&cert), "client-key-data": BASE64.encode(&key)});
-    let agent = client_from(&kubeconfig).await;
+    let credentials = Credentials::Certificate { cert_pem: cert, key_pem: key };
+    let agent = client_from(&hub.cluster.server.kubeconfig_as("agent", credentials)).await;
     let clusters: Api<ManagedCluster> = Api::all(agent.clone());
     clusters.get("c1").await.expect("its own cluster");
     clusters

@@ -1,6 +1,7 @@
 //! An in-process dev-cluster API server and a kube-rs client for it.
 
 use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig, Settings};
+use fleetctl_kube::kubeconfig::Credentials;
 use kube::Client;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
@@ -27,19 +28,20 @@ impl TestCluster {
     /// A client authenticating with a certificate for `user` in `groups`.
     pub async fn client_as(&self, user: &str, groups: &[&str]) -> Client {
         let cert = self.server.client_certificate(user, groups).expect("client certificate");
-        client_from(&self.server.kubeconfig_with("test", &cert)).await
+        let credentials = Credentials::Certificate { cert_pem: cert.cert_pem, key_pem: cert.key_pem };
+        client_from(&self.server.kubeconfig_as("test", credentials)).await
     }
 
     /// A client authenticating with a bearer token.
     pub async fn client_with_token(&self, token: &str) -> Client {
-        client_from(&self.server.kubeconfig_with_token("test", token)).await
+        client_from(&self.server.kubeconfig_as("test", Credentials::Token(token.to_string()))).await
     }
 }
 
 /// A kube client from a kubeconfig document.
-pub async fn client_from(kubeconfig: &serde_json::Value) -> Client {
-    let kubeconfig: Kubeconfig = serde_json::from_value(kubeconfig.clone()).expect("kubeconfig");
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.expect("config");
+pub async fn client_from(kubeconfig: &Kubeconfig) -> Client {
+    let config =
+        kube::Config::from_custom_kubeconfig(kubeconfig.clone(), &KubeConfigOptions::default()).await.expect("config");
     Client::try_from(config).expect("client")
 }
 

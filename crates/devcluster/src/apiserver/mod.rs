@@ -36,8 +36,8 @@ mod watch;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
+use fleetctl_kube::kubeconfig::{self, Credentials, Names};
+use kube::config::Kubeconfig;
 use serde_json::json;
 use tokio::task::JoinHandle;
 
@@ -177,36 +177,15 @@ impl ApiServer {
 
     /// The admin kubeconfig (a `system:masters` client certificate) whose cluster, user
     /// and context are all named `name`.
-    pub fn kubeconfig(&self, name: &str) -> serde_json::Value {
-        self.kubeconfig_with(name, &self.admin)
+    pub fn kubeconfig(&self, name: &str) -> Kubeconfig {
+        let admin =
+            Credentials::Certificate { cert_pem: self.admin.cert_pem.clone(), key_pem: self.admin.key_pem.clone() };
+        self.kubeconfig_as(name, admin)
     }
 
-    /// A kubeconfig authenticating with the given client certificate.
-    pub fn kubeconfig_with(&self, name: &str, client: &CertKey) -> serde_json::Value {
-        self.kubeconfig_for(
-            name,
-            json!({
-                "client-certificate-data": BASE64.encode(&client.cert_pem),
-                "client-key-data": BASE64.encode(&client.key_pem),
-            }),
-        )
-    }
-
-    /// A kubeconfig authenticating with a bearer token.
-    pub fn kubeconfig_with_token(&self, name: &str, token: &str) -> serde_json::Value {
-        self.kubeconfig_for(name, json!({"token": token}))
-    }
-
-    fn kubeconfig_for(&self, name: &str, user: serde_json::Value) -> serde_json::Value {
-        json!({
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": name, "cluster": {"server": self.url(), "certificate-authority-data": BASE64.encode(self.ca_pem())}}],
-            "users": [{"name": name, "user": user}],
-            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-            "current-context": name,
-            "preferences": {},
-        })
+    /// A kubeconfig of this server authenticating with `credentials`.
+    pub fn kubeconfig_as(&self, name: &str, credentials: Credentials) -> Kubeconfig {
+        kubeconfig::single(Names::same(name), &self.url(), self.ca_pem(), credentials)
     }
 
     /// Stops accepting requests, gives open ones a moment to finish, then ends

@@ -9,11 +9,9 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
+use fleetctl_kube::kubeconfig::{self, Credentials, Names};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
-use serde_json::json;
 
 use super::{InProcessCommand, InProcessRunner};
 use crate::serve::write_private;
@@ -212,15 +210,9 @@ pub fn log_line(path: &Path, line: &str) {
 
 /// Writes a kubeconfig (mode 0600) that authenticates with a ServiceAccount token.
 pub fn write_kubeconfig(path: &Path, server: &str, ca_pem: &str, token: &str) -> std::io::Result<()> {
-    let config = json!({
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "cluster", "cluster": {"server": server, "certificate-authority-data": BASE64.encode(ca_pem)}}],
-        "users": [{"name": "pod", "user": {"token": token}}],
-        "contexts": [{"name": "pod", "context": {"cluster": "cluster", "user": "pod"}}],
-        "current-context": "pod",
-    });
-    let yaml = serde_yaml::to_string(&config).map_err(std::io::Error::other)?;
+    let names = Names { cluster: "cluster", user: "pod", context: "pod" };
+    let config = kubeconfig::single(names, server, ca_pem, Credentials::Token(token.to_string()));
+    let yaml = kubeconfig::to_yaml(&config).map_err(std::io::Error::other)?;
     write_private(path, yaml.as_bytes())
 }
 
