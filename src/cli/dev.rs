@@ -229,9 +229,8 @@ pub fn up_options(
         );
     }
     let image = image.map_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION), str::to_string);
-    let crds: Result<Vec<_>, _> = fleetctl_api::crds::hub().iter().map(serde_json::to_value).collect();
     let hub = HubInstall {
-        objects: install::objects(crds?, &image),
+        objects: install::objects(&image),
         namespace: HUB_NAMESPACE.to_string(),
         controller: HUB_CONTROLLER.to_string(),
     };

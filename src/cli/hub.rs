@@ -2,10 +2,8 @@
 //! RBAC and the hub controller Deployment.
 
 use clap::{Args, Subcommand};
-use serde_json::Value;
 
 use super::Global;
-use fleetctl_api::crds;
 use fleetctl_api::names::{DEFAULT_REPOSITORY, VERSION, image as image_of};
 use fleetctl_hub::manifests::{self, install};
 use fleetctl_kube::{ApplyOptions, apply, client, delete_all};
@@ -37,17 +35,12 @@ enum HubCommand {
     },
 }
 
-fn objects(image: &str) -> anyhow::Result<Vec<Value>> {
-    let crds: Result<Vec<Value>, _> = crds::hub().iter().map(serde_json::to_value).collect();
-    Ok(install::objects(crds?, image))
-}
-
 /// Runs a `hub` subcommand.
 pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
     match args.command {
         HubCommand::Install { image, dry_run } => {
             let image = image.unwrap_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION));
-            let objects = objects(&image)?;
+            let objects = install::objects(&image);
             if dry_run {
                 print!("{}", manifests::to_yaml(&objects));
                 return Ok(());
@@ -58,7 +51,7 @@ pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
             }
         }
         HubCommand::Uninstall { purge_crds } => {
-            let mut objects = objects(&image_of(DEFAULT_REPOSITORY, VERSION))?;
+            let mut objects = install::objects(&image_of(DEFAULT_REPOSITORY, VERSION));
             if !purge_crds {
                 objects.retain(|o| o["kind"] != "CustomResourceDefinition");
             }

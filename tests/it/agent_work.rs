@@ -65,7 +65,7 @@ impl Fleet {
         managed_crds.create(&PostParams::default(), &AppliedManifestWork::crd()).await.expect("managed crd");
         create_namespace(&hub.client, CLUSTER).await;
         create_namespace(&managed.client, AGENT_NAMESPACE).await;
-        let rbac = agent_rbac(CLUSTER).expect("rbac");
+        let rbac = agent_rbac(CLUSTER);
         let pp = PostParams::default();
         Api::<ClusterRole>::all(hub.client.clone()).create(&pp, &rbac.cluster_role).await.expect("cluster role");
         Api::<ClusterRoleBinding>::all(hub.client.clone()).create(&pp, &rbac.cluster_binding).await.expect("binding");
@@ -94,7 +94,7 @@ impl Fleet {
         secret.metadata.name = Some(HUB_KUBECONFIG_SECRET.into());
         secret.data = Some(BTreeMap::from([(
             "kubeconfig".to_string(),
-            ByteString(kubeconfig::to_yaml(&kubeconfig).expect("yaml").into_bytes()),
+            ByteString(kubeconfig::to_yaml(&kubeconfig).into_bytes()),
         )]));
         Api::<Secret>::namespaced(self.managed.client.clone(), AGENT_NAMESPACE)
             .patch(HUB_KUBECONFIG_SECRET, &PatchParams::apply("test").force(), &Patch::Apply(&secret))
@@ -483,7 +483,7 @@ async fn the_agent_waits_for_its_secret_and_follows_its_rotation() {
     // to a group of its own.
     const OLD_GROUP: &str = "test:old-agent";
     let bindings: Api<RoleBinding> = Api::namespaced(fleet.hub.client.clone(), CLUSTER);
-    for (role, _) in agent_rbac(CLUSTER).expect("rbac").roles {
+    for (role, _) in agent_rbac(CLUSTER).roles {
         let binding: RoleBinding = serde_json::from_value(json!({
             "metadata": {"name": format!("old-{}", role.name_any())},
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.name_any()},
@@ -501,7 +501,7 @@ async fn the_agent_waits_for_its_secret_and_follows_its_rotation() {
 
     // The old identity loses its rights and the secret gets a certificate of the new one:
     // the second work can only be applied and reported with the rotated credential.
-    for (role, _) in agent_rbac(CLUSTER).expect("rbac").roles {
+    for (role, _) in agent_rbac(CLUSTER).roles {
         bindings.delete(&format!("old-{}", role.name_any()), &DeleteParams::default()).await.expect("revoke");
     }
     fleet.write_secret(&AGENT_GROUPS).await;

@@ -11,34 +11,34 @@ pub mod cleanup;
 pub mod reconcile;
 pub mod render;
 
-use std::fmt::Debug;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::api::Api;
 use kube::runtime::controller::{Action, Controller};
+use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use fleetctl_api::Klusterlet;
+use fleetctl_api::conditions::FINALIZER_KLUSTERLET_CLEANUP;
 use fleetctl_api::names::AGENT_NAMESPACE;
 use fleetctl_api::operator::KLUSTERLET_NAME;
 use fleetctl_kube::errors::chain;
+use fleetctl_kube::reconcile::{Failure, ReconcileError, measured, retry};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::runner::shutdown_signal;
-use fleetctl_kube::{ConfigError, Selection};
+use fleetctl_kube::{ConfigError, FieldManager, KubeError, Selection};
 
 pub use render::{LABEL_KLUSTERLET, RenderError};
 
 /// The field manager of every operator write.
-pub const FIELD_MANAGER: &str = "fleetctl-klusterlet-operator";
+pub const OPERATOR: FieldManager = FieldManager("fleetctl-klusterlet-operator");
 
 /// How long cleanup waits for [`ANNOTATION_HUB_NOTIFIED`](fleetctl_api::names::ANNOTATION_HUB_NOTIFIED) while the registration agent runs;
 /// after it the operator proceeds anyway (the hub has a force path).
@@ -91,27 +91,34 @@ pub enum OperatorError {
     #[error(transparent)]
     Health(#[from] HealthError),
     /// A Kubernetes API call failed.
-    #[error("{action}")]
-    Kube {
-        /// What was being done, in lower case.
-        action: String,
-        /// The cause.
-        #[source]
-        source: kube::Error,
+    #[error(transparent)]
+    Kube(#[from] KubeError),
+    /// The cleanup waits: for the registration agent to tell the hub, or for the agents
+    /// to stop.
+    #[error("{why}")]
+    Waiting {
+        /// What it waits for.
+        why: String,
+        /// When to look again (events may bring it back sooner).
+        again: Duration,
     },
 }
 
-impl OperatorError {
-    /// Whether the API answered with this HTTP status.
-    fn is_status(&self, code: u16) -> bool {
-        matches!(self, Self::Kube { source: kube::Error::Api(status), .. } if status.code == code)
+impl ReconcileError for OperatorError {
+    fn failure(&self) -> Failure {
+        match self {
+            Self::Kube(e) => e.failure(),
+            Self::Waiting { .. } => Failure::Waiting,
+            Self::Config(_) | Self::Health(_) => Failure::Failed,
+        }
     }
-}
 
-/// Wraps a kube error with what was being done.
-fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> OperatorError {
-    let action = action.into();
-    move |source| OperatorError::Kube { action, source }
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Waiting { again, .. } => Some(*again),
+            _ => None,
+        }
+    }
 }
 
 /// Shared by every reconcile.
@@ -122,55 +129,27 @@ pub struct Context {
     pub settings: OperatorSettings,
 }
 
-/// Server-side applies `object` under [`FIELD_MANAGER`], forcing ownership; the server
-/// makes no write when nothing changed.
-async fn apply<K>(api: &Api<K>, object: &K) -> Result<K, OperatorError>
-where
-    K: Resource + Serialize + DeserializeOwned + Clone + Debug,
-    <K as Resource>::DynamicType: Default,
-{
-    let name = object.name_any();
-    api.patch(&name, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(object))
-        .await
-        .map_err(kube_error(format!("applying {} {name}", K::kind(&Default::default()))))
-}
-
-/// Deletes an object; absent is fine.
-async fn delete<K>(api: &Api<K>, name: &str, params: &DeleteParams) -> Result<(), OperatorError>
-where
-    K: Resource + Clone + DeserializeOwned + Debug,
-    <K as Resource>::DynamicType: Default,
-{
-    match api.delete(name, params).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
-        Err(e) => Err(kube_error(format!("deleting {} {name}", K::kind(&Default::default())))(e)),
-    }
-}
-
-/// One pass over the Klusterlet, counted in the controller's metrics.
-async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Action, OperatorError> {
+/// One pass over the Klusterlet behind its cleanup finalizer, counted in the controller's
+/// metrics. Once the finalizer is gone from a Klusterlet being deleted, the operator
+/// removes itself, as far as its rights reach (see [`cleanup`]).
+async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Action, finalizer::Error<OperatorError>> {
+    let api: Api<Klusterlet> = Api::all(ctx.client.clone());
+    let deleting = klusterlet.meta().deletion_timestamp.is_some();
     let metrics = ctx.settings.metrics.controller(CONTROLLER_NAME);
-    metrics.queued(1);
-    let result = if klusterlet.meta().deletion_timestamp.is_some() {
-        cleanup::reconcile(&klusterlet, &ctx).await
-    } else {
-        reconcile::reconcile(&klusterlet, &ctx).await
-    };
-    metrics.queued(-1);
-    metrics.reconciled(result.is_ok());
-    result
-}
-
-fn error_policy(_: Arc<Klusterlet>, error: &OperatorError, _: Arc<Context>) -> Action {
-    if error.is_status(409) {
-        // Someone (the registration agent, or our own previous write) changed the
-        // Klusterlet; the next pass starts from the fresh object.
-        tracing::debug!(error = %chain(error), "write conflict; retrying");
-    } else {
-        tracing::warn!(error = %chain(error), "klusterlet reconcile failed; retrying");
+    let action = measured(
+        &metrics,
+        finalizer(&api, FINALIZER_KLUSTERLET_CLEANUP, klusterlet.clone(), |event| async {
+            match event {
+                finalizer::Event::Apply(klusterlet) => reconcile::reconcile(&klusterlet, &ctx).await,
+                finalizer::Event::Cleanup(klusterlet) => cleanup::reconcile(&klusterlet, &ctx).await,
+            }
+        }),
+    )
+    .await?;
+    if deleting {
+        cleanup::remove_operator(&ctx, &klusterlet).await;
     }
-    Action::requeue(RETRY)
+    Ok(action)
 }
 
 /// Runs the klusterlet controller until the returned future is dropped: the Klusterlet
@@ -186,7 +165,7 @@ pub async fn controller(client: Client, settings: OperatorSettings) {
         .watches(Api::<Deployment>::all(client), agents, |deployment| {
             deployment.labels().get(LABEL_KLUSTERLET).map(|name| ObjectRef::<Klusterlet>::new(name))
         })
-        .run(reconcile, error_policy, ctx)
+        .run(reconcile, |_, error, _| retry(CONTROLLER_NAME, error, RETRY), ctx)
         .for_each(|result| async move {
             if let Err(error) = result {
                 // Reconcile failures were logged by the error policy; what is left here is

@@ -42,10 +42,11 @@ use super::AgentOptions;
 use super::hub::{self, HubConnection};
 use fleetctl_api::names::HUB_KUBECONFIG_SECRET;
 use fleetctl_api::work::hub_hash;
-use fleetctl_kube::ConfigError;
+use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::runner::shutdown_signal;
+use fleetctl_kube::{ConfigError, KubeError};
 
 /// The name the controller's metrics go by.
 pub const CONTROLLER: &str = "work";
@@ -61,18 +62,12 @@ pub enum WorkError {
     Health(#[from] HealthError),
 }
 
-/// Why one reconcile of a work failed (it is retried).
+/// Why one reconcile of a work did not finish (it is tried again).
 #[derive(Debug, thiserror::Error)]
-pub enum ReconcileError {
+pub enum WorkReconcileError {
     /// A Kubernetes API call failed.
-    #[error("{action}")]
-    Kube {
-        /// What was being done, in lower case.
-        action: String,
-        /// The cause.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Kube(#[from] KubeError),
     /// Watching for something to happen failed.
     #[error("waiting for the {what}")]
     Wait {
@@ -82,6 +77,23 @@ pub enum ReconcileError {
         #[source]
         source: kube::runtime::wait::Error,
     },
+    /// Resources the work applied are still going.
+    #[error("{0}")]
+    Waiting(String),
+}
+
+impl ReconcileError for WorkReconcileError {
+    fn failure(&self) -> Failure {
+        match self {
+            Self::Kube(e) => e.failure(),
+            Self::Waiting(_) => Failure::Waiting,
+            Self::Wait { .. } => Failure::Failed,
+        }
+    }
+
+    fn retry_after(&self) -> Option<std::time::Duration> {
+        matches!(self, Self::Waiting(_)).then_some(controller::DELETE_AGAIN)
+    }
 }
 
 /// Runs the agent until SIGINT or SIGTERM.

@@ -25,18 +25,17 @@ pub fn hub() -> Vec<CustomResourceDefinition> {
 
 /// The CRDs a managed cluster serves: Klusterlet and AppliedManifestWork.
 pub fn managed() -> Vec<CustomResourceDefinition> {
-    vec![klusterlet(), AppliedManifestWork::crd()]
+    vec![klusterlet(), applied_manifest_work()]
+}
+
+/// The AppliedManifestWork CRD, which the klusterlet operator installs for the work agent.
+pub fn applied_manifest_work() -> CustomResourceDefinition {
+    AppliedManifestWork::crd()
 }
 
 /// The Klusterlet CRD: the one document of an import secret's `crds.yaml`.
 pub fn klusterlet() -> CustomResourceDefinition {
     Klusterlet::crd()
-}
-
-/// The CRDs as one YAML stream, documents separated by `---`.
-pub fn to_yaml(crds: &[CustomResourceDefinition]) -> Result<String, serde_yaml::Error> {
-    let documents = crds.iter().map(serde_yaml::to_string).collect::<Result<Vec<_>, _>>()?;
-    Ok(documents.join("---\n"))
 }
 
 /// The file a CRD is checked in as: `<plural>.<group>.yaml`.
@@ -144,19 +143,6 @@ mod tests {
             assert_eq!(versions.len(), 1, "{:?}", crd.metadata.name);
             assert!(versions[0].served && versions[0].storage);
             assert!(versions[0].subresources.as_ref().and_then(|s| s.status.as_ref()).is_some());
-        }
-    }
-
-    #[test]
-    fn to_yaml_joins_documents() {
-        let yaml = to_yaml(&[klusterlet(), AppliedManifestWork::crd()]).unwrap();
-        let documents: Vec<_> = yaml.split("---\n").collect();
-        assert_eq!(documents.len(), 2);
-        assert!(documents[0].contains("name: klusterlets.operator.open-cluster-management.io"));
-        assert!(documents[1].contains("name: appliedmanifestworks.work.open-cluster-management.io"));
-        for document in documents {
-            let parsed: CustomResourceDefinition = serde_yaml::from_str(document).unwrap();
-            assert_eq!(parsed.spec.versions.len(), 1);
         }
     }
 

@@ -218,9 +218,6 @@ pub enum EnvError {
         #[source]
         source: kubeconfig::TextError,
     },
-    /// The merged kubeconfig could not be written as YAML.
-    #[error("writing the merged kubeconfig as YAML")]
-    KubeconfigYaml(#[source] serde_yaml::Error),
     /// A cluster did not answer.
     #[error("cluster {name} does not answer")]
     Unreachable {
@@ -405,7 +402,7 @@ async fn wait_ready(options: &UpOptions, state: &mut EnvState, children: &mut [C
         merged.auth_infos.extend(config.auth_infos);
         merged.contexts.extend(config.contexts);
     }
-    let yaml = kubeconfig::to_yaml(&merged).map_err(EnvError::KubeconfigYaml)?;
+    let yaml = kubeconfig::to_yaml(&merged);
     write_private(&state.kubeconfig, yaml.as_bytes()).map_err(io("writing", &state.kubeconfig))
 }
 

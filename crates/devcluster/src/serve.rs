@@ -43,9 +43,6 @@ pub enum ServeError {
         #[source]
         source: std::io::Error,
     },
-    /// The kubeconfig could not be written as YAML.
-    #[error("writing the kubeconfig as YAML")]
-    KubeconfigText(#[source] serde_yaml::Error),
     /// Signal handlers could not be installed.
     #[error("installing signal handlers")]
     Signals(#[source] std::io::Error),
@@ -69,7 +66,7 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         true => Some(start_simulator(&options, &server).await?),
         false => None,
     };
-    let config = kubeconfig::to_yaml(&server.kubeconfig(&options.name)).map_err(ServeError::KubeconfigText)?;
+    let config = kubeconfig::to_yaml(&server.kubeconfig(&options.name));
     write_private(&options.kubeconfig, config.as_bytes())
         .map_err(|source| ServeError::Kubeconfig { path: options.kubeconfig.clone(), source })?;
     tracing::info!(url = %server.url(), kubeconfig = %options.kubeconfig.display(), "api server ready");

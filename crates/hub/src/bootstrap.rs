@@ -4,14 +4,16 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::authentication::v1::TokenRequest;
+use fleetctl_api::CLUSTER_GROUP;
+use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
+use fleetctl_kube::kube_error;
+use fleetctl_kube::objects::{self, MetaExt, labels, meta, named_rule, namespaced_meta, rule};
+use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, PostParams};
-use serde_json::json;
 
-use super::context::{HubError, apply, kube_error};
-use fleetctl_api::CLUSTER_GROUP;
+use super::context::{HUB, HubError};
 
 /// The bootstrap ServiceAccount of a cluster (upstream truncates names over 63).
 pub fn service_account_name(cluster: &str) -> String {
@@ -26,34 +28,32 @@ pub fn role_name(cluster: &str) -> String {
 }
 
 /// The ServiceAccount, ClusterRole and ClusterRoleBinding, as objects.
-pub fn objects(cluster: &str) -> Result<(ServiceAccount, ClusterRole, ClusterRoleBinding), serde_json::Error> {
+pub fn objects(cluster: &str) -> (ServiceAccount, ClusterRole, ClusterRoleBinding) {
     let sa = service_account_name(cluster);
     let role = role_name(cluster);
-    let labels = json!({fleetctl_api::conditions::LABEL_CLUSTER_NAME: cluster});
-    Ok((
-        serde_json::from_value(json!({"metadata": {"name": sa, "namespace": cluster, "labels": labels}}))?,
-        serde_json::from_value(json!({
-            "metadata": {"name": role, "labels": labels},
-            "rules": [
-                {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests"], "verbs": ["create", "get", "list", "watch"]},
-                {"apiGroups": [CLUSTER_GROUP], "resources": ["managedclusters"], "resourceNames": [cluster], "verbs": ["get"]},
-                {"apiGroups": [CLUSTER_GROUP], "resources": ["managedclusters"], "verbs": ["create"]},
-            ],
-        }))?,
-        serde_json::from_value(json!({
-            "metadata": {"name": role, "labels": labels},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-            "subjects": [{"kind": "ServiceAccount", "name": sa, "namespace": cluster}],
-        }))?,
-    ))
+    let ours = || labels([(LABEL_CLUSTER_NAME, cluster)]);
+    let rules = vec![
+        rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["create", "get", "list", "watch"]),
+        named_rule(&[CLUSTER_GROUP], &["managedclusters"], &[cluster], &["get"]),
+        rule(&[CLUSTER_GROUP], &["managedclusters"], &["create"]),
+    ];
+    (
+        objects::service_account(namespaced_meta(cluster, &sa).with_labels(ours())),
+        objects::cluster_role(meta(&role).with_labels(ours()), rules),
+        objects::cluster_role_binding(
+            meta(&role).with_labels(ours()),
+            &role,
+            vec![objects::service_account_subject(cluster, &sa)],
+        ),
+    )
 }
 
 /// Makes sure the bootstrap identity exists.
 pub async fn ensure(client: &kube::Client, cluster: &str) -> Result<(), HubError> {
-    let (sa, role, binding) = objects(cluster).map_err(|e| HubError::Render(format!("the bootstrap identity: {e}")))?;
-    apply(&Api::<ServiceAccount>::namespaced(client.clone(), cluster), &sa).await?;
-    apply(&Api::<ClusterRole>::all(client.clone()), &role).await?;
-    apply(&Api::<ClusterRoleBinding>::all(client.clone()), &binding).await?;
+    let (sa, role, binding) = objects(cluster);
+    HUB.apply(&Api::<ServiceAccount>::namespaced(client.clone(), cluster), &sa).await?;
+    HUB.apply(&Api::<ClusterRole>::all(client.clone()), &role).await?;
+    HUB.apply(&Api::<ClusterRoleBinding>::all(client.clone()), &binding).await?;
     Ok(())
 }
 
@@ -84,16 +84,21 @@ impl Token {
 /// Issues a new bootstrap token.
 pub async fn issue(client: &kube::Client, cluster: &str, lifetime: Duration) -> Result<Token, HubError> {
     let seconds = i64::try_from(lifetime.as_secs()).unwrap_or(i64::MAX);
-    let request: TokenRequest =
-        serde_json::from_value(json!({"spec": {"audiences": [], "expirationSeconds": seconds}}))
-            .map_err(|e| HubError::Render(format!("a token request: {e}")))?;
+    let request = TokenRequest {
+        spec: TokenRequestSpec {
+            audiences: Vec::new(),
+            expiration_seconds: Some(seconds),
+            ..TokenRequestSpec::default()
+        },
+        ..TokenRequest::default()
+    };
     let sa = service_account_name(cluster);
     let creation = jiff::Timestamp::now();
     let issued = Api::<ServiceAccount>::namespaced(client.clone(), cluster)
         .create_token_request(&sa, &PostParams::default(), &request)
         .await
         .map_err(kube_error(format!("requesting a token for {cluster}/{sa}")))?;
-    let status = issued.status.ok_or_else(|| HubError::Render("a token request answered without a token".into()))?;
+    let status = issued.status.ok_or_else(|| HubError::NoToken(format!("{cluster}/{sa}")))?;
     Ok(Token {
         token: status.token,
         creation: jiff::Timestamp::from_second(creation.as_second()).unwrap_or(creation),
@@ -117,7 +122,7 @@ mod tests {
 
     #[test]
     fn the_bootstrap_role_may_only_ask_for_a_certificate_and_read_its_cluster() {
-        let (_, role, binding) = objects("c1").expect("objects");
+        let (_, role, binding) = objects("c1");
         assert_eq!(role.metadata.name.as_deref(), Some("system:open-cluster-management:managedcluster:bootstrap:c1"));
         let rules = role.rules.expect("rules");
         assert_eq!(rules.len(), 3);

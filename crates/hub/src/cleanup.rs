@@ -1,24 +1,21 @@
-//! Detach (Act III) on the hub: say what is happening, let the agents remove
-//! themselves (addon works first, then the klusterlet works), and once the cluster is
-//! no longer Available — at once when it was not Available to begin with — force-remove
-//! what remains, release the finalizers and delete the cluster's namespace.
+//! Detach (Act III) on the hub, behind the import controller's finalizer: say what is
+//! happening, let the agents remove themselves (addon works first, then the klusterlet
+//! works), and once the cluster is no longer Available — at once when it was not
+//! Available to begin with — force-remove what remains and delete the cluster's
+//! namespace. The registration controller then takes the agent's rights away.
 
-use k8s_openapi::api::coordination::v1::Lease;
+use fleetctl_api::conditions::{self as c, ANNOTATION_RETAIN_NAMESPACE};
+use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_kube::reconcile::{delete, strip_finalizers};
+use fleetctl_kube::{kube_error, update_conditions};
 use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
-use kube::api::{Api, ListParams};
+use kube::api::{Api, DeleteParams, ListParams};
 use kube::runtime::controller::Action;
 
-use super::context::{Ctx, HubError, delete, kube_error, remove_finalizers, set, strip_finalizers, update_conditions};
-use super::registration::agent_role_name;
+use super::context::{Ctx, HubError, set};
 use super::{bootstrap, import, works};
-use fleetctl_api::conditions::{
-    self as c, ANNOTATION_RETAIN_NAMESPACE, FINALIZER_API_RESOURCE_CLEANUP, FINALIZER_IMPORT_CLEANUP,
-    FINALIZER_MANIFESTWORK_CLEANUP,
-};
-use fleetctl_api::names::CLUSTER_LEASE;
-use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
 
 /// What is left of a cluster on the hub.
 struct Remaining {
@@ -59,7 +56,8 @@ fn reason(cluster: &ManagedCluster) -> &'static str {
     }
 }
 
-/// One pass over a cluster being deleted.
+/// One pass over a cluster being deleted: `Ok` once the hub side is clean (the
+/// finalizer then goes), [`HubError::Waiting`] while the agents are removing themselves.
 pub async fn reconcile(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
     let name = cluster.name_any();
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
@@ -80,7 +78,7 @@ pub async fn reconcile(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, Hu
     if reason == c::REASON_DETACHING && cluster.is_available() {
         // The agents are there to remove themselves; every removal brings us back here.
         graceful_step(ctx, &name, &left).await?;
-        return Ok(Action::await_change());
+        return Err(HubError::Waiting(format!("detaching cluster {name}: {}", left.describe())));
     }
     force(ctx, cluster, &left).await?;
     Ok(Action::await_change())
@@ -92,7 +90,7 @@ async fn graceful_step(ctx: &Ctx, cluster: &str, left: &Remaining) -> Result<(),
     let addons: Api<ManagedClusterAddOn> = Api::namespaced(ctx.client.clone(), cluster);
     if !left.addons.is_empty() {
         for addon in &left.addons {
-            delete(&addons, addon).await?;
+            delete(&addons, addon, &DeleteParams::background()).await?;
         }
         return Ok(());
     }
@@ -109,46 +107,35 @@ async fn graceful_step(ctx: &Ctx, cluster: &str, left: &Remaining) -> Result<(),
         vec![crds]
     };
     for work in next {
-        delete(&works_api, &work).await?;
+        delete(&works_api, &work, &DeleteParams::background()).await?;
     }
     Ok(())
 }
 
-/// Removes everything of the cluster on the hub without waiting for agents.
+/// Removes everything of the cluster on the hub without waiting for agents (its agent's
+/// rights and lease are the registration controller's to remove).
 async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<(), HubError> {
     let name = cluster.name_any();
     let client = &ctx.client;
+    let background = DeleteParams::background();
     let addons: Api<ManagedClusterAddOn> = Api::namespaced(client.clone(), &name);
     for addon in &left.addons {
         strip_finalizers(&addons, addon).await?;
-        delete(&addons, addon).await?;
+        delete(&addons, addon, &background).await?;
     }
     let works_api: Api<ManifestWork> = Api::namespaced(client.clone(), &name);
     for work in &left.works {
         strip_finalizers(&works_api, &work.name_any()).await?;
-        delete(&works_api, &work.name_any()).await?;
+        delete(&works_api, &work.name_any(), &background).await?;
     }
-    let role = agent_role_name(&name);
-    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &role).await?;
-    delete(&Api::<ClusterRole>::all(client.clone()), &role).await?;
-    for suffix in ["registration", "work"] {
-        delete(&Api::<RoleBinding>::namespaced(client.clone(), &name), &format!("{role}:{suffix}")).await?;
-        delete(&Api::<Role>::namespaced(client.clone(), &name), &format!("{role}:{suffix}")).await?;
-    }
-    delete(&Api::<Lease>::namespaced(client.clone(), &name), CLUSTER_LEASE).await?;
     let bootstrap_role = bootstrap::role_name(&name);
-    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &bootstrap_role).await?;
-    delete(&Api::<ClusterRole>::all(client.clone()), &bootstrap_role).await?;
-    delete(&Api::<ServiceAccount>::namespaced(client.clone(), &name), &bootstrap::service_account_name(&name)).await?;
-    delete(&Api::<Secret>::namespaced(client.clone(), &name), &import::secret_name(&name)).await?;
+    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &bootstrap_role, &background).await?;
+    delete(&Api::<ClusterRole>::all(client.clone()), &bootstrap_role, &background).await?;
+    let service_account = bootstrap::service_account_name(&name);
+    delete(&Api::<ServiceAccount>::namespaced(client.clone(), &name), &service_account, &background).await?;
+    delete(&Api::<Secret>::namespaced(client.clone(), &name), &import::secret_name(&name), &background).await?;
     if !cluster.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE) {
-        delete(&Api::<Namespace>::all(client.clone()), &name).await?;
+        delete(&Api::<Namespace>::all(client.clone()), &name, &background).await?;
     }
-    let clusters: Api<ManagedCluster> = Api::all(client.clone());
-    remove_finalizers(
-        &clusters,
-        cluster,
-        &[FINALIZER_IMPORT_CLEANUP, FINALIZER_API_RESOURCE_CLEANUP, FINALIZER_MANIFESTWORK_CLEANUP],
-    )
-    .await
+    Ok(())
 }

@@ -6,35 +6,31 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
-use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::{Namespace, Secret};
-use kube::api::Api;
-use kube::runtime::controller::Action;
-use kube::{Resource, ResourceExt};
-use serde_json::{Value, json};
-
-use super::bootstrap::{self, Token};
-use super::context::{Ctx, HubError, add_finalizers, apply, kube_error, set, update_conditions};
-use super::works;
-use crate::manifests::import::{self, ImportInputs};
 use fleetctl_api::conditions::{
     self as c, FINALIZER_IMPORT_CLEANUP, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET, LABEL_MANAGED_CLUSTER,
 };
 use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
-use fleetctl_api::names::BOOTSTRAP_SECRET;
 use fleetctl_api::{ManagedCluster, ManifestWork, crds};
+use fleetctl_kube::kubeconfig::secret_text;
+use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, namespaced_meta};
+use fleetctl_kube::{kube_error, update_conditions};
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::Api;
+use kube::runtime::controller::Action;
+use kube::runtime::finalizer::{self, finalizer};
+use kube::{Resource, ResourceExt};
+use serde_json::Value;
 
-/// The Klusterlet CRD as JSON, rendered once: it is the same for every cluster.
-fn klusterlet_crd() -> Result<&'static Value, HubError> {
+use super::bootstrap::{self, Token};
+use super::context::{Ctx, HUB, HubError, set};
+use super::works;
+use crate::manifests::import::{self, ImportInputs};
+
+/// The Klusterlet CRD as a manifest, rendered once: it is the same for every cluster.
+fn klusterlet_crd() -> &'static Value {
     static CRD: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-    if let Some(crd) = CRD.get() {
-        return Ok(crd);
-    }
-    let crd =
-        serde_json::to_value(crds::klusterlet()).map_err(|e| HubError::Render(format!("the Klusterlet CRD: {e}")))?;
-    Ok(CRD.get_or_init(|| crd))
+    CRD.get_or_init(|| document(&crds::klusterlet()))
 }
 
 /// The name of a cluster's import secret.
@@ -47,18 +43,28 @@ pub fn desired_version<'a>(cluster: &'a ManagedCluster, default: &'a str) -> &'a
     cluster.annotations().get(ANNOTATION_KLUSTERLET_VERSION).map_or(default, String::as_str)
 }
 
-/// One pass over one cluster.
-pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, HubError> {
-    if cluster.meta().deletion_timestamp.is_some() {
-        return super::cleanup::reconcile(&cluster, &ctx).await;
-    }
-    if !cluster.spec.hub_accepts_client {
+/// One pass over one cluster, behind the finalizer
+/// `managedcluster-import-controller.open-cluster-management.io/cleanup`: an accepted
+/// cluster is imported; a deleted one is detached ([`super::cleanup`]).
+pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, finalizer::Error<HubError>> {
+    if !cluster.spec.hub_accepts_client && cluster.meta().deletion_timestamp.is_none() {
         return Ok(Action::await_change());
     }
-    let name = cluster.name_any();
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
-    add_finalizers(&clusters, &cluster, &[FINALIZER_IMPORT_CLEANUP]).await?;
-    ensure_namespace(&ctx, &name).await?;
+    finalizer(&clusters, FINALIZER_IMPORT_CLEANUP, cluster, |event| async {
+        match event {
+            finalizer::Event::Apply(cluster) => import(&clusters, &cluster, &ctx).await,
+            finalizer::Event::Cleanup(cluster) => super::cleanup::reconcile(&cluster, &ctx).await,
+        }
+    })
+    .await
+}
+
+/// The import of an accepted cluster: its namespace, bootstrap identity, import secret,
+/// and once it has joined, its klusterlet works.
+async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
+    let name = cluster.name_any();
+    ensure_namespace(ctx, &name).await?;
     bootstrap::ensure(&ctx.client, &name).await?;
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
     let existing = secrets
@@ -70,7 +76,7 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action,
         Some(token) if !token.needs_refresh(now) => token,
         _ => bootstrap::issue(&ctx.client, &name, ctx.config.token_lifetime).await?,
     };
-    let image = ctx.config.image(desired_version(&cluster, &ctx.config.default_version));
+    let image = ctx.config.image(desired_version(cluster, &ctx.config.default_version));
     let inputs = ImportInputs {
         cluster: &name,
         hub_url: &ctx.config.hub_url,
@@ -79,20 +85,18 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action,
         image: &image,
     };
     let import_objects = import::objects(&inputs);
-    let crd_objects = vec![klusterlet_crd()?.clone()];
-    let owner = cluster
-        .controller_owner_ref(&())
-        .ok_or_else(|| HubError::Render("an owner reference (the cluster has no uid)".into()))?;
-    let secret = import_secret(&name, &token, &crd_objects, &import_objects, owner.clone())?;
-    apply(&secrets, &secret).await?;
+    let crd_objects = vec![klusterlet_crd().clone()];
+    let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;
+    let secret = import_secret(&name, &token, &crd_objects, &import_objects, owner.clone());
+    HUB.apply(&secrets, &secret).await?;
     if cluster.is_joined() {
         let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &name);
         for work in works::klusterlet_works(&name, crd_objects, import_objects, &owner) {
-            apply(&works_api, &work).await?;
+            HUB.apply(&works_api, &work).await?;
         }
     }
-    let klusterlet_available = cluster.is_joined() && klusterlet_work_available(&ctx, &name).await?;
-    update_conditions(&clusters, &cluster, |conditions| {
+    let klusterlet_available = cluster.is_joined() && klusterlet_work_available(ctx, &name).await?;
+    update_conditions(clusters, cluster, |conditions| {
         let (status, reason, message) = match (cluster.is_joined(), klusterlet_available) {
             (false, _) => (c::FALSE, c::REASON_WAIT_FOR_IMPORTING, "Wait for importing"),
             (true, false) => {
@@ -118,52 +122,48 @@ async fn klusterlet_work_available(ctx: &Ctx, cluster: &str) -> Result<bool, Hub
 
 /// The cluster namespace, with the upstream labels.
 pub(super) async fn ensure_namespace(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
-    let namespace: Namespace = serde_json::from_value(json!({
-        "metadata": {"name": cluster, "labels": {LABEL_MANAGED_CLUSTER: cluster, LABEL_CLUSTER_NAME: cluster}}
-    }))
-    .map_err(|e| HubError::Render(format!("namespace {cluster}: {e}")))?;
-    apply(&Api::<Namespace>::all(ctx.client.clone()), &namespace).await.map(|_| ())
+    let namespace = objects::namespace(
+        meta(cluster).with_labels(labels([(LABEL_MANAGED_CLUSTER, cluster), (LABEL_CLUSTER_NAME, cluster)])),
+    );
+    HUB.apply(&Api::<Namespace>::all(ctx.client.clone()), &namespace).await?;
+    Ok(())
 }
 
 fn rfc3339(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// The `<c>-import` secret (`crds.yaml`, `import.yaml`, `creation`, `expiration`).
+/// The key of the import secret that holds the bootstrap token on its own, so that the
+/// hub reuses it without reading it back out of `import.yaml`.
+const TOKEN_KEY: &str = "token";
+
+/// The `<c>-import` secret: upstream's `crds.yaml`, `import.yaml`, `creation` and
+/// `expiration`, and the token.
 fn import_secret(
     cluster: &str,
     token: &Token,
     crd_objects: &[Value],
     import_objects: &[Value],
-    owner: k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
-) -> Result<Secret, HubError> {
-    let data = BTreeMap::from([
-        ("crds.yaml".to_string(), ByteString(crate::manifests::to_yaml(crd_objects).into_bytes())),
-        ("import.yaml".to_string(), ByteString(crate::manifests::to_yaml(import_objects).into_bytes())),
-        ("creation".to_string(), ByteString(rfc3339(token.creation).into_bytes())),
-        ("expiration".to_string(), ByteString(rfc3339(token.expiration).into_bytes())),
-    ]);
-    let mut secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": secret_name(cluster), "namespace": cluster, "labels": {LABEL_IMPORT_SECRET: ""}},
-        "type": "Opaque",
-    }))
-    .map_err(|e| HubError::Render(format!("the import secret: {e}")))?;
-    secret.metadata.owner_references = Some(vec![owner]);
-    secret.data = Some(data);
-    Ok(secret)
+    owner: OwnerReference,
+) -> Secret {
+    let mut meta = namespaced_meta(cluster, &secret_name(cluster)).with_labels(labels([(LABEL_IMPORT_SECRET, "")]));
+    meta.owner_references = Some(vec![owner]);
+    objects::opaque_secret(
+        meta,
+        BTreeMap::from([
+            ("crds.yaml".to_string(), crate::manifests::to_yaml(crd_objects)),
+            ("import.yaml".to_string(), crate::manifests::to_yaml(import_objects)),
+            ("creation".to_string(), rfc3339(token.creation)),
+            ("expiration".to_string(), rfc3339(token.expiration)),
+            (TOKEN_KEY.to_string(), token.token.clone()),
+        ]),
+    )
 }
 
 /// The token an import secret carries, with its recorded lifetime.
 pub fn recorded_token(secret: &Secret) -> Option<Token> {
-    let data = secret.data.as_ref()?;
-    let text = |key: &str| data.get(key).and_then(|b| String::from_utf8(b.0.clone()).ok());
-    let time = |key: &str| text(key)?.parse::<jiff::Timestamp>().ok();
-    let import_yaml = text("import.yaml")?;
-    let token = serde_yaml::Deserializer::from_str(&import_yaml)
-        .filter_map(|doc| serde::Deserialize::deserialize(doc).ok())
-        .find(|doc: &Value| doc["kind"] == "Secret" && doc["metadata"]["name"] == BOOTSTRAP_SECRET)
-        .and_then(|doc| BASE64.decode(doc["data"]["kubeconfig"].as_str()?).ok())
-        .and_then(|raw| serde_yaml::from_slice::<Value>(&raw).ok())
-        .and_then(|config| config["users"][0]["user"]["token"].as_str().map(str::to_string))?;
+    let data = secret_text(secret);
+    let time = |key: &str| data.get(key)?.parse::<jiff::Timestamp>().ok();
+    let token = data.get(TOKEN_KEY).filter(|t| !t.is_empty())?.clone();
     Some(Token { token, creation: time("creation")?, expiration: time("expiration")? })
 }

@@ -9,7 +9,9 @@ use kube::api::Api;
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
-use super::context::{Ctx, HubError, kube_error, set, update_conditions};
+use fleetctl_kube::{kube_error, update_conditions};
+
+use super::context::{Ctx, HubError, set};
 use fleetctl_api::ManagedCluster;
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::CLUSTER_LEASE;

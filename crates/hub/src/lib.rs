@@ -31,6 +31,7 @@ pub use context::{Context, Ctx, HubConfig, HubError};
 use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
 use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_kube::reconcile::{self, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
 
 /// Reconciles of one controller running at once.
@@ -39,29 +40,18 @@ const CONCURRENCY: u16 = 16;
 /// Retry delay after a failed reconcile.
 const RETRY: Duration = Duration::from_secs(1);
 
-fn retry<K>(_: Arc<K>, error: &HubError, _: Ctx) -> Action {
-    let conflict = matches!(error, HubError::Kube { source: kube::Error::Api(status), .. } if status.code == 409);
-    if conflict {
-        // Another controller wrote first; the next pass starts from its write.
-        tracing::debug!(error = %format!("{error:#}"), "write conflict; retrying");
-    } else {
-        tracing::warn!(error = %format!("{error:#}"), "reconcile failed; retrying");
-    }
-    Action::requeue(RETRY)
+/// The error policy of every hub controller.
+fn retry<K, E: ReconcileError>(controller: &'static str) -> impl Fn(Arc<K>, &E, Ctx) -> Action {
+    move |_, error, _| reconcile::retry(controller, error, RETRY)
 }
 
-/// Runs a reconcile, counting it in the controller's metrics.
-async fn measured(
+/// A reconcile of `controller`, counted in its metrics.
+async fn measured<E: ReconcileError>(
     ctx: &Ctx,
     controller: &str,
-    reconcile: impl Future<Output = Result<Action, HubError>>,
-) -> Result<Action, HubError> {
-    let metrics = ctx.metrics.controller(controller);
-    metrics.queued(1);
-    let result = reconcile.await;
-    metrics.queued(-1);
-    metrics.reconciled(result.is_ok());
-    result
+    reconcile: impl Future<Output = Result<Action, E>>,
+) -> Result<Action, E> {
+    reconcile::measured(&ctx.metrics.controller(controller), reconcile).await
 }
 
 /// The cluster a namespaced object belongs to (its namespace is the cluster's).
@@ -94,7 +84,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
-            retry,
+            retry("import"),
             ctx.clone(),
         )
         .for_each(|_| async {});
@@ -103,7 +93,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .with_config(bounded())
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await },
-            retry,
+            retry("registration"),
             ctx.clone(),
         )
         .for_each(|_| async {});
@@ -114,7 +104,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .watches(Api::<Lease>::all(client.clone()), leases, cluster_of)
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "lease", lease::reconcile(c, ctx)).await },
-            retry,
+            retry("lease"),
             ctx.clone(),
         )
         .for_each(|_| async {});
@@ -130,7 +120,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         })
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "addon", addons::reconcile(c, ctx)).await },
-            retry,
+            retry("addon"),
             ctx.clone(),
         )
         .for_each(|_| async {});
@@ -141,7 +131,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .reconcile_all_on(cluster_changes)
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "csr", registration::approve(c, ctx)).await },
-            retry,
+            retry("csr"),
             ctx,
         )
         .for_each(|_| async {});

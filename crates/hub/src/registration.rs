@@ -3,17 +3,24 @@
 
 use std::sync::Arc;
 
+use fleetctl_api::conditions::{
+    self as c, FINALIZER_API_RESOURCE_CLEANUP, FINALIZER_IMPORT_CLEANUP, LABEL_CLUSTER_NAME,
+};
+use fleetctl_kube::objects::{self, MetaExt, labels, meta, named_rule, namespaced_meta, rule};
+use fleetctl_kube::reconcile::delete;
+use fleetctl_kube::{kube_error, update_conditions};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
-use kube::api::{Api, Patch, PatchParams};
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType};
+use kube::runtime::finalizer::{self, finalizer};
 use kube::{Resource, ResourceExt};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::context::{Ctx, HubError, add_finalizers, apply, kube_error, set, update_conditions};
-use fleetctl_api::conditions::{self as c, FINALIZER_API_RESOURCE_CLEANUP, LABEL_CLUSTER_NAME};
+use super::context::{Ctx, HUB, HubError, set};
 use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::{ADDON_GROUP, CLUSTER_GROUP, ManagedCluster, REGISTER_GROUP, WORK_GROUP};
 
@@ -38,8 +45,8 @@ fn role_binding_names(cluster: &str) -> [String; 2] {
     [format!("{}:registration", agent_role_name(cluster)), format!("{}:work", agent_role_name(cluster))]
 }
 
-fn agent_subject(cluster: &str) -> Value {
-    json!([{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": agent_group(cluster)}])
+fn agent_subject(cluster: &str) -> Vec<Subject> {
+    vec![objects::group_subject(&agent_group(cluster))]
 }
 
 /// The RBAC of one agent: cluster-wide role and binding, and the namespaced pairs.
@@ -54,90 +61,100 @@ pub struct AgentRbac {
 
 /// The agent's RBAC: its own ManagedCluster (and status) cluster-wide; in its namespace
 /// leases, events, its ManifestWorks (with status and finalizers) and addons.
-pub fn agent_rbac(cluster: &str) -> Result<AgentRbac, serde_json::Error> {
+pub fn agent_rbac(cluster: &str) -> AgentRbac {
+    const READ_WRITE: &[&str] = &["get", "list", "watch", "update", "patch"];
+    const STATUS: &[&str] = &["get", "update", "patch"];
+    const EVENTS: &[&str] = &["create", "patch", "update"];
     let role = agent_role_name(cluster);
-    let labels = json!({LABEL_CLUSTER_NAME: cluster});
-    let cluster_role: ClusterRole = serde_json::from_value(json!({
-        "metadata": {"name": role, "labels": labels},
-        "rules": [
-            {"apiGroups": [CLUSTER_GROUP], "resources": ["managedclusters"], "resourceNames": [cluster], "verbs": ["get", "list", "watch", "update", "patch"]},
-            {"apiGroups": [CLUSTER_GROUP], "resources": ["managedclusters/status"], "resourceNames": [cluster], "verbs": ["get", "update", "patch"]},
-            {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests"], "verbs": ["create", "get", "list", "watch"]},
-            {"apiGroups": [REGISTER_GROUP], "resources": ["managedclusters/clientcertificates"], "resourceNames": [cluster], "verbs": ["renew"]},
+    let ours = || labels([(LABEL_CLUSTER_NAME, cluster)]);
+    let cluster_role = objects::cluster_role(
+        meta(&role).with_labels(ours()),
+        vec![
+            named_rule(&[CLUSTER_GROUP], &["managedclusters"], &[cluster], READ_WRITE),
+            named_rule(&[CLUSTER_GROUP], &["managedclusters/status"], &[cluster], STATUS),
+            rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["create", "get", "list", "watch"]),
+            named_rule(&[REGISTER_GROUP], &["managedclusters/clientcertificates"], &[cluster], &["renew"]),
         ],
-    }))?;
-    let cluster_binding: ClusterRoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": role, "labels": labels},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-        "subjects": agent_subject(cluster),
-    }))?;
+    );
+    let cluster_binding = objects::cluster_role_binding(meta(&role).with_labels(ours()), &role, agent_subject(cluster));
     let [registration, work] = role_binding_names(cluster);
-    let rw = json!(["get", "list", "watch", "update", "patch"]);
     let namespaced = [
         (
             registration,
-            json!([
-                {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "list", "watch", "update", "patch"]},
-                {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch", "update"]},
-                {"apiGroups": [ADDON_GROUP], "resources": ["managedclusteraddons"], "verbs": ["get", "list", "watch"]},
-                {"apiGroups": [ADDON_GROUP], "resources": ["managedclusteraddons/status"], "verbs": ["get", "update", "patch"]},
-            ]),
+            vec![
+                rule(&["coordination.k8s.io"], &["leases"], READ_WRITE),
+                rule(&["", "events.k8s.io"], &["events"], EVENTS),
+                rule(&[ADDON_GROUP], &["managedclusteraddons"], &["get", "list", "watch"]),
+                rule(&[ADDON_GROUP], &["managedclusteraddons/status"], STATUS),
+            ],
         ),
         (
             work,
-            json!([
-                {"apiGroups": [WORK_GROUP], "resources": ["manifestworks"], "verbs": rw},
-                {"apiGroups": [WORK_GROUP], "resources": ["manifestworks/status"], "verbs": ["get", "update", "patch"]},
-                {"apiGroups": [WORK_GROUP], "resources": ["manifestworks/finalizers"], "verbs": ["update"]},
-                {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch", "update"]},
-            ]),
+            vec![
+                rule(&[WORK_GROUP], &["manifestworks"], READ_WRITE),
+                rule(&[WORK_GROUP], &["manifestworks/status"], STATUS),
+                rule(&[WORK_GROUP], &["manifestworks/finalizers"], &["update"]),
+                rule(&["", "events.k8s.io"], &["events"], EVENTS),
+            ],
         ),
     ];
-    let mut roles = Vec::new();
-    for (name, rules) in namespaced {
-        let meta = json!({"name": name, "namespace": cluster, "labels": labels});
-        roles.push((
-            serde_json::from_value(json!({"metadata": meta, "rules": rules}))?,
-            serde_json::from_value(json!({"metadata": meta,
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name}, "subjects": agent_subject(cluster)}))?,
-        ));
-    }
-    Ok(AgentRbac { cluster_role, cluster_binding, roles })
+    let roles = namespaced
+        .into_iter()
+        .map(|(name, rules)| {
+            let meta = || namespaced_meta(cluster, &name).with_labels(ours());
+            (objects::role(meta(), rules), objects::role_binding(meta(), &name, agent_subject(cluster)))
+        })
+        .collect();
+    AgentRbac { cluster_role, cluster_binding, roles }
 }
 
-/// Accepts an accepted cluster: HubAccepted, the cleanup finalizer, agent RBAC, lease.
-pub async fn accept(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, HubError> {
-    if cluster.meta().deletion_timestamp.is_some() {
-        return Ok(Action::await_change());
-    }
-    let name = cluster.name_any();
+/// Registration of one cluster, behind the finalizer
+/// `cluster.open-cluster-management.io/api-resource-cleanup`: an accepted cluster gets
+/// HubAccepted, the agent RBAC and its lease; a cluster the admin does not accept is told
+/// so; a cluster being deleted keeps its agent's rights until the import controller has
+/// finished the detach (the agents need them to remove themselves), then loses them.
+pub async fn accept(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, finalizer::Error<HubError>> {
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
-    if !cluster.spec.hub_accepts_client {
-        update_conditions(&clusters, &cluster, |conditions| {
-            set(
-                conditions,
-                c::MANAGED_CLUSTER_HUB_ACCEPTED,
-                c::FALSE,
-                c::REASON_HUB_CLUSTER_ADMIN_DENIED,
-                "Denied by hub cluster admin",
-            )
-        })
-        .await?;
-        return Ok(Action::await_change());
+    if !cluster.spec.hub_accepts_client && cluster.meta().deletion_timestamp.is_none() {
+        return deny(&clusters, &cluster).await.map_err(finalizer::Error::ApplyFailed);
     }
-    add_finalizers(&clusters, &cluster, &[FINALIZER_API_RESOURCE_CLEANUP]).await?;
+    finalizer(&clusters, FINALIZER_API_RESOURCE_CLEANUP, cluster, |event| async {
+        match event {
+            finalizer::Event::Apply(cluster) => admit(&clusters, &cluster, &ctx).await,
+            finalizer::Event::Cleanup(cluster) => revoke(&cluster, &ctx).await,
+        }
+    })
+    .await
+}
+
+async fn deny(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster) -> Result<Action, HubError> {
+    update_conditions(clusters, cluster, |conditions| {
+        set(
+            conditions,
+            c::MANAGED_CLUSTER_HUB_ACCEPTED,
+            c::FALSE,
+            c::REASON_HUB_CLUSTER_ADMIN_DENIED,
+            "Denied by hub cluster admin",
+        )
+    })
+    .await?;
+    Ok(Action::await_change())
+}
+
+async fn admit(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
+    let name = cluster.name_any();
     // The namespaced roles need the cluster namespace; the import controller makes it
     // too, whichever runs first.
-    super::import::ensure_namespace(&ctx, &name).await?;
-    let rbac = agent_rbac(&name).map_err(|e| HubError::Render(format!("the agent RBAC: {e}")))?;
-    apply(&Api::<ClusterRole>::all(ctx.client.clone()), &rbac.cluster_role).await?;
-    apply(&Api::<ClusterRoleBinding>::all(ctx.client.clone()), &rbac.cluster_binding).await?;
+    super::import::ensure_namespace(ctx, &name).await?;
+    let rbac = agent_rbac(&name);
+    HUB.apply(&Api::<ClusterRole>::all(ctx.client.clone()), &rbac.cluster_role).await?;
+    HUB.apply(&Api::<ClusterRoleBinding>::all(ctx.client.clone()), &rbac.cluster_binding).await?;
     for (role, binding) in rbac.roles {
-        apply(&Api::<Role>::namespaced(ctx.client.clone(), &name), &role).await?;
-        apply(&Api::<RoleBinding>::namespaced(ctx.client.clone(), &name), &binding).await?;
+        HUB.apply(&Api::<Role>::namespaced(ctx.client.clone(), &name), &role).await?;
+        HUB.apply(&Api::<RoleBinding>::namespaced(ctx.client.clone(), &name), &binding).await?;
     }
-    ensure_lease(&ctx, &name).await?;
-    update_conditions(&clusters, &cluster, |conditions| {
+    ensure_lease(ctx, &name).await?;
+    update_conditions(clusters, cluster, |conditions| {
         set(
             conditions,
             c::MANAGED_CLUSTER_HUB_ACCEPTED,
@@ -147,6 +164,25 @@ pub async fn accept(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, Hu
         )
     })
     .await?;
+    Ok(Action::await_change())
+}
+
+/// Takes the agent's rights and lease away once the import controller's cleanup is done.
+async fn revoke(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
+    if cluster.finalizers().iter().any(|f| f == FINALIZER_IMPORT_CLEANUP) {
+        return Err(HubError::Waiting(format!("cluster {} is still being detached", cluster.name_any())));
+    }
+    let name = cluster.name_any();
+    let client = &ctx.client;
+    let background = DeleteParams::background();
+    let role = agent_role_name(&name);
+    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &role, &background).await?;
+    delete(&Api::<ClusterRole>::all(client.clone()), &role, &background).await?;
+    for role in role_binding_names(&name) {
+        delete(&Api::<RoleBinding>::namespaced(client.clone(), &name), &role, &background).await?;
+        delete(&Api::<Role>::namespaced(client.clone(), &name), &role, &background).await?;
+    }
+    delete(&Api::<Lease>::namespaced(client.clone(), &name), CLUSTER_LEASE, &background).await?;
     Ok(Action::await_change())
 }
 
@@ -161,15 +197,14 @@ async fn ensure_lease(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
     {
         return Ok(());
     }
-    let lease: Lease = serde_json::from_value(json!({
-        "metadata": {"name": CLUSTER_LEASE, "namespace": cluster, "labels": {LABEL_CLUSTER_NAME: cluster}},
-        "spec": {"renewTime": jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string()},
-    }))
-    .map_err(|e| HubError::Render(format!("the lease: {e}")))?;
+    let lease = Lease {
+        metadata: namespaced_meta(cluster, CLUSTER_LEASE).with_labels(labels([(LABEL_CLUSTER_NAME, cluster)])),
+        spec: Some(LeaseSpec { renew_time: Some(MicroTime(jiff::Timestamp::now())), ..LeaseSpec::default() }),
+    };
     match leases.create(&Default::default(), &lease).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
-        Err(e) => Err(kube_error(format!("creating lease {cluster}/{CLUSTER_LEASE}"))(e)),
+        Err(e) => Err(kube_error(format!("creating lease {cluster}/{CLUSTER_LEASE}"))(e).into()),
     }
 }
 

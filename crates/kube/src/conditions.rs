@@ -10,6 +10,8 @@ use serde_json::json;
 
 use fleetctl_api::conditions::HasConditions;
 
+use crate::reconcile::{KubeError, kube_error};
+
 /// Applies `change` to an object's conditions and writes them only if they changed. The
 /// write carries the resourceVersion it was computed from, so a concurrent writer (the hub
 /// and the registration agent both write addon conditions) is never overwritten: on a
@@ -19,19 +21,21 @@ pub async fn update_conditions<K>(
     api: &Api<K>,
     object: &K,
     change: impl Fn(&mut Vec<Condition>) -> bool,
-) -> Result<bool, kube::Error>
+) -> Result<bool, KubeError>
 where
     K: Resource + HasConditions + Clone + DeserializeOwned + Debug,
     <K as Resource>::DynamicType: Default,
 {
     let name = object.name_any();
-    match write_changed(api, &name, object, &change).await {
-        Err(kube::Error::Api(status)) if status.code == 409 => {
-            let fresh = api.get(&name).await?;
-            write_changed(api, &name, &fresh, &change).await
-        }
+    let action = || format!("updating the conditions of {} {name}", K::kind(&Default::default()));
+    let written = match write_changed(api, &name, object, &change).await {
+        Err(kube::Error::Api(status)) if status.code == 409 => match api.get(&name).await {
+            Ok(fresh) => write_changed(api, &name, &fresh, &change).await,
+            Err(e) => Err(e),
+        },
         outcome => outcome,
-    }
+    };
+    written.map_err(kube_error(action()))
 }
 
 /// Writes `object`'s conditions after `change`, at its resourceVersion, if they changed.

@@ -84,8 +84,10 @@ pub fn single(names: Names<'_>, server: &str, ca_pem: &str, credentials: Credent
 }
 
 /// The kubeconfig as YAML, credentials included (for files and Secrets, never for logs).
-pub fn to_yaml(kubeconfig: &Kubeconfig) -> Result<String, serde_yaml::Error> {
-    serde_yaml::to_string(kubeconfig)
+pub fn to_yaml(kubeconfig: &Kubeconfig) -> String {
+    // A kubeconfig is strings, booleans and maps keyed by strings: YAML holds all of them.
+    #[allow(clippy::expect_used)]
+    serde_yaml::to_string(kubeconfig).expect("a kubeconfig is representable as YAML")
 }
 
 /// What a kubeconfig's current context points at.
@@ -167,7 +169,7 @@ mod tests {
     fn a_certificate_kubeconfig_embeds_everything_and_reads_back() {
         let credentials = Credentials::Certificate { cert_pem: "CERT".into(), key_pem: "KEY".into() };
         let config = single(Names::same("hub"), "https://hub:6443", "CA", credentials);
-        let yaml = to_yaml(&config).unwrap();
+        let yaml = to_yaml(&config);
         let parsed = Kubeconfig::from_yaml(&yaml).unwrap();
         let user = parsed.auth_infos[0].auth_info.as_ref().unwrap();
         assert_eq!(user.client_certificate_data.as_deref(), Some(BASE64.encode("CERT").as_str()));
@@ -179,7 +181,7 @@ mod tests {
     #[test]
     fn a_token_kubeconfig_names_its_entries_as_asked() {
         let names = Names { cluster: "default-cluster", user: "default-auth", context: "default-context" };
-        let yaml = to_yaml(&single(names, "https://h", "CA", Credentials::Token("t0k".into()))).unwrap();
+        let yaml = to_yaml(&single(names, "https://h", "CA", Credentials::Token("t0k".into())));
         assert!(yaml.contains("token: t0k"), "{yaml}");
         let parsed = Kubeconfig::from_yaml(&yaml).unwrap();
         let context = parsed.contexts[0].context.as_ref().unwrap();

@@ -9,6 +9,8 @@ pub mod config;
 pub mod duration;
 pub mod errors;
 pub mod kubeconfig;
+pub mod objects;
+pub mod reconcile;
 pub mod runner;
 
 pub use apply::{
@@ -17,6 +19,7 @@ pub use apply::{
 };
 pub use conditions::update_conditions;
 pub use config::{ConfigError, KubeconfigPair, Selection, client, config};
+pub use reconcile::{FieldManager, KubeError, kube_error};
 
 /// The field manager of every server-side apply fleetctl makes, so ownership of the
 /// fields it writes stays with one name across the CLI, the hub and the agents.

@@ -9,8 +9,10 @@
 //!    what the next steps remove);
 //! 3. release and delete the AppliedManifestWorks of this agent;
 //! 4. delete the agents' RBAC, ServiceAccounts and the addon namespace;
-//! 5. hand the operator's own objects to the garbage collector and remove the finalizer;
-//! 6. delete the operator's own RBAC and namespace — which stops this process.
+//! 5. hand the operator's own objects to the garbage collector; the finalizer goes
+//!    (kube-runtime's `finalizer()` removes it once this pass succeeds);
+//! 6. delete the operator's own RBAC and namespace — which stops this process
+//!    ([`remove_operator`], once the finalizer is gone).
 //!
 //! Step 5 exists because the operator cannot finish step 6 by itself: deleting its
 //! ClusterRoleBinding (or ClusterRole) takes away the right to delete the other, and
@@ -36,12 +38,14 @@ use super::render::{
     APPLIED_MANIFEST_WORK_CRD, REGISTRATION_ROLE, REGISTRATION_SERVICE_ACCOUNT, WORK_ROLE, WORK_SERVICE_ACCOUNT,
     addon_namespace,
 };
-use super::{Context, OperatorError, delete, kube_error};
-use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_KLUSTERLET_CLEANUP};
+use super::{Context, OperatorError};
+use fleetctl_api::conditions::FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP;
 use fleetctl_api::names::ANNOTATION_HUB_NOTIFIED;
 use fleetctl_api::names::KLUSTERLET as OPERATOR;
 use fleetctl_api::names::{REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::{AppliedManifestWork, Klusterlet};
+use fleetctl_kube::kube_error;
+use fleetctl_kube::reconcile::delete;
 
 /// The import manifests' ClusterRole for the bootstrap secret.
 pub const BOOTSTRAP_KUBECONFIG_ROLE: &str = "klusterlet-bootstrap-kubeconfig";
@@ -55,17 +59,18 @@ const AGENTS_GONE_RECHECK: Duration = Duration::from_secs(5);
 /// surroundings with it.
 const OPERATOR_NAMESPACE_PREFIX: &str = "open-cluster-management";
 
-/// One pass over a Klusterlet that is being deleted.
+/// One pass over a Klusterlet that is being deleted: `Ok` once steps 1–5 are done,
+/// [`OperatorError::Waiting`] while it waits.
 pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action, OperatorError> {
-    if !klusterlet.finalizers().iter().any(|f| f == FINALIZER_KLUSTERLET_CLEANUP) {
-        return Ok(Action::await_change());
-    }
     let namespace = klusterlet.spec.agent_namespace().to_owned();
     let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), &namespace);
 
     // 1. The hub hears it from the agent (seconds) rather than from its lease (minutes).
     if let Some(remaining) = hub_notification_pending(klusterlet, ctx, &deployments).await? {
-        return Ok(Action::requeue(remaining));
+        return Err(OperatorError::Waiting {
+            why: "waiting for the registration agent to tell the hub".into(),
+            again: remaining,
+        });
     }
 
     // 2. Agents first, so nothing re-creates or re-finalizes what follows. Foreground: the
@@ -78,8 +83,10 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
         }
     }
     if !remaining.is_empty() {
-        tracing::info!(deployments = ?remaining, "waiting for the agents to stop");
-        return Ok(Action::requeue(AGENTS_GONE_RECHECK));
+        return Err(OperatorError::Waiting {
+            why: format!("waiting for the agents to stop: {}", remaining.join(", ")),
+            again: AGENTS_GONE_RECHECK,
+        });
     }
 
     // 3. The work agent is gone, so nobody will remove what it applied: release its records
@@ -93,15 +100,9 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
         delete(&crds, APPLIED_MANIFEST_WORK_CRD, &DeleteParams::default()).await?;
     }
 
-    // 5. Hand over, then let the Klusterlet go.
-    let operator_namespace = operator_namespace(ctx, &namespace);
-    hand_over(ctx, klusterlet, operator_namespace.as_deref()).await?;
-    remove_finalizer(ctx, klusterlet).await?;
+    // 5. Hand over; the finalizer goes when this pass returns.
+    hand_over(ctx, klusterlet, operator_namespace(ctx, &namespace).as_deref()).await?;
     tracing::info!("klusterlet cleaned up; removing the operator");
-
-    // 6. Last, and only as far as the operator's rights and life reach; the garbage
-    // collector finishes the rest.
-    remove_operator(ctx, operator_namespace.as_deref()).await;
     Ok(Action::await_change())
 }
 
@@ -153,7 +154,7 @@ async fn release_applied_works(ctx: &Context, agent_id: &str) -> Result<bool, Op
         Ok(list) => list.items,
         // No CRD: nothing was ever applied.
         Err(kube::Error::Api(status)) if status.code == 404 => return Ok(false),
-        Err(e) => return Err(kube_error("listing AppliedManifestWorks")(e)),
+        Err(e) => return Err(kube_error("listing AppliedManifestWorks")(e).into()),
     };
     let mut others_remain = false;
     for work in works {
@@ -169,7 +170,7 @@ async fn release_applied_works(ctx: &Context, agent_id: &str) -> Result<bool, Op
             match api.patch(&name, &PatchParams::default(), &Patch::Merge(patch)).await {
                 Ok(_) => {}
                 Err(kube::Error::Api(status)) if status.code == 404 => continue,
-                Err(e) => return Err(kube_error(format!("releasing AppliedManifestWork {name}"))(e)),
+                Err(e) => return Err(kube_error(format!("releasing AppliedManifestWork {name}"))(e).into()),
             }
         }
         delete(&api, &name, &DeleteParams::default()).await?;
@@ -258,26 +259,17 @@ where
     match api.patch(name, &PatchParams::default(), &Patch::Merge(patch)).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
-        Err(e) => Err(kube_error(format!("handing {kind} {name} to the garbage collector"))(e)),
+        Err(e) => Err(kube_error(format!("handing {kind} {name} to the garbage collector"))(e).into()),
     }
 }
 
-async fn remove_finalizer(ctx: &Context, klusterlet: &Klusterlet) -> Result<(), OperatorError> {
-    let api: Api<Klusterlet> = Api::all(ctx.client.clone());
-    let name = klusterlet.name_any();
-    let kept: Vec<&String> = klusterlet.finalizers().iter().filter(|f| *f != FINALIZER_KLUSTERLET_CLEANUP).collect();
-    let patch = json!({"metadata": {"resourceVersion": klusterlet.resource_version(), "finalizers": kept}});
-    match api.patch(&name, &PatchParams::default(), &Patch::Merge(patch)).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
-        Err(e) => Err(kube_error(format!("removing the cleanup finalizer of Klusterlet {name}"))(e)),
-    }
-}
-
-/// Deletes the operator's bootstrap role, namespace, binding and role, in the order that
-/// keeps its rights longest. Failures are logged, not retried: the Klusterlet is gone (no
-/// more reconciles) and the garbage collector owns what is left.
-async fn remove_operator(ctx: &Context, namespace: Option<&str>) {
+/// Step 6, once the Klusterlet's finalizer is gone: deletes the operator's bootstrap
+/// role, namespace, binding and role, in the order that keeps its rights longest.
+/// Failures are logged, not retried: the Klusterlet is gone (no more reconciles) and the
+/// garbage collector owns what is left.
+pub async fn remove_operator(ctx: &Context, klusterlet: &Klusterlet) {
+    let namespace = operator_namespace(ctx, klusterlet.spec.agent_namespace());
+    let namespace = namespace.as_deref();
     let client = &ctx.client;
     let background = DeleteParams::default();
     let results = [

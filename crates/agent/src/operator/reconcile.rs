@@ -1,4 +1,4 @@
-//! A Klusterlet that is not being deleted: the cleanup finalizer first, then every
+//! A Klusterlet that is not being deleted (its cleanup finalizer is in place): every
 //! rendered object by server-side apply, then the status conditions — each write made
 //! only when something changed, so an unchanged Klusterlet costs reads only.
 
@@ -15,11 +15,12 @@ use kube::{Resource, ResourceExt};
 use serde_json::json;
 
 use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, crd_is_current, render};
-use super::{Context, OperatorError, apply, kube_error};
-use fleetctl_api::conditions::{self as c, FINALIZER_KLUSTERLET_CLEANUP};
+use super::{Context, OPERATOR, OperatorError};
+use fleetctl_api::conditions as c;
 use fleetctl_api::names::{REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::{Klusterlet, KlusterletStatus};
 use fleetctl_kube::errors::chain;
+use fleetctl_kube::kube_error;
 
 /// A periodic pass re-applies what someone may have changed behind the operator's back
 /// (the Deployments are watched; the rest is not).
@@ -28,50 +29,33 @@ const RESYNC: Duration = Duration::from_secs(300);
 /// One pass over a live Klusterlet.
 pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action, OperatorError> {
     let api: Api<Klusterlet> = Api::all(ctx.client.clone());
-    let klusterlet = add_finalizer(&api, klusterlet).await?;
     let generation = klusterlet.meta().generation.unwrap_or_default();
-    let desired = match render(&klusterlet) {
+    let desired = match render(klusterlet) {
         Ok(desired) => desired,
         Err(error) => {
             // Nothing to retry until the spec changes, which retriggers the controller.
             let message = chain(&error);
             tracing::warn!(error = %message, "the Klusterlet cannot be deployed");
-            update_status(&api, &klusterlet, |status| apply_failed(status, generation, &message)).await?;
+            update_status(&api, klusterlet, |status| apply_failed(status, generation, &message)).await?;
             return Ok(Action::await_change());
         }
     };
     match install(ctx, &desired).await {
         Ok(deployments) => {
             let agents = Agents::of(&deployments);
-            update_status(&api, &klusterlet, |status| applied(status, generation, &agents)).await?;
+            update_status(&api, klusterlet, |status| applied(status, generation, &agents)).await?;
             Ok(Action::requeue(RESYNC))
         }
         Err(error) => {
             let message = chain(&error);
             if let Err(status_error) =
-                update_status(&api, &klusterlet, |status| apply_failed(status, generation, &message)).await
+                update_status(&api, klusterlet, |status| apply_failed(status, generation, &message)).await
             {
                 tracing::debug!(error = %chain(&status_error), "reporting the apply failure");
             }
             Err(error)
         }
     }
-}
-
-/// Adds the cleanup finalizer before anything is created, so nothing the operator makes can
-/// outlive the Klusterlet unnoticed. Returns the Klusterlet as it is now.
-async fn add_finalizer(api: &Api<Klusterlet>, klusterlet: &Klusterlet) -> Result<Klusterlet, OperatorError> {
-    if klusterlet.finalizers().iter().any(|f| f == FINALIZER_KLUSTERLET_CLEANUP) {
-        return Ok(klusterlet.clone());
-    }
-    let mut finalizers = klusterlet.finalizers().to_vec();
-    finalizers.push(FINALIZER_KLUSTERLET_CLEANUP.to_owned());
-    // The resourceVersion makes a concurrent finalizer change fail instead of being lost.
-    let patch = json!({"metadata": {"resourceVersion": klusterlet.resource_version(), "finalizers": finalizers}});
-    let name = klusterlet.name_any();
-    api.patch(&name, &PatchParams::default(), &Patch::Merge(patch))
-        .await
-        .map_err(kube_error(format!("adding the cleanup finalizer to Klusterlet {name}")))
 }
 
 /// Applies every rendered object in dependency order; returns the agent Deployments as the
@@ -82,30 +66,30 @@ async fn install(ctx: &Context, desired: &Desired) -> Result<Vec<Deployment>, Op
     let live =
         crds.get_opt(APPLIED_MANIFEST_WORK_CRD).await.map_err(kube_error("reading the AppliedManifestWork CRD"))?;
     if !live.is_some_and(|live| crd_is_current(&live, &desired.crd)) {
-        apply(&crds, &desired.crd).await?;
+        OPERATOR.apply(&crds, &desired.crd).await?;
     }
     for namespace in &desired.namespaces {
-        apply(&Api::<Namespace>::all(client.clone()), namespace).await?;
+        OPERATOR.apply(&Api::<Namespace>::all(client.clone()), namespace).await?;
     }
     for account in &desired.service_accounts {
-        apply(&Api::<ServiceAccount>::namespaced(client.clone(), &namespace_of(account)), account).await?;
+        OPERATOR.apply(&Api::<ServiceAccount>::namespaced(client.clone(), &namespace_of(account)), account).await?;
     }
     for role in &desired.cluster_roles {
-        apply(&Api::<ClusterRole>::all(client.clone()), role).await?;
+        OPERATOR.apply(&Api::<ClusterRole>::all(client.clone()), role).await?;
     }
     for binding in &desired.cluster_role_bindings {
-        apply(&Api::<ClusterRoleBinding>::all(client.clone()), binding).await?;
+        OPERATOR.apply(&Api::<ClusterRoleBinding>::all(client.clone()), binding).await?;
     }
     for role in &desired.roles {
-        apply(&Api::<Role>::namespaced(client.clone(), &namespace_of(role)), role).await?;
+        OPERATOR.apply(&Api::<Role>::namespaced(client.clone(), &namespace_of(role)), role).await?;
     }
     for binding in &desired.role_bindings {
-        apply(&Api::<RoleBinding>::namespaced(client.clone(), &namespace_of(binding)), binding).await?;
+        OPERATOR.apply(&Api::<RoleBinding>::namespaced(client.clone(), &namespace_of(binding)), binding).await?;
     }
     let mut deployments = Vec::with_capacity(desired.deployments.len());
     for deployment in &desired.deployments {
         let api = Api::<Deployment>::namespaced(client.clone(), &namespace_of(deployment));
-        deployments.push(apply(&api, deployment).await?);
+        deployments.push(OPERATOR.apply(&api, deployment).await?);
     }
     Ok(deployments)
 }

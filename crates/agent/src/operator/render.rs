@@ -2,16 +2,18 @@
 //! namespaces, the agents' ServiceAccounts and RBAC, the registration and work agent
 //! Deployments, and the AppliedManifestWork CRD. Pure: a Klusterlet in, objects out.
 
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use fleetctl_api::{Klusterlet, OPERATOR_GROUP, WORK_GROUP, crds};
+use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::api::core::v1::{Container, HostAlias, Namespace, PodSpec, ResourceRequirements, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::ResourceExt;
-use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use fleetctl_api::Klusterlet;
 use fleetctl_api::names::{self, DEFAULT_REPOSITORY, REGISTRATION_DEPLOYMENT, VERSION, WORK_DEPLOYMENT};
 use fleetctl_api::operator::{InstallMode, ResourceQosClass};
 
@@ -47,18 +49,6 @@ pub enum RenderError {
     /// A deploy mode other than Default.
     #[error("deploy mode {0} is not supported; use Default")]
     UnsupportedMode(String),
-    /// The AppliedManifestWork CRD is missing from the generated CRDs (a build defect).
-    #[error("the generated CRDs lack {APPLIED_MANIFEST_WORK_CRD}")]
-    NoCrd,
-    /// A rendered object does not fit its type (a defect in this module).
-    #[error("rendering {what}")]
-    Invalid {
-        /// The object.
-        what: String,
-        /// The cause.
-        #[source]
-        source: serde_json::Error,
-    },
 }
 
 /// Everything the operator applies for one Klusterlet, in the order it applies it.
@@ -96,6 +86,19 @@ fn image(own: &str, klusterlet: &Klusterlet) -> String {
         .map_or_else(|| names::image(DEFAULT_REPOSITORY, VERSION), str::to_owned)
 }
 
+/// The AppliedManifestWork CRD with a digest of its spec (see [`crd_is_current`]); the
+/// same for every Klusterlet, so it is built once.
+fn applied_manifest_work_crd() -> &'static CustomResourceDefinition {
+    static CRD: OnceLock<CustomResourceDefinition> = OnceLock::new();
+    CRD.get_or_init(|| {
+        let mut crd = crds::applied_manifest_work();
+        let spec = document(&crd.spec).to_string();
+        let digest = Sha256::digest(spec.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
+        crd.metadata.annotations = Some([(ANNOTATION_SPEC_HASH.to_owned(), digest)].into());
+        crd
+    })
+}
+
 /// Renders the desired objects of a Klusterlet.
 pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     let uid = klusterlet.uid().ok_or(RenderError::NoUid)?;
@@ -108,122 +111,72 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     }
     let name = klusterlet.name_any();
     let namespace = klusterlet.spec.agent_namespace();
-    let labels = json!({LABEL_KLUSTERLET: name});
-    let meta = |object_name: &str| json!({"name": object_name, "labels": labels});
-    let namespaced = |object_name: &str| json!({"name": object_name, "namespace": namespace, "labels": labels});
-    let rbac = "rbac.authorization.k8s.io/v1";
-    let role_ref =
-        |kind: &str, role: &str| json!({"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role});
-    let subject = |account: &str| json!([{"kind": "ServiceAccount", "name": account, "namespace": namespace}]);
-
-    let mut crd = fleetctl_api::crds::managed()
-        .into_iter()
-        .find(|c| c.metadata.name.as_deref() == Some(APPLIED_MANIFEST_WORK_CRD))
-        .ok_or(RenderError::NoCrd)?;
-    let spec = serde_json::to_vec(&crd.spec)
-        .map_err(|source| RenderError::Invalid { what: APPLIED_MANIFEST_WORK_CRD.into(), source })?;
-    let digest = Sha256::digest(&spec).iter().map(|b| format!("{b:02x}")).collect::<String>();
-    crd.metadata.annotations = Some([(ANNOTATION_SPEC_HASH.to_owned(), digest)].into());
-
-    let namespaces = [namespace.to_owned(), addon_namespace(namespace)]
-        .iter()
-        .map(|ns| {
-            typed(&format!("namespace {ns}"), json!({"apiVersion": "v1", "kind": "Namespace", "metadata": meta(ns)}))
-        })
-        .collect::<Result<_, _>>()?;
-    let service_accounts = [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]
-        .iter()
-        .map(|sa| {
-            typed(
-                &format!("service account {sa}"),
-                json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": namespaced(sa)}),
-            )
-        })
-        .collect::<Result<_, _>>()?;
-    let cluster_roles = vec![
-        typed(
-            "the registration agent's cluster role",
-            json!({"apiVersion": rbac, "kind": "ClusterRole", "metadata": meta(REGISTRATION_ROLE),
-                   "rules": registration_cluster_rules(&name)}),
-        )?,
-        typed(
-            "the work agent's cluster role",
-            json!({"apiVersion": rbac, "kind": "ClusterRole", "metadata": meta(WORK_ROLE),
-                   "rules": work_cluster_rules()}),
-        )?,
-    ];
-    let cluster_role_bindings = vec![
-        typed(
-            "the registration agent's cluster role binding",
-            json!({"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": meta(REGISTRATION_ROLE),
-                   "roleRef": role_ref("ClusterRole", REGISTRATION_ROLE),
-                   "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
-        )?,
-        typed(
-            "the work agent's cluster role binding",
-            json!({"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": meta(WORK_ROLE),
-                   "roleRef": role_ref("ClusterRole", WORK_ROLE), "subjects": subject(WORK_SERVICE_ACCOUNT)}),
-        )?,
-    ];
     let addon_ns = addon_namespace(namespace);
-    let in_addon_ns = |object_name: &str| json!({"name": object_name, "namespace": addon_ns, "labels": labels});
-    let roles = vec![
-        typed(
-            "the registration agent's role",
-            json!({"apiVersion": rbac, "kind": "Role", "metadata": namespaced(REGISTRATION_ROLE),
-                   "rules": registration_namespace_rules()}),
-        )?,
-        typed(
-            "the registration agent's addon role",
-            json!({"apiVersion": rbac, "kind": "Role", "metadata": in_addon_ns(REGISTRATION_ROLE),
-                   "rules": registration_addon_rules()}),
-        )?,
-    ];
-    let role_bindings = vec![
-        typed(
-            "the registration agent's role binding",
-            json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": namespaced(REGISTRATION_ROLE),
-                   "roleRef": role_ref("Role", REGISTRATION_ROLE), "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
-        )?,
-        typed(
-            "the registration agent's addon role binding",
-            json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": in_addon_ns(REGISTRATION_ROLE),
-                   "roleRef": role_ref("Role", REGISTRATION_ROLE), "subjects": subject(REGISTRATION_SERVICE_ACCOUNT)}),
-        )?,
-    ];
-    let agent_args =
-        |role: &str| json!(["agent", role, "--cluster-name", klusterlet.spec.cluster_name, "--agent-id", uid]);
-    let deployments = vec![
-        deployment(
-            klusterlet,
-            AgentDeployment {
-                name: REGISTRATION_DEPLOYMENT,
-                container: "registration-controller",
-                service_account: REGISTRATION_SERVICE_ACCOUNT,
-                image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
-                args: agent_args("registration"),
-            },
-        )?,
-        deployment(
-            klusterlet,
-            AgentDeployment {
-                name: WORK_DEPLOYMENT,
-                container: "klusterlet-manifestwork-agent",
-                service_account: WORK_SERVICE_ACCOUNT,
-                image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
-                args: agent_args("work"),
-            },
-        )?,
-    ];
+    let ours = || labels([(LABEL_KLUSTERLET, name.as_str())]);
+    let cluster_scoped = |object: &str| meta(object).with_labels(ours());
+    let in_namespace = |ns: &str, object: &str| namespaced_meta(ns, object).with_labels(ours());
+    let subject = |account: &str| vec![objects::service_account_subject(namespace, account)];
+    let agent_args = |role: &str| {
+        ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name, "--agent-id", &uid]
+            .map(str::to_string)
+            .to_vec()
+    };
     Ok(Desired {
-        crd,
-        namespaces,
-        service_accounts,
-        cluster_roles,
-        cluster_role_bindings,
-        roles,
-        role_bindings,
-        deployments,
+        crd: applied_manifest_work_crd().clone(),
+        namespaces: [namespace, &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
+        service_accounts: [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]
+            .map(|sa| objects::service_account(in_namespace(namespace, sa)))
+            .to_vec(),
+        cluster_roles: vec![
+            objects::cluster_role(cluster_scoped(REGISTRATION_ROLE), registration_cluster_rules(&name)),
+            objects::cluster_role(cluster_scoped(WORK_ROLE), work_cluster_rules()),
+        ],
+        cluster_role_bindings: vec![
+            objects::cluster_role_binding(
+                cluster_scoped(REGISTRATION_ROLE),
+                REGISTRATION_ROLE,
+                subject(REGISTRATION_SERVICE_ACCOUNT),
+            ),
+            objects::cluster_role_binding(cluster_scoped(WORK_ROLE), WORK_ROLE, subject(WORK_SERVICE_ACCOUNT)),
+        ],
+        roles: vec![
+            objects::role(in_namespace(namespace, REGISTRATION_ROLE), registration_namespace_rules()),
+            objects::role(in_namespace(&addon_ns, REGISTRATION_ROLE), registration_addon_rules()),
+        ],
+        role_bindings: vec![
+            objects::role_binding(
+                in_namespace(namespace, REGISTRATION_ROLE),
+                REGISTRATION_ROLE,
+                subject(REGISTRATION_SERVICE_ACCOUNT),
+            ),
+            objects::role_binding(
+                in_namespace(&addon_ns, REGISTRATION_ROLE),
+                REGISTRATION_ROLE,
+                subject(REGISTRATION_SERVICE_ACCOUNT),
+            ),
+        ],
+        deployments: vec![
+            deployment(
+                klusterlet,
+                AgentDeployment {
+                    name: REGISTRATION_DEPLOYMENT,
+                    container: "registration-controller",
+                    service_account: REGISTRATION_SERVICE_ACCOUNT,
+                    image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
+                    args: agent_args("registration"),
+                },
+            ),
+            deployment(
+                klusterlet,
+                AgentDeployment {
+                    name: WORK_DEPLOYMENT,
+                    container: "klusterlet-manifestwork-agent",
+                    service_account: WORK_SERVICE_ACCOUNT,
+                    image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
+                    args: agent_args("work"),
+                },
+            ),
+        ],
     })
 }
 
@@ -235,56 +188,51 @@ pub fn crd_is_current(live: &CustomResourceDefinition, desired: &CustomResourceD
     hash(desired).is_some() && hash(live) == hash(desired)
 }
 
-/// Converts rendered JSON into its API type.
-fn typed<T: DeserializeOwned>(what: &str, value: Value) -> Result<T, RenderError> {
-    serde_json::from_value(value).map_err(|source| RenderError::Invalid { what: what.to_owned(), source })
-}
-
 /// The registration agent's cluster-wide rules: its own Klusterlet (it sets the
 /// hub-notified annotation and may report status), nodes for the cluster's capacity, and
 /// access reviews to learn what it may do.
-fn registration_cluster_rules(klusterlet: &str) -> Value {
-    json!([
+fn registration_cluster_rules(klusterlet: &str) -> Vec<PolicyRule> {
+    vec![
         // list/watch cannot be confined to one name without a field selector, and the agent
         // watches its Klusterlet; the write verbs are confined to it.
-        {"apiGroups": ["operator.open-cluster-management.io"], "resources": ["klusterlets"],
-         "verbs": ["get", "list", "watch"]},
-        {"apiGroups": ["operator.open-cluster-management.io"], "resources": ["klusterlets", "klusterlets/status"],
-         "resourceNames": [klusterlet], "verbs": ["update", "patch"]},
-        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["list", "watch"]},
-        {"apiGroups": ["authorization.k8s.io"], "resources": ["selfsubjectaccessreviews"], "verbs": ["create"]},
-    ])
+        rule(&[OPERATOR_GROUP], &["klusterlets"], &["get", "list", "watch"]),
+        named_rule(&[OPERATOR_GROUP], &["klusterlets", "klusterlets/status"], &[klusterlet], &["update", "patch"]),
+        rule(&[""], &["nodes"], &["list", "watch"]),
+        rule(&["authorization.k8s.io"], &["selfsubjectaccessreviews"], &["create"]),
+    ]
 }
 
 /// The registration agent's rules in the agent namespace: its hub credentials, its own
 /// Deployment (it reports the image it runs as the klusterlet version) and leases.
-fn registration_namespace_rules() -> Value {
-    json!([
-        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list", "watch", "create", "update", "patch"]},
-        {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get"]},
-        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
-         "verbs": ["get", "list", "watch", "create", "update", "patch"]},
-    ])
+fn registration_namespace_rules() -> Vec<PolicyRule> {
+    let write = &["get", "list", "watch", "create", "update", "patch"];
+    vec![
+        rule(&[""], &["secrets"], write),
+        rule(&["apps"], &["deployments"], &["get"]),
+        rule(&["coordination.k8s.io"], &["leases"], write),
+    ]
 }
 
 /// The registration agent's rules in the addon namespace: it reads the addons' leases and
 /// status ConfigMaps to relay them to the hub (`crate::registration::addons`).
-fn registration_addon_rules() -> Value {
-    json!([
-        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "list", "watch"]},
-        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]},
-    ])
+fn registration_addon_rules() -> Vec<PolicyRule> {
+    vec![
+        rule(&["coordination.k8s.io"], &["leases"], &["get", "list", "watch"]),
+        rule(&[""], &["configmaps"], &["get", "list", "watch"]),
+    ]
 }
 
 /// The work agent applies whatever manifests the hub sends, so it may do anything; its
 /// AppliedManifestWork records (with their finalizers and status) are named for clarity.
-fn work_cluster_rules() -> Value {
-    json!([
-        {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
-        {"apiGroups": ["work.open-cluster-management.io"],
-         "resources": ["appliedmanifestworks", "appliedmanifestworks/finalizers", "appliedmanifestworks/status"],
-         "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
-    ])
+fn work_cluster_rules() -> Vec<PolicyRule> {
+    vec![
+        rule(&["*"], &["*"], &["*"]),
+        rule(
+            &[WORK_GROUP],
+            &["appliedmanifestworks", "appliedmanifestworks/finalizers", "appliedmanifestworks/status"],
+            &["get", "list", "watch", "create", "update", "patch", "delete"],
+        ),
+    ]
 }
 
 /// What differs between the two agent Deployments.
@@ -293,75 +241,51 @@ struct AgentDeployment {
     container: &'static str,
     service_account: &'static str,
     image: String,
-    args: Value,
+    args: Vec<String>,
 }
 
 /// The container resources: the agents' small default requests unless the Klusterlet asks
 /// for none (BestEffort) or for its own.
-fn resources(klusterlet: &Klusterlet) -> Value {
-    let default = json!({"requests": {"cpu": "2m", "memory": "16Mi"}});
+fn resources(klusterlet: &Klusterlet) -> ResourceRequirements {
+    let default = objects::requests("2m", "16Mi");
     let Some(requirement) = &klusterlet.spec.resource_requirement else { return default };
     match requirement.type_ {
-        ResourceQosClass::BestEffort => json!({}),
-        ResourceQosClass::ResourceRequirement => {
-            requirement.resource_requirements.as_ref().and_then(|r| serde_json::to_value(r).ok()).unwrap_or(default)
-        }
+        ResourceQosClass::BestEffort => ResourceRequirements::default(),
+        ResourceQosClass::ResourceRequirement => requirement.resource_requirements.clone().unwrap_or(default),
         ResourceQosClass::Default | ResourceQosClass::Other(_) => default,
     }
 }
 
-fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Result<Deployment, RenderError> {
-    let namespace = klusterlet.spec.agent_namespace();
-    let probe = json!({
-        "httpGet": {"path": "/healthz", "port": AGENT_HEALTH_PORT},
-        "initialDelaySeconds": 2,
-        "periodSeconds": 10,
-    });
-    let mut pod_spec = json!({
-        "serviceAccountName": agent.service_account,
-        "containers": [{
-            "name": agent.container,
-            "image": agent.image,
-            "args": agent.args,
-            "env": [
-                {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
-                {"name": "FLEETCTL_HEALTH_ADDR", "value": format!("0.0.0.0:{AGENT_HEALTH_PORT}")},
-            ],
-            "ports": [{"name": "health", "containerPort": AGENT_HEALTH_PORT}],
-            "livenessProbe": probe,
-            "readinessProbe": probe,
-            "resources": resources(klusterlet),
-            "securityContext": {"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "runAsNonRoot": true,
-                                "capabilities": {"drop": ["ALL"]}},
-        }],
-    });
+fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
+    let probe = objects::http_probe("/healthz", AGENT_HEALTH_PORT, Some(2), 10);
+    let container = Container {
+        env: Some(vec![
+            objects::env_from_field("POD_NAMESPACE", "metadata.namespace"),
+            objects::env("FLEETCTL_HEALTH_ADDR", &format!("0.0.0.0:{AGENT_HEALTH_PORT}")),
+        ]),
+        ports: Some(vec![objects::container_port("health", AGENT_HEALTH_PORT)]),
+        liveness_probe: Some(probe.clone()),
+        readiness_probe: Some(probe),
+        resources: Some(resources(klusterlet)),
+        ..objects::container(agent.container, &agent.image, agent.args)
+    };
     let placement = &klusterlet.spec.node_placement;
-    if !placement.node_selector.is_empty() {
-        pod_spec["nodeSelector"] = json!(placement.node_selector);
-    }
-    if !placement.tolerations.is_empty() {
-        pod_spec["tolerations"] = serde_json::to_value(&placement.tolerations)
-            .map_err(|source| RenderError::Invalid { what: "the tolerations".into(), source })?;
-    }
-    if !klusterlet.spec.priority_class_name.is_empty() {
-        pod_spec["priorityClassName"] = json!(klusterlet.spec.priority_class_name);
-    }
-    if let Some(alias) = &klusterlet.spec.hub_api_server_host_alias {
-        pod_spec["hostAliases"] = json!([{"ip": alias.ip, "hostnames": [alias.hostname]}]);
-    }
-    typed(
-        &format!("deployment {}", agent.name),
-        json!({
-            "apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": agent.name, "namespace": namespace,
-                         "labels": {"app": agent.name, LABEL_KLUSTERLET: klusterlet.name_any()}},
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": {"app": agent.name}},
-                "template": {"metadata": {"labels": {"app": agent.name}}, "spec": pod_spec},
-            },
-        }),
-    )
+    let pod = PodSpec {
+        service_account_name: Some(agent.service_account.into()),
+        containers: vec![container],
+        node_selector: (!placement.node_selector.is_empty()).then(|| placement.node_selector.clone()),
+        tolerations: (!placement.tolerations.is_empty()).then(|| placement.tolerations.clone()),
+        priority_class_name: Some(klusterlet.spec.priority_class_name.clone()).filter(|p| !p.is_empty()),
+        host_aliases: klusterlet
+            .spec
+            .hub_api_server_host_alias
+            .as_ref()
+            .map(|alias| vec![HostAlias { ip: alias.ip.clone(), hostnames: Some(vec![alias.hostname.clone()]) }]),
+        ..PodSpec::default()
+    };
+    let meta = namespaced_meta(klusterlet.spec.agent_namespace(), agent.name)
+        .with_labels(labels([("app", agent.name), (LABEL_KLUSTERLET, &klusterlet.name_any())]));
+    objects::deployment(meta, agent.name, BTreeMap::new(), pod)
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ use crate::addon::{GRACE_PERIODS, KEY_COMPLIANT, KEY_REPORT, KEY_SUMMARY};
 use fleetctl_api::ManagedClusterAddOn;
 use fleetctl_api::addon::status_name;
 use fleetctl_api::conditions::{self as c, LABEL_ADDON_NAME};
-use fleetctl_kube::update_conditions;
+use fleetctl_kube::{KubeError, update_conditions};
 
 /// The condition carrying an addon's report (ours: upstream has no such condition).
 pub const REPORT_CONDITION: &str = "fleetctl.io/Report";
@@ -183,11 +183,11 @@ async fn write(
     api: &Api<ManagedClusterAddOn>,
     addon: &ManagedClusterAddOn,
     wanted: &[Condition],
-) -> Result<(), kube::Error> {
+) -> Result<(), KubeError> {
     match update_conditions(api, addon, |conditions| c::set_conditions(conditions, wanted)).await {
         Ok(_) => Ok(()),
         // Gone meanwhile: nothing to report on.
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) if e.code() == Some(404) => Ok(()),
         Err(e) => Err(e),
     }
 }

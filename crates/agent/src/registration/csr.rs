@@ -14,6 +14,7 @@ use serde_json::json;
 
 use super::RegistrationError;
 use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
+use fleetctl_kube::kube_error;
 
 /// The signer of agent certificates.
 const SIGNER: &str = "kubernetes.io/kube-apiserver-client";
@@ -66,8 +67,7 @@ pub async fn obtain(
     }))
     .map_err(|e| RegistrationError::Csr(e.to_string()))?;
     let api: Api<CertificateSigningRequest> = Api::all(hub.clone());
-    let created =
-        api.create(&PostParams::default(), &object).await.map_err(RegistrationError::hub("creating a csr"))?;
+    let created = api.create(&PostParams::default(), &object).await.map_err(kube_error("creating a csr"))?;
     let name = created.name_any();
     tracing::info!(csr = %name, "certificate requested");
     let settled = watcher(api, watcher::Config::default().fields(&format!("metadata.name={name}")))

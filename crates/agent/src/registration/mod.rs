@@ -25,10 +25,10 @@ use fleetctl_api::conditions::{self as c};
 use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET};
 use fleetctl_api::{Klusterlet, ManagedCluster};
-use fleetctl_kube::ConfigError;
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::shutdown_signal;
+use fleetctl_kube::{ConfigError, KubeError, kube_error};
 
 /// Field manager of the agent's writes.
 const FIELD_MANAGER: &str = "registration-agent";
@@ -45,14 +45,8 @@ pub enum RegistrationError {
     #[error("starting the health endpoint")]
     Health(#[from] HealthError),
     /// A call to either cluster failed.
-    #[error("{action}")]
-    Kube {
-        /// What was being done.
-        action: String,
-        /// The cause.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Kube(#[from] KubeError),
     /// A hub kubeconfig secret could not be used.
     #[error("reading hub credentials")]
     Credentials(#[from] HubClientError),
@@ -68,12 +62,6 @@ pub enum RegistrationError {
     /// The hub denied or failed the CSR.
     #[error("the hub refused the certificate request: {0}")]
     Refused(String),
-}
-
-impl RegistrationError {
-    fn hub(action: &str) -> impl FnOnce(kube::Error) -> Self + '_ {
-        move |source| Self::Kube { action: action.to_string(), source }
-    }
 }
 
 /// Which cluster and agent this is.
@@ -137,7 +125,7 @@ async fn connected(local: &Client, identity: &Identity) -> Result<Next, Registra
             match secrets.delete(HUB_KUBECONFIG_SECRET, &Default::default()).await {
                 Ok(_) => {}
                 Err(kube::Error::Api(status)) if status.code == 404 => {}
-                Err(e) => return Err(RegistrationError::hub("deleting the hub kubeconfig secret")(e)),
+                Err(e) => return Err(kube_error("deleting the hub kubeconfig secret")(e).into()),
             }
         }
         Next::Rotate => {
@@ -159,7 +147,7 @@ async fn credentials(local: &Client, identity: &Identity) -> Result<HubConnectio
             Err(kube::Error::Api(status)) if matches!(status.code, 401 | 403) => {
                 tracing::info!(code = status.code, "the stored certificate no longer works: bootstrapping");
             }
-            Err(e) => return Err(RegistrationError::hub("reading our managed cluster on the hub")(e)),
+            Err(e) => return Err(kube_error("reading our managed cluster on the hub")(e).into()),
         }
     }
     let bootstrap = hub::connect(local, &identity.namespace, BOOTSTRAP_SECRET)
@@ -177,7 +165,7 @@ async fn credentials(local: &Client, identity: &Identity) -> Result<HubConnectio
 /// Creates the ManagedCluster if the hub does not have it (a join without `import`).
 async fn ensure_cluster(bootstrap: &Client, cluster: &str) -> Result<(), RegistrationError> {
     let clusters: Api<ManagedCluster> = Api::all(bootstrap.clone());
-    if clusters.get_opt(cluster).await.map_err(RegistrationError::hub("reading our managed cluster"))?.is_some() {
+    if clusters.get_opt(cluster).await.map_err(kube_error("reading our managed cluster"))?.is_some() {
         return Ok(());
     }
     let mut object = ManagedCluster::accepted(cluster);
@@ -185,7 +173,7 @@ async fn ensure_cluster(bootstrap: &Client, cluster: &str) -> Result<(), Registr
     match clusters.create(&PostParams::default(), &object).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
-        Err(e) => Err(RegistrationError::hub("creating our managed cluster")(e)),
+        Err(e) => Err(kube_error("creating our managed cluster")(e).into()),
     }
 }
 
@@ -199,8 +187,7 @@ async fn store(
 ) -> Result<(), RegistrationError> {
     let credentials = Credentials::Certificate { cert_pem: issued.cert_pem.clone(), key_pem: issued.key_pem.clone() };
     let names = Names { cluster: "hub", user: "agent", context: "hub" };
-    let kubeconfig = kubeconfig::to_yaml(&kubeconfig::single(names, server, ca_pem, credentials))
-        .map_err(|e| RegistrationError::Csr(e.to_string()))?;
+    let kubeconfig = kubeconfig::to_yaml(&kubeconfig::single(names, server, ca_pem, credentials));
     let data = secret_data(BTreeMap::from([
         ("kubeconfig".to_string(), kubeconfig),
         ("tls.crt".to_string(), issued.cert_pem.clone()),
@@ -221,12 +208,12 @@ async fn store(
     Api::<Secret>::namespaced(local.clone(), &identity.namespace)
         .patch(HUB_KUBECONFIG_SECRET, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(&secret))
         .await
-        .map_err(RegistrationError::hub("writing the hub kubeconfig secret"))?;
+        .map_err(kube_error("writing the hub kubeconfig secret"))?;
     Ok(())
 }
 
 fn unauthorized(e: &RegistrationError) -> bool {
-    matches!(e, RegistrationError::Kube { source: kube::Error::Api(status), .. } if status.code == 401)
+    matches!(e, RegistrationError::Kube(e) if e.code() == Some(401))
 }
 
 /// The connected phase: status and lease on every period, until rotation is due, the
@@ -260,7 +247,7 @@ async fn serve(local: &Client, hub: &HubConnection, identity: &Identity) -> Resu
         let cluster = match clusters.get(&identity.cluster).await {
             Ok(cluster) => cluster,
             Err(kube::Error::Api(status)) if status.code == 401 => return Ok(Next::Rebootstrap),
-            Err(e) => return Err(RegistrationError::hub("reading our managed cluster")(e)),
+            Err(e) => return Err(kube_error("reading our managed cluster")(e).into()),
         };
         if deleting(&klusterlets).await {
             notify_leaving(&clusters, &klusterlets, &cluster).await?;
@@ -328,7 +315,7 @@ async fn heartbeat(
     Api::<Lease>::namespaced(hub.client.clone(), &identity.cluster)
         .patch(CLUSTER_LEASE, &PatchParams::default(), &Patch::Merge(json!({"spec": {"renewTime": now}})))
         .await
-        .map_err(RegistrationError::hub("renewing the lease"))?;
+        .map_err(kube_error("renewing the lease"))?;
     let observed = status::observe(local, &identity.namespace).await;
     let available = if observed.healthy {
         (c::TRUE, c::REASON_MANAGED_CLUSTER_AVAILABLE, "Managed cluster is available")
@@ -365,7 +352,7 @@ async fn report(
     clusters
         .patch_status(&cluster.name_any(), &PatchParams::default(), &Patch::Merge(body))
         .await
-        .map_err(RegistrationError::hub("reporting our cluster's status"))?;
+        .map_err(kube_error("reporting our cluster's status"))?;
     Ok(())
 }
 
@@ -387,7 +374,7 @@ async fn notify_leaving(
     klusterlets
         .patch("klusterlet", &PatchParams::default(), &Patch::Merge(annotate))
         .await
-        .map_err(RegistrationError::hub("marking the klusterlet"))?;
+        .map_err(kube_error("marking the klusterlet"))?;
     tracing::info!("told the hub the klusterlet is leaving");
     Ok(())
 }

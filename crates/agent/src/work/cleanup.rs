@@ -15,7 +15,9 @@ use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, ResourceExt};
 use tokio::time::Instant;
 
-use super::ReconcileError;
+use fleetctl_kube::kube_error;
+
+use super::WorkReconcileError;
 use super::apply::{Identity, Tracking};
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption, DeletePropagationPolicy};
 
@@ -130,7 +132,7 @@ pub async fn delete_and_wait(
     client: &Client,
     resources: &[AppliedManifestResourceMeta],
     wait: Duration,
-) -> Result<Vec<AppliedManifestResourceMeta>, ReconcileError> {
+) -> Result<Vec<AppliedManifestResourceMeta>, WorkReconcileError> {
     let mut remaining = Vec::new();
     for meta in resources {
         let api = api_of(client, meta);
@@ -150,7 +152,7 @@ pub async fn delete_and_wait(
             // not ours (the uid precondition failed): nothing of ours is left.
             Err(kube::Error::Api(status)) if status.is_not_found() || status.code == 409 => {}
             Err(source) => {
-                return Err(ReconcileError::Kube { action: format!("deleting {}", describe(meta)), source });
+                return Err(kube_error(format!("deleting {}", describe(meta)))(source).into());
             }
         }
     }
@@ -161,7 +163,7 @@ pub async fn delete_and_wait(
         match tokio::time::timeout_at(deadline, gone).await {
             Ok(Ok(_)) => {}
             Ok(Err(source)) => {
-                return Err(ReconcileError::Wait { what: format!("deletion of {}", describe(&meta)), source });
+                return Err(WorkReconcileError::Wait { what: format!("deletion of {}", describe(&meta)), source });
             }
             Err(_) => left.push(meta),
         }

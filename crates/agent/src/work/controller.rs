@@ -12,18 +12,21 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::{Action, Controller};
+use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::json;
 
-use super::ReconcileError;
+use super::WorkReconcileError;
 use super::apply::{Kinds, Tracking, apply_manifests};
 use super::cleanup::{delete_and_wait, plan, to_delete};
 use super::status;
 use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
 use fleetctl_api::{AppliedManifestWork, ManifestWork};
+use fleetctl_kube::kube_error;
+use fleetctl_kube::reconcile;
 use fleetctl_kube::runner::metrics::ControllerMetrics;
 
 /// How often an unchanged work is applied again, so drift on the managed cluster (an
@@ -39,7 +42,7 @@ const RETRY_ERROR: Duration = Duration::from_secs(5);
 /// hands the work back to the queue (to wait again).
 const DELETE_WAIT: Duration = Duration::from_secs(30);
 /// When a work whose resources are still going is looked at again after [`DELETE_WAIT`].
-const DELETE_AGAIN: Duration = Duration::from_millis(100);
+pub(super) const DELETE_AGAIN: Duration = Duration::from_millis(100);
 
 /// What every reconcile shares: both clients and who we are.
 pub struct Context {
@@ -73,11 +76,6 @@ impl Context {
     }
 }
 
-fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> ReconcileError {
-    let action = action.into();
-    move |source| ReconcileError::Kube { action, source }
-}
-
 /// Runs the controller until the returned future is dropped.
 pub async fn run(ctx: Arc<Context>) {
     let records = ctx.records();
@@ -89,40 +87,29 @@ pub async fn run(ctx: Arc<Context>) {
         })
         // A new kind on the managed cluster may be what a failed manifest was waiting for.
         .reconcile_all_on(established_crds_changed(ctx.local.clone()))
-        .run(reconcile, retry, ctx)
+        .run(reconcile, |_, error, _| reconcile::retry(super::CONTROLLER, error, RETRY_ERROR), ctx)
         .for_each(|_| future::ready(()))
         .await;
 }
 
-fn retry(_: Arc<ManifestWork>, error: &ReconcileError, _: Arc<Context>) -> Action {
-    if matches!(error, ReconcileError::Kube { source: kube::Error::Api(status), .. } if status.code == 409) {
-        // Someone wrote first (or our cached copy is behind our own write): the next
-        // pass starts from the newer object.
-        tracing::debug!(error = %format!("{error:#}"), "write conflict; retrying");
-    } else {
-        tracing::warn!(error = %format!("{error:#}"), "reconciling a work failed; retrying");
-    }
-    Action::requeue(RETRY_ERROR)
+/// One pass over a work behind the hub finalizer
+/// `cluster.open-cluster-management.io/manifest-work-cleanup`: nothing is applied before
+/// the hub work holds it, so a work deleted while it is applied cannot leave resources
+/// nobody removes.
+async fn reconcile(work: Arc<ManifestWork>, ctx: Arc<Context>) -> Result<Action, finalizer::Error<WorkReconcileError>> {
+    let works = ctx.works();
+    let pass = finalizer(&works, FINALIZER_MANIFEST_WORK_CLEANUP, work, |event| async {
+        match event {
+            finalizer::Event::Apply(work) => apply_work(&work, &ctx).await,
+            finalizer::Event::Cleanup(work) => remove_work(&work, &ctx).await,
+        }
+    });
+    reconcile::measured(&ctx.metrics, pass).await
 }
 
-async fn reconcile(work: Arc<ManifestWork>, ctx: Arc<Context>) -> Result<Action, ReconcileError> {
-    ctx.metrics.queued(1);
-    let result = if work.meta().deletion_timestamp.is_some() {
-        remove_work(&work, &ctx).await
-    } else {
-        apply_work(&work, &ctx).await
-    };
-    ctx.metrics.queued(-1);
-    ctx.metrics.reconciled(result.is_ok());
-    result
-}
-
-/// A deleted work: its resources go as its deleteOption says, then its record, then
-/// the finalizer that held the work on the hub.
-async fn remove_work(work: &ManifestWork, ctx: &Context) -> Result<Action, ReconcileError> {
-    if !work.finalizers().iter().any(|f| f == FINALIZER_MANIFEST_WORK_CLEANUP) {
-        return Ok(Action::await_change());
-    }
+/// A deleted work: its resources go as its deleteOption says, then its record; then
+/// (once this returns `Ok`) the finalizer that held the work on the hub.
+async fn remove_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkReconcileError> {
     let name = work.name_any();
     let record_name = ctx.record_name(&name);
     let record = ctx
@@ -133,11 +120,8 @@ async fn remove_work(work: &ManifestWork, ctx: &Context) -> Result<Action, Recon
     if let Some(record) = record
         && !finish_record(ctx, &record, work.spec.delete_option.as_ref()).await?
     {
-        return Ok(Action::requeue(DELETE_AGAIN));
+        return Err(WorkReconcileError::Waiting(format!("the resources of work {name} are still going")));
     }
-    let finalizers: Vec<String> =
-        work.finalizers().iter().filter(|f| *f != FINALIZER_MANIFEST_WORK_CLEANUP).cloned().collect();
-    set_finalizers(&ctx.works(), work, &finalizers, "manifestwork").await?;
     tracing::info!(work = %name, "work removed from the managed cluster");
     Ok(Action::await_change())
 }
@@ -148,7 +132,7 @@ async fn finish_record(
     ctx: &Context,
     record: &AppliedManifestWork,
     option: Option<&DeleteOption>,
-) -> Result<bool, ReconcileError> {
+) -> Result<bool, WorkReconcileError> {
     let record_name = record.name_any();
     let recorded = record.status.as_ref().map(|s| s.applied_resources.as_slice()).unwrap_or_default();
     let left = delete_and_wait(&ctx.local, &to_delete(recorded, option), DELETE_WAIT).await?;
@@ -165,22 +149,15 @@ async fn finish_record(
     match records.delete(&record_name, &DeleteParams::background()).await {
         Ok(_) => Ok(true),
         Err(kube::Error::Api(status)) if status.is_not_found() => Ok(true),
-        Err(source) => Err(kube_error(format!("deleting appliedmanifestwork {record_name}"))(source)),
+        Err(source) => Err(kube_error(format!("deleting appliedmanifestwork {record_name}"))(source).into()),
     }
 }
 
-/// A live work: finalizer first, then its record, then every manifest, then the record
-/// and the status, and last the resources it no longer lists.
-async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, ReconcileError> {
+/// A live work (holding the hub finalizer): its record, then every manifest, then the
+/// record and the status, and last the resources it no longer lists.
+async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkReconcileError> {
     let name = work.name_any();
     let works = ctx.works();
-    // Nothing is applied before the hub work holds our finalizer: without it, a work
-    // deleted while we apply could leave resources nobody removes.
-    if !work.finalizers().iter().any(|f| f == FINALIZER_MANIFEST_WORK_CLEANUP) {
-        let mut finalizers = work.finalizers().to_vec();
-        finalizers.push(FINALIZER_MANIFEST_WORK_CLEANUP.to_owned());
-        set_finalizers(&works, work, &finalizers, "manifestwork").await?;
-    }
     let Some(record) = ensure_record(work, ctx).await? else {
         return Ok(Action::requeue(DELETE_AGAIN));
     };
@@ -231,7 +208,7 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, Reconc
 /// someone deleted on the managed cluster is being finished: as upstream, its resources
 /// go (as the work's deleteOption says) and a later pass makes a new record and applies
 /// the work again.
-async fn ensure_record(work: &ManifestWork, ctx: &Context) -> Result<Option<AppliedManifestWork>, ReconcileError> {
+async fn ensure_record(work: &ManifestWork, ctx: &Context) -> Result<Option<AppliedManifestWork>, WorkReconcileError> {
     let records = ctx.records();
     let record_name = ctx.record_name(&work.name_any());
     let read_error = || kube_error(format!("reading appliedmanifestwork {record_name}"));
@@ -255,9 +232,9 @@ async fn ensure_record(work: &ManifestWork, ctx: &Context) -> Result<Option<Appl
                 Ok(created) => Ok(Some(created)),
                 // Made by a pass that raced us: use it.
                 Err(kube::Error::Api(status)) if status.code == 409 => {
-                    records.get_opt(&record_name).await.map_err(read_error())
+                    Ok(records.get_opt(&record_name).await.map_err(read_error())?)
                 }
-                Err(source) => Err(kube_error(format!("creating appliedmanifestwork {record_name}"))(source)),
+                Err(source) => Err(kube_error(format!("creating appliedmanifestwork {record_name}"))(source).into()),
             }
         }
     }
@@ -267,7 +244,7 @@ async fn write_record(
     ctx: &Context,
     record_name: &str,
     applied: &[AppliedManifestResourceMeta],
-) -> Result<(), ReconcileError> {
+) -> Result<(), WorkReconcileError> {
     let patch = Patch::Merge(json!({"status": {"appliedResources": applied}}));
     ctx.records()
         .patch_status(record_name, &PatchParams::default(), &patch)
@@ -279,15 +256,16 @@ async fn write_record(
 /// Sets an object's finalizers, guarded by the resourceVersion it was read at so a
 /// finalizer someone else added meanwhile is never dropped (the write then conflicts
 /// and the next pass starts over).
-async fn set_finalizers<K>(api: &Api<K>, object: &K, finalizers: &[String], kind: &str) -> Result<K, ReconcileError>
+async fn set_finalizers<K>(api: &Api<K>, object: &K, finalizers: &[String], kind: &str) -> Result<K, WorkReconcileError>
 where
     K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
     let name = object.name_any();
     let patch = json!({"metadata": {"finalizers": finalizers, "resourceVersion": object.resource_version()}});
-    api.patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+    Ok(api
+        .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
         .await
-        .map_err(kube_error(format!("setting the finalizers of {kind} {name}")))
+        .map_err(kube_error(format!("setting the finalizers of {kind} {name}")))?)
 }
 
 /// Fires when the set of Established CRDs on the managed cluster changes (not on their

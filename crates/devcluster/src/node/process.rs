@@ -212,7 +212,7 @@ pub fn log_line(path: &Path, line: &str) {
 pub fn write_kubeconfig(path: &Path, server: &str, ca_pem: &str, token: &str) -> std::io::Result<()> {
     let names = Names { cluster: "cluster", user: "pod", context: "pod" };
     let config = kubeconfig::single(names, server, ca_pem, Credentials::Token(token.to_string()));
-    let yaml = kubeconfig::to_yaml(&config).map_err(std::io::Error::other)?;
+    let yaml = kubeconfig::to_yaml(&config);
     write_private(path, yaml.as_bytes())
 }
 

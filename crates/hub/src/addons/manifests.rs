@@ -2,10 +2,15 @@
 
 use std::collections::BTreeMap;
 
+use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
+use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR, status_name};
+use fleetctl_api::addon::{
+    CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR, SEARCH_KINDS, status_name,
+};
 use fleetctl_api::conditions::LABEL_ADDON_NAME;
 use fleetctl_api::{Manifest, ManifestWork};
 
@@ -25,21 +30,17 @@ pub fn cluster_role(addon: &str) -> String {
 }
 
 /// What an addon may read cluster-wide: exactly what it reports on.
-fn read_rules(addon: &str) -> Value {
+fn read_rules(addon: &str) -> Vec<PolicyRule> {
     match addon {
         SEARCH_COLLECTOR => {
             let mut by_group: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-            for (group, _, _, plural) in fleetctl_api::addon::SEARCH_KINDS {
+            for (group, _, _, plural) in SEARCH_KINDS {
                 by_group.entry(group).or_default().push(plural);
             }
-            by_group
-                .into_iter()
-                .map(|(group, plurals)| json!({"apiGroups": [group], "resources": plurals, "verbs": ["list"]}))
-                .collect()
+            by_group.into_iter().map(|(group, plurals)| rule(&[group], &plurals, &["list"])).collect()
         }
-        CERT_POLICY_CONTROLLER => json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list", "watch"]}]),
-        _ => json!([{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterrolebindings"],
-                     "verbs": ["list", "watch"]}]),
+        CERT_POLICY_CONTROLLER => vec![rule(&[""], &["secrets"], &["list", "watch"])],
+        _ => vec![rule(&[objects::RBAC_GROUP], &["clusterrolebindings"], &["list", "watch"])],
     }
 }
 
@@ -56,50 +57,29 @@ pub fn manifests(addon: &str, image: &str, settings: &[String]) -> Vec<Value> {
     let ns = DEFAULT_ADDON_INSTALL_NAMESPACE;
     let sa = service_account(addon);
     let role = cluster_role(addon);
-    let labels = json!({LABEL_ADDON_NAME: addon});
-    let rbac = "rbac.authorization.k8s.io/v1";
-    let subjects = json!([{"kind": "ServiceAccount", "name": sa, "namespace": ns}]);
+    let ours = || labels([(LABEL_ADDON_NAME, addon)]);
+    let subjects = || vec![objects::service_account_subject(ns, &sa)];
     let status = status_name(addon);
+    let own_objects = vec![
+        // create cannot be confined to a name; everything else can.
+        rule(&["coordination.k8s.io"], &["leases"], &["create"]),
+        named_rule(&["coordination.k8s.io"], &["leases"], &[addon], &["get", "update", "patch"]),
+        rule(&[""], &["configmaps"], &["create"]),
+        named_rule(&[""], &["configmaps"], &[&status], &["get", "update", "patch"]),
+    ];
+    let container = Container {
+        env: Some(vec![objects::env_from_field("POD_NAMESPACE", "metadata.namespace")]),
+        resources: Some(objects::requests("10m", "16Mi")),
+        ..objects::container(addon, image, agent_args(addon, settings))
+    };
+    let pod = PodSpec { service_account_name: Some(sa.clone()), containers: vec![container], ..PodSpec::default() };
     vec![
-        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": sa, "namespace": ns, "labels": labels}}),
-        json!({"apiVersion": rbac, "kind": "Role", "metadata": {"name": role, "namespace": ns, "labels": labels},
-        "rules": [
-            // create cannot be confined to a name; everything else can.
-            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
-            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": [addon],
-             "verbs": ["get", "update", "patch"]},
-            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]},
-            {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [status],
-             "verbs": ["get", "update", "patch"]},
-        ]}),
-        json!({"apiVersion": rbac, "kind": "RoleBinding", "metadata": {"name": role, "namespace": ns, "labels": labels},
-               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
-               "subjects": subjects}),
-        json!({"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": role, "labels": labels},
-               "rules": read_rules(addon)}),
-        json!({"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": role, "labels": labels},
-               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-               "subjects": subjects}),
-        json!({"apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": addon, "namespace": ns, "labels": labels},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": addon}},
-            "template": {
-                "metadata": {"labels": {"app": addon, LABEL_ADDON_NAME: addon}},
-                "spec": {
-                    "serviceAccountName": sa,
-                    "containers": [{
-                        "name": addon,
-                        "image": image,
-                        "args": agent_args(addon, settings),
-                        "env": [{"name": "POD_NAMESPACE",
-                                 "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
-                        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}},
-                    }],
-                },
-            },
-        }}),
+        document(&objects::service_account(namespaced_meta(ns, &sa).with_labels(ours()))),
+        document(&objects::role(namespaced_meta(ns, &role).with_labels(ours()), own_objects)),
+        document(&objects::role_binding(namespaced_meta(ns, &role).with_labels(ours()), &role, subjects())),
+        document(&objects::cluster_role(meta(&role).with_labels(ours()), read_rules(addon))),
+        document(&objects::cluster_role_binding(meta(&role).with_labels(ours()), &role, subjects())),
+        document(&objects::deployment(namespaced_meta(ns, addon).with_labels(ours()), addon, ours(), pod)),
     ]
 }
 
@@ -117,6 +97,8 @@ pub fn work(cluster: &str, addon: &str, image: &str, settings: &[String], owner:
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use fleetctl_api::addon::IAM_POLICY_CONTROLLER;
 
@@ -136,19 +118,22 @@ mod tests {
         assert_eq!(container.get("command"), None, "the image's entrypoint, fleetctld, runs it");
         assert_eq!(container["args"], json!(["addon", "cert-policy-controller", "--window=7d"]));
         assert_eq!(container["image"], "quay.io/x/fleetctl:v1");
-        assert_eq!(manifests[3]["rules"], read_rules(CERT_POLICY_CONTROLLER));
+        assert_eq!(
+            manifests[3]["rules"],
+            json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list", "watch"]}])
+        );
+        assert_eq!(deployment["spec"]["template"]["metadata"]["labels"][LABEL_ADDON_NAME], "cert-policy-controller");
         // The search collector reads only, and only the kinds it counts.
         let search = read_rules(SEARCH_COLLECTOR);
-        let rules = search.as_array().unwrap();
-        assert!(rules.iter().all(|r| r["verbs"] == json!(["list"])));
-        assert!(!rules.iter().any(|r| r["resources"].as_array().unwrap().contains(&json!("secrets"))));
+        assert!(search.iter().all(|r| r.verbs == ["list"]));
+        assert!(!search.iter().any(|r| r.resources.iter().flatten().any(|res| res == "secrets")));
     }
 
     #[test]
     fn the_policy_addons_read_only_what_they_check() {
         let cert = read_rules(CERT_POLICY_CONTROLLER);
-        assert_eq!(cert, json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list", "watch"]}]));
+        assert_eq!(cert, [rule(&[""], &["secrets"], &["list", "watch"])]);
         let iam = read_rules(IAM_POLICY_CONTROLLER);
-        assert_eq!(iam[0]["resources"], json!(["clusterrolebindings"]));
+        assert_eq!(iam[0].resources, Some(vec!["clusterrolebindings".to_string()]));
     }
 }

@@ -17,13 +17,15 @@ mod values;
 
 use std::sync::Arc;
 
-use kube::api::Api;
+use fleetctl_kube::reconcile::delete;
+use fleetctl_kube::{kube_error, update_conditions};
+use kube::api::{Api, DeleteParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
 use manifests::{work, work_name};
 
-use super::context::{Ctx, HubError, apply, delete, kube_error, update_conditions};
+use super::context::{Ctx, HUB, HubError};
 use super::import::desired_version;
 use fleetctl_api::addon::IAM_POLICY_CONTROLLER;
 use fleetctl_api::addon::KlusterletAddonConfigSpec;
@@ -65,9 +67,9 @@ pub async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx) -> Result<A
             if work.is_some() {
                 // The addon object goes only after the agent is gone from the cluster; the
                 // work's removal brings us back here.
-                delete(&works, &work_name(addon)).await?;
+                delete(&works, &work_name(addon), &DeleteParams::background()).await?;
             } else {
-                delete(&addons, addon).await?;
+                delete(&addons, addon, &DeleteParams::background()).await?;
             }
         }
     }
@@ -88,7 +90,7 @@ async fn install(
         install_namespace: DEFAULT_ADDON_INSTALL_NAMESPACE.to_string(),
         ..ManagedClusterAddOnSpec::default()
     };
-    let applied = apply(addons, &object).await?;
+    let applied = HUB.apply(addons, &object).await?;
     // Re-enabled while going: built again once it is gone.
     if applied.meta().deletion_timestamp.is_some() {
         return Ok(());
@@ -104,12 +106,12 @@ async fn install(
             return Ok(());
         }
     };
-    let work = match apply(works, &work(cluster, addon, image, &args, owner)).await {
+    let work = match HUB.apply(works, &work(cluster, addon, image, &args, owner)).await {
         Ok(work) => work,
         Err(e) => {
-            let condition = status::work_not_written(&e.to_string());
+            let condition = status::work_not_written(&fleetctl_kube::errors::chain(&e));
             update_conditions(addons, &applied, |conditions| set_condition(conditions, condition.clone())).await?;
-            return Err(e);
+            return Err(e.into());
         }
     };
     let wanted = status::from_work(&work);

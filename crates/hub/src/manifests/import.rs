@@ -2,11 +2,23 @@
 //! import controller renders: the agent namespace first, then RBAC, the bootstrap
 //! kubeconfig, the ServiceAccount and the operator Deployment, and the Klusterlet last.
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, KLUSTERLET};
+use fleetctl_api::operator::{
+    ClusterClaimConfiguration, InstallMode, KlusterletDeployOption, RegistrationConfiguration,
+};
+use fleetctl_api::{Klusterlet, KlusterletSpec, OPERATOR_GROUP, WORK_GROUP};
+use fleetctl_kube::kubeconfig::{self, Credentials, Names};
+use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, namespaced_meta, rule};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Container, PodSpec, Probe};
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use kube::config::Kubeconfig;
+use serde_json::Value;
+
+/// Port of the operator's `/healthz`.
+const OPERATOR_HEALTH_PORT: u16 = 8443;
 /// Claim suffixes the registration agent reserves, as upstream's import controller sets.
 const RESERVED_CLAIM_SUFFIXES: [&str; 2] = ["openshift.io", "open-cluster-management.io"];
 
@@ -26,102 +38,103 @@ pub struct ImportInputs<'a> {
 }
 
 /// The bootstrap kubeconfig, shaped as upstream's (`default-cluster`, `default-auth`,
-/// `default-context`).
-pub fn bootstrap_kubeconfig(hub_url: &str, hub_ca_pem: &str, token: &str) -> String {
-    let config = json!({
-        "apiVersion": "v1", "kind": "Config",
-        "clusters": [{"name": "default-cluster", "cluster": {"server": hub_url, "certificate-authority-data": BASE64.encode(hub_ca_pem)}}],
-        "users": [{"name": "default-auth", "user": {"token": token}}],
-        "contexts": [{"name": "default-context", "context": {"cluster": "default-cluster", "user": "default-auth", "namespace": "default"}}],
-        "current-context": "default-context",
-    });
-    serde_yaml::to_string(&config).unwrap_or_default()
+/// `default-context` in namespace `default`).
+pub fn bootstrap_kubeconfig(hub_url: &str, hub_ca_pem: &str, token: &str) -> Kubeconfig {
+    let names = Names { cluster: "default-cluster", user: "default-auth", context: "default-context" };
+    let mut config = kubeconfig::single(names, hub_url, hub_ca_pem, Credentials::Token(token.to_string()));
+    for context in config.contexts.iter_mut().filter_map(|c| c.context.as_mut()) {
+        context.namespace = Some("default".into());
+    }
+    config
 }
 
 /// The objects of `import.yaml`, in order.
 pub fn objects(inputs: &ImportInputs<'_>) -> Vec<Value> {
-    let kubeconfig = bootstrap_kubeconfig(inputs.hub_url, inputs.hub_ca_pem, inputs.token);
+    let kubeconfig = kubeconfig::to_yaml(&bootstrap_kubeconfig(inputs.hub_url, inputs.hub_ca_pem, inputs.token));
+    let namespace = objects::namespace(
+        meta(AGENT_NAMESPACE).with_annotations(labels([("workload.openshift.io/allowed", "management")])),
+    );
+    let operator = [objects::service_account_subject(AGENT_NAMESPACE, KLUSTERLET)];
     vec![
-        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": AGENT_NAMESPACE, "annotations": {"workload.openshift.io/allowed": "management"}}}),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": KLUSTERLET}, "rules": operator_rules()}),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": KLUSTERLET},
-               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": KLUSTERLET},
-               "subjects": [{"kind": "ServiceAccount", "name": KLUSTERLET, "namespace": AGENT_NAMESPACE}]}),
-        json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": {"name": BOOTSTRAP_SECRET, "namespace": AGENT_NAMESPACE},
-               "data": {"kubeconfig": BASE64.encode(kubeconfig)}}),
-        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": KLUSTERLET, "namespace": AGENT_NAMESPACE}}),
-        operator_deployment(inputs.image),
-        klusterlet(inputs),
-        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "klusterlet-bootstrap-kubeconfig"},
-               "rules": [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": [BOOTSTRAP_SECRET], "verbs": ["get", "update"]}]}),
+        document(&namespace),
+        document(&objects::cluster_role(meta(KLUSTERLET), operator_rules())),
+        document(&objects::cluster_role_binding(meta(KLUSTERLET), KLUSTERLET, operator.to_vec())),
+        document(&objects::opaque_secret(
+            namespaced_meta(AGENT_NAMESPACE, BOOTSTRAP_SECRET),
+            BTreeMap::from([("kubeconfig".to_string(), kubeconfig)]),
+        )),
+        document(&objects::service_account(namespaced_meta(AGENT_NAMESPACE, KLUSTERLET))),
+        document(&operator_deployment(inputs.image)),
+        document(&klusterlet(inputs)),
+        document(&objects::cluster_role(
+            meta("klusterlet-bootstrap-kubeconfig"),
+            vec![objects::named_rule(&[""], &["secrets"], &[BOOTSTRAP_SECRET], &["get", "update"])],
+        )),
     ]
 }
 
 /// The operator's permissions: it creates the agent namespace, their ServiceAccounts,
 /// RBAC and Deployments, the AppliedManifestWork CRD, and cleans all of it up.
-fn operator_rules() -> Value {
-    json!([
-        {"apiGroups": [""], "resources": ["namespaces", "serviceaccounts", "secrets", "configmaps"], "verbs": ["create", "get", "list", "watch", "update", "patch", "delete"]},
-        {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch", "update"]},
-        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]},
-        {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["create", "get", "list", "watch", "update", "patch", "delete"]},
-        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles", "clusterrolebindings", "roles", "rolebindings"],
-         "verbs": ["create", "get", "list", "watch", "update", "patch", "delete", "escalate", "bind"]},
-        {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": ["create", "get", "list", "watch", "update", "patch", "delete"]},
-        {"apiGroups": ["operator.open-cluster-management.io"], "resources": ["klusterlets", "klusterlets/status", "klusterlets/finalizers"],
-         "verbs": ["get", "list", "watch", "update", "patch", "delete"]},
-        {"apiGroups": ["work.open-cluster-management.io"], "resources": ["appliedmanifestworks", "appliedmanifestworks/finalizers"],
-         "verbs": ["get", "list", "watch", "update", "patch", "delete"]},
-        {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create", "get", "list", "watch", "update", "patch", "delete"]},
-    ])
+fn operator_rules() -> Vec<PolicyRule> {
+    const RW: &[&str] = &["create", "get", "list", "watch", "update", "patch", "delete"];
+    const MANAGE: &[&str] = &["get", "list", "watch", "update", "patch", "delete"];
+    vec![
+        rule(&[""], &["namespaces", "serviceaccounts", "secrets", "configmaps"], RW),
+        rule(&[""], &["events"], &["create", "patch", "update"]),
+        rule(&[""], &["nodes"], &["get", "list", "watch"]),
+        rule(&["apps"], &["deployments"], RW),
+        rule(
+            &[objects::RBAC_GROUP],
+            &["clusterroles", "clusterrolebindings", "roles", "rolebindings"],
+            &["create", "get", "list", "watch", "update", "patch", "delete", "escalate", "bind"],
+        ),
+        rule(&["apiextensions.k8s.io"], &["customresourcedefinitions"], RW),
+        rule(&[OPERATOR_GROUP], &["klusterlets", "klusterlets/status", "klusterlets/finalizers"], MANAGE),
+        rule(&[WORK_GROUP], &["appliedmanifestworks", "appliedmanifestworks/finalizers"], MANAGE),
+        rule(&["coordination.k8s.io"], &["leases"], RW),
+    ]
 }
 
-fn operator_deployment(image: &str) -> Value {
-    json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": KLUSTERLET, "namespace": AGENT_NAMESPACE, "labels": {"app": KLUSTERLET}},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": KLUSTERLET}},
-            "template": {
-                "metadata": {"labels": {"app": KLUSTERLET}},
-                "spec": {
-                    "serviceAccountName": KLUSTERLET,
-                    "containers": [{
-                        "name": KLUSTERLET,
-                        "image": image,
-                        "args": ["agent", "operator"],
-                        "env": [{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
-                        "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8443}, "initialDelaySeconds": 2, "periodSeconds": 10},
-                        "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8443}, "initialDelaySeconds": 2},
-                        "resources": {"requests": {"cpu": "2m", "memory": "16Mi"}},
-                        "securityContext": {"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "runAsNonRoot": true,
-                                            "capabilities": {"drop": ["ALL"]}},
-                    }],
-                },
-            },
-        },
-    })
+fn operator_deployment(image: &str) -> Deployment {
+    let probe = objects::http_probe("/healthz", OPERATOR_HEALTH_PORT, Some(2), 10);
+    let container = Container {
+        env: Some(vec![objects::env_from_field("POD_NAMESPACE", "metadata.namespace")]),
+        liveness_probe: Some(probe.clone()),
+        readiness_probe: Some(Probe { period_seconds: None, ..probe }),
+        resources: Some(objects::requests("2m", "16Mi")),
+        ..objects::container(KLUSTERLET, image, vec!["agent".into(), "operator".into()])
+    };
+    let pod =
+        PodSpec { service_account_name: Some(KLUSTERLET.into()), containers: vec![container], ..PodSpec::default() };
+    let meta = namespaced_meta(AGENT_NAMESPACE, KLUSTERLET).with_labels(labels([("app", KLUSTERLET)]));
+    objects::deployment(meta, KLUSTERLET, BTreeMap::new(), pod)
 }
 
-fn klusterlet(inputs: &ImportInputs<'_>) -> Value {
-    json!({
-        "apiVersion": "operator.open-cluster-management.io/v1", "kind": "Klusterlet",
-        "metadata": {"name": KLUSTERLET},
-        "spec": {
-            "deployOption": {"mode": "Default"},
-            "registrationImagePullSpec": inputs.image,
-            "workImagePullSpec": inputs.image,
-            "imagePullSpec": inputs.image,
-            "clusterName": inputs.cluster,
-            "namespace": AGENT_NAMESPACE,
-            "registrationConfiguration": {"clusterClaimConfiguration": {"reservedClusterClaimSuffixes": RESERVED_CLAIM_SUFFIXES}},
-        },
-    })
+fn klusterlet(inputs: &ImportInputs<'_>) -> Klusterlet {
+    let claims = ClusterClaimConfiguration {
+        reserved_cluster_claim_suffixes: RESERVED_CLAIM_SUFFIXES.map(str::to_string).to_vec(),
+        ..ClusterClaimConfiguration::default()
+    };
+    let spec = KlusterletSpec {
+        deploy_option: KlusterletDeployOption { mode: InstallMode::Default },
+        registration_image_pull_spec: inputs.image.into(),
+        work_image_pull_spec: inputs.image.into(),
+        image_pull_spec: inputs.image.into(),
+        cluster_name: inputs.cluster.into(),
+        namespace: AGENT_NAMESPACE.into(),
+        registration_configuration: Some(RegistrationConfiguration {
+            cluster_claim_configuration: Some(claims),
+            ..RegistrationConfiguration::default()
+        }),
+        ..KlusterletSpec::default()
+    };
+    Klusterlet::new(KLUSTERLET, spec)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn inputs() -> ImportInputs<'static> {
@@ -134,9 +147,13 @@ mod tests {
         }
     }
 
+    fn rendered() -> Vec<Value> {
+        objects(&inputs())
+    }
+
     #[test]
     fn import_objects_come_in_upstream_order_with_the_klusterlet_after_the_operator() {
-        let kinds: Vec<String> = objects(&inputs())
+        let kinds: Vec<String> = rendered()
             .iter()
             .map(|o| format!("{}/{}", o["kind"].as_str().unwrap_or(""), o["metadata"]["name"].as_str().unwrap_or("")))
             .collect();
@@ -157,20 +174,28 @@ mod tests {
 
     #[test]
     fn the_bootstrap_kubeconfig_carries_the_hub_url_ca_and_token() {
-        let secret = &objects(&inputs())[3];
-        let raw = BASE64.decode(secret["data"]["kubeconfig"].as_str().unwrap_or("")).expect("base64");
-        let config: Value = serde_yaml::from_slice(&raw).expect("yaml");
+        let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(rendered()[3].clone()).unwrap();
+        let raw = &secret.data.unwrap()["kubeconfig"].0;
+        let config: Value = serde_yaml::from_slice(raw).expect("yaml");
         assert_eq!(config["clusters"][0]["cluster"]["server"], "https://hub:6443");
         assert_eq!(config["users"][0]["user"]["token"], "t0k");
         assert_eq!(config["current-context"], "default-context");
+        assert_eq!(config["contexts"][0]["context"]["namespace"], "default");
     }
 
     #[test]
     fn the_operator_runs_fleetctl_agent_operator_from_the_image() {
-        let deployment = &objects(&inputs())[5];
+        let deployment = &rendered()[5];
         let container = &deployment["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(container["image"], "quay.io/fleetctl/fleetctl:0.1.0");
         assert_eq!(container["args"], json!(["agent", "operator"]));
-        assert_eq!(objects(&inputs())[6]["spec"]["clusterName"], "c1");
+        assert_eq!(container["livenessProbe"]["httpGet"]["port"], 8443);
+        assert_eq!(container["securityContext"]["runAsNonRoot"], true);
+        let klusterlet = &rendered()[6];
+        assert_eq!(klusterlet["spec"]["clusterName"], "c1");
+        assert_eq!(
+            klusterlet["spec"]["registrationConfiguration"]["clusterClaimConfiguration"]["reservedClusterClaimSuffixes"],
+            json!(["openshift.io", "open-cluster-management.io"])
+        );
     }
 }

@@ -10,7 +10,10 @@ use serde_json::Value;
 
 /// Documents joined as `kubectl apply -f` reads them.
 pub fn to_yaml(objects: &[Value]) -> String {
-    objects.iter().map(|o| serde_yaml::to_string(o).unwrap_or_default()).collect::<Vec<_>>().join("---\n")
+    // JSON documents always have a YAML form: YAML is a superset of JSON.
+    #[allow(clippy::expect_used)]
+    let yaml = |object| serde_yaml::to_string(object).expect("a JSON document is representable as YAML");
+    objects.iter().map(yaml).collect::<Vec<_>>().join("---\n")
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Controller metrics in the Prometheus text format: reconciles, errors and queue depth
+//! Controller metrics in the Prometheus text format: reconciles, errors and reconciles in flight
 //! per controller.
 
 use std::collections::BTreeMap;
@@ -13,7 +13,7 @@ use parking_lot::RwLock;
 pub struct ControllerMetrics {
     reconciles: AtomicU64,
     errors: AtomicU64,
-    queue: AtomicI64,
+    in_flight: AtomicI64,
 }
 
 impl ControllerMetrics {
@@ -25,14 +25,31 @@ impl ControllerMetrics {
         }
     }
 
-    /// Objects waiting to be reconciled went up (+1) or down (-1).
-    pub fn queued(&self, delta: i64) {
-        self.queue.fetch_add(delta, Ordering::Relaxed);
+    /// A reconcile starts: it counts as in flight until the guard is dropped, which a
+    /// cancelled reconcile does too.
+    pub fn start(&self) -> InFlight<'_> {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(self)
+    }
+
+    /// Reconciles in flight now.
+    pub fn in_flight(&self) -> i64 {
+        self.in_flight.load(Ordering::Relaxed)
     }
 
     /// Reconciles so far.
     pub fn reconciles(&self) -> u64 {
         self.reconciles.load(Ordering::Relaxed)
+    }
+}
+
+/// A reconcile in flight (see [`ControllerMetrics::start`]).
+#[derive(Debug)]
+pub struct InFlight<'a>(&'a ControllerMetrics);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -77,10 +94,10 @@ impl Registry {
                 value: |m| i64::try_from(m.errors.load(Ordering::Relaxed)).unwrap_or(i64::MAX),
             },
             Family {
-                name: "fleetctl_queue_depth",
+                name: "fleetctl_reconciles_in_flight",
                 kind: "gauge",
-                help: "Objects waiting to be reconciled, by controller.",
-                value: |m| m.queue.load(Ordering::Relaxed).max(0),
+                help: "Reconciles running now, by controller.",
+                value: |m| m.in_flight.load(Ordering::Relaxed).max(0),
             },
         ];
         for Family { name, kind, help, value } in families {
@@ -103,12 +120,12 @@ mod tests {
         let import = registry.controller("import");
         import.reconciled(true);
         import.reconciled(false);
-        import.queued(3);
-        import.queued(-1);
+        let (_one, two) = (import.start(), import.start());
+        drop(two);
         let text = registry.render();
         assert!(text.contains("fleetctl_reconcile_total{controller=\"import\"} 2"), "{text}");
         assert!(text.contains("fleetctl_reconcile_errors_total{controller=\"import\"} 1"), "{text}");
-        assert!(text.contains("fleetctl_queue_depth{controller=\"import\"} 2"), "{text}");
-        assert!(text.contains("# TYPE fleetctl_queue_depth gauge"));
+        assert!(text.contains("fleetctl_reconciles_in_flight{controller=\"import\"} 1"), "{text}");
+        assert!(text.contains("# TYPE fleetctl_reconciles_in_flight gauge"));
     }
 }

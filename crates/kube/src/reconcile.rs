@@ -1,0 +1,178 @@
+//! What every controller of fleetctl shares — the hub's, the klusterlet operator's and the
+//! work agent's: one error for a failed API call (with what was being done), writes that
+//! make no change when nothing changed, one error policy, and reconciles counted in the
+//! controller's metrics.
+
+use std::fmt::Debug;
+use std::future::Future;
+use std::time::Duration;
+
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::finalizer;
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::errors::chain;
+use crate::runner::metrics::ControllerMetrics;
+
+/// A Kubernetes API call that failed, and what was being done (in lower case).
+#[derive(Debug, thiserror::Error)]
+#[error("{action}")]
+pub struct KubeError {
+    /// What was being done.
+    pub action: String,
+    /// The cause.
+    #[source]
+    pub source: kube::Error,
+}
+
+impl KubeError {
+    /// The HTTP status the API server answered with, if it answered.
+    pub fn code(&self) -> Option<u16> {
+        match &self.source {
+            kube::Error::Api(status) => Some(status.code),
+            _ => None,
+        }
+    }
+}
+
+/// Wraps a kube error with what was being done: `.map_err(kube_error("reading x"))`.
+pub fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> KubeError {
+    let action = action.into();
+    move |source| KubeError { action, source }
+}
+
+/// The kind of `K`, for messages.
+fn kind<K: Resource>() -> String
+where
+    K::DynamicType: Default,
+{
+    K::kind(&K::DynamicType::default()).into_owned()
+}
+
+/// The field manager a component writes as: the fields it server-side applies stay its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldManager(pub &'static str);
+
+impl FieldManager {
+    /// Server-side applies `object`, forcing ownership of the fields it sets; the server
+    /// writes nothing when nothing changed.
+    pub async fn apply<K>(self, api: &Api<K>, object: &K) -> Result<K, KubeError>
+    where
+        K: Resource + Serialize + DeserializeOwned + Clone + Debug,
+        K::DynamicType: Default,
+    {
+        let name = object.name_any();
+        api.patch(&name, &PatchParams::apply(self.0).force(), &Patch::Apply(object))
+            .await
+            .map_err(kube_error(format!("applying {} {name}", kind::<K>())))
+    }
+}
+
+/// Deletes an object; one that is already gone is fine.
+pub async fn delete<K>(api: &Api<K>, name: &str, params: &DeleteParams) -> Result<(), KubeError>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    K::DynamicType: Default,
+{
+    match api.delete(name, params).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(kube_error(format!("deleting {} {name}", kind::<K>()))(e)),
+    }
+}
+
+/// Removes every finalizer of an object that is going (a force path); one that is already
+/// gone is fine.
+pub async fn strip_finalizers<K>(api: &Api<K>, name: &str) -> Result<(), KubeError>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    K::DynamicType: Default,
+{
+    let patch = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+    match api.patch(name, &PatchParams::default(), &patch).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(kube_error(format!("removing the finalizers of {} {name}", kind::<K>()))(e)),
+    }
+}
+
+/// How the error policy treats a failed reconcile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Someone else wrote first (409): the next pass starts from the newer object.
+    Conflict,
+    /// Not a failure: the reconcile waits for something that is on its way (a deletion
+    /// waiting for agents to leave), and its watches bring it back.
+    Waiting,
+    /// Anything else: worth a warning, retried.
+    Failed,
+}
+
+/// A controller's reconcile error, classified for [`retry`].
+pub trait ReconcileError: std::error::Error {
+    /// The class of this error.
+    fn failure(&self) -> Failure;
+
+    /// When to look again, if this error knows better than the controller's retry delay
+    /// (a wait with a deadline).
+    fn retry_after(&self) -> Option<Duration> {
+        None
+    }
+}
+
+impl ReconcileError for KubeError {
+    fn failure(&self) -> Failure {
+        if self.code() == Some(409) { Failure::Conflict } else { Failure::Failed }
+    }
+}
+
+/// A reconcile that ran under kube-runtime's [`finalizer()`](finalizer::finalizer): its own
+/// error inside, or a finalizer write that failed.
+impl<E: ReconcileError + 'static> ReconcileError for finalizer::Error<E> {
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::ApplyFailed(e) | Self::CleanupFailed(e) => e.retry_after(),
+            _ => None,
+        }
+    }
+
+    fn failure(&self) -> Failure {
+        match self {
+            Self::ApplyFailed(e) | Self::CleanupFailed(e) => e.failure(),
+            Self::AddFinalizer(kube::Error::Api(status)) | Self::RemoveFinalizer(kube::Error::Api(status))
+                if status.code == 409 =>
+            {
+                Failure::Conflict
+            }
+            _ => Failure::Failed,
+        }
+    }
+}
+
+/// The error policy of every controller: log by class (a conflict or a wait at debug
+/// level, anything else as a warning), then try again after `delay` (or when the error
+/// says).
+pub fn retry<E: ReconcileError>(controller: &str, error: &E, delay: Duration) -> Action {
+    match error.failure() {
+        Failure::Conflict => tracing::debug!(controller, error = %chain(error), "write conflict; retrying"),
+        Failure::Waiting => tracing::debug!(controller, reason = %chain(error), "waiting"),
+        Failure::Failed => tracing::warn!(controller, error = %chain(error), "reconcile failed; retrying"),
+    }
+    Action::requeue(error.retry_after().unwrap_or(delay))
+}
+
+/// Runs one reconcile counted in `metrics`: in flight while it runs (even if it is
+/// cancelled, the gauge comes down), then a reconcile, or an error unless it was waiting.
+pub async fn measured<T, E: ReconcileError>(
+    metrics: &ControllerMetrics,
+    reconcile: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    let in_flight = metrics.start();
+    let result = reconcile.await;
+    drop(in_flight);
+    metrics.reconciled(result.as_ref().map_or_else(|e| e.failure() == Failure::Waiting, |_| true));
+    result
+}
