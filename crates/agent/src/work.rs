@@ -193,7 +193,7 @@ fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &st
         cluster: cluster.to_owned(),
         agent_id: agent_id.to_owned(),
         hub_hash: hub_hash(&connection.server),
-        kinds: apply::Kinds::default(),
+        kinds: fleetctl_kube::resolve::Kinds::default(),
         metrics: metrics.controller(CONTROLLER),
     });
     Running { secret_version: connection.secret_version, controller: Box::pin(controller::run(ctx)) }

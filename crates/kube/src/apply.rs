@@ -3,21 +3,20 @@
 //! waited for before the objects that need them, and every object's outcome is
 //! returned for the caller to report.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::time::Duration;
 
-use ::kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams};
-use ::kube::core::{GroupVersion, Status};
-use ::kube::discovery::{self, Scope};
-use ::kube::runtime::wait::{await_condition, conditions};
+use ::kube::api::{DeleteParams, Patch, PatchParams};
+use ::kube::core::Status;
 use ::kube::{Client, ResourceExt};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
 
 use super::FIELD_MANAGER;
+use crate::resolve::{
+    EstablishError, Kinds, Missing, ResolveError, Resolved, Resolver, Target, await_established, defined_kind,
+};
 
 /// How a set is applied.
 #[derive(Clone, Debug)]
@@ -51,6 +50,18 @@ pub struct ObjectKey {
     pub namespace: Option<String>,
     /// The name.
     pub name: String,
+}
+
+impl ObjectKey {
+    /// The key of a resolved object.
+    fn of(resolved: &Resolved) -> Self {
+        Self {
+            api_version: resolved.resource.api_version.clone(),
+            kind: resolved.resource.kind.clone(),
+            namespace: resolved.namespace.clone(),
+            name: resolved.name.clone(),
+        }
+    }
 }
 
 impl fmt::Display for ObjectKey {
@@ -212,26 +223,9 @@ pub enum ApplyError {
         #[source]
         source: Box<::kube::Error>,
     },
-    /// A CRD of the set did not become Established in time.
-    #[error(
-        "CRD {name} was not Established within {}s — see its conditions (kubectl describe crd {name})",
-        .timeout.as_secs()
-    )]
-    CrdTimeout {
-        /// The CRD.
-        name: String,
-        /// How long we waited.
-        timeout: Duration,
-    },
-    /// Watching a CRD of the set for Established failed.
-    #[error("waiting for CRD {name} to be Established failed")]
-    CrdWait {
-        /// The CRD.
-        name: String,
-        /// Why.
-        #[source]
-        source: Box<::kube::runtime::wait::Error>,
-    },
+    /// A CRD of the set did not become Established.
+    #[error(transparent)]
+    Established(#[from] EstablishError),
 }
 
 /// The objects of a multi-document YAML text, in order, without its empty documents.
@@ -275,43 +269,47 @@ pub async fn apply(
     objects: &[Value],
     options: &ApplyOptions,
 ) -> Result<Vec<ApplyOutcome>, ApplyError> {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let params = PatchParams::apply(&options.field_manager).force();
-    let mut resolver = Resolver::new(client.clone());
-    let mut pending: Vec<CustomResourceDefinition> = Vec::new();
+    let kinds = Kinds::default();
+    let mut resolver = Resolver::new(client, &kinds);
+    // CRDs the set applied that later objects may need: (group, kind, CRD name).
+    let mut pending: Vec<(String, String, String)> = Vec::new();
     let mut outcomes = Vec::with_capacity(objects.len());
     for (index, object) in objects.iter().enumerate() {
         let document = index + 1;
-        let target = Target::read(document, object)?;
+        let target = read(document, object)?;
         // Only the CRD that defines this object's kind is waited for here, so a run of
         // CRDs is applied back to back and they become Established together.
-        if let Some(position) = pending.iter().position(|crd| defines(crd, &target.gvk)) {
-            let crd = pending.swap_remove(position);
-            resolver.kinds.learn(&await_established(&crds, &crd.name_any(), options.crd_timeout).await?);
+        if let Some(position) =
+            pending.iter().position(|(group, kind, _)| *group == target.gvk.group && *kind == target.gvk.kind)
+        {
+            let (_, _, crd) = pending.swap_remove(position);
+            await_established(client, &kinds, &crd, options.crd_timeout).await?;
         }
-        let (api, key) = resolver.api(&target, &options.default_namespace).await?;
-        let mut body = object.clone();
-        set_namespace(&mut body, key.namespace.as_deref());
+        let resolved = resolve(&mut resolver, document, &target, &options.default_namespace).await?;
+        let key = ObjectKey::of(&resolved);
+        let api = resolved.api(client);
         let before = api.get_opt(&key.name).await.map_err(|e| request_error(document, &key, e))?;
-        let after =
-            api.patch(&key.name, &params, &Patch::Apply(&body)).await.map_err(|e| request_error(document, &key, e))?;
+        let after = api
+            .patch(&key.name, &params, &Patch::Apply(&resolved.body(object)))
+            .await
+            .map_err(|e| request_error(document, &key, e))?;
         let action = match before {
             None => ApplyAction::Created,
             Some(before) if before.resource_version() == after.resource_version() => ApplyAction::Unchanged,
             Some(_) => ApplyAction::Configured,
         };
-        if is_crd(&target.gvk) {
-            let crd: CustomResourceDefinition = serde_json::to_value(&after)
-                .and_then(serde_json::from_value)
-                .map_err(|e| request_error(document, &key, ::kube::Error::SerdeError(e)))?;
+        if target.is_crd()
+            && let Some((group, kind)) = defined_kind(&after)
+        {
             // Waited for even when the answer already says Established: the watch then
             // returns at once, and there is one path to get right.
-            pending.push(crd);
+            pending.push((group, kind, after.name_any()));
         }
         outcomes.push(ApplyOutcome { object: key, action });
     }
-    for crd in pending {
-        await_established(&crds, &crd.name_any(), options.crd_timeout).await?;
+    for (_, _, crd) in pending {
+        await_established(client, &kinds, &crd, options.crd_timeout).await?;
     }
     Ok(outcomes)
 }
@@ -323,12 +321,13 @@ pub async fn delete_all(
     objects: &[Value],
     options: &ApplyOptions,
 ) -> Result<Vec<DeleteOutcome>, ApplyError> {
-    let mut resolver = Resolver::new(client.clone());
+    let kinds = Kinds::default();
+    let mut resolver = Resolver::new(client, &kinds);
     let mut outcomes = Vec::with_capacity(objects.len());
     for (index, object) in objects.iter().enumerate().rev() {
         let document = index + 1;
-        let target = Target::read(document, object)?;
-        let (api, key) = match resolver.api(&target, &options.default_namespace).await {
+        let target = read(document, object)?;
+        let resolved = match resolve(&mut resolver, document, &target, &options.default_namespace).await {
             Ok(found) => found,
             Err(ApplyError::UnknownKind { .. }) => {
                 let object = ObjectKey {
@@ -342,7 +341,8 @@ pub async fn delete_all(
             }
             Err(error) => return Err(error),
         };
-        let action = match api.delete(&key.name, &DeleteParams::default()).await {
+        let key = ObjectKey::of(&resolved);
+        let action = match resolved.api(client).delete(&key.name, &DeleteParams::default()).await {
             Ok(_) => DeleteAction::Deleted,
             Err(::kube::Error::Api(status)) if status.is_not_found() => DeleteAction::Absent,
             Err(error) => return Err(request_error(document, &key, error)),
@@ -352,157 +352,26 @@ pub async fn delete_all(
     Ok(outcomes)
 }
 
-/// What a document says about itself.
-struct Target {
+/// A document's identity, or which field it lacks.
+fn read(document: usize, object: &Value) -> Result<Target, ApplyError> {
+    Target::read(object).map_err(|Missing(missing)| ApplyError::Incomplete { document, missing })
+}
+
+/// The object a document is, with errors that name the document.
+async fn resolve(
+    resolver: &mut Resolver<'_>,
     document: usize,
-    gvk: GroupVersionKind,
-    name: String,
-    namespace: Option<String>,
-}
-
-impl Target {
-    fn read(document: usize, object: &Value) -> Result<Self, ApplyError> {
-        let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).filter(|s| !s.is_empty());
-        let api_version = text("/apiVersion").ok_or(ApplyError::Incomplete { document, missing: "apiVersion" })?;
-        let kind = text("/kind").ok_or(ApplyError::Incomplete { document, missing: "kind" })?;
-        let name = text("/metadata/name").ok_or(ApplyError::Incomplete { document, missing: "metadata.name" })?;
-        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-        Ok(Self {
-            document,
-            gvk: GroupVersionKind::gvk(group, version, kind),
-            name: name.to_string(),
-            namespace: text("/metadata/namespace").map(str::to_string),
-        })
-    }
-}
-
-/// Finds the resource behind each kind, asking the server once per group version and
-/// again only when a kind is not (yet) known there.
-struct Resolver {
-    client: Client,
-    kinds: Kinds,
-}
-
-impl Resolver {
-    fn new(client: Client) -> Self {
-        Self { client, kinds: Kinds::default() }
-    }
-
-    /// The API for the target, and its key with the namespace it lives in.
-    async fn api(
-        &mut self,
-        target: &Target,
-        default_namespace: &str,
-    ) -> Result<(Api<DynamicObject>, ObjectKey), ApplyError> {
-        let (resource, scope) = self.resolve(target).await?;
-        let namespace = match scope {
-            Scope::Namespaced => Some(target.namespace.clone().unwrap_or_else(|| default_namespace.to_string())),
-            Scope::Cluster => None,
-        };
-        let api = match &namespace {
-            Some(namespace) => Api::namespaced_with(self.client.clone(), namespace, &resource),
-            None => Api::all_with(self.client.clone(), &resource),
-        };
-        let key = ObjectKey {
-            api_version: resource.api_version.clone(),
-            kind: resource.kind.clone(),
-            namespace,
-            name: target.name.clone(),
-        };
-        Ok((api, key))
-    }
-
-    async fn resolve(&mut self, target: &Target) -> Result<(ApiResource, Scope), ApplyError> {
-        let gvk = &target.gvk;
-        if let Some(found) = self.kinds.lookup(gvk) {
-            return Ok(found);
+    target: &Target,
+    default_namespace: &str,
+) -> Result<Resolved, ApplyError> {
+    resolver.resolve(target, default_namespace).await.map_err(|error| match error {
+        ResolveError::UnknownKind { api_version, kind } => {
+            ApplyError::UnknownKind { document, api_version, kind, name: target.name.clone() }
         }
-        let gv = GroupVersion::gv(&gvk.group, &gvk.version);
-        let resources = match discovery::pinned_group(&self.client, &gv).await {
-            Ok(group) => group
-                .versioned_resources(&gvk.version)
-                .into_iter()
-                .map(|(resource, capabilities)| (resource, capabilities.scope))
-                .collect(),
-            // The group version is not served at all: every kind of it is unknown.
-            Err(::kube::Error::Api(status)) if status.is_not_found() => Vec::new(),
-            Err(source) => {
-                let api_version = gvk.api_version();
-                return Err(ApplyError::Discovery { document: target.document, api_version, source: Box::new(source) });
-            }
-        };
-        self.kinds.0.insert(gv, resources);
-        self.kinds.lookup(gvk).ok_or_else(|| ApplyError::UnknownKind {
-            document: target.document,
-            api_version: gvk.api_version(),
-            kind: gvk.kind.clone(),
-            name: target.name.clone(),
-        })
-    }
-}
-
-/// The resources known per group version.
-#[derive(Default)]
-struct Kinds(HashMap<GroupVersion, Vec<(ApiResource, Scope)>>);
-
-impl Kinds {
-    fn lookup(&self, gvk: &GroupVersionKind) -> Option<(ApiResource, Scope)> {
-        let resources = self.0.get(&GroupVersion::gv(&gvk.group, &gvk.version))?;
-        resources.iter().find(|(resource, _)| resource.kind == gvk.kind).cloned()
-    }
-
-    /// Records the kinds an Established CRD serves, so objects of them resolve even
-    /// before the server's discovery documents catch up with the new CRD.
-    fn learn(&mut self, crd: &CustomResourceDefinition) {
-        let spec = &crd.spec;
-        let scope = if spec.scope == "Cluster" { Scope::Cluster } else { Scope::Namespaced };
-        for version in spec.versions.iter().filter(|version| version.served) {
-            let gvk = GroupVersionKind::gvk(&spec.group, &version.name, &spec.names.kind);
-            let resource = ApiResource::from_gvk_with_plural(&gvk, &spec.names.plural);
-            let resources = self.0.entry(GroupVersion::gv(&spec.group, &version.name)).or_default();
-            resources.retain(|(known, _)| known.kind != resource.kind);
-            resources.push((resource, scope.clone()));
+        ResolveError::Discovery { api_version, source } => {
+            ApplyError::Discovery { document, api_version, source: Box::new(source) }
         }
-    }
-}
-
-fn is_crd(gvk: &GroupVersionKind) -> bool {
-    gvk.group == "apiextensions.k8s.io" && gvk.kind == "CustomResourceDefinition"
-}
-
-/// Whether `crd` defines the kind of `gvk` (any version: until it is Established the
-/// server serves none of them).
-fn defines(crd: &CustomResourceDefinition, gvk: &GroupVersionKind) -> bool {
-    crd.spec.group == gvk.group && crd.spec.names.kind == gvk.kind
-}
-
-/// Writes the namespace the object goes to into its body, and drops one a
-/// cluster-scoped object carries, so body and URL always agree.
-fn set_namespace(body: &mut Value, namespace: Option<&str>) {
-    let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) else { return };
-    match namespace {
-        Some(namespace) => {
-            metadata.insert("namespace".to_string(), Value::String(namespace.to_string()));
-        }
-        None => {
-            metadata.remove("namespace");
-        }
-    }
-}
-
-async fn await_established(
-    crds: &Api<CustomResourceDefinition>,
-    name: &str,
-    timeout: Duration,
-) -> Result<CustomResourceDefinition, ApplyError> {
-    let established = await_condition(crds.clone(), name, conditions::is_crd_established());
-    match tokio::time::timeout(timeout, established).await {
-        Ok(Ok(Some(crd))) => Ok(crd),
-        // The condition only matches an existing object, so `None` does not happen;
-        // treat it like never becoming Established.
-        Ok(Ok(None)) | Err(_) => Err(ApplyError::CrdTimeout { name: name.to_string(), timeout }),
-        Ok(Err(source)) => Err(ApplyError::CrdWait { name: name.to_string(), source: Box::new(source) }),
-    }
+    })
 }
 
 fn request_error(document: usize, key: &ObjectKey, error: ::kube::Error) -> ApplyError {
@@ -548,64 +417,8 @@ mod tests {
     }
 
     #[test]
-    fn a_target_reads_group_version_kind_name_and_namespace() {
-        let object =
-            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "n"}});
-        let target = Target::read(1, &object).expect("target");
-        assert_eq!(target.gvk, GroupVersionKind::gvk("apps", "v1", "Deployment"));
-        assert_eq!((target.name.as_str(), target.namespace.as_deref()), ("d", Some("n")));
-        let core = Target::read(1, &json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}));
-        assert_eq!(core.expect("core").gvk, GroupVersionKind::gvk("", "v1", "Secret"));
-    }
-
-    #[test]
-    fn an_object_without_a_name_is_incomplete() {
-        let Err(error) = Target::read(3, &json!({"apiVersion": "v1", "kind": "Secret", "metadata": {}})) else {
-            panic!("accepted an object without a name")
-        };
+    fn an_object_without_a_name_is_incomplete_and_names_its_document() {
+        let error = read(3, &json!({"apiVersion": "v1", "kind": "Secret", "metadata": {}})).expect_err("no name");
         assert!(error.to_string().starts_with("document 3: metadata.name is missing"), "{error}");
-    }
-
-    #[test]
-    fn the_body_carries_the_namespace_of_its_url() {
-        let mut namespaced = json!({"metadata": {"name": "x"}});
-        set_namespace(&mut namespaced, Some("team"));
-        assert_eq!(namespaced["metadata"]["namespace"], "team");
-        let mut cluster_scoped = json!({"metadata": {"name": "x", "namespace": "stray"}});
-        set_namespace(&mut cluster_scoped, None);
-        assert_eq!(cluster_scoped["metadata"], json!({"name": "x"}));
-    }
-
-    #[test]
-    fn a_learned_crd_resolves_its_served_versions_only() {
-        let crd: CustomResourceDefinition = serde_json::from_value(json!({
-            "metadata": {"name": "gadgets.example.com"},
-            "spec": {"group": "example.com", "scope": "Cluster",
-                "names": {"plural": "gadgets", "kind": "Gadget"},
-                "versions": [{"name": "v1", "served": true, "storage": true},
-                             {"name": "v0", "served": false, "storage": false}]}
-        }))
-        .expect("crd");
-        let mut kinds = Kinds::default();
-        kinds.learn(&crd);
-        let (resource, scope) = kinds.lookup(&GroupVersionKind::gvk("example.com", "v1", "Gadget")).expect("served");
-        assert_eq!(
-            (resource.plural.as_str(), resource.api_version.as_str(), scope),
-            ("gadgets", "example.com/v1", Scope::Cluster)
-        );
-        assert!(kinds.lookup(&GroupVersionKind::gvk("example.com", "v0", "Gadget")).is_none());
-    }
-
-    #[test]
-    fn a_crd_defines_its_kind_in_every_version() {
-        let crd: CustomResourceDefinition = serde_json::from_value(json!({
-            "metadata": {"name": "gadgets.example.com"},
-            "spec": {"group": "example.com", "scope": "Namespaced",
-                "names": {"plural": "gadgets", "kind": "Gadget"}, "versions": []}
-        }))
-        .expect("crd");
-        assert!(defines(&crd, &GroupVersionKind::gvk("example.com", "v2", "Gadget")));
-        assert!(!defines(&crd, &GroupVersionKind::gvk("example.org", "v1", "Gadget")));
-        assert!(is_crd(&GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition")));
     }
 }

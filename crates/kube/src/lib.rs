@@ -11,6 +11,7 @@ pub mod errors;
 pub mod kubeconfig;
 pub mod objects;
 pub mod reconcile;
+pub mod resolve;
 pub mod runner;
 
 pub use apply::{

@@ -4,16 +4,14 @@
 //! manifest — its identity, whether it applied, whether it exists, and how the
 //! AppliedManifestWork should track it.
 
-use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
-use kube::core::GroupVersion;
-use kube::discovery::{self, Scope};
-use kube::runtime::wait::{await_condition, conditions as wait_conditions};
+use fleetctl_kube::errors::chain;
+use fleetctl_kube::resolve::{
+    Kinds, Missing, ResolveError, Resolved, Resolver, Target, await_established, defined_kind,
+};
+use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Client, ResourceExt};
-use parking_lot::Mutex;
 use serde_json::Value;
 
 use fleetctl_api::ManifestWork;
@@ -32,25 +30,11 @@ const CRD_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
     /// The manifest lacks what every object needs.
-    #[error("{0} is missing: every manifest needs apiVersion, kind and metadata.name")]
-    Incomplete(&'static str),
-    /// The managed cluster does not serve the manifest's kind.
-    #[error("the cluster does not serve kind {kind} in {api_version}")]
-    UnknownKind {
-        /// The manifest's apiVersion.
-        api_version: String,
-        /// The manifest's kind.
-        kind: String,
-    },
-    /// Discovery of the manifest's group version failed.
-    #[error("discovery of {api_version} failed: {source}")]
-    Discovery {
-        /// The group version.
-        api_version: String,
-        /// Why.
-        #[source]
-        source: kube::Error,
-    },
+    #[error("{0}: every manifest needs apiVersion, kind and metadata.name")]
+    Incomplete(#[from] Missing),
+    /// The manifest's kind did not resolve on the managed cluster.
+    #[error("{}", chain(.0))]
+    Unresolved(#[from] ResolveError),
     /// The API server refused the object.
     #[error("{}", .0.message)]
     Rejected(Box<kube::core::Status>),
@@ -145,163 +129,46 @@ pub struct ManifestOutcome {
     pub tracking: Tracking,
 }
 
-/// The resources the managed cluster serves, per group version, learned through
-/// discovery and shared by every reconcile (so a steady-state pass asks nothing).
-#[derive(Default)]
-pub struct Kinds(Mutex<HashMap<GroupVersion, Vec<(ApiResource, Scope)>>>);
-
-impl Kinds {
-    fn lookup(&self, gvk: &GroupVersionKind) -> Option<(ApiResource, Scope)> {
-        let known = self.0.lock();
-        let resources = known.get(&GroupVersion::gv(&gvk.group, &gvk.version))?;
-        resources.iter().find(|(resource, _)| resource.kind == gvk.kind).cloned()
-    }
-
-    fn store(&self, gv: GroupVersion, resources: Vec<(ApiResource, Scope)>) {
-        self.0.lock().insert(gv, resources);
-    }
-
-    /// Forgets a group version, so the next lookup asks the server again (its kinds
-    /// may have gone with a deleted CRD).
-    fn forget(&self, gvk: &GroupVersionKind) {
-        self.0.lock().remove(&GroupVersion::gv(&gvk.group, &gvk.version));
-    }
-
-    /// Records the kinds an Established CRD serves, so objects of them resolve even
-    /// before the server's discovery documents catch up with the new CRD.
-    fn learn(&self, crd: &CustomResourceDefinition) {
-        let spec = &crd.spec;
-        let scope = if spec.scope == "Cluster" { Scope::Cluster } else { Scope::Namespaced };
-        let mut known = self.0.lock();
-        for version in spec.versions.iter().filter(|version| version.served) {
-            let gvk = GroupVersionKind::gvk(&spec.group, &version.name, &spec.names.kind);
-            let resource = ApiResource::from_gvk_with_plural(&gvk, &spec.names.plural);
-            let resources = known.entry(GroupVersion::gv(&spec.group, &version.name)).or_default();
-            resources.retain(|(existing, _)| existing.kind != resource.kind);
-            resources.push((resource, scope.clone()));
-        }
+/// The identity of a resolved object, as manifest configs and records name it.
+fn identity(resolved: &Resolved) -> Identity {
+    Identity {
+        group: resolved.resource.group.clone(),
+        resource: resolved.resource.plural.clone(),
+        namespace: resolved.namespace.clone().unwrap_or_default(),
+        name: resolved.name.clone(),
     }
 }
 
-/// A manifest resolved to the object it is.
-struct Resolved {
-    resource: ApiResource,
-    namespace: Option<String>,
-    name: String,
-}
-
-impl Resolved {
-    fn api(&self, client: &Client) -> Api<DynamicObject> {
-        match &self.namespace {
-            Some(namespace) => Api::namespaced_with(client.clone(), namespace, &self.resource),
-            None => Api::all_with(client.clone(), &self.resource),
-        }
-    }
-
-    fn identity(&self) -> Identity {
-        Identity {
-            group: self.resource.group.clone(),
-            resource: self.resource.plural.clone(),
-            namespace: self.namespace.clone().unwrap_or_default(),
-            name: self.name.clone(),
-        }
-    }
-
-    fn record(&self, uid: String) -> AppliedManifestResourceMeta {
-        let identity = self.identity();
-        AppliedManifestResourceMeta {
-            group: identity.group,
-            version: self.resource.version.clone(),
-            resource: identity.resource,
-            namespace: identity.namespace,
-            name: identity.name,
-            uid,
-        }
+/// The AppliedManifestWork entry of a resolved object.
+fn record(resolved: &Resolved, uid: String) -> AppliedManifestResourceMeta {
+    let identity = identity(resolved);
+    AppliedManifestResourceMeta {
+        group: identity.group,
+        version: resolved.resource.version.clone(),
+        resource: identity.resource,
+        namespace: identity.namespace,
+        name: identity.name,
+        uid,
     }
 }
 
-/// What a manifest says about itself.
-struct Target {
-    gvk: GroupVersionKind,
-    name: String,
-    namespace: Option<String>,
-}
-
-impl Target {
-    fn read(object: &Value) -> Result<Self, ManifestError> {
-        let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).filter(|s| !s.is_empty());
-        let api_version = text("/apiVersion").ok_or(ManifestError::Incomplete("apiVersion"))?;
-        let kind = text("/kind").ok_or(ManifestError::Incomplete("kind"))?;
-        let name = text("/metadata/name").ok_or(ManifestError::Incomplete("metadata.name"))?;
-        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-        Ok(Self {
-            gvk: GroupVersionKind::gvk(group, version, kind),
-            name: name.to_owned(),
-            namespace: text("/metadata/namespace").map(str::to_owned),
-        })
-    }
-
-    /// What the status can say about a manifest whose kind did not resolve.
-    fn meta(&self, ordinal: i32) -> ManifestResourceMeta {
-        ManifestResourceMeta {
-            ordinal,
-            group: self.gvk.group.clone(),
-            version: self.gvk.version.clone(),
-            kind: self.gvk.kind.clone(),
-            resource: String::new(),
-            name: self.name.clone(),
-            namespace: self.namespace.clone().unwrap_or_default(),
-        }
-    }
-}
-
-/// Resolves kinds for one pass over a work: from the shared [`Kinds`], asking the
-/// server again (once per group version and pass) only for a kind it does not know.
-struct Resolver<'a> {
-    client: &'a Client,
-    kinds: &'a Kinds,
-    refreshed: HashSet<GroupVersion>,
-}
-
-impl Resolver<'_> {
-    async fn resolve(&mut self, target: &Target) -> Result<Resolved, ManifestError> {
-        let (resource, scope) = self.kind(&target.gvk).await?;
-        let namespace = match scope {
-            // A namespaced object without a namespace goes where kubectl would put it.
-            Scope::Namespaced => Some(target.namespace.clone().unwrap_or_else(|| "default".to_owned())),
-            Scope::Cluster => None,
-        };
-        Ok(Resolved { resource, namespace, name: target.name.clone() })
-    }
-
-    async fn kind(&mut self, gvk: &GroupVersionKind) -> Result<(ApiResource, Scope), ManifestError> {
-        if let Some(found) = self.kinds.lookup(gvk) {
-            return Ok(found);
-        }
-        let gv = GroupVersion::gv(&gvk.group, &gvk.version);
-        if self.refreshed.insert(gv.clone()) {
-            let resources = match discovery::pinned_group(self.client, &gv).await {
-                Ok(group) => group
-                    .versioned_resources(&gvk.version)
-                    .into_iter()
-                    .map(|(resource, capabilities)| (resource, capabilities.scope))
-                    .collect(),
-                // The group version is not served at all: every kind of it is unknown.
-                Err(kube::Error::Api(status)) if status.is_not_found() => Vec::new(),
-                Err(source) => return Err(ManifestError::Discovery { api_version: gvk.api_version(), source }),
-            };
-            self.kinds.store(gv, resources);
-        }
-        self.kinds
-            .lookup(gvk)
-            .ok_or_else(|| ManifestError::UnknownKind { api_version: gvk.api_version(), kind: gvk.kind.clone() })
+/// What the status can say about a manifest whose kind did not resolve.
+fn unresolved_meta(target: &Target, ordinal: i32) -> ManifestResourceMeta {
+    ManifestResourceMeta {
+        ordinal,
+        group: target.gvk.group.clone(),
+        version: target.gvk.version.clone(),
+        kind: target.gvk.kind.clone(),
+        resource: String::new(),
+        name: target.name.clone(),
+        namespace: target.namespace.clone().unwrap_or_default(),
     }
 }
 
 /// Applies every manifest of `work` in order and says what happened to each. One
 /// manifest failing does not stop the others.
 pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork) -> Vec<ManifestOutcome> {
-    let mut resolver = Resolver { client, kinds, refreshed: HashSet::new() };
+    let mut resolver = Resolver::new(client, kinds);
     // CRDs this pass applied that later manifests may need: (group, kind, CRD name).
     let mut pending_crds: Vec<(String, String, String)> = Vec::new();
     let mut outcomes = Vec::with_capacity(work.spec.workload.manifests.len());
@@ -310,7 +177,7 @@ pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork
         let target = match Target::read(&manifest.0) {
             Ok(target) => target,
             Err(error) => {
-                outcomes.push(incomplete(ordinal, &manifest.0, error));
+                outcomes.push(incomplete(ordinal, &manifest.0, error.into()));
                 continue;
             }
         };
@@ -318,15 +185,16 @@ pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork
             pending_crds.iter().position(|(group, kind, _)| *group == target.gvk.group && *kind == target.gvk.kind)
         {
             let (_, _, crd) = pending_crds.swap_remove(position);
-            if let Err(error) = await_established(client, kinds, &crd).await {
-                outcomes.push(unresolved(ordinal, &target, error));
+            if await_established(client, kinds, &crd, CRD_TIMEOUT).await.is_err() {
+                outcomes.push(unresolved(ordinal, &target, ManifestError::CrdNotEstablished(crd)));
                 continue;
             }
         }
-        let resolved = match resolver.resolve(&target).await {
+        // A namespaced object without a namespace goes where kubectl would put it.
+        let resolved = match resolver.resolve(&target, "default").await {
             Ok(resolved) => resolved,
             Err(error) => {
-                outcomes.push(unresolved(ordinal, &target, error));
+                outcomes.push(unresolved(ordinal, &target, error.into()));
                 continue;
             }
         };
@@ -339,7 +207,7 @@ pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork
             name: resolved.name.clone(),
             namespace: resolved.namespace.clone().unwrap_or_default(),
         };
-        let strategy = strategy_for(&work.spec.manifest_configs, &resolved.identity());
+        let strategy = strategy_for(&work.spec.manifest_configs, &identity(&resolved));
         let outcome = apply_one(client, &resolved, &manifest.0, &strategy).await;
         if matches!(&outcome, Err(ManifestError::Rejected(status)) if status.is_not_found()) {
             // The kind went away since we learned it: look again next time.
@@ -347,29 +215,29 @@ pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork
         }
         let outcome = match outcome {
             Ok(Applied::Object(object)) => {
-                if is_crd(&target.gvk) {
-                    crd_kind(&object).into_iter().for_each(|(group, kind)| {
-                        pending_crds.push((group, kind, object.name_any()));
-                    });
+                if target.is_crd()
+                    && let Some((group, kind)) = defined_kind(&object)
+                {
+                    pending_crds.push((group, kind, object.name_any()));
                 }
                 ManifestOutcome {
                     meta,
                     applied: Ok(()),
                     availability: Availability::Available,
-                    tracking: Tracking::Owned(resolved.record(object.uid().unwrap_or_default())),
+                    tracking: Tracking::Owned(record(&resolved, object.uid().unwrap_or_default())),
                 }
             }
             Ok(Applied::ReadOnly(found)) => ManifestOutcome {
                 meta,
                 applied: Ok(()),
                 availability: if found { Availability::Available } else { Availability::NotAvailable },
-                tracking: Tracking::Release(resolved.identity()),
+                tracking: Tracking::Release(identity(&resolved)),
             },
             Err(error) => ManifestOutcome {
                 meta,
                 applied: Err(error),
                 availability: exists(client, &resolved).await,
-                tracking: Tracking::Keep(resolved.identity()),
+                tracking: Tracking::Keep(identity(&resolved)),
             },
         };
         outcomes.push(outcome);
@@ -453,8 +321,7 @@ async fn apply_one(
     };
     let mut params = PatchParams::apply(field_manager);
     params.force = force;
-    let mut body = manifest.clone();
-    set_namespace(&mut body, resolved.namespace.as_deref());
+    let body = resolved.body(manifest);
     Ok(Applied::Object(Box::new(api.patch(&resolved.name, &params, &Patch::Apply(&body)).await?)))
 }
 
@@ -504,49 +371,10 @@ fn unresolved(ordinal: i32, target: &Target, error: ManifestError) -> ManifestOu
     let availability =
         Availability::Unknown { reason: REASON_INCOMPLETE_META, message: "Resource meta is incompleted".to_owned() };
     ManifestOutcome {
-        meta: target.meta(ordinal),
+        meta: unresolved_meta(target, ordinal),
         applied: Err(error),
         availability,
         tracking: Tracking::KeepLoose { group: target.gvk.group.clone(), name: target.name.clone() },
-    }
-}
-
-fn is_crd(gvk: &GroupVersionKind) -> bool {
-    gvk.group == "apiextensions.k8s.io" && gvk.kind == "CustomResourceDefinition"
-}
-
-/// The (group, kind) an applied CRD defines.
-fn crd_kind(object: &DynamicObject) -> Option<(String, String)> {
-    let spec = object.data.get("spec")?;
-    let group = spec.get("group")?.as_str()?;
-    let kind = spec.get("names")?.get("kind")?.as_str()?;
-    Some((group.to_owned(), kind.to_owned()))
-}
-
-/// Waits (on a watch) until the CRD is Established and teaches `kinds` its kinds.
-async fn await_established(client: &Client, kinds: &Kinds, name: &str) -> Result<(), ManifestError> {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let established = await_condition(crds, name, wait_conditions::is_crd_established());
-    match tokio::time::timeout(CRD_TIMEOUT, established).await {
-        Ok(Ok(Some(crd))) => {
-            kinds.learn(&crd);
-            Ok(())
-        }
-        Ok(Ok(None) | Err(_)) | Err(_) => Err(ManifestError::CrdNotEstablished(name.to_owned())),
-    }
-}
-
-/// Writes the namespace the object goes to into its body, and drops one a
-/// cluster-scoped object carries, so body and URL always agree.
-fn set_namespace(body: &mut Value, namespace: Option<&str>) {
-    let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) else { return };
-    match namespace {
-        Some(namespace) => {
-            metadata.insert("namespace".to_owned(), Value::String(namespace.to_owned()));
-        }
-        None => {
-            metadata.remove("namespace");
-        }
     }
 }
 
@@ -618,7 +446,7 @@ mod tests {
         let outcome = incomplete(
             2,
             &json!({"apiVersion": "apps/v1", "kind": "Deployment"}),
-            ManifestError::Incomplete("metadata.name"),
+            ManifestError::Incomplete(Missing("metadata.name")),
         );
         assert_eq!(
             (outcome.meta.ordinal, outcome.meta.group.as_str(), outcome.meta.kind.as_str()),
@@ -629,12 +457,18 @@ mod tests {
     }
 
     #[test]
-    fn a_target_reads_its_group_version_kind() {
-        let target = Target::read(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}));
-        let target = target.expect("target");
-        assert_eq!(target.gvk, GroupVersionKind::gvk("", "v1", "ConfigMap"));
-        assert_eq!(target.meta(0).namespace, "");
-        let error = Target::read(&json!({"kind": "ConfigMap"})).err().expect("incomplete");
-        assert_eq!(error.to_string(), "apiVersion is missing: every manifest needs apiVersion, kind and metadata.name");
+    fn an_unresolved_manifest_is_reported_with_what_it_says_and_why() {
+        let target =
+            Target::read(&json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}));
+        let error = ResolveError::UnknownKind { api_version: "example.com/v1".into(), kind: "Widget".into() };
+        let outcome = unresolved(1, &target.expect("target"), error.into());
+        assert_eq!((outcome.meta.group.as_str(), outcome.meta.namespace.as_str()), ("example.com", ""));
+        let message = outcome.applied.expect_err("not applied").to_string();
+        assert_eq!(message, "the cluster does not serve kind Widget in example.com/v1");
+        let missing = ManifestError::from(Target::read(&json!({"kind": "ConfigMap"})).expect_err("incomplete"));
+        assert_eq!(
+            missing.to_string(),
+            "apiVersion is missing: every manifest needs apiVersion, kind and metadata.name"
+        );
     }
 }

@@ -19,7 +19,7 @@ use kube::{Client, Resource, ResourceExt};
 use serde_json::json;
 
 use super::WorkReconcileError;
-use super::apply::{Kinds, Tracking, apply_manifests};
+use super::apply::{Tracking, apply_manifests};
 use super::cleanup::{delete_and_wait, plan, to_delete};
 use super::status;
 use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
@@ -27,6 +27,7 @@ use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
 use fleetctl_api::{AppliedManifestWork, ManifestWork};
 use fleetctl_kube::kube_error;
 use fleetctl_kube::reconcile;
+use fleetctl_kube::resolve::Kinds;
 use fleetctl_kube::runner::metrics::ControllerMetrics;
 
 /// How often an unchanged work is applied again, so drift on the managed cluster (an

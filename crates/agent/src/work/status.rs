@@ -157,7 +157,10 @@ mod tests {
             applied: if applied {
                 Ok(())
             } else {
-                Err(ManifestError::UnknownKind { api_version: "example.com/v1".into(), kind: kind.into() })
+                Err(ManifestError::Unresolved(fleetctl_kube::resolve::ResolveError::UnknownKind {
+                    api_version: "example.com/v1".into(),
+                    kind: kind.into(),
+                }))
             },
             availability,
             tracking: Tracking::KeepLoose { group: String::new(), name: String::new() },
