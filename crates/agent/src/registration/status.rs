@@ -29,7 +29,7 @@ pub struct Observed {
 }
 
 async fn probe(local: &Client, path: &str) -> bool {
-    let Ok(request) = axum::http::Request::get(path).body(Vec::new()) else { return false };
+    let Ok(request) = http::Request::get(path).body(Vec::new()) else { return false };
     local.request_text(request).await.is_ok_and(|body| body.trim() == "ok")
 }
 
