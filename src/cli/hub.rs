@@ -3,16 +3,21 @@
 
 use clap::{Args, Subcommand};
 
-use super::Global;
+use super::connect::{Role, connect};
+use super::exit::CommandError;
+use super::flags::HubFlags;
+use super::printer::Printer;
 use fleetctl_api::names::{DEFAULT_REPOSITORY, VERSION, image as image_of};
 use fleetctl_hub::manifests::{self, install};
-use fleetctl_kube::{ApplyOptions, apply, client, delete_all};
+use fleetctl_kube::{ApplyOptions, apply, delete_all};
 
 /// `fleetctl hub …`
 #[derive(Debug, Args)]
 pub struct HubArgs {
     #[command(subcommand)]
     command: HubCommand,
+    #[command(flatten)]
+    hub: HubFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -36,18 +41,18 @@ enum HubCommand {
 }
 
 /// Runs a `hub` subcommand.
-pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
+pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
         HubCommand::Install { image, dry_run } => {
             let image = image.unwrap_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION));
             let objects = install::objects(&image);
             if dry_run {
-                print!("{}", manifests::to_yaml(&objects));
+                printer.data(&manifests::to_yaml(&objects))?;
                 return Ok(());
             }
-            let (client, _) = client(&global.hub_selection()).await?;
+            let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
             for outcome in apply(&client, &objects, &ApplyOptions::default()).await? {
-                global.say(&format!("{} {}", outcome.object, outcome.action));
+                printer.note(&format!("{} {}", outcome.object, outcome.action));
             }
         }
         HubCommand::Uninstall { purge_crds } => {
@@ -55,9 +60,9 @@ pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
             if !purge_crds {
                 objects.retain(|o| o["kind"] != "CustomResourceDefinition");
             }
-            let (client, _) = client(&global.hub_selection()).await?;
+            let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
             for outcome in delete_all(&client, &objects, &ApplyOptions::default()).await? {
-                global.say(&format!("{} {}", outcome.object, outcome.action));
+                printer.note(&format!("{} {}", outcome.object, outcome.action));
             }
         }
     }
