@@ -206,40 +206,12 @@ _fleetctl() {
 
     case "${cmd}" in
         fleetctl)
-            opts="-o -q -v -h -V --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help --version dev demo hub import upgrade detach get describe completion help"
+            opts="-q -v -h -V --quiet --verbose --no-color --help --version dev demo hub import upgrade detach get describe completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -248,40 +220,12 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__completion)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help bash elvish fish powershell zsh"
+            opts="-q -v -h --quiet --verbose --no-color --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -290,40 +234,12 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__demo)
-            opts="-o -q -v -h --keep --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --keep --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -332,7 +248,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help cluster mcl help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help cluster mcl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -346,24 +262,12 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -374,7 +278,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe__subcmd__cluster)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -388,24 +292,12 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -500,40 +392,12 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help serve up down status logs help"
+            opts="-q -v -h --quiet --verbose --no-color --help serve up down status logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -542,7 +406,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__down)
-            opts="-o -q -v -h --dir --grace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --dir --grace --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,34 +417,6 @@ _fleetctl() {
                     return 0
                     ;;
                 --grace)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -690,41 +526,13 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__logs)
-            opts="-o -q -v -h --dir --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --dir --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -736,7 +544,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__serve)
-            opts="-o -q -v -h --kubeconfig --name --port --store --node-simulator --node-dir --node-mode --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --kubeconfig --name --port --store --node-simulator --node-dir --node-mode --podman --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -766,34 +574,6 @@ _fleetctl() {
                     COMPREPLY=($(compgen -W "process in-process" -- "${cur}"))
                     return 0
                     ;;
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -802,41 +582,13 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__status)
-            opts="-o -q -v -h --dir --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --dir --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -848,7 +600,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__up)
-            opts="-o -q -v -h --clusters --dir --image --durable --in-process --ready-timeout --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --clusters --dir --image --durable --in-process --ready-timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -870,34 +622,6 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --hub-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -906,7 +630,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__get)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help clusters mcl addons mca help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help clusters mcl addons mca help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -920,24 +644,12 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -948,7 +660,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__get__subcmd__addons)
-            opts="-l -o -q -v -h --selector --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --selector --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -970,24 +682,12 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -998,7 +698,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__get__subcmd__clusters)
-            opts="-l -o -q -v -h --selector --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --selector --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1020,24 +720,12 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1398,7 +1086,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help install uninstall help"
+            opts="-q -v -h --hub-kubeconfig --hub-context --quiet --verbose --no-color --help install uninstall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1409,26 +1097,6 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1496,7 +1164,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub__subcmd__install)
-            opts="-o -q -v -h --image --dry-run --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --image --image-registry --hub-url --hub-ca-file --dry-run --hub-kubeconfig --hub-context --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1506,31 +1174,23 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --image-registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --hub-kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1542,7 +1202,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub__subcmd__uninstall)
-            opts="-o -q -v -h --purge-crds --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --purge-crds --hub-kubeconfig --hub-context --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1553,26 +1213,6 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1638,7 +1278,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__upgrade)
-            opts="-l -o -q -v -h --all --selector --to --parallel --no-wait --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --all --selector --to --parallel --no-wait --hub-kubeconfig --hub-context --output --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1665,14 +1305,6 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-kubeconfig)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cluster-context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

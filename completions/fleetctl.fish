@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_fleetctl_global_optspecs
-    string join \n hub-kubeconfig= hub-context= cluster-kubeconfig= cluster-context= o/output= timeout= q/quiet v/verbose no-color h/help V/version
+    string join \n q/quiet v/verbose no-color h/help V/version
 end
 
 function __fish_fleetctl_needs_command
@@ -24,20 +24,10 @@ function __fish_fleetctl_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_needs_command" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_needs_command" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -s V -l version -d 'Print version'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "dev" -d 'The embedded dev cluster'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
@@ -49,20 +39,10 @@ complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "get" -d 'Show man
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "describe" -d 'Show everything the hub knows about one cluster'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -f -a "serve" -d 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -f -a "up" -d 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and not __fish_seen_subcommand_from serve up down status logs help" -f -a "down" -d 'Stop the dev environment (its clusters and everything they run)'
@@ -76,18 +56,9 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l node-dir -d 'The simulator\'s directory for container logs (logs/<name>/) and Pod kubeconfigs (pods/<name>/) (default: the kubeconfig\'s directory)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l node-mode -d 'How the simulator runs fleetctl containers' -r -f -a "process\t'A process of the in-cluster executable (`fleetctld`, beside `fleetctl`) per container; where it is missing (`cargo run` builds only `fleetctl`), in process'
 in-process\t'A task of the cluster process per container (for scale runs)'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l node-simulator -d 'Run the node simulator: Deployments of the fleetctl image run as processes, others are reported running, and their status and Pods are kept true'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l podman -d 'Run images that exist in local podman storage as podman containers (options for every podman call from FLEETCTL_PODMAN_OPTIONS, e.g. `--storage-driver vfs`)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -95,137 +66,66 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l dir -d 'The environment\'s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l image -d 'The fleetctl image the hub controller Deployment names' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l ready-timeout -d 'How long the hub controller may take to become Available' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l durable -d 'Keep each cluster\'s objects on disk, so the next `dev up` resumes them'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l in-process -d 'Run controllers and agents as tasks of the cluster processes (for scale runs)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from up" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l dir -d 'The environment\'s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l grace -d 'How long the clusters have to stop before they are killed' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from down" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -l dir -d 'The environment\'s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -l dir -d 'The environment\'s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from logs" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from help" -f -a "up" -d 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from help" -f -a "down" -d 'Stop the dev environment (its clusters and everything they run)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the dev environment\'s clusters: URL, pid, ready'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from help" -f -a "logs" -d 'Print a cluster\'s log, or the log of one of its Deployments'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand dev; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l keep -d 'Leave the dev environment running afterwards (and say where it is)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l image -d 'The fleetctl image the hub controller runs' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l image -d 'The fleetctl image the hub controller runs; the clusters it imports run the same repository (default: quay.io/fleetctl/fleetctl at this version)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l image-registry -d 'A registry mirror for every image the hub deploys (the default image\'s registry replaced, as ACM\'s KlusterletConfig registries do), e.g. registry.example.com:5000' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l hub-url -d 'The hub\'s API server URL as managed clusters reach it (default: the server of kube-public/cluster-info where the hub publishes one, else your kubeconfig\'s)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l hub-ca-file -d 'The CA bundle (PEM file) that verifies --hub-url (default: your kubeconfig\'s CA)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the YAML instead of applying it'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the YAML instead of applying it (the address comes from the flags or your kubeconfig; nothing is read from the hub)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l purge-crds -d 'Also delete the OCM CRDs, and with them every ManagedCluster and ManifestWork'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -244,7 +144,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l timeout -d 
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-wait -d 'Stop once the manifests are applied to the target'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l print-command -d 'Print the one-line command to run on the target instead of applying it'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l force -d 'Import even if the target is joined to another hub'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -253,8 +153,6 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l to -d 'The
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l parallel -d 'How many clusters upgrade at once' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
@@ -263,7 +161,7 @@ name\t'Names only'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l all -d 'Every cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-wait -d 'Record the version and return without waiting'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -280,21 +178,18 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l timeout -d 
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s y -l yes -d 'Do not ask (needed when not on a terminal)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l force -d 'When the agents do not answer within --timeout, clean the hub anyway'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l no-wait -d 'Start the detach and return'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -306,60 +201,48 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_se
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s l -l selector -d 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s l -l selector -d 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s l -l selector -d 'Only addons whose labels match this selector' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s l -l selector -d 'Only addons whose labels match this selector' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -368,15 +251,12 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -385,48 +265,32 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fi
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from help" -f -a "cluster" -d 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l cluster-context -d 'Context of that cluster' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s q -l quiet -d 'Print only errors'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "dev" -d 'The embedded dev cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion help" -f -a "hub" -d 'Install or remove the hub'

@@ -76,7 +76,7 @@ fn one_run(fleetctl: &Path, dir: &Path, settle: Duration) -> Result<(Duration, V
     }
     let started = Instant::now();
     let import = Command::new(fleetctl)
-        .args(["--hub-context", "hub", "--cluster-context", "cluster1", "-q", "import", "cluster1", "--addons"])
+        .args(["-q", "import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1", "--addons"])
         .arg(ADDONS.join(","))
         .env("KUBECONFIG", dir.join("kubeconfig"))
         .output()?;

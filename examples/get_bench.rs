@@ -81,7 +81,7 @@ fn main() -> Result<()> {
 
     let fleetctl = |kc: &Path| {
         let mut command = Command::new(&config.fleetctl);
-        command.arg("--hub-kubeconfig").arg(kc).args(["get", "clusters"]);
+        command.args(["get", "clusters", "--hub-kubeconfig"]).arg(kc);
         command
     };
     let kubectl = |kc: &Path| {

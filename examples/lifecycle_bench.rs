@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use fleetctl::cli::dev::up_options;
+use fleetctl::cli::flags::TerminalFlags;
+use fleetctl::cli::printer::Printer;
 use fleetctl_devcluster::env::{self, UpOptions};
 use futures::StreamExt;
 use kube::api::Api;
@@ -61,21 +63,24 @@ async fn main() -> Result<()> {
     let rounds: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(5);
     let binary = binary::fleetctl(None)?;
     let dir = tempfile::tempdir()?;
-    let options = up_options(binary.clone(), dir.path().to_path_buf(), 1, None, Duration::from_secs(60))?;
+    let printer = Printer::new(&TerminalFlags::default());
+    let options = up_options(&printer, binary.clone(), dir.path().to_path_buf(), 1, None, Duration::from_secs(60));
     let hub_ctx = ["--hub-context", "hub", "--cluster-context", "cluster1"];
+    // Upgrade talks to the hub only.
+    let hub_only = &hub_ctx[..2];
     let (mut imports, mut upgrades, mut detaches) = (Vec::new(), Vec::new(), Vec::new());
     // Each round on a fresh environment, as a person would run the acts once per cluster.
     for _ in 0..rounds {
         let round_dir = tempfile::tempdir()?;
         let state = env::up(&UpOptions { dir: round_dir.path().to_path_buf(), ..options.clone() }).await?;
         let kubeconfig = state.kubeconfig.clone();
-        imports.push(timed(&binary, &kubeconfig, &[&hub_ctx[..], &["import", "cluster1"]].concat())?);
+        imports.push(timed(&binary, &kubeconfig, &[&["import", "cluster1"][..], &hub_ctx].concat())?);
         upgrades.push(timed(
             &binary,
             &kubeconfig,
-            &[&hub_ctx[..], &["upgrade", "cluster1", "--to", "0.2.0"]].concat(),
+            &[&["upgrade", "cluster1", "--to", "0.2.0"][..], hub_only].concat(),
         )?);
-        detaches.push(timed(&binary, &kubeconfig, &[&hub_ctx[..], &["detach", "cluster1", "--yes"]].concat())?);
+        detaches.push(timed(&binary, &kubeconfig, &[&["detach", "cluster1", "--yes"][..], &hub_ctx].concat())?);
         env::down(round_dir.path(), Duration::from_secs(2)).await?;
     }
     println!("lifecycle_bench on dev up (2 CPUs), median of {rounds}:");
@@ -86,7 +91,7 @@ async fn main() -> Result<()> {
     let state = env::up(&options).await?;
     let kubeconfig = state.kubeconfig.clone();
     // Steady state: import once more, let it settle, then look.
-    timed(&binary, &kubeconfig, &[&hub_ctx[..], &["import", "cluster1"]].concat())?;
+    timed(&binary, &kubeconfig, &[&["import", "cluster1"][..], &hub_ctx].concat())?;
     tokio::time::sleep(Duration::from_secs(10)).await;
     for (name, needle) in
         [("operator", "agent operator"), ("registration", "agent registration"), ("work", "agent work")]

@@ -8,7 +8,8 @@ use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
 use super::Cli;
-use super::printer::write_stdout;
+use super::exit::CommandError;
+use super::printer::Printer;
 
 /// `fleetctl completion …`
 #[derive(Debug, Args)]
@@ -23,8 +24,8 @@ pub struct CompletionArgs {
 }
 
 /// Prints the completion script of the shell asked for.
-pub fn run(args: CompletionArgs) -> anyhow::Result<()> {
-    write_stdout(&script(args.shell))?;
+pub fn run(args: CompletionArgs, printer: &Printer) -> Result<(), CommandError> {
+    printer.data(&script(args.shell))?;
     Ok(())
 }
 

@@ -1,21 +1,24 @@
 //! `fleetctl demo`: the three acts on an embedded dev environment, told as they happen.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use clap::Args;
 use kube::Client;
 use kube::api::{Api, PostParams};
+use parking_lot::Mutex;
 use serde_json::json;
+use thiserror::Error;
 
+use super::dev::{current_exe, up_options};
+use super::exit::{CommandError, ExitStatus, Fault};
+use super::printer::{PrintError, Printer};
 use crate::lifecycle::detach::{DetachOptions, detach};
 use crate::lifecycle::import::{ImportOptions, import};
 use crate::lifecycle::upgrade::{UpgradeOptions, upgrade};
-use crate::lifecycle::{Progress, wait_for};
-use fleetctl_api::names::VERSION;
+use crate::lifecycle::{LifecycleError, Progress, wait_for};
 use fleetctl_api::{Manifest, ManifestWork};
-use fleetctl_devcluster::env;
+use fleetctl_devcluster::env::{self, EnvError};
 
 /// `fleetctl demo`
 #[derive(Debug, Args)]
@@ -27,16 +30,93 @@ pub struct DemoArgs {
 
 const WAIT: Duration = Duration::from_secs(60);
 
-/// Tells the story: one line per step, with the time since the start.
-struct Story(Instant);
+/// Why the demo stopped.
+#[derive(Debug, Error)]
+enum DemoError {
+    /// No temporary directory.
+    #[error("making a directory for the demo")]
+    TempDir(#[source] std::io::Error),
+    /// `dev up` failed.
+    #[error("starting the dev environment")]
+    Up(#[source] EnvError),
+    /// `dev down` failed.
+    #[error("stopping the dev environment")]
+    Down(#[source] EnvError),
+    /// A cluster of the environment cannot be reached.
+    #[error("connecting to {cluster}")]
+    Connect {
+        /// The cluster.
+        cluster: &'static str,
+        /// Why.
+        #[source]
+        source: EnvError,
+    },
+    /// The environment's kubeconfig cannot be read.
+    #[error("reading the environment's kubeconfig {}", .path.display())]
+    Kubeconfig {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: kube::config::KubeconfigError,
+    },
+    /// The environment's kubeconfig names no hub.
+    #[error("the environment's kubeconfig {} has no hub cluster", .0.display())]
+    NoHub(PathBuf),
+    /// One of the acts failed.
+    #[error("{what}")]
+    Act {
+        /// The act and its cluster (`importing cluster1`).
+        what: String,
+        /// Why.
+        #[source]
+        source: LifecycleError,
+    },
+    /// The interlude's ManifestWork could not be created.
+    #[error("creating the sample work")]
+    SampleWork(#[source] kube::Error),
+    /// The story could not be told.
+    #[error(transparent)]
+    Print(#[from] PrintError),
+}
 
-impl Story {
+impl Fault for DemoError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::Act { source, .. } => source.exit_status(),
+            Self::Up(source) | Self::Down(source) | Self::Connect { source, .. } => source.exit_status(),
+            Self::TempDir(_) | Self::Kubeconfig { .. } | Self::NoHub(_) | Self::SampleWork(_) | Self::Print(_) => {
+                ExitStatus::Failure
+            }
+        }
+    }
+}
+
+fn failed(what: String) -> impl FnOnce(LifecycleError) -> DemoError {
+    move |source| DemoError::Act { what, source }
+}
+
+/// Tells the story on stdout: one line per step, with the time since the start. The first
+/// line that cannot be written ends the demo (see [`Story::told`]).
+struct Story<'a> {
+    printer: &'a Printer,
+    started: Instant,
+    failed: Mutex<Option<PrintError>>,
+}
+
+impl Story<'_> {
+    fn say(&self, text: &str) {
+        if let Err(e) = self.printer.data(text) {
+            self.failed.lock().get_or_insert(e);
+        }
+    }
+
     fn act(&self, title: &str) {
-        println!("\n== {title}");
+        self.say(&format!("\n== {title}\n"));
     }
 
     fn line(&self, what: &str) {
-        println!("[{:>6.2}s] {what}", self.0.elapsed().as_secs_f64());
+        self.say(&format!("[{:>6.2}s] {what}\n", self.started.elapsed().as_secs_f64()));
     }
 
     fn progress(&self, event: Progress) {
@@ -46,46 +126,57 @@ impl Story {
             self.line(&format!("{cluster}: {message}"));
         }
     }
+
+    /// Whether every line reached stdout.
+    fn told(&self) -> Result<(), PrintError> {
+        self.failed.lock().take().map_or(Ok(()), Err)
+    }
 }
 
-/// The version after ours: the demo upgrades to it.
+/// The version after ours (the next minor release): the demo upgrades to it.
 fn next_version() -> String {
-    let mut parts: Vec<u64> = VERSION.split('.').filter_map(|p| p.parse().ok()).collect();
-    parts.resize(3, 0);
-    format!("{}.{}.0", parts[0], parts[1] + 1)
+    // Cargo takes only semantic versions, whose minor version is a number.
+    #[allow(clippy::expect_used)]
+    let minor: u64 = env!("CARGO_PKG_VERSION_MINOR").parse().expect("Cargo's minor version is a number");
+    format!("{}.{}.0", env!("CARGO_PKG_VERSION_MAJOR"), minor + 1)
 }
 
 /// Runs the demo; fails on the first step that fails.
-pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
-    let story = Story(Instant::now());
-    let dir = tempfile::Builder::new().prefix("fleetctl-demo-").tempdir().context("making a directory for the demo")?;
+pub async fn run(args: DemoArgs, printer: &Printer) -> Result<(), CommandError> {
+    let story = Story { printer, started: Instant::now(), failed: Mutex::new(None) };
+    let program = current_exe()?;
+    let dir = tempfile::Builder::new().prefix("fleetctl-demo-").tempdir().map_err(DemoError::TempDir)?;
     let dir_path: PathBuf = dir.path().to_path_buf();
     story.act("The stage: a hub and two managed clusters (fleetctl dev up)");
-    let program = std::env::current_exe().context("finding the fleetctl executable")?;
-    let options = super::dev::up_options(program, dir_path.clone(), 2, None, WAIT)?;
-    let state = env::up(&options).await.context("starting the dev environment")?;
+    let options = up_options(printer, program, dir_path.clone(), 2, None, WAIT);
+    let state = env::up(&options).await.map_err(DemoError::Up)?;
     story.line(&format!("hub, cluster1 and cluster2 are up; the hub controller runs ({})", state.kubeconfig.display()));
     let result = acts(&story, &state.kubeconfig).await;
     if args.keep {
-        println!("\nThe environment keeps running: export KUBECONFIG={}", state.kubeconfig.display());
-        println!("Stop it with: fleetctl dev down --dir {}", dir_path.display());
+        story.say(&format!("\nThe environment keeps running: export KUBECONFIG={}\n", state.kubeconfig.display()));
+        story.say(&format!("Stop it with: fleetctl dev down --dir {}\n", dir_path.display()));
         let _kept = dir.keep();
     } else {
-        env::down(&dir_path, Duration::from_secs(2)).await.context("stopping the dev environment")?;
+        env::down(&dir_path, Duration::from_secs(2)).await.map_err(DemoError::Down)?;
         story.line("dev environment stopped");
     }
-    result
+    result?;
+    story.told()?;
+    Ok(())
 }
 
-async fn acts(story: &Story, kubeconfig: &std::path::Path) -> anyhow::Result<()> {
-    let hub = env::client_for(kubeconfig, Some("hub")).await?;
+async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
+    let client = |cluster: &'static str| async move {
+        env::client_for(kubeconfig, Some(cluster)).await.map_err(|source| DemoError::Connect { cluster, source })
+    };
+    let hub = client("hub").await?;
     let hub_url = hub_server(kubeconfig)?;
     let observer = |event| story.progress(event);
 
     story.act("Act I — import: the hub accepts each cluster, the klusterlet joins");
     let mut targets = Vec::new();
     for name in ["cluster1", "cluster2"] {
-        let target = env::client_for(kubeconfig, Some(name)).await?;
+        let target = client(name).await?;
         let options = ImportOptions {
             name: name.into(),
             labels: [("environment".to_string(), "demo".to_string())].into(),
@@ -97,7 +188,7 @@ async fn acts(story: &Story, kubeconfig: &std::path::Path) -> anyhow::Result<()>
         };
         import(&hub, &hub_url, Some(&target), &options, &observer)
             .await
-            .with_context(|| format!("importing {name}"))?;
+            .map_err(failed(format!("importing {name}")))?;
         story.line(&format!("{name} joined and is available"));
         targets.push((name, target));
     }
@@ -109,19 +200,19 @@ async fn acts(story: &Story, kubeconfig: &std::path::Path) -> anyhow::Result<()>
     let version = next_version();
     story.act(&format!("Act II — upgrade: cluster1's klusterlet moves to {version}"));
     let options = UpgradeOptions { version: version.clone(), wait: true, timeout: WAIT };
-    upgrade(&hub, "cluster1", &options, &observer).await.context("upgrading cluster1")?;
+    upgrade(&hub, "cluster1", &options, &observer).await.map_err(failed("upgrading cluster1".into()))?;
     story.line(&format!("cluster1's agents were replaced and report {version}"));
 
     story.act("Act III — detach: the agents leave, the hub forgets");
     for (name, target) in &targets {
         let options = DetachOptions { name: (*name).to_string(), wait: true, force: true, timeout: WAIT };
-        detach(&hub, Some(target), &options, &observer).await.with_context(|| format!("detaching {name}"))?;
+        detach(&hub, Some(target), &options, &observer).await.map_err(failed(format!("detaching {name}")))?;
         story.line(&format!("{name} detached: no klusterlet on it, nothing of it on the hub"));
     }
     Ok(())
 }
 
-async fn sample_work(hub: &Client) -> anyhow::Result<()> {
+async fn sample_work(hub: &Client) -> Result<(), DemoError> {
     let work = ManifestWork::for_cluster(
         "cluster1",
         "demo-sample",
@@ -137,20 +228,37 @@ async fn sample_work(hub: &Client) -> anyhow::Result<()> {
         ],
     );
     let works: Api<ManifestWork> = Api::namespaced(hub.clone(), "cluster1");
-    works.create(&PostParams::default(), &work).await.context("creating the sample work")?;
+    works.create(&PostParams::default(), &work).await.map_err(DemoError::SampleWork)?;
     wait_for(works, "demo-sample", "the sample work to be applied", WAIT, |w: Option<&ManifestWork>| {
         w.is_some_and(|w| w.is_applied() && w.is_available())
     })
-    .await?;
+    .await
+    .map_err(failed("deploying the sample work".into()))?;
     Ok(())
 }
 
-fn hub_server(kubeconfig: &std::path::Path) -> anyhow::Result<String> {
-    let config = kube::config::Kubeconfig::read_from(kubeconfig).context("reading the environment's kubeconfig")?;
+/// The hub's API server URL, as the environment's kubeconfig names it.
+fn hub_server(kubeconfig: &Path) -> Result<String, DemoError> {
+    let config = kube::config::Kubeconfig::read_from(kubeconfig)
+        .map_err(|source| DemoError::Kubeconfig { path: kubeconfig.to_path_buf(), source })?;
     config
         .clusters
         .iter()
         .find(|c| c.name == "hub")
         .and_then(|c| c.cluster.as_ref()?.server.clone())
-        .context("the environment's kubeconfig has no hub cluster")
+        .ok_or_else(|| DemoError::NoHub(kubeconfig.to_path_buf()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lifecycle::upgrade::valid_version;
+
+    #[test]
+    fn the_demo_upgrades_to_the_next_minor_release() {
+        let next = next_version();
+        assert!(valid_version(&next), "{next}");
+        let minor = |v: &str| v.split('.').nth(1).and_then(|m| m.parse::<u64>().ok());
+        assert_eq!(minor(&next), minor(fleetctl_api::names::VERSION).map(|m| m + 1));
+    }
 }

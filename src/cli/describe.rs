@@ -18,7 +18,9 @@ use kube::api::{Api, ListParams};
 use kube::{Client, Resource, ResourceExt};
 use serde::{Deserialize, Serialize};
 
-use super::Global;
+use super::connect::{Role, connect};
+use super::exit::CommandError;
+use super::flags::{HubFlags, OutputFlags};
 use super::get::{self, ReadError, condition_status};
 use super::printer::{self, Cell, NONE, Printer};
 use fleetctl_api::conditions as c;
@@ -26,6 +28,7 @@ use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
 use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_hub::works::klusterlet_work_name;
+use fleetctl_kube::{KubeError, kube_error};
 
 /// ManagedCluster conditions in the order a cluster's life sets them.
 const CONDITION_ORDER: [&str; 6] = [
@@ -45,6 +48,10 @@ const RECENT_EVENTS: usize = 15;
 pub struct DescribeArgs {
     #[command(subcommand)]
     what: What,
+    #[command(flatten)]
+    hub: HubFlags,
+    #[command(flatten)]
+    output: OutputFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,10 +66,10 @@ enum What {
 }
 
 /// Runs a `describe` subcommand.
-pub async fn run(args: DescribeArgs, global: &Global) -> anyhow::Result<()> {
+pub async fn run(args: DescribeArgs, printer: &Printer) -> Result<(), CommandError> {
     let What::Cluster { name } = args.what;
-    let printer = Printer::new(global);
-    let (client, _) = fleetctl_kube::client(&global.hub_selection()).await?;
+    let printer = printer.with_output(args.output.output);
+    let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
     let description = describe(&client, &name).await?;
     let now = Timestamp::now();
     let resource_name = format!("managedcluster.cluster.open-cluster-management.io/{name}");
@@ -159,7 +166,7 @@ pub struct AddonState {
     pub problem: Option<String>,
 }
 
-/// One Event.
+/// One Event; what it does not say is `null`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EventState {
@@ -167,15 +174,15 @@ pub struct EventState {
     pub time: Option<Time>,
     /// `Normal` or `Warning`.
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Option<String>,
     /// Why, in one word.
-    pub reason: String,
+    pub reason: Option<String>,
     /// `kind/name` of the object it is about.
-    pub object: String,
+    pub object: Option<String>,
     /// Who reported it.
-    pub from: String,
+    pub from: Option<String>,
     /// What happened.
-    pub note: String,
+    pub note: Option<String>,
     /// How many times it happened.
     pub count: i32,
 }
@@ -250,13 +257,9 @@ async fn describe(client: &Client, name: &str) -> Result<Description, ReadError>
     Ok(build(&cluster, lease.as_ref(), &works, &addons, &events))
 }
 
-fn kube_error(action: String) -> impl FnOnce(kube::Error) -> ReadError {
-    move |source| ReadError::Kube { action, source }
-}
-
 /// A list that describe can do without: a kind the hub does not serve, or may not be read
 /// by this user, is shown as empty (with a log line) rather than failing the whole command.
-async fn optional_list<K>(api: &Api<K>, params: &ListParams, action: &str) -> Result<Vec<K>, ReadError>
+async fn optional_list<K>(api: &Api<K>, params: &ListParams, action: &str) -> Result<Vec<K>, KubeError>
 where
     K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
@@ -266,7 +269,7 @@ where
             tracing::warn!(code = status.code, "{action}: {}; left out", status.message);
             Ok(Vec::new())
         }
-        Err(source) => Err(ReadError::Kube { action: action.to_string(), source }),
+        Err(source) => Err(kube_error(action)(source)),
     }
 }
 
@@ -278,7 +281,6 @@ fn build(
     addons: &[ManagedClusterAddOn],
     events: &[Event],
 ) -> Description {
-    let status = cluster.status.clone().unwrap_or_default();
     let mut works: Vec<WorkState> = works
         .iter()
         .map(|work| WorkState {
@@ -323,8 +325,8 @@ fn build(
         kubernetes_version: get::kubernetes_version(cluster).map(str::to_string),
         running_version: get::running_version(cluster).map(str::to_string),
         desired_version: get::wanted_version(cluster).to_string(),
-        capacity: status.capacity.iter().map(|(k, v)| (k.clone(), v.0.clone())).collect(),
-        conditions: status.conditions.clone(),
+        capacity: cluster.status.iter().flat_map(|s| &s.capacity).map(|(k, v)| (k.clone(), v.0.clone())).collect(),
+        conditions: cluster.conditions().to_vec(),
         lease: lease.map(|lease| LeaseState {
             name: lease.name_any(),
             renewed: lease.spec.as_ref().and_then(|s| s.renew_time.as_ref()).map(|t| Time(t.0)),
@@ -341,7 +343,7 @@ fn build(
 /// with their total count and the latest time: a controller that re-judges a pending CSR on
 /// every cluster change says the same thing many times.
 fn aggregate(events: impl Iterator<Item = EventState>) -> Vec<EventState> {
-    type Key = (String, String, String, String, String);
+    type Key = (Option<String>, Option<String>, Option<String>, Option<String>, Option<String>);
     let mut folded: BTreeMap<Key, EventState> = BTreeMap::new();
     for event in events {
         let key =
@@ -369,16 +371,14 @@ fn event_state(event: &Event) -> EventState {
         .or_else(|| event.event_time.as_ref().map(|t| t.0))
         .or_else(|| event.deprecated_last_timestamp.as_ref().map(|t| t.0))
         .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| t.0));
-    let object = event.regarding.as_ref().map_or_else(String::new, |r| {
-        format!("{}/{}", r.kind.as_deref().unwrap_or_default(), r.name.as_deref().unwrap_or_default())
-    });
+    let object = event.regarding.as_ref().and_then(|r| Some(format!("{}/{}", r.kind.as_deref()?, r.name.as_deref()?)));
     EventState {
         time: time.map(Time),
-        type_: event.type_.clone().unwrap_or_default(),
-        reason: event.reason.clone().unwrap_or_default(),
+        type_: event.type_.clone(),
+        reason: event.reason.clone(),
         object,
-        from: event.reporting_controller.clone().unwrap_or_default(),
-        note: event.note.clone().unwrap_or_default(),
+        from: event.reporting_controller.clone(),
+        note: event.note.clone(),
         count: event.series.as_ref().map_or(1, |s| s.count),
     }
 }
@@ -582,16 +582,14 @@ fn render(d: &Description, printer: &Printer, now: Timestamp) -> String {
                 n if n > 1 => format!("{} (x{n})", ago(&e.time)),
                 _ => ago(&e.time),
             };
+            let type_ = or_none_if_absent(&e.type_);
             vec![
                 Cell::plain(age),
-                Cell::toned(
-                    or_none(&e.type_),
-                    if e.type_ == "Warning" { printer::Tone::Warn } else { printer::Tone::Plain },
-                ),
-                Cell::plain(or_none(&e.reason)),
-                Cell::plain(or_none(&e.object)),
-                Cell::plain(or_none(&e.from)),
-                Cell::plain(or_none(&e.note)),
+                Cell::toned(type_, if type_ == "Warning" { printer::Tone::Warn } else { printer::Tone::Plain }),
+                Cell::plain(or_none_if_absent(&e.reason)),
+                Cell::plain(or_none_if_absent(&e.object)),
+                Cell::plain(or_none_if_absent(&e.from)),
+                Cell::plain(or_none_if_absent(&e.note)),
             ]
         }),
     );
@@ -632,6 +630,10 @@ fn or_none(text: &str) -> &str {
     if text.is_empty() { NONE } else { text }
 }
 
+fn or_none_if_absent(text: &Option<String>) -> &str {
+    text.as_deref().map_or(NONE, or_none)
+}
+
 fn rfc3339(t: &Time) -> String {
     t.0.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
@@ -641,7 +643,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cli::Output;
+    use crate::cli::flags::Output;
 
     fn sample() -> ManagedCluster {
         serde_json::from_value(json!({

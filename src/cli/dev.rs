@@ -1,27 +1,68 @@
 //! `fleetctl dev`: the embedded dev cluster and the dev environment.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use comfy_table::{Table, presets};
+use thiserror::Error;
+
+use super::exit::{CommandError, ExitStatus, Fault};
+use super::printer::{Cell, Printer, Tone};
 
 use fleetctl_api::names::{
     DEFAULT_REPOSITORY, HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, VERSION, image as image_of,
 };
 use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
+use fleetctl_devcluster::node::container::Podman;
+use fleetctl_devcluster::node::process::Isolation;
 use fleetctl_devcluster::node::{InProcessCommand, InProcessRunner, RunMode};
 use fleetctl_devcluster::serve::{self, ServeOptions};
-use fleetctl_hub::manifests::install;
+use fleetctl_hub::manifests::install::{self, Install};
+use fleetctl_kube::kubeconfig::Endpoint;
 
 /// `fleetctl dev …`
 #[derive(Debug, Args)]
 pub struct DevArgs {
     #[command(subcommand)]
     command: DevCommand,
+}
+
+/// Why a `dev` command failed, besides the dev environment's own errors.
+#[derive(Debug, Error)]
+pub enum DevError {
+    /// The path of the running executable is unknown (it runs the clusters).
+    #[error("finding the fleetctl executable")]
+    CurrentExe(#[source] std::io::Error),
+    /// `--dir` cannot be made absolute.
+    #[error("resolving {}", .path.display())]
+    Dir {
+        /// The directory given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A log cannot be opened.
+    #[error("opening {}", .path.display())]
+    OpenLog {
+        /// The log.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Fault for DevError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Failure
+    }
+}
+
+/// The running executable, which the dev clusters run as `fleetctl dev serve`.
+pub fn current_exe() -> Result<PathBuf, DevError> {
+    std::env::current_exe().map_err(DevError::CurrentExe)
 }
 
 /// How the node simulator runs the containers of the fleetctl image.
@@ -36,11 +77,11 @@ enum NodeMode {
 
 impl NodeMode {
     /// The simulator's run mode: `fleetctld` beside this executable, else in process.
-    fn run_mode(self) -> anyhow::Result<RunMode> {
+    fn run_mode(self) -> Result<RunMode, DevError> {
         if self == Self::Process {
-            let exe = std::env::current_exe().context("finding the fleetctl executable")?;
+            let exe = current_exe()?;
             if let Some(program) = in_cluster_executable(&exe) {
-                return Ok(RunMode::Process { program });
+                return Ok(RunMode::Process { program, isolation: Isolation::best() });
             }
             tracing::warn!(
                 "{INCLUSTER_EXECUTABLE} is not beside fleetctl: the in-cluster roles run in process \
@@ -67,9 +108,9 @@ struct DirArg {
 }
 
 impl DirArg {
-    fn resolve(self) -> anyhow::Result<PathBuf> {
+    fn resolve(self) -> Result<PathBuf, CommandError> {
         match self.dir {
-            Some(dir) => Ok(std::path::absolute(&dir).with_context(|| format!("resolving {}", dir.display()))?),
+            Some(path) => std::path::absolute(&path).map_err(|source| DevError::Dir { path, source }.into()),
             None => Ok(env::default_dir()?),
         }
     }
@@ -103,6 +144,10 @@ enum DevCommand {
         /// How the simulator runs fleetctl containers.
         #[arg(long, value_enum, default_value = "process", requires = "node_simulator")]
         node_mode: NodeMode,
+        /// Run images that exist in local podman storage as podman containers (options
+        /// for every podman call from FLEETCTL_PODMAN_OPTIONS, e.g. `--storage-driver vfs`).
+        #[arg(long, requires = "node_simulator")]
+        podman: bool,
     },
     /// Start a hub (with the hub controller installed) and managed clusters cluster1…N in
     /// the background, each a `dev serve` process; return once all are ready.
@@ -150,24 +195,30 @@ enum DevCommand {
 }
 
 /// Runs a `dev` subcommand.
-pub async fn run(args: DevArgs) -> anyhow::Result<()> {
+pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
-        DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode } => {
+        DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman } => {
             let node_mode = node_mode.run_mode()?;
-            serve::run(ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode }).await?;
+            let podman = podman.then(Podman::from_env);
+            serve::run(ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman })
+                .await?;
         }
         DevCommand::Up { clusters, dir, image, durable, in_process, ready_timeout } => {
             let dir = dir.resolve()?;
-            let program = std::env::current_exe().context("finding the fleetctl executable")?;
-            let mut options = up_options(program, dir.clone(), clusters, image.as_deref(), ready_timeout)?;
+            let mut options =
+                up_options(printer, current_exe()?, dir.clone(), clusters, image.as_deref(), ready_timeout);
             options.durable = durable;
             options.in_process |= in_process;
             let started = Instant::now();
             let state = env::up(&options).await?;
-            eprintln!("dev environment ready in {:.1}s ({})", started.elapsed().as_secs_f64(), dir.display());
+            printer.note(&format!(
+                "dev environment ready in {:.1}s ({})",
+                started.elapsed().as_secs_f64(),
+                dir.display()
+            ));
             let (_, statuses) = env::status(&dir).await?;
-            println!("{}", table(&statuses));
-            eprintln!("export KUBECONFIG={}", state.kubeconfig.display());
+            printer.data(&table(printer, &statuses))?;
+            printer.note(&format!("export KUBECONFIG={}", state.kubeconfig.display()));
         }
         DevCommand::Down { dir, grace } => {
             let dir = dir.resolve()?;
@@ -177,64 +228,79 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
                     env::Stopped::Killed => "killed",
                     env::Stopped::AlreadyGone => "was not running",
                 };
-                eprintln!("{name} {how}");
+                printer.note(&format!("{name} {how}"));
             }
         }
         DevCommand::Status { dir } => {
             let (_, statuses) = env::status(&dir.resolve()?).await?;
-            println!("{}", table(&statuses));
+            printer.data(&table(printer, &statuses))?;
         }
         DevCommand::Logs { cluster, deployment, dir } => {
             let path = env::log_file(&dir.resolve()?, &cluster, deployment.as_deref())?;
-            let mut file = std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()))?;
-            let mut stdout = std::io::stdout().lock();
-            match std::io::copy(&mut file, &mut stdout).and_then(|_| stdout.flush()) {
-                Ok(()) => {}
-                // `dev logs … | head` closes the pipe early; that is not a failure.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                Err(e) => return Err(e).context("printing the log"),
-            }
+            let mut file = std::fs::File::open(&path).map_err(|source| DevError::OpenLog { path, source })?;
+            printer.copy(&mut file)?;
         }
     }
     Ok(())
 }
 
-fn table(statuses: &[ClusterStatus]) -> Table {
-    let mut table = Table::new();
-    table.load_preset(presets::NOTHING).set_header(["CLUSTER", "URL", "PID", "READY"]);
-    for status in statuses {
-        let pid = if status.alive { status.record.pid.to_string() } else { format!("{} (gone)", status.record.pid) };
-        let ready = if status.ready { "yes" } else { "no" };
-        table.add_row([status.record.name.clone(), status.record.url.clone(), pid, ready.to_string()]);
-    }
-    table
+/// The clusters of the environment, one row each.
+fn table(printer: &Printer, statuses: &[ClusterStatus]) -> String {
+    let rows: Vec<Vec<Cell>> = statuses
+        .iter()
+        .map(|status| {
+            let pid =
+                if status.alive { status.record.pid.to_string() } else { format!("{} (gone)", status.record.pid) };
+            let ready = if status.ready { Cell::toned("yes", Tone::Good) } else { Cell::toned("no", Tone::Bad) };
+            vec![Cell::plain(&status.record.name), Cell::plain(&status.record.url), Cell::plain(pid), ready]
+        })
+        .collect();
+    printer.table(&["CLUSTER", "URL", "PID", "READY"], &rows)
 }
 
 /// A dev environment of `clusters` managed clusters in `dir`, each a `dev serve` process
 /// of the `fleetctl` executable `program`, whose hub gets what `fleetctl hub install
 /// --image IMAGE` applies (default: this version's image). Without `fleetctld` beside
-/// `program`, the in-cluster roles run in process (said on stderr).
+/// `program`, the in-cluster roles run in process (the printer says so).
 pub fn up_options(
+    printer: &Printer,
     program: PathBuf,
     dir: PathBuf,
     clusters: usize,
     image: Option<&str>,
     timeout: Duration,
-) -> anyhow::Result<UpOptions> {
+) -> UpOptions {
     let in_process = in_cluster_executable(&program).is_none();
     if in_process {
-        eprintln!(
+        printer.note(&format!(
             "note: {INCLUSTER_EXECUTABLE} is not beside fleetctl, so the in-cluster roles run in process \
              (build it with `cargo build --workspace`)"
-        );
+        ));
     }
     let image = image.map_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION), str::to_string);
+    let render = move |endpoint: &Endpoint| {
+        install::objects(&Install { image: &image, hub_url: &endpoint.server, hub_ca_pem: &endpoint.ca_pem })
+    };
     let hub = HubInstall {
-        objects: install::objects(&image),
+        render: Arc::new(render),
         namespace: HUB_NAMESPACE.to_string(),
         controller: HUB_CONTROLLER.to_string(),
     };
-    Ok(UpOptions { dir, clusters, program, hub, durable: false, in_process, timeout })
+    UpOptions { dir, clusters, program, hub, durable: false, in_process, podman: false, timeout }
+}
+
+/// Why a container run in process ended.
+#[derive(Debug, Error)]
+enum InProcessError {
+    /// The container names another executable.
+    #[error("only the fleetctl entrypoint runs in process, not {0}")]
+    Entrypoint(String),
+    /// The container's args are not a `fleetctld` command line.
+    #[error("parsing the container's args")]
+    Args(#[source] clap::Error),
+    /// The role failed.
+    #[error(transparent)]
+    Role(#[from] fleetctld::RoleError),
 }
 
 /// The in-process runner of the node simulator: the container's args are parsed as a
@@ -245,7 +311,10 @@ fn in_process_runner() -> InProcessRunner {
             match run_in_process(command).await {
                 Ok(()) => 0,
                 Err(e) => {
-                    tracing::warn!(error = format!("{e:#}"), "in-process container ended with an error");
+                    tracing::warn!(
+                        error = fleetctl_kube::errors::chain(&e),
+                        "in-process container ended with an error"
+                    );
                     1
                 }
             }
@@ -253,11 +322,11 @@ fn in_process_runner() -> InProcessRunner {
     })
 }
 
-async fn run_in_process(command: InProcessCommand) -> anyhow::Result<()> {
+async fn run_in_process(command: InProcessCommand) -> Result<(), InProcessError> {
     if let Some(executable) = &command.command {
-        anyhow::bail!("only the fleetctl entrypoint runs in process, not {executable}");
+        return Err(InProcessError::Entrypoint(executable.clone()));
     }
-    let cli = fleetctld::Cli::try_parse_from(in_process_args(&command)).context("parsing the container's args")?;
+    let cli = fleetctld::Cli::try_parse_from(in_process_args(&command)).map_err(InProcessError::Args)?;
     cli.command.run().await?;
     Ok(())
 }

@@ -11,19 +11,26 @@ use kube::api::{Api, ListParams};
 use kube::{Client, Resource, ResourceExt};
 use thiserror::Error;
 
-use super::printer::{self, Cell, Column, Listing, Printer, Row, Tone};
-use super::{Global, Output};
+use super::connect::{Role, connect};
+use super::exit::{CommandError, ExitStatus, Fault};
+use super::flags::{HubFlags, Output, OutputFlags};
+use super::printer::{self, Cell, Column, Listing, PrintError, Printer, Row, Tone};
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::VERSION;
 use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
 use fleetctl_api::{ManagedCluster, ManagedClusterAddOn};
 use fleetctl_hub::import::desired_version;
+use fleetctl_kube::{KubeError, kube_error};
 
 /// `fleetctl get …`
 #[derive(Debug, Args)]
 pub struct GetArgs {
     #[command(subcommand)]
     what: What,
+    #[command(flatten)]
+    hub: HubFlags,
+    #[command(flatten)]
+    output: OutputFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -62,14 +69,22 @@ pub enum ReadError {
     #[error("hub is not initialised (it does not serve {0}) — run `fleetctl hub install`")]
     NotInitialised(&'static str),
     /// A request failed.
-    #[error("{action}")]
-    Kube {
-        /// What was being read.
-        action: String,
-        /// Why it failed.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Kube(#[from] KubeError),
+    /// What was read could not be shown.
+    #[error(transparent)]
+    Print(#[from] PrintError),
+}
+
+/// A cluster that is not there and a hub without the CRDs are what `upgrade` and `import`
+/// refuse too: the same code here.
+impl Fault for ReadError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::ClustersNotFound(_) | Self::NotInitialised(_) => ExitStatus::Refused,
+            Self::Kube(_) | Self::Print(_) => ExitStatus::Failure,
+        }
+    }
 }
 
 fn quoted_clusters(names: &[String]) -> String {
@@ -84,7 +99,7 @@ fn quoted_clusters(names: &[String]) -> String {
 pub(super) fn list_error(kind: &'static str, action: impl Into<String>) -> impl FnOnce(kube::Error) -> ReadError {
     move |source| match &source {
         kube::Error::Api(status) if status.code == 404 => ReadError::NotInitialised(kind),
-        _ => ReadError::Kube { action: action.into(), source },
+        _ => kube_error(action)(source).into(),
     }
 }
 
@@ -93,14 +108,14 @@ pub(super) async fn cluster(client: &Client, name: &str) -> Result<ManagedCluste
     Api::<ManagedCluster>::all(client.clone())
         .get_opt(name)
         .await
-        .map_err(|source| ReadError::Kube { action: format!("reading cluster {name}"), source })?
+        .map_err(kube_error(format!("reading cluster {name}")))?
         .ok_or_else(|| ReadError::ClustersNotFound(vec![name.to_string()]))
 }
 
 /// Runs a `get` subcommand.
-pub async fn run(args: GetArgs, global: &Global) -> anyhow::Result<()> {
-    let printer = Printer::new(global);
-    let (client, _) = fleetctl_kube::client(&global.hub_selection()).await?;
+pub async fn run(args: GetArgs, printer: &Printer) -> Result<(), CommandError> {
+    let printer = printer.with_output(args.output.output);
+    let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
     let listing = match args.what {
         What::Clusters { names, selector } => {
             clusters(&client, &names, selector.as_deref(), printer.output() == Output::Wide).await?
@@ -112,8 +127,8 @@ pub async fn run(args: GetArgs, global: &Global) -> anyhow::Result<()> {
             addons(&client, name.as_deref(), selector.as_deref()).await?
         }
     };
-    if listing.rows.is_empty() && !printer.is_machine() && printer.output() != Output::Name {
-        global.say("No resources found.");
+    if listing.rows.is_empty() && printer.output() != Output::Name {
+        printer.note("No resources found.");
     }
     printer.list(&listing)?;
     Ok(())
@@ -131,11 +146,7 @@ async fn clusters(client: &Client, names: &[String], selector: Option<&str>, wid
         }
         let found = futures::future::try_join_all(names.iter().map(|name| {
             let api = api.clone();
-            async move {
-                api.get_opt(name)
-                    .await
-                    .map_err(|source| ReadError::Kube { action: format!("reading cluster {name}"), source })
-            }
+            async move { api.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}"))) }
         }))
         .await?;
         let missing: Vec<String> =
@@ -152,7 +163,10 @@ async fn clusters(client: &Client, names: &[String], selector: Option<&str>, wid
     Ok(Listing {
         resource: "managedcluster.cluster.open-cluster-management.io",
         columns: CLUSTER_COLUMNS.to_vec(),
-        rows: items.iter().map(|cluster| cluster_row(cluster, addons.get(&cluster.name_any()), now)).collect(),
+        rows: items
+            .iter()
+            .map(|cluster| cluster_row(cluster, addons.get(&cluster.name_any()), now))
+            .collect::<Result<_, _>>()?,
         single: names.len() == 1,
     })
 }
@@ -172,11 +186,14 @@ async fn addon_counts(client: &Client) -> Result<BTreeMap<String, AddonCounts>, 
     let list = match api.list(&ListParams::default()).await {
         Ok(list) => list.items,
         Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
-        Err(source) => return Err(ReadError::Kube { action: "listing addons".into(), source }),
+        Err(source) => return Err(kube_error("listing addons")(source).into()),
     };
     let mut counts = BTreeMap::new();
     for addon in &list {
-        let entry: &mut AddonCounts = counts.entry(addon.namespace().unwrap_or_default()).or_default();
+        // The server files every ManagedClusterAddOn in its cluster's namespace; one
+        // without a namespace belongs to no cluster.
+        let Some(cluster) = addon.namespace() else { continue };
+        let entry: &mut AddonCounts = counts.entry(cluster).or_default();
         entry.available += usize::from(addon.is_available());
         entry.total += 1;
         if addon.name_any() == fleetctl_api::addon::SEARCH_COLLECTOR && addon.is_available() {
@@ -232,14 +249,18 @@ pub(super) fn condition_status<'a>(
     c::find(conditions, type_).map(|c| c.status.as_str())
 }
 
+/// The capacity the agent reports for a resource (`cpu`, `memory`), if it reported one.
+pub(super) fn capacity<'a>(cluster: &'a ManagedCluster, resource: &str) -> Option<&'a str> {
+    Some(cluster.status.as_ref()?.capacity.get(resource)?.0.as_str())
+}
+
 /// One row of `get clusters`; pure, so the columns are unit-tested.
-fn cluster_row(cluster: &ManagedCluster, addons: Option<&AddonCounts>, now: Timestamp) -> Row {
+fn cluster_row(cluster: &ManagedCluster, addons: Option<&AddonCounts>, now: Timestamp) -> Result<Row, PrintError> {
     let conditions = cluster.conditions();
     let running = running_version(cluster);
     let desired = wanted_version(cluster);
     // Yellow while an upgrade (or the first report) is outstanding.
     let version_tone = if running == Some(desired) { Tone::Plain } else { Tone::Warn };
-    let status = cluster.status.clone().unwrap_or_default();
     let url = cluster.spec.managed_cluster_client_configs.first().map(|c| c.url.clone());
     let cells = vec![
         Cell::plain(cluster.name_any()),
@@ -250,12 +271,12 @@ fn cluster_row(cluster: &ManagedCluster, addons: Option<&AddonCounts>, now: Time
         Cell::plain(created_age(cluster, now)),
         Cell::plain(url.unwrap_or_else(|| printer::NONE.into())),
         Cell::plain(kubernetes_version(cluster).unwrap_or(printer::NONE)),
-        Cell::plain(status.capacity.get("cpu").map_or(printer::NONE.into(), |q| q.0.clone())),
-        Cell::plain(status.capacity.get("memory").map_or(printer::NONE.into(), |q| printer::memory(&q.0))),
+        Cell::plain(capacity(cluster, "cpu").unwrap_or(printer::NONE)),
+        Cell::plain(capacity(cluster, "memory").map_or(printer::NONE.into(), printer::memory)),
         Cell::plain(addons.map_or(printer::NONE.into(), |a| format!("{}/{}", a.available, a.total))),
         Cell::plain(addons.and_then(|a| a.objects.clone()).unwrap_or_else(|| printer::NONE.into())),
     ];
-    Row { name: cluster.name_any(), cells, object: printer::for_output(cluster) }
+    Ok(Row { name: cluster.name_any(), cells, object: printer::for_output(cluster)? })
 }
 
 /// The age of an object, `-` when the server set no creation time.
@@ -278,7 +299,7 @@ async fn addons(client: &Client, cluster: Option<&str>, selector: Option<&str>) 
     Ok(Listing {
         resource: "managedclusteraddon.addon.open-cluster-management.io",
         columns: ADDON_COLUMNS.to_vec(),
-        rows: items.iter().map(|addon| addon_row(addon, now)).collect(),
+        rows: items.iter().map(|addon| addon_row(addon, now)).collect::<Result<_, _>>()?,
         single: false,
     })
 }
@@ -295,12 +316,12 @@ const ADDON_COLUMNS: [Column; 8] = [
 ];
 
 /// One row of `get addons`.
-fn addon_row(addon: &ManagedClusterAddOn, now: Timestamp) -> Row {
+fn addon_row(addon: &ManagedClusterAddOn, now: Timestamp) -> Result<Row, PrintError> {
     let conditions = addon.conditions();
     let available = c::find(conditions, c::ADDON_AVAILABLE);
     let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).unwrap_or(printer::NONE).to_string();
     let cells = vec![
-        Cell::plain(addon.namespace().unwrap_or_default()),
+        Cell::plain(addon.namespace().unwrap_or_else(|| printer::NONE.into())),
         Cell::plain(addon.name_any()),
         Cell::status(available.map(|c| c.status.as_str())),
         Cell::plain(text(available.map(|c| c.reason.as_str()))),
@@ -309,7 +330,7 @@ fn addon_row(addon: &ManagedClusterAddOn, now: Timestamp) -> Row {
         Cell::status(condition_status(conditions, c::ADDON_PROGRESSING)),
         Cell::plain(text(available.map(|c| c.message.as_str()))),
     ];
-    Row { name: addon.name_any(), cells, object: printer::for_output(addon) }
+    Ok(Row { name: addon.name_any(), cells, object: printer::for_output(addon)? })
 }
 
 #[cfg(test)]
@@ -350,7 +371,7 @@ mod tests {
         }));
         let now: Timestamp = "2025-01-01T00:05:30Z".parse().unwrap();
         let counts = AddonCounts { available: 1, total: 2, objects: Some("12 objects in 3 namespaces".into()) };
-        let row = cluster_row(&c1, Some(&counts), now);
+        let row = cluster_row(&c1, Some(&counts), now).unwrap();
         assert_eq!(
             texts(&row),
             [
@@ -378,7 +399,7 @@ mod tests {
             "apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
             "metadata": {"name": "new"}, "spec": {}
         }));
-        let row = cluster_row(&c1, None, Timestamp::now());
+        let row = cluster_row(&c1, None, Timestamp::now()).unwrap();
         let desired = format!("-/{VERSION}");
         assert_eq!(texts(&row), ["new", "-", "-", "-", desired.as_str(), "-", "-", "-", "-", "-", "-", "-"]);
         assert_eq!(row.cells.len(), CLUSTER_COLUMNS.len());
@@ -394,7 +415,7 @@ mod tests {
                                        "message": "no lease", "lastTransitionTime": "2025-01-01T00:00:00Z"}]}
         }))
         .unwrap();
-        let row = addon_row(&addon, Timestamp::now());
+        let row = addon_row(&addon, Timestamp::now()).unwrap();
         assert_eq!(
             texts(&row),
             ["c1", "search-collector", "False", "ManagedClusterAddOnLeaseNotFound", "-", "-", "-", "no lease"]

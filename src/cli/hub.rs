@@ -1,31 +1,38 @@
 //! `fleetctl hub install|uninstall`: the OCM CRDs, the hub namespace, least-privilege
-//! RBAC and the hub controller Deployment.
+//! RBAC and the hub controller Deployment — which carries the address managed clusters
+//! reach the hub at.
+
+use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-
-use super::Global;
 use fleetctl_api::names::{DEFAULT_REPOSITORY, VERSION, image as image_of};
 use fleetctl_hub::manifests::{self, install};
-use fleetctl_kube::{ApplyOptions, apply, client, delete_all};
+use fleetctl_kube::certs::pem_of_der;
+use fleetctl_kube::kubeconfig::{self, Endpoint};
+use fleetctl_kube::{ApplyOptions, apply, delete_all};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::Api;
+use kube::config::Kubeconfig;
+use thiserror::Error;
+
+use super::connect::{Role, connect};
+use super::exit::{CommandError, ExitStatus, Fault};
+use super::flags::HubFlags;
+use super::printer::Printer;
 
 /// `fleetctl hub …`
 #[derive(Debug, Args)]
 pub struct HubArgs {
     #[command(subcommand)]
     command: HubCommand,
+    #[command(flatten)]
+    hub: HubFlags,
 }
 
 #[derive(Debug, Subcommand)]
 enum HubCommand {
     /// Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent.
-    Install {
-        /// The fleetctl image the hub controller runs.
-        #[arg(long, value_name = "IMAGE")]
-        image: Option<String>,
-        /// Print the YAML instead of applying it.
-        #[arg(long)]
-        dry_run: bool,
-    },
+    Install(InstallArgs),
     /// Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay
     /// unless --purge-crds).
     Uninstall {
@@ -35,31 +42,211 @@ enum HubCommand {
     },
 }
 
-/// Runs a `hub` subcommand.
-pub async fn run(args: HubArgs, global: &Global) -> anyhow::Result<()> {
-    match args.command {
-        HubCommand::Install { image, dry_run } => {
-            let image = image.unwrap_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION));
-            let objects = install::objects(&image);
-            if dry_run {
-                print!("{}", manifests::to_yaml(&objects));
-                return Ok(());
-            }
-            let (client, _) = client(&global.hub_selection()).await?;
-            for outcome in apply(&client, &objects, &ApplyOptions::default()).await? {
-                global.say(&format!("{} {}", outcome.object, outcome.action));
-            }
+#[derive(Debug, Args)]
+struct InstallArgs {
+    /// The fleetctl image the hub controller runs; the clusters it imports run the same
+    /// repository (default: quay.io/fleetctl/fleetctl at this version).
+    #[arg(long, value_name = "IMAGE", conflicts_with = "image_registry")]
+    image: Option<String>,
+    /// A registry mirror for every image the hub deploys (the default image's registry
+    /// replaced, as ACM's KlusterletConfig registries do), e.g. registry.example.com:5000.
+    #[arg(long, value_name = "REGISTRY")]
+    image_registry: Option<String>,
+    /// The hub's API server URL as managed clusters reach it (default: the server of
+    /// kube-public/cluster-info where the hub publishes one, else your kubeconfig's).
+    #[arg(long, value_name = "URL")]
+    hub_url: Option<String>,
+    /// The CA bundle (PEM file) that verifies --hub-url (default: your kubeconfig's CA).
+    #[arg(long, value_name = "FILE")]
+    hub_ca_file: Option<PathBuf>,
+    /// Print the YAML instead of applying it (the address comes from the flags or your
+    /// kubeconfig; nothing is read from the hub).
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Why the hub's address could not be told.
+#[derive(Debug, Error)]
+enum AddressError {
+    /// `--hub-ca-file` cannot be read.
+    #[error("reading --hub-ca-file {}", path.display())]
+    CaFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No CA anywhere.
+    #[error("no CA for the hub address: your kubeconfig has none — pass --hub-ca-file")]
+    NoCa,
+    /// `--image-registry` is not a registry host.
+    #[error("--image-registry {0:?} is not a registry host[:port] (e.g. registry.example.com:5000)")]
+    Registry(String),
+}
+
+impl Fault for AddressError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::CaFile { .. } | Self::NoCa => ExitStatus::Refused,
+            Self::Registry(_) => ExitStatus::Usage,
         }
+    }
+}
+
+/// Where the address came from, for the note.
+enum Source {
+    Flag,
+    ClusterInfo,
+    Kubeconfig,
+}
+
+/// Runs a `hub` subcommand.
+pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
+    match args.command {
+        HubCommand::Install(install_args) => install_hub(&args.hub, install_args, printer).await,
         HubCommand::Uninstall { purge_crds } => {
-            let mut objects = install::objects(&image_of(DEFAULT_REPOSITORY, VERSION));
+            let image = image_of(DEFAULT_REPOSITORY, VERSION);
+            let mut objects = install::objects(&install::Install { image: &image, hub_url: "", hub_ca_pem: "" });
             if !purge_crds {
                 objects.retain(|o| o["kind"] != "CustomResourceDefinition");
             }
-            let (client, _) = client(&global.hub_selection()).await?;
+            let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
             for outcome in delete_all(&client, &objects, &ApplyOptions::default()).await? {
-                global.say(&format!("{} {}", outcome.object, outcome.action));
+                printer.note(&format!("{} {}", outcome.object, outcome.action));
             }
+            Ok(())
         }
     }
+}
+
+async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Result<(), CommandError> {
+    let image = match (&args.image, &args.image_registry) {
+        (Some(image), _) => image.clone(),
+        (None, Some(registry)) => mirrored(registry)?,
+        (None, None) => image_of(DEFAULT_REPOSITORY, VERSION),
+    };
+    let flag_ca = match &args.hub_ca_file {
+        Some(path) => {
+            Some(std::fs::read_to_string(path).map_err(|source| AddressError::CaFile { path: path.clone(), source })?)
+        }
+        None => None,
+    };
+    let (endpoint, source, client) = if args.dry_run {
+        let config = fleetctl_kube::config(&hub.selection()).await.map_err(|e| connect_error(e, printer))?;
+        let (endpoint, source) = chosen(args.hub_url.as_deref(), flag_ca, None, &config)?;
+        (endpoint, source, None)
+    } else {
+        let (client, config) = connect(&hub.selection(), Role::Hub).await?;
+        let published = cluster_info(&client).await;
+        let (endpoint, source) = chosen(args.hub_url.as_deref(), flag_ca, published, &config)?;
+        (endpoint, source, Some(client))
+    };
+    let objects =
+        install::objects(&install::Install { image: &image, hub_url: &endpoint.server, hub_ca_pem: &endpoint.ca_pem });
+    let Some(client) = client else {
+        printer.data(&manifests::to_yaml(&objects))?;
+        return Ok(());
+    };
+    let from = match source {
+        Source::Flag => "--hub-url",
+        Source::ClusterInfo => "kube-public/cluster-info",
+        Source::Kubeconfig => "your kubeconfig",
+    };
+    printer.note(&format!("managed clusters will reach the hub at {} (from {from})", endpoint.server));
+    for outcome in apply(&client, &objects, &ApplyOptions::default()).await? {
+        printer.note(&format!("{} {}", outcome.object, outcome.action));
+    }
     Ok(())
+}
+
+/// A kubeconfig that cannot be used, as every command refuses it.
+fn connect_error(error: fleetctl_kube::ConfigError, _: &Printer) -> CommandError {
+    super::connect::ConnectError::Config { role: Role::Hub, source: error }.into()
+}
+
+/// The address managed clusters get: `--hub-url` (with `--hub-ca-file` or the
+/// kubeconfig's CA), else what the hub publishes in `kube-public/cluster-info`, else the
+/// kubeconfig's server and CA.
+fn chosen(
+    flag_url: Option<&str>,
+    flag_ca: Option<String>,
+    published: Option<Endpoint>,
+    config: &kube::Config,
+) -> Result<(Endpoint, Source), AddressError> {
+    let own_ca = || config.root_cert.as_ref().map(|certs| certs.iter().map(|c| pem_of_der(c)).collect::<String>());
+    let ca =
+        |fallback: Option<String>| flag_ca.clone().or(fallback).filter(|ca| !ca.is_empty()).ok_or(AddressError::NoCa);
+    if let Some(url) = flag_url {
+        return Ok((Endpoint { server: url.trim_end_matches('/').to_string(), ca_pem: ca(own_ca())? }, Source::Flag));
+    }
+    if let Some(published) = published {
+        let ca_pem = ca(Some(published.ca_pem).filter(|c| !c.is_empty()).or_else(own_ca))?;
+        return Ok((Endpoint { server: published.server, ca_pem }, Source::ClusterInfo));
+    }
+    let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    Ok((Endpoint { server, ca_pem: ca(own_ca())? }, Source::Kubeconfig))
+}
+
+/// The endpoint a cluster publishes for its joiners (kubeadm's `kube-public/cluster-info`),
+/// if it publishes one.
+async fn cluster_info(client: &kube::Client) -> Option<Endpoint> {
+    let info = Api::<ConfigMap>::namespaced(client.clone(), "kube-public").get_opt("cluster-info").await.ok()??;
+    let text = info.data?.remove("kubeconfig")?;
+    kubeconfig::endpoint(&Kubeconfig::from_yaml(&text).ok()?).ok()
+}
+
+/// The default image with its registry replaced by `registry`.
+fn mirrored(registry: &str) -> Result<String, AddressError> {
+    let registry = registry.trim_end_matches('/');
+    let valid = !registry.is_empty() && !registry.contains("://") && !registry.chars().any(char::is_whitespace);
+    if !valid {
+        return Err(AddressError::Registry(registry.to_string()));
+    }
+    let (_, path) = DEFAULT_REPOSITORY.split_once('/').unwrap_or(("", DEFAULT_REPOSITORY));
+    Ok(image_of(&format!("{registry}/{path}"), VERSION))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(url: &str) -> kube::Config {
+        kube::Config::new(url.parse().unwrap())
+    }
+
+    #[test]
+    fn the_hub_address_is_the_flag_then_cluster_info_then_the_kubeconfig() {
+        let published = Endpoint { server: "https://hub.internal:6443".into(), ca_pem: "PUBLISHED".into() };
+        let (flag, source) = chosen(
+            Some("https://hub.example:6443/"),
+            Some("CA".into()),
+            Some(published.clone()),
+            &config("https://127.0.0.1:1"),
+        )
+        .unwrap();
+        assert_eq!((flag.server.as_str(), flag.ca_pem.as_str()), ("https://hub.example:6443", "CA"));
+        assert!(matches!(source, Source::Flag));
+        let (info, source) = chosen(None, None, Some(published), &config("https://127.0.0.1:1")).unwrap();
+        assert_eq!((info.server.as_str(), info.ca_pem.as_str()), ("https://hub.internal:6443", "PUBLISHED"));
+        assert!(matches!(source, Source::ClusterInfo));
+        let mut own = config("https://127.0.0.1:1");
+        own.root_cert = Some(vec![vec![1, 2, 3]]);
+        let (kubeconfig, source) = chosen(None, None, None, &own).unwrap();
+        assert_eq!(kubeconfig.server, "https://127.0.0.1:1");
+        assert!(kubeconfig.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
+        assert!(matches!(source, Source::Kubeconfig));
+        assert!(matches!(chosen(None, None, None, &config("https://127.0.0.1:1")), Err(AddressError::NoCa)));
+    }
+
+    #[test]
+    fn a_registry_mirror_replaces_the_registry_of_the_default_image() {
+        assert_eq!(
+            mirrored("registry.example.com:5000/").unwrap(),
+            format!("registry.example.com:5000/fleetctl/fleetctl:{VERSION}")
+        );
+        for bad in ["", "https://x", "a b"] {
+            assert!(matches!(mirrored(bad), Err(AddressError::Registry(_))), "{bad:?}");
+        }
+    }
 }

@@ -4,9 +4,12 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 
-use super::Global;
+use super::connect::{self, Role, connect};
+use super::exit::CommandError;
+use super::flags::{ClusterFlags, HubFlags, OutputFlags, WaitFlags};
+use super::outcome;
+use super::printer::Printer;
 use super::progress::Reporter;
-use crate::lifecycle::LifecycleError;
 use crate::lifecycle::import::{ImportOptions, Imported, import};
 
 /// `fleetctl import …`
@@ -29,6 +32,14 @@ pub struct ImportArgs {
     /// Import even if the target is joined to another hub.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    hub: HubFlags,
+    #[command(flatten)]
+    cluster: ClusterFlags,
+    #[command(flatten)]
+    output: OutputFlags,
+    #[command(flatten)]
+    wait: WaitFlags,
 }
 
 fn parse_label(text: &str) -> Result<(String, String), String> {
@@ -40,20 +51,14 @@ fn parse_label(text: &str) -> Result<(String, String), String> {
 }
 
 /// Runs `import`.
-pub async fn run(args: ImportArgs, global: &Global) -> anyhow::Result<()> {
-    let pair = global.clusters();
-    let (hub, hub_config) = fleetctl_kube::client(&pair.hub)
-        .await
-        .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?;
+pub async fn run(args: ImportArgs, printer: &Printer) -> Result<(), CommandError> {
+    let printer = printer.with_output(args.output.output);
+    let (hub, hub_config) = connect(&args.hub.selection(), Role::Hub).await?;
+    // The target answering is part of the import's own preflight.
     let target = if args.print_command {
         None
     } else {
-        Some(
-            fleetctl_kube::client(&pair.target)
-                .await
-                .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?
-                .0,
-        )
+        Some(connect::client(&args.cluster.selection(&args.hub), Role::Target).await?.0)
     };
     let options = ImportOptions {
         name: args.name,
@@ -62,15 +67,15 @@ pub async fn run(args: ImportArgs, global: &Global) -> anyhow::Result<()> {
         wait: !args.no_wait,
         print_command: args.print_command,
         force: args.force,
-        timeout: global.timeout(),
+        timeout: args.wait.timeout,
     };
-    let reporter = Reporter::new(global.quiet_progress());
+    let reporter = Reporter::new(&printer);
     let hub_url = hub_config.cluster_url.to_string();
     let result = import(&hub, &hub_url, target.as_ref(), &options, &|event| reporter.show(event)).await;
     reporter.finish();
     match result? {
-        Imported::Command(command) => println!("{command}"),
-        Imported::Already(outcome) | Imported::Done(outcome) => global.print_outcome(&outcome)?,
+        Imported::Command(command) => printer.data(&format!("{command}\n"))?,
+        Imported::Already(outcome) | Imported::Done(outcome) => outcome::print(&printer, &outcome)?,
     }
     Ok(())
 }

@@ -1,162 +1,40 @@
-//! The command line: clap definitions, global options, and one module per subcommand.
+//! The command line: clap definitions, one module per subcommand, the printer every command
+//! writes through, and the exit status every error carries.
 
 mod completion;
+mod connect;
 mod demo;
 mod describe;
 mod detach;
 pub mod dev;
+pub mod exit;
+pub mod flags;
 mod get;
 mod hub;
 mod import;
+mod logging;
+mod outcome;
 pub mod printer;
 mod progress;
 mod upgrade;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+use thiserror::Error;
 
-use fleetctl_kube::{KubeconfigPair, Selection};
-
-/// Exit codes, documented in `--help` and the README.
-pub mod exit {
-    /// Success.
-    pub const OK: u8 = 0;
-    /// The operation failed.
-    pub const FAILED: u8 = 1;
-    /// Usage error.
-    pub const USAGE: u8 = 2;
-    /// Timed out waiting.
-    pub const TIMEOUT: u8 = 3;
-    /// Refused by preflight (nothing changed).
-    pub const REFUSED: u8 = 4;
-}
-
-const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage error; \
-3 timed out waiting; 4 refused by preflight (nothing changed).";
+use exit::{CommandError, EXIT_CODES, ExitStatus, Fault};
+use flags::TerminalFlags;
+use printer::Printer;
 
 /// Manage a fleet of Kubernetes clusters from one hub (Open Cluster Management compatible).
 #[derive(Debug, Parser)]
 #[command(name = "fleetctl", version, about, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(flatten)]
-    global: GlobalArgs,
+    terminal: TerminalFlags,
     #[command(subcommand)]
     command: Command,
-}
-
-/// Output formats of `-o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Output {
-    /// A table for people.
-    Table,
-    /// A table with more columns.
-    Wide,
-    /// JSON on stdout, nothing else.
-    Json,
-    /// YAML on stdout, nothing else.
-    Yaml,
-    /// Names only.
-    Name,
-}
-
-/// Options every subcommand takes.
-#[derive(Debug, Clone, clap::Args)]
-struct GlobalArgs {
-    /// Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config).
-    #[arg(long, global = true, value_name = "FILE", env = "FLEETCTL_HUB_KUBECONFIG")]
-    hub_kubeconfig: Option<PathBuf>,
-    /// Context of the hub in its kubeconfig.
-    #[arg(long, global = true, value_name = "NAME")]
-    hub_context: Option<String>,
-    /// Kubeconfig of the cluster being imported or detached (default: the hub's file).
-    #[arg(long, global = true, value_name = "FILE")]
-    cluster_kubeconfig: Option<PathBuf>,
-    /// Context of that cluster.
-    #[arg(long, global = true, value_name = "NAME")]
-    cluster_context: Option<String>,
-    /// Output format.
-    #[arg(short, long, global = true, value_enum, default_value = "table")]
-    output: Output,
-    /// How long to wait for the cluster(s) (e.g. 90s, 5m).
-    #[arg(long, global = true, default_value = "5m", value_parser = fleetctl_kube::duration::parse)]
-    timeout: Duration,
-    /// Print only errors.
-    #[arg(short, long, global = true)]
-    quiet: bool,
-    /// Log more (repeat for more detail); logs go to stderr.
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    verbose: u8,
-    /// No colours (also NO_COLOR).
-    #[arg(long, global = true)]
-    no_color: bool,
-}
-
-/// The global options, resolved, as subcommands use them.
-#[derive(Debug, Clone)]
-pub struct Global {
-    args: GlobalArgs,
-}
-
-impl Global {
-    /// The hub and target cluster selections.
-    pub fn clusters(&self) -> KubeconfigPair {
-        KubeconfigPair::new(
-            self.args.hub_kubeconfig.clone(),
-            self.args.hub_context.clone(),
-            self.args.cluster_kubeconfig.clone(),
-            self.args.cluster_context.clone(),
-        )
-    }
-
-    /// The hub selection.
-    pub fn hub_selection(&self) -> Selection {
-        self.clusters().hub
-    }
-
-    /// How long to wait.
-    pub fn timeout(&self) -> Duration {
-        self.args.timeout
-    }
-
-    /// Whether progress must stay off stderr (quiet, or machine output).
-    pub fn quiet_progress(&self) -> bool {
-        self.args.quiet || matches!(self.args.output, Output::Json | Output::Yaml)
-    }
-
-    /// Whether the target cluster was named explicitly.
-    pub fn names_target(&self) -> bool {
-        self.args.cluster_kubeconfig.is_some() || self.args.cluster_context.is_some()
-    }
-
-    /// Prints the result of a lifecycle operation in the chosen format (stdout; a reader
-    /// that went away is fine).
-    pub fn print_outcome(&self, outcome: &crate::lifecycle::Outcome) -> anyhow::Result<()> {
-        let text = match self.args.output {
-            Output::Json => format!("{}\n", serde_json::to_string_pretty(outcome)?),
-            Output::Yaml => serde_yaml::to_string(outcome)?,
-            Output::Name => format!("managedcluster.cluster.open-cluster-management.io/{}\n", outcome.cluster),
-            Output::Table | Output::Wide => {
-                if outcome.steps.is_empty() {
-                    format!("{}: {}\n", outcome.cluster, outcome.result)
-                } else {
-                    let total: f64 = outcome.steps.iter().map(|s| s.seconds).sum();
-                    format!("{}: {} ({total:.2}s)\n", outcome.cluster, outcome.result)
-                }
-            }
-        };
-        printer::write_stdout(&text)?;
-        Ok(())
-    }
-
-    /// Says something to a person (stderr, unless quiet or machine output).
-    pub fn say(&self, line: &str) {
-        if !self.args.quiet && !matches!(self.args.output, Output::Json | Output::Yaml) {
-            eprintln!("{line}");
-        }
-    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -181,66 +59,137 @@ enum Command {
     Completion(completion::CompletionArgs),
 }
 
+/// The async runtime could not start.
+#[derive(Debug, Error)]
+#[error("starting the async runtime")]
+struct RuntimeError(#[source] std::io::Error);
+
+impl Fault for RuntimeError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Failure
+    }
+}
+
 impl Cli {
-    /// Runs the command and turns the outcome into an exit code.
+    /// Runs the command; an error is reported on stderr and becomes the exit code.
     pub fn run(self) -> ExitCode {
-        init_logging(self.global.verbose);
-        let global = Global { args: self.global };
-        block_on(async {
+        let printer = Printer::new(&self.terminal);
+        match self.execute(&printer) {
+            Ok(()) => ExitStatus::Success.into(),
+            Err(error) => {
+                printer.error(&error);
+                error.status().into()
+            }
+        }
+    }
+
+    fn execute(self, printer: &Printer) -> Result<(), CommandError> {
+        logging::init(&self.terminal, printer)?;
+        let runtime = tokio::runtime::Runtime::new().map_err(RuntimeError)?;
+        runtime.block_on(async {
             match self.command {
-                Command::Dev(args) => dev::run(args).await,
-                Command::Demo(args) => demo::run(args).await,
-                Command::Hub(args) => hub::run(args, &global).await,
-                Command::Import(args) => import::run(args, &global).await,
-                Command::Upgrade(args) => upgrade::run(args, &global).await,
-                Command::Detach(args) => detach::run(args, &global).await,
-                Command::Get(args) => get::run(args, &global).await,
-                Command::Describe(args) => describe::run(args, &global).await,
-                Command::Completion(args) => completion::run(args),
+                Command::Dev(args) => dev::run(args, printer).await,
+                Command::Demo(args) => demo::run(args, printer).await,
+                Command::Hub(args) => hub::run(args, printer).await,
+                Command::Import(args) => import::run(args, printer).await,
+                Command::Upgrade(args) => upgrade::run(args, printer).await,
+                Command::Detach(args) => detach::run(args, printer).await,
+                Command::Get(args) => get::run(args, printer).await,
+                Command::Describe(args) => describe::run(args, printer).await,
+                Command::Completion(args) => completion::run(args, printer),
             }
         })
     }
 }
 
-/// Runs `work` to completion on a new runtime and turns its outcome into an exit code.
-fn block_on(work: impl Future<Output = anyhow::Result<()>>) -> ExitCode {
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: starting the async runtime: {e}");
-            return ExitCode::from(exit::FAILED);
-        }
-    };
-    match runtime.block_on(work) {
-        Ok(()) => ExitCode::from(exit::OK),
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            let code = e.downcast_ref::<crate::lifecycle::LifecycleError>().map_or(exit::FAILED, |l| l.exit_code());
-            ExitCode::from(code)
-        }
-    }
-}
-
-fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "info",
-        1 => "debug",
-        _ => "trace",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("FLEETCTL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    // Colours only for a person: logs of agents and clusters go to files.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
     use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    use super::*;
 
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    fn refused(args: &[&str]) -> ErrorKind {
+        let error = Cli::try_parse_from(args).expect_err("refused");
+        assert_eq!(error.exit_code(), 2, "{args:?}: a usage error");
+        error.kind()
+    }
+
+    #[test]
+    fn a_flag_is_refused_by_the_commands_that_do_not_honour_it() {
+        for args in [
+            &["fleetctl", "completion", "bash", "-o", "json"][..],
+            &["fleetctl", "dev", "up", "--cluster-context", "x"],
+            &["fleetctl", "dev", "status", "--hub-kubeconfig", "/k"],
+            &["fleetctl", "demo", "--timeout", "5m"],
+            &["fleetctl", "get", "clusters", "--cluster-context", "x"],
+            &["fleetctl", "describe", "cluster", "c1", "--timeout", "5m"],
+            &["fleetctl", "hub", "install", "-o", "json"],
+            &["fleetctl", "upgrade", "c1", "--to", "0.2.0", "--cluster-kubeconfig", "/k"],
+            // Command flags follow their command.
+            &["fleetctl", "--hub-context", "hub", "get", "clusters"],
+        ] {
+            assert_eq!(refused(args), ErrorKind::UnknownArgument, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn each_command_takes_the_flags_it_honours_before_or_after_its_subcommand() {
+        for args in [
+            &[
+                "fleetctl",
+                "import",
+                "c1",
+                "--hub-context",
+                "h",
+                "--cluster-context",
+                "c",
+                "-o",
+                "json",
+                "--timeout",
+                "1m",
+            ][..],
+            &[
+                "fleetctl",
+                "upgrade",
+                "--all",
+                "--to",
+                "0.2.0",
+                "--hub-kubeconfig",
+                "/k",
+                "-o",
+                "yaml",
+                "--timeout",
+                "1m",
+            ],
+            &[
+                "fleetctl",
+                "detach",
+                "c1",
+                "--yes",
+                "--hub-context",
+                "h",
+                "--cluster-kubeconfig",
+                "/k",
+                "--timeout",
+                "1m",
+            ],
+            &["fleetctl", "get", "-o", "wide", "clusters", "--hub-context", "h"],
+            &["fleetctl", "get", "addons", "c1", "-o", "json", "--hub-kubeconfig", "/k"],
+            &["fleetctl", "describe", "cluster", "c1", "-o", "yaml", "--hub-context", "h"],
+            &["fleetctl", "hub", "install", "--hub-context", "h"],
+            &["fleetctl", "hub", "--hub-context", "h", "uninstall"],
+            // Terminal flags go anywhere.
+            &["fleetctl", "-q", "completion", "bash", "--no-color"],
+            &["fleetctl", "dev", "status", "-vv"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_ok(), "{args:?}");
+        }
+        assert_eq!(refused(&["fleetctl", "-q", "-v", "get", "clusters"]), ErrorKind::ArgumentConflict);
     }
 }

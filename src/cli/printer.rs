@@ -1,12 +1,15 @@
-//! The one printer every command writes its results through: tables for people (`-o table`,
-//! `-o wide`), JSON and YAML for machines, bare names for shell loops.
+//! The one printer every command writes through: results on stdout — tables for people
+//! (`-o table`, `-o wide`), JSON and YAML for machines, bare names for shell loops — and
+//! notes, errors and prompts for people on stderr.
 //!
-//! Data goes to stdout and nothing else does; with `-o json|yaml` stdout holds exactly one
-//! document. Colours are used only when stdout is a terminal and neither `NO_COLOR` nor
-//! `--no-color` says otherwise. A reader that goes away early (`fleetctl get clusters | head`)
-//! is not an error: a broken pipe counts as success, as in ripgrep.
+//! Nothing else in fleetctl writes to stdout or stderr (progress bars go to stderr through
+//! [`super::progress`], logs through `tracing`). With `-o json|yaml` stdout holds exactly one
+//! document and stderr no notes; `-q` leaves only errors. Colours are used only on a terminal
+//! and when neither `NO_COLOR` nor `--no-color` says otherwise. A reader that goes away early
+//! (`fleetctl get clusters | head`) is not an error: a broken pipe counts as success, as in
+//! ripgrep.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Read, Write};
 
 use comfy_table::{Color, ContentArrangement, Table, presets};
 use jiff::Timestamp;
@@ -14,7 +17,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use thiserror::Error;
 
-use super::{Global, Output};
+use super::exit::{CommandError, ExitStatus, Fault};
+use super::flags::{Output, TerminalFlags};
 
 /// Why output could not be written.
 #[derive(Debug, Error)]
@@ -22,12 +26,24 @@ pub enum PrintError {
     /// Writing to stdout failed (other than the reader going away).
     #[error("writing to stdout")]
     Write(#[source] io::Error),
+    /// Reading what was to be copied to stdout failed.
+    #[error("reading what to print")]
+    Read(#[source] io::Error),
     /// The result could not be encoded as JSON.
     #[error("encoding the result as JSON")]
     Json(#[source] serde_json::Error),
     /// The result could not be encoded as YAML.
     #[error("encoding the result as YAML")]
     Yaml(#[source] serde_yaml::Error),
+    /// Asking the person failed (the terminal went away, or the prompt was interrupted).
+    #[error("asking for confirmation")]
+    Prompt(#[source] dialoguer::Error),
+}
+
+impl Fault for PrintError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Failure
+    }
 }
 
 /// How a table cell reads at a glance; turned into a colour only when colours are on.
@@ -125,25 +141,38 @@ pub struct Listing {
     pub single: bool,
 }
 
-/// Writes results to stdout in the format `-o` chose.
+/// Writes results to stdout in the format `-o` chose, and notes for people to stderr.
 #[derive(Debug, Clone, Copy)]
 pub struct Printer {
     output: Output,
+    quiet: bool,
     color: bool,
+    stderr_color: bool,
 }
 
 impl Printer {
-    /// The printer for the global options: `-o`, and colours unless `--no-color`, `NO_COLOR`
-    /// or stdout is not a terminal.
-    pub fn new(global: &Global) -> Self {
-        let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = !global.args.no_color && !no_color_env && io::stdout().is_terminal();
-        Self::with(global.args.output, color)
+    /// The printer for the terminal flags, printing tables until [`Printer::with_output`]
+    /// says otherwise: colours unless `--no-color`, `NO_COLOR` or the stream is not a terminal.
+    pub fn new(flags: &TerminalFlags) -> Self {
+        let no_color = flags.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Self {
+            output: Output::Table,
+            quiet: flags.quiet,
+            color: !no_color && io::stdout().is_terminal(),
+            stderr_color: !no_color && io::stderr().is_terminal(),
+        }
     }
 
-    /// A printer with the format and colour choice given (tests, other front ends).
+    /// A printer with the format and colour choice given, not quiet.
+    #[cfg(test)]
     pub fn with(output: Output, color: bool) -> Self {
-        Self { output, color }
+        Self { output, quiet: false, color, stderr_color: color }
+    }
+
+    /// The same printer with the format `-o` chose.
+    #[must_use]
+    pub fn with_output(self, output: Output) -> Self {
+        Self { output, ..self }
     }
 
     /// The output format.
@@ -152,8 +181,63 @@ impl Printer {
     }
 
     /// Whether machine output (JSON or YAML) was asked for, so nothing else may reach stdout.
-    pub fn is_machine(&self) -> bool {
+    fn is_machine(&self) -> bool {
         matches!(self.output, Output::Json | Output::Yaml)
+    }
+
+    /// Whether notes and progress are shown: not with `-q`, nor beside machine output.
+    pub fn shows_notes(&self) -> bool {
+        !self.quiet && !self.is_machine()
+    }
+
+    /// Whether what goes to stderr (progress, logs) may be coloured.
+    pub fn stderr_color(&self) -> bool {
+        self.stderr_color
+    }
+
+    /// Prints text as it is (data: stdout).
+    pub fn data(&self, text: &str) -> Result<(), PrintError> {
+        write_stdout(text)
+    }
+
+    /// Copies what `reader` holds to stdout (data: a log, say).
+    pub fn copy(&self, reader: &mut impl Read) -> Result<(), PrintError> {
+        let mut stdout = io::stdout().lock();
+        let mut buffer = [0u8; 64 * 1024];
+        loop {
+            let read = match reader.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(PrintError::Read(e)),
+            };
+            if let Err(e) = stdout.write_all(&buffer[..read]) {
+                return ok_if_reader_left(e);
+            }
+        }
+        stdout.flush().or_else(ok_if_reader_left)
+    }
+
+    /// Says something to a person (stderr), unless `-q` or machine output.
+    pub fn note(&self, line: &str) {
+        if self.shows_notes() {
+            write_stderr(line);
+        }
+    }
+
+    /// Reports the error a command ended with (stderr, always).
+    pub fn error(&self, error: &CommandError) {
+        write_stderr(&format!("error: {}", error.chain()));
+    }
+
+    /// Whether a person is there to answer a prompt: stdin and stderr are terminals.
+    pub fn can_prompt(&self) -> bool {
+        io::stdin().is_terminal() && io::stderr().is_terminal()
+    }
+
+    /// Asks a yes/no question on stderr; no unless the person says yes.
+    pub fn confirm(&self, question: &str) -> Result<bool, PrintError> {
+        dialoguer::Confirm::new().with_prompt(question).default(false).interact().map_err(PrintError::Prompt)
     }
 
     /// Prints a listing in the chosen format.
@@ -266,21 +350,29 @@ pub fn list_document(items: Vec<Value>) -> Value {
 
 /// An object as `-o json|yaml` shows it: without `metadata.managedFields`, which only the API
 /// server's bookkeeping needs (kubectl hides it too).
-pub fn for_output<T: Serialize>(object: &T) -> Value {
-    let mut value = serde_json::to_value(object).unwrap_or(Value::Null);
+pub fn for_output<T: Serialize>(object: &T) -> Result<Value, PrintError> {
+    let mut value = serde_json::to_value(object).map_err(PrintError::Json)?;
     if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.remove("managedFields");
     }
-    value
+    Ok(value)
 }
 
 /// Writes to stdout; a reader that has gone away is success.
-pub fn write_stdout(text: &str) -> Result<(), PrintError> {
+fn write_stdout(text: &str) -> Result<(), PrintError> {
     let mut stdout = io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(PrintError::Write(e)),
-        _ => Ok(()),
-    }
+    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).or_else(ok_if_reader_left)
+}
+
+fn ok_if_reader_left(e: io::Error) -> Result<(), PrintError> {
+    if e.kind() == io::ErrorKind::BrokenPipe { Ok(()) } else { Err(PrintError::Write(e)) }
+}
+
+/// Writes one line to stderr. A stderr that cannot be written leaves nowhere to say so, so
+/// the line is dropped (where `eprintln!` would panic).
+fn write_stderr(line: &str) {
+    let mut stderr = io::stderr().lock();
+    let _ = writeln!(stderr, "{line}");
 }
 
 /// How long ago `since` was, as kubectl prints ages (`45s`, `5m30s`, `3h`, `2d4h`, `1y`):
@@ -406,7 +498,7 @@ mod tests {
     #[test]
     fn managed_fields_are_left_out_of_machine_output() {
         let object = json!({"metadata": {"name": "c1", "managedFields": [{"manager": "x"}]}, "spec": {}});
-        assert_eq!(for_output(&object), json!({"metadata": {"name": "c1"}, "spec": {}}));
+        assert_eq!(for_output(&object).unwrap(), json!({"metadata": {"name": "c1"}, "spec": {}}));
     }
 
     #[test]

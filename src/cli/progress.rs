@@ -1,5 +1,6 @@
 //! Progress of the lifecycle operations for a person: a spinner per cluster on a TTY
-//! (indicatif), plain lines otherwise; nothing at all with `-q` or `-o json|yaml`.
+//! (indicatif, on stderr), plain lines through the printer otherwise; nothing at all with
+//! `-q` or `-o json|yaml`.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -8,31 +9,42 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parking_lot::Mutex;
 
+use super::printer::Printer;
 use crate::lifecycle::Progress;
+
+/// The spinner line: bold cluster names only where colours are on.
+const STYLE: &str = "{spinner} {prefix:.bold} {wide_msg} {elapsed}";
+const PLAIN_STYLE: &str = "{spinner} {prefix} {wide_msg} {elapsed}";
 
 /// Shows progress events.
 pub struct Reporter {
-    quiet: bool,
-    bars: Option<(MultiProgress, Mutex<BTreeMap<String, ProgressBar>>)>,
+    printer: Printer,
+    bars: Option<Bars>,
+}
+
+struct Bars {
+    multi: MultiProgress,
+    style: ProgressStyle,
+    by_cluster: Mutex<BTreeMap<String, ProgressBar>>,
 }
 
 impl Reporter {
-    /// A reporter for this terminal; `quiet` shows nothing.
-    pub fn new(quiet: bool) -> Self {
-        let tty = std::io::stderr().is_terminal();
-        let bars = (tty && !quiet)
-            .then(|| (MultiProgress::with_draw_target(ProgressDrawTarget::stderr()), Mutex::new(BTreeMap::new())));
-        Self { quiet, bars }
+    /// A reporter for this terminal, showing what the printer lets through.
+    pub fn new(printer: &Printer) -> Self {
+        let bars = (printer.shows_notes() && std::io::stderr().is_terminal()).then(|| Bars {
+            multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+            style: style(if printer.stderr_color() { STYLE } else { PLAIN_STYLE }),
+            by_cluster: Mutex::new(BTreeMap::new()),
+        });
+        Self { printer: *printer, bars }
     }
 
     fn bar(&self, cluster: &str) -> Option<ProgressBar> {
-        let (multi, bars) = self.bars.as_ref()?;
-        let mut bars = bars.lock();
-        let bar = bars.entry(cluster.to_string()).or_insert_with(|| {
-            let bar = multi.add(ProgressBar::new_spinner());
-            let style = ProgressStyle::with_template("{spinner} {prefix:.bold} {wide_msg} {elapsed}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner());
-            bar.set_style(style);
+        let bars = self.bars.as_ref()?;
+        let mut by_cluster = bars.by_cluster.lock();
+        let bar = by_cluster.entry(cluster.to_string()).or_insert_with(|| {
+            let bar = bars.multi.add(ProgressBar::new_spinner());
+            bar.set_style(bars.style.clone());
             bar.set_prefix(cluster.to_string());
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
@@ -42,37 +54,61 @@ impl Reporter {
 
     /// Shows one event.
     pub fn show(&self, event: Progress) {
-        if self.quiet {
+        if !self.printer.shows_notes() {
             return;
         }
-        match (&event, self.bar(cluster_of(&event))) {
-            (Progress::Started { step, .. }, Some(bar)) => bar.set_message(format!("{step}…")),
-            (Progress::Finished { step, elapsed, .. }, Some(bar)) => {
-                bar.println(format!("✓ {} {step} ({:.2}s)", cluster_of(&event), elapsed.as_secs_f64()));
+        let bar = self.bar(cluster_of(&event));
+        let line = match event {
+            Progress::Started { step, .. } => {
+                if let Some(bar) = bar {
+                    bar.set_message(format!("{step}…"));
+                }
+                return;
             }
-            (Progress::Note { message, .. }, Some(bar)) => bar.println(format!("! {} {message}", cluster_of(&event))),
-            (Progress::Started { .. }, None) => {}
-            (Progress::Finished { cluster, step, elapsed }, None) => {
-                eprintln!("✓ {cluster} {step} ({:.2}s)", elapsed.as_secs_f64())
+            Progress::Finished { cluster, step, elapsed } => {
+                format!("✓ {cluster} {step} ({:.2}s)", elapsed.as_secs_f64())
             }
-            (Progress::Note { cluster, message }, None) => eprintln!("! {cluster} {message}"),
+            Progress::Note { cluster, message } => format!("! {cluster} {message}"),
+        };
+        match bar {
+            Some(bar) => bar.println(line),
+            None => self.printer.note(&line),
         }
     }
 
     /// Ends the spinners.
     pub fn finish(&self) {
-        if let Some((_, bars)) = &self.bars {
-            for bar in bars.lock().values() {
+        if let Some(bars) = &self.bars {
+            for bar in bars.by_cluster.lock().values() {
                 bar.finish_and_clear();
             }
         }
     }
 }
 
+/// The spinner style of a template of this module.
+fn style(template: &str) -> ProgressStyle {
+    // Both templates are constants whose placeholders indicatif knows (a unit test parses them).
+    #[allow(clippy::expect_used)]
+    ProgressStyle::with_template(template).expect("the spinner templates are valid")
+}
+
 fn cluster_of(event: &Progress) -> &str {
     match event {
         Progress::Started { cluster, .. } | Progress::Finished { cluster, .. } | Progress::Note { cluster, .. } => {
             cluster
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spinner_templates_are_valid() {
+        for template in [STYLE, PLAIN_STYLE] {
+            assert!(ProgressStyle::with_template(template).is_ok(), "{template}");
         }
     }
 }

@@ -2,9 +2,12 @@
 
 use clap::Args;
 
-use super::Global;
+use super::connect::{Role, connect};
+use super::exit::CommandError;
+use super::flags::{HubFlags, OutputFlags, WaitFlags};
+use super::outcome;
+use super::printer::Printer;
 use super::progress::Reporter;
-use crate::lifecycle::LifecycleError;
 use crate::lifecycle::import::select;
 use crate::lifecycle::upgrade::{UpgradeOptions, upgrade_all, valid_version};
 
@@ -21,7 +24,7 @@ pub struct UpgradeArgs {
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     selector: Option<String>,
     /// The klusterlet version to run (e.g. 0.2.0).
-    #[arg(long = "to", value_name = "VERSION")]
+    #[arg(long = "to", value_name = "VERSION", value_parser = parse_version)]
     version: String,
     /// How many clusters upgrade at once.
     #[arg(long, default_value_t = 1)]
@@ -29,36 +32,52 @@ pub struct UpgradeArgs {
     /// Record the version and return without waiting.
     #[arg(long)]
     no_wait: bool,
+    #[command(flatten)]
+    hub: HubFlags,
+    #[command(flatten)]
+    output: OutputFlags,
+    #[command(flatten)]
+    wait: WaitFlags,
+}
+
+fn parse_version(text: &str) -> Result<String, String> {
+    if valid_version(text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!("invalid version {text:?}: use a release version such as 0.2.0 or v0.2.0"))
+    }
 }
 
 /// Runs `upgrade`.
-pub async fn run(args: UpgradeArgs, global: &Global) -> anyhow::Result<()> {
-    if !valid_version(&args.version) {
-        return Err(LifecycleError::Usage(format!(
-            "invalid version {:?}: use a release version such as 0.2.0 or v0.2.0",
-            args.version
-        ))
-        .into());
-    }
-    let (hub, _) = fleetctl_kube::client(&global.hub_selection())
-        .await
-        .map_err(|e| LifecycleError::Refused(format!("{:#}", anyhow::Error::from(e))))?;
-    let names = if args.all {
-        select(&hub, "").await?
-    } else if let Some(selector) = &args.selector {
-        select(&hub, selector).await?
-    } else {
-        args.names
+pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandError> {
+    let printer = printer.with_output(args.output.output);
+    let (hub, _) = connect(&args.hub.selection(), Role::Hub).await?;
+    let names = match (&args.selector, args.all) {
+        (Some(selector), _) => select(&hub, selector).await?,
+        (None, true) => select(&hub, "").await?,
+        (None, false) => args.names,
     };
-    if names.is_empty() {
-        return Err(LifecycleError::Refused("no cluster matches: list them with `fleetctl get clusters`".into()).into());
-    }
-    let options = UpgradeOptions { version: args.version, wait: !args.no_wait, timeout: global.timeout() };
-    let reporter = Reporter::new(global.quiet_progress());
+    let options = UpgradeOptions { version: args.version, wait: !args.no_wait, timeout: args.wait.timeout };
+    let reporter = Reporter::new(&printer);
     let result = upgrade_all(&hub, &names, args.parallel, &options, &|event| reporter.show(event)).await;
     reporter.finish();
     for outcome in result? {
-        global.print_outcome(&outcome)?;
+        outcome::print(&printer, &outcome)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::Cli;
+
+    #[test]
+    fn the_version_is_a_release_version() {
+        assert!(Cli::try_parse_from(["fleetctl", "upgrade", "c1", "--to", "v0.2.0"]).is_ok());
+        let error = Cli::try_parse_from(["fleetctl", "upgrade", "c1", "--to", "latest"]).expect_err("not a release");
+        assert_eq!(error.exit_code(), 2);
+        assert!(error.to_string().contains("invalid version \"latest\""), "{error}");
+    }
 }

@@ -11,9 +11,11 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
-use super::{LifecycleError, Observer, Outcome, Progress, kube_error, step, wait_for};
-use fleetctl_api::names::AGENT_NAMESPACE;
+use super::{LifecycleError, Observer, Outcome, Progress, step, wait_for};
+use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
+use fleetctl_kube::kube_error;
+use fleetctl_kube::reconcile::{delete, strip_finalizers};
 
 /// How to detach.
 #[derive(Debug, Clone)]
@@ -26,17 +28,6 @@ pub struct DetachOptions {
     pub force: bool,
     /// How long to wait for the agents.
     pub timeout: Duration,
-}
-
-async fn delete_ignoring_absent<K>(api: &Api<K>, name: &str) -> Result<(), LifecycleError>
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    match api.delete(name, &DeleteParams::background()).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
-        Err(e) => Err(kube_error(format!("deleting {name}"))(e)),
-    }
 }
 
 /// Detaches one cluster.
@@ -53,9 +44,15 @@ pub async fn detach(
             "cluster {name} not found — list them with `fleetctl get clusters`"
         )));
     };
-    let uid = cluster.uid().unwrap_or_default();
+    // The server sets a uid on every object it stores; the check is for a hub that does not.
+    let uid = cluster
+        .uid()
+        .ok_or_else(|| LifecycleError::Failed(format!("the hub returned cluster {name} without a uid")))?;
     let mut steps = Vec::new();
-    step(observer, &mut steps, name, "hub: ManagedCluster deleted", delete_ignoring_absent(&clusters, name)).await?;
+    step(observer, &mut steps, name, "hub: ManagedCluster deleted", async {
+        Ok(delete(&clusters, name, &DeleteParams::background()).await?)
+    })
+    .await?;
     if !options.wait {
         return Ok(Outcome {
             cluster: name.to_string(),
@@ -145,7 +142,7 @@ async fn force_hub(
         match clusters.patch_status(name, &PatchParams::default(), &Patch::Merge(patch)).await {
             Ok(_) => {}
             Err(kube::Error::Api(status)) if status.code == 404 => return Ok(()),
-            Err(e) => return Err(kube_error(format!("marking {name} unavailable"))(e)),
+            Err(e) => return Err(kube_error(format!("marking {name} unavailable"))(e).into()),
         }
     }
     let uid = uid.to_string();
@@ -160,48 +157,56 @@ async fn force_hub(
 /// Removes the klusterlet from the target directly, as `clusteradm unjoin` does: the
 /// Klusterlet (its operator cleans up if it can), then whatever remains.
 pub async fn unjoin(target: &Client, timeout: Duration) -> Result<(), LifecycleError> {
+    let gone = DeleteParams::background();
     let klusterlets: Api<Klusterlet> = Api::all(target.clone());
-    match klusterlets.get_opt("klusterlet").await {
+    match klusterlets.get_opt(KLUSTERLET).await {
         Ok(Some(_)) => {
-            delete_ignoring_absent(&klusterlets, "klusterlet").await?;
+            delete(&klusterlets, KLUSTERLET, &gone).await?;
             let cleaned = wait_for(
                 klusterlets.clone(),
-                "klusterlet",
+                KLUSTERLET,
                 "the klusterlet to be removed",
                 timeout,
                 |k: Option<&Klusterlet>| k.is_none(),
             )
             .await;
-            if cleaned.is_err() {
+            match cleaned {
+                Ok(_) => {}
                 // The operator is not there to finish: release the Klusterlet ourselves.
-                let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
-                let _ = klusterlets.patch("klusterlet", &PatchParams::default(), &release).await;
+                Err(LifecycleError::Timeout { .. }) => strip_finalizers(&klusterlets, KLUSTERLET).await?,
+                Err(e) => return Err(e),
             }
         }
-        Ok(None) | Err(kube::Error::Api(_)) => {}
-        Err(e) => return Err(kube_error("reading the target's klusterlet")(e)),
+        Ok(None) => {}
+        // No Klusterlet CRD: the operator was never installed, or is gone already.
+        Err(kube::Error::Api(status)) if status.code == 404 => {}
+        Err(e) => return Err(kube_error("reading the target's klusterlet")(e).into()),
     }
     let applied: Api<AppliedManifestWork> = Api::all(target.clone());
-    if let Ok(list) = applied.list(&ListParams::default()).await {
-        for work in list.items {
-            let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
-            let _ = applied.patch(&work.name_any(), &PatchParams::default(), &release).await;
-            delete_ignoring_absent(&applied, &work.name_any()).await?;
-        }
+    let works = match applied.list(&ListParams::default()).await {
+        Ok(list) => list.items,
+        // No AppliedManifestWork CRD: no work agent ever applied anything here.
+        Err(kube::Error::Api(status)) if status.code == 404 => Vec::new(),
+        Err(e) => return Err(kube_error("listing the target's applied works")(e).into()),
+    };
+    for work in works {
+        let name = work.name_any();
+        strip_finalizers(&applied, &name).await?;
+        delete(&applied, &name, &gone).await?;
     }
     let namespaces: Api<Namespace> = Api::all(target.clone());
     for namespace in [AGENT_NAMESPACE, "open-cluster-management-agent-addon"] {
-        delete_ignoring_absent(&namespaces, namespace).await?;
+        delete(&namespaces, namespace, &gone).await?;
     }
-    for role in ["klusterlet", "klusterlet-bootstrap-kubeconfig", "open-cluster-management:klusterlet-work"] {
-        delete_ignoring_absent(&Api::<ClusterRoleBinding>::all(target.clone()), role).await?;
-        delete_ignoring_absent(&Api::<ClusterRole>::all(target.clone()), role).await?;
+    for role in [KLUSTERLET, "klusterlet-bootstrap-kubeconfig", "open-cluster-management:klusterlet-work"] {
+        delete(&Api::<ClusterRoleBinding>::all(target.clone()), role, &gone).await?;
+        delete(&Api::<ClusterRole>::all(target.clone()), role, &gone).await?;
     }
     let crds: Api<CustomResourceDefinition> = Api::all(target.clone());
     for crd in
         ["klusterlets.operator.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"]
     {
-        delete_ignoring_absent(&crds, crd).await?;
+        delete(&crds, crd, &gone).await?;
     }
     Ok(())
 }

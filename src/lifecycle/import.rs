@@ -8,18 +8,16 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
-use serde_json::json;
 
-use super::{
-    LifecycleError, Observer, Outcome, Progress, kube_error, refuse_if_leaving, step, valid_cluster_name, wait_for,
-};
+use super::{LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, valid_cluster_name, wait_for};
 use fleetctl_api::addon::KlusterletAddonAgentConfigSpec;
 use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, KLUSTERLET};
 use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
 use fleetctl_kube::kubeconfig::{self, secret_text};
-use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml};
+use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml, kube_error};
 
 /// The addons `--addons` may name: those fleetctl has agents for.
 pub const ADDONS: [&str; 3] = ["cert-policy-controller", "iam-policy-controller", "search-collector"];
@@ -54,28 +52,44 @@ pub enum Imported {
     Done(Outcome),
 }
 
-/// The target's view of its klusterlet: which cluster and which hub it belongs to.
-async fn target_membership(target: &Client) -> Result<Option<(String, String)>, LifecycleError> {
+/// The target's view of its klusterlet: the cluster it joins as, and the hub its bootstrap
+/// kubeconfig names (`None` when there is no bootstrap kubeconfig, or none that names a hub).
+async fn target_membership(target: &Client) -> Result<Option<(String, Option<String>)>, LifecycleError> {
     let klusterlets: Api<fleetctl_api::Klusterlet> = Api::all(target.clone());
     let klusterlet = match klusterlets.get_opt(KLUSTERLET).await {
         Ok(k) => k,
         // No Klusterlet CRD: never imported anywhere.
         Err(kube::Error::Api(status)) if status.code == 404 => None,
-        Err(e) => return Err(kube_error("reading the target's klusterlet")(e)),
+        Err(e) => return Err(kube_error("reading the target's klusterlet")(e).into()),
     };
     let Some(klusterlet) = klusterlet else { return Ok(None) };
     let secrets: Api<Secret> = Api::namespaced(target.clone(), AGENT_NAMESPACE);
-    let server = secrets
+    let secret = secrets
         .get_opt(BOOTSTRAP_SECRET)
         .await
-        .ok()
-        .flatten()
-        .and_then(|s| secret_text(&s).remove("kubeconfig"))
-        .and_then(|text| kube::config::Kubeconfig::from_yaml(&text).ok())
-        .and_then(|parsed| kubeconfig::endpoint(&parsed).ok())
-        .map(|endpoint| endpoint.server)
-        .unwrap_or_default();
-    Ok(Some((klusterlet.spec.cluster_name.clone(), server)))
+        .map_err(kube_error(format!("reading the target's secret {AGENT_NAMESPACE}/{BOOTSTRAP_SECRET}")))?;
+    let hub = secret.and_then(|secret| bootstrap_hub(&secret));
+    Ok(Some((klusterlet.spec.cluster_name.clone(), hub)))
+}
+
+/// The hub a bootstrap secret points at. A secret whose kubeconfig cannot be read names no
+/// hub: the membership check then goes by the cluster name alone (and says so in the log).
+fn bootstrap_hub(secret: &Secret) -> Option<String> {
+    let text = secret_text(secret).remove("kubeconfig")?;
+    let parsed = match kube::config::Kubeconfig::from_yaml(&text) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            tracing::warn!("the target's bootstrap kubeconfig is not a kubeconfig: {e}");
+            return None;
+        }
+    };
+    match kubeconfig::endpoint(&parsed) {
+        Ok(endpoint) => Some(endpoint.server),
+        Err(e) => {
+            tracing::warn!("the target's bootstrap kubeconfig names no hub: {e}");
+            None
+        }
+    }
 }
 
 /// Checks everything that can be checked without changing anything.
@@ -94,35 +108,33 @@ async fn preflight(
     if let Some(bad) = options.addons.iter().find(|a| !ADDONS.contains(&a.as_str())) {
         return Err(LifecycleError::Refused(format!("unknown addon {bad:?}: choose from {}", ADDONS.join(", "))));
     }
-    hub.apiserver_version().await.map_err(|e| LifecycleError::Refused(format!("the hub does not answer: {e}")))?;
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     // A list answers 404 when the hub does not serve ManagedClusters (a get would read
     // as "no such cluster").
     match clusters.list(&ListParams::default().limit(1)).await {
         Ok(_) => {}
-        Err(kube::Error::Api(status)) if status.code == 404 => {
-            return Err(LifecycleError::Refused("the hub is not initialised — run `fleetctl hub install`".into()));
-        }
-        Err(e) => return Err(LifecycleError::Refused(format!("the hub does not answer: {e}"))),
+        Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
+        Err(source) => return Err(LifecycleError::NotAnswering { cluster: "hub", source }),
     }
     let existing = clusters
         .get_opt(&options.name)
         .await
-        .map_err(|e| LifecycleError::Refused(format!("the hub does not answer: {e}")))?;
+        .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?;
     if let Some(cluster) = &existing {
-        refuse_if_leaving(cluster)?;
+        refuse_if_leaving(&options.name, cluster)?;
     }
     if let Some(target) = target {
         target
             .apiserver_version()
             .await
-            .map_err(|e| LifecycleError::Refused(format!("the target cluster does not answer: {e}")))?;
-        if let Some((cluster, server)) = target_membership(target).await? {
-            let same = cluster == options.name
-                && (server.is_empty() || server.trim_end_matches('/') == hub_url.trim_end_matches('/'));
+            .map_err(|source| LifecycleError::NotAnswering { cluster: "target cluster", source })?;
+        if let Some((cluster, hub)) = target_membership(target).await? {
+            let same_hub = hub.as_deref().is_none_or(|hub| hub.trim_end_matches('/') == hub_url.trim_end_matches('/'));
+            let same = cluster == options.name && same_hub;
             if !same && !options.force {
                 return Err(LifecycleError::Refused(format!(
-                    "the target is already joined as cluster {cluster:?} to the hub at {server}: detach it there first, or pass --force"
+                    "the target is already joined as cluster {cluster:?} to the hub at {}: detach it there first, or pass --force",
+                    hub.as_deref().unwrap_or("an unknown address")
                 )));
             }
         }
@@ -159,8 +171,10 @@ fn addon_config(name: &str, addons: &[String]) -> KlusterletAddonConfig {
 async fn hub_objects(hub: &Client, options: &ImportOptions) -> Result<(), LifecycleError> {
     let name = &options.name;
     let ssa = PatchParams::apply(FIELD_MANAGER).force();
-    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": name}}))
-        .map_err(|e| LifecycleError::Failed(e.to_string()))?;
+    let namespace = Namespace {
+        metadata: ObjectMeta { name: Some(name.clone()), ..ObjectMeta::default() },
+        ..Namespace::default()
+    };
     Api::<Namespace>::all(hub.clone())
         .patch(name, &ssa, &Patch::Apply(&namespace))
         .await
@@ -189,8 +203,9 @@ async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result
     })
     .await?
     .ok_or_else(|| LifecycleError::Failed(format!("{what} vanished")))?;
-    let data = secret_text(&secret);
-    Ok((data.get("crds.yaml").cloned().unwrap_or_default(), data.get("import.yaml").cloned().unwrap_or_default()))
+    let mut data = secret_text(&secret);
+    let mut take = |key: &str| data.remove(key).ok_or_else(|| LifecycleError::Failed(format!("{what}: no {key}")));
+    Ok((take("crds.yaml")?, take("import.yaml")?))
 }
 
 /// The one-line command a person pastes on the target (as the ACM console builds it).
@@ -322,9 +337,10 @@ async fn wait_addons(hub: &Client, name: &str, addons: &[String], timeout: Durat
 
 /// The clusters matching a label selector (for commands that take `-l`).
 pub async fn select(hub: &Client, selector: &str) -> Result<Vec<String>, LifecycleError> {
-    let list = Api::<ManagedCluster>::all(hub.clone())
-        .list(&ListParams::default().labels(selector))
-        .await
-        .map_err(kube_error(format!("listing clusters matching {selector:?}")))?;
+    let list = match Api::<ManagedCluster>::all(hub.clone()).list(&ListParams::default().labels(selector)).await {
+        Ok(list) => list,
+        Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
+        Err(e) => return Err(kube_error(format!("listing clusters matching {selector:?}"))(e).into()),
+    };
     Ok(list.items.iter().map(|c| c.name_any()).collect())
 }

@@ -8,6 +8,7 @@ mod wait;
 
 use std::time::Duration;
 
+use fleetctl_kube::KubeError;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use serde::Serialize;
 
@@ -66,12 +67,24 @@ pub struct Outcome {
     pub conditions: Vec<Condition>,
 }
 
-/// Why an operation did not complete. Each kind has its exit code.
+/// Why an operation did not complete; the CLI turns each kind into its exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum LifecycleError {
     /// Preflight refused; nothing was changed.
     #[error("{0}")]
     Refused(String),
+    /// The hub does not serve the OCM kinds; nothing was changed.
+    #[error("the hub is not initialised — run `fleetctl hub install`")]
+    NotInitialised,
+    /// A cluster did not answer during preflight; nothing was changed.
+    #[error("the {cluster} does not answer")]
+    NotAnswering {
+        /// Which cluster: `hub` or `target cluster`.
+        cluster: &'static str,
+        /// The cause.
+        #[source]
+        source: kube::Error,
+    },
     /// Bad input (a usage error).
     #[error("{0}")]
     Usage(String),
@@ -83,15 +96,18 @@ pub enum LifecycleError {
         /// How long we waited.
         after: Duration,
     },
-    /// A call to a cluster failed.
-    #[error("{action}")]
-    Kube {
-        /// What was being done.
-        action: String,
+    /// Watching for a state failed.
+    #[error("watching {what}")]
+    Watch {
+        /// What was awaited.
+        what: String,
         /// The cause.
         #[source]
-        source: kube::Error,
+        source: kube::runtime::wait::Error,
     },
+    /// A call to a cluster failed.
+    #[error(transparent)]
+    Kube(#[from] KubeError),
     /// Applying manifests to the target failed.
     #[error("applying the import manifests to the target")]
     Apply(#[from] fleetctl_kube::ApplyError),
@@ -100,30 +116,11 @@ pub enum LifecycleError {
     Failed(String),
 }
 
-impl LifecycleError {
-    /// The exit code the CLI returns for this error.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Self::Refused(_) => 4,
-            Self::Usage(_) => 2,
-            Self::Timeout { .. } => 3,
-            _ => 1,
-        }
-    }
-}
-
-/// Wraps a kube error with what was being done.
-pub(crate) fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> LifecycleError {
-    let action = action.into();
-    move |source| LifecycleError::Kube { action, source }
-}
-
-/// Refuses to act on a cluster that is being detached: only finishing the detach helps.
-pub(crate) fn refuse_if_leaving(cluster: &fleetctl_api::ManagedCluster) -> Result<(), LifecycleError> {
+/// Refuses to act on cluster `name` when it is being detached: only finishing the detach helps.
+pub(crate) fn refuse_if_leaving(name: &str, cluster: &fleetctl_api::ManagedCluster) -> Result<(), LifecycleError> {
     if cluster.metadata.deletion_timestamp.is_none() {
         return Ok(());
     }
-    let name = cluster.metadata.name.as_deref().unwrap_or_default();
     Err(LifecycleError::Refused(format!(
         "cluster {name:?} is being detached: wait for `fleetctl detach {name}` to finish first"
     )))

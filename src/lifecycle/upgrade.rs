@@ -9,10 +9,11 @@ use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
-use super::{LifecycleError, Observer, Outcome, kube_error, refuse_if_leaving, step, wait_for};
+use super::{LifecycleError, Observer, Outcome, refuse_if_leaving, step, wait_for};
 use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
 use fleetctl_api::names::VERSION_CLAIM;
 use fleetctl_api::{ManagedCluster, ManifestWork};
+use fleetctl_kube::kube_error;
 
 /// How to upgrade.
 #[derive(Debug, Clone)]
@@ -55,7 +56,7 @@ pub async fn upgrade(
             "cluster {name} not found — list them with `fleetctl get clusters`"
         )));
     };
-    refuse_if_leaving(&cluster)?;
+    refuse_if_leaving(name, &cluster)?;
     let mut steps = Vec::new();
     let version = options.version.clone();
     step(observer, &mut steps, name, "hub: desired version recorded", async {
@@ -63,8 +64,8 @@ pub async fn upgrade(
         clusters
             .patch(name, &PatchParams::default(), &Patch::Merge(patch))
             .await
-            .map(|_| ())
-            .map_err(kube_error(format!("recording the version of {name}")))
+            .map_err(kube_error(format!("recording the version of {name}")))?;
+        Ok(())
     })
     .await?;
     if options.wait {
@@ -114,7 +115,8 @@ pub async fn upgrade(
     })
 }
 
-/// Upgrades clusters in batches of `parallel`; a failing batch stops the rest.
+/// Upgrades clusters in batches of `parallel`; a failing batch stops the rest. Upgrading
+/// no cluster at all (an empty fleet, a selector that matches none) is refused.
 pub async fn upgrade_all(
     hub: &Client,
     names: &[String],
@@ -122,6 +124,9 @@ pub async fn upgrade_all(
     options: &UpgradeOptions,
     observer: Observer<'_>,
 ) -> Result<Vec<Outcome>, LifecycleError> {
+    if names.is_empty() {
+        return Err(LifecycleError::Refused("no cluster matches: list them with `fleetctl get clusters`".into()));
+    }
     let mut outcomes = Vec::new();
     for batch in names.chunks(parallel.max(1)) {
         let results = futures::future::join_all(batch.iter().map(|name| upgrade(hub, name, options, observer))).await;

@@ -24,7 +24,7 @@ where
     let ready = await_condition(api, name, move |o: Option<&K>| check(o));
     match tokio::time::timeout(timeout, ready).await {
         Ok(Ok(object)) => Ok(object),
-        Ok(Err(e)) => Err(LifecycleError::Failed(format!("watching {what}: {e}"))),
+        Ok(Err(source)) => Err(LifecycleError::Watch { what: what.to_string(), source }),
         Err(_) => Err(LifecycleError::Timeout { what: what.to_string(), after: timeout }),
     }
 }

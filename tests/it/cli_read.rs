@@ -1,7 +1,9 @@
 //! `fleetctl get` and `fleetctl describe`: the built binary against a hub with clusters in
 //! different states — exit codes, machine output that is nothing but the document, and
 //! snapshots of what people see (tests/it/snapshots, volatile ages and times normalised;
-//! `FLEETCTL_UPDATE_SNAPSHOTS=1` rewrites them).
+//! `FLEETCTL_UPDATE_SNAPSHOTS=1` rewrites them). Also the exit codes every command shares:
+//! the same fault gives the same code in each, and a flag a command does not honour is
+//! refused.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -210,12 +212,16 @@ fn write_kubeconfig(cluster: &TestCluster) -> (TempDir, PathBuf) {
     (dir, path)
 }
 
-/// Runs the built binary against the hub. The server lives on this test's runtime, so the
-/// child is awaited rather than waited for on the runtime's only thread.
+/// Runs the built binary against the hub.
 async fn fleetctl(kubeconfig: &Path, args: &[&str]) -> Output {
+    let hub = ["--hub-kubeconfig", kubeconfig.to_str().expect("a UTF-8 path")];
+    run(&[args, &hub].concat()).await
+}
+
+/// Runs the built binary. The server lives on this test's runtime, so the child is awaited
+/// rather than waited for on the runtime's only thread.
+async fn run(args: &[&str]) -> Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_fleetctl"))
-        .arg("--hub-kubeconfig")
-        .arg(kubeconfig)
         .args(args)
         .env_remove("NO_COLOR")
         .env_remove("FLEETCTL_LOG")
@@ -492,7 +498,7 @@ async fn an_unknown_cluster_fails_naming_it_and_how_to_list_clusters() {
         &["get", "addons", "nope"],
     ] {
         let output = fleet.run(args).await;
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(4), "{args:?}: refused, as upgrade and detach refuse it");
         assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout, got {}", stdout(&output));
         let message = stderr(&output);
         assert!(message.contains("\"nope\" not found"), "{args:?}: {message}");
@@ -504,7 +510,86 @@ async fn an_unknown_cluster_fails_naming_it_and_how_to_list_clusters() {
 async fn a_hub_without_the_crds_says_to_install_it() {
     let cluster = TestCluster::start().await;
     let (_dir, kubeconfig) = write_kubeconfig(&cluster);
-    let output = fleetctl(&kubeconfig, &["get", "clusters"]).await;
-    assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("fleetctl hub install"), "{}", stderr(&output));
+    for args in [&["get", "clusters"][..], &["get", "addons"]] {
+        let output = fleetctl(&kubeconfig, args).await;
+        assert_eq!(output.status.code(), Some(4), "{args:?}: refused, as import refuses it");
+        assert!(stderr(&output).contains("fleetctl hub install"), "{args:?}: {}", stderr(&output));
+    }
+}
+
+/// Every command that talks to the hub, with the arguments it needs besides the hub.
+const HUB_COMMANDS: [&[&str]; 6] = [
+    &["get", "clusters"],
+    &["describe", "cluster", "alpha"],
+    &["import", "delta"],
+    &["upgrade", "alpha", "--to", "0.2.0"],
+    &["detach", "alpha", "--yes"],
+    &["hub", "install"],
+];
+
+#[tokio::test]
+async fn an_unusable_hub_is_refused_with_the_same_code_by_every_command() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let missing = dir.path().join("missing.kubeconfig");
+    let unreachable = dir.path().join("unreachable.kubeconfig");
+    std::fs::write(
+        &unreachable,
+        "apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: 'https://127.0.0.1:1'}}]\n\
+         users: [{name: x, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: x, user: x}}]\ncurrent-context: x\n",
+    )
+    .expect("write");
+    let faults = [
+        (&missing, vec!["no such file — pass --hub-kubeconfig"]),
+        (&unreachable, vec!["the hub at https://127.0.0.1:1/ does not answer"]),
+    ];
+    let mut wrong = Vec::new();
+    for (kubeconfig, messages) in &faults {
+        for command in HUB_COMMANDS {
+            let output = fleetctl(kubeconfig, command).await;
+            let message = stderr(&output);
+            if output.status.code() != Some(4)
+                || !output.stdout.is_empty()
+                || !messages.iter().all(|m| message.contains(m))
+            {
+                wrong.push(format!(
+                    "{command:?} with {}: exit {:?}, stderr {message:?}",
+                    kubeconfig.display(),
+                    output.status.code()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[tokio::test]
+async fn an_unusable_target_is_refused_before_anything_changes() {
+    let fleet = Fleet::start().await;
+    for command in [&["import", "delta"][..], &["detach", "alpha", "--yes"]] {
+        let output = fleet.run(&[command, &["--cluster-kubeconfig", "/nonexistent/kubeconfig"]].concat()).await;
+        assert_eq!(output.status.code(), Some(4), "{command:?}: {}", stderr(&output));
+        let message = stderr(&output);
+        assert!(
+            message.contains("choosing the target cluster: kubeconfig /nonexistent/kubeconfig: no such file"),
+            "{message}"
+        );
+        assert!(message.contains("pass --cluster-kubeconfig"), "{command:?} names the flag: {message}");
+    }
+    let names = succeeded(&fleet.run(&["get", "clusters", "-o", "name"]).await);
+    assert!(names.contains("/alpha\n") && !names.contains("delta"), "nothing changed: {names}");
+}
+
+#[tokio::test]
+async fn a_flag_is_refused_by_a_command_that_does_not_honour_it() {
+    for args in [
+        &["completion", "bash", "-o", "json"][..],
+        &["dev", "status", "--cluster-context", "x"],
+        &["get", "clusters", "--timeout", "5m"],
+        &["upgrade", "alpha", "--to", "0.2.0", "--cluster-kubeconfig", "/k"],
+    ] {
+        let output = run(args).await;
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(output.stdout.is_empty(), "{args:?} did nothing: {}", stdout(&output));
+        assert!(stderr(&output).contains("unexpected argument"), "{args:?}: {}", stderr(&output));
+    }
 }

@@ -136,6 +136,8 @@ async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator 
         name: "node1".into(),
         client: c.client.clone(),
         server_url: c.server.url(),
+        service_addr: c.server.service_addr(),
+        podman: None,
         ca_pem: c.server.ca_pem().to_string(),
         dir: dir.to_path_buf(),
         mode,
@@ -172,7 +174,9 @@ async fn the_simulator_runs_fleetctl_deployments_and_reports_them_truthfully() {
     assert_eq!(first.args, ["agent", "operator"]);
     assert_eq!(env_of(&first, "POD_NAMESPACE").as_deref(), Some("default"));
     assert_eq!(env_of(&first, "FLEETCTL_HEALTH_ADDR").as_deref(), Some("127.0.0.1:0"), "its own port");
-    assert_eq!(env_of(&first, "KUBECONFIG"), Some(first.kubeconfig.display().to_string()));
+    // In process, the role gets the Pod's kubeconfig as its flag (the environment is shared).
+    assert_eq!(env_of(&first, "KUBECONFIG"), None);
+    assert!(first.kubeconfig.ends_with("kubeconfig") && first.kubeconfig.starts_with(dir.path().join("pods/node1")));
     assert!(env_of(&first, "HOSTNAME").is_some_and(|h| h.starts_with("agent-")));
     assert_eq!(std::fs::metadata(&first.kubeconfig).unwrap().permissions().mode() & 0o777, 0o600);
 

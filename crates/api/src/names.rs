@@ -19,6 +19,16 @@ pub fn image(repository: &str, version: &str) -> String {
     format!("{repository}:{version}")
 }
 
+/// The repository and tag of `repository:tag` (a registry's port is not a tag); `None`
+/// for an image without a tag, or pinned by digest.
+pub fn split_image(image: &str) -> Option<(&str, &str)> {
+    if image.contains('@') {
+        return None;
+    }
+    let (repository, tag) = image.rsplit_once(':')?;
+    (!tag.contains('/') && !tag.is_empty() && !repository.is_empty()).then_some((repository, tag))
+}
+
 // ---------------------------------------------------------------------------------------------
 // The hub
 // ---------------------------------------------------------------------------------------------
@@ -59,3 +69,17 @@ pub const ANNOTATION_HUB_NOTIFIED: &str = "fleetctl.io/hub-notified";
 pub const VERSION_CLAIM: &str = "klusterlet-version.fleetctl.io";
 /// The cluster claim with the managed cluster's Kubernetes version (upstream's name).
 pub const KUBE_VERSION_CLAIM: &str = "kubeversion.open-cluster-management.io";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_splits_into_repository_and_tag_but_a_registry_port_is_not_a_tag() {
+        assert_eq!(split_image("quay.io/fleetctl/fleetctl:0.1.0"), Some(("quay.io/fleetctl/fleetctl", "0.1.0")));
+        assert_eq!(split_image("localhost:5000/fleetctl:v2"), Some(("localhost:5000/fleetctl", "v2")));
+        for untagged in ["localhost:5000/fleetctl", "fleetctl", "quay.io/x/fleetctl@sha256:abc", "x:"] {
+            assert_eq!(split_image(untagged), None, "{untagged}");
+        }
+    }
+}

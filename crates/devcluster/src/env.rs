@@ -18,6 +18,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -32,7 +33,10 @@ use serde_json::Value;
 
 use super::node::process::{open_log, private_dir};
 use super::serve::write_private;
-use fleetctl_kube::kubeconfig;
+use fleetctl_kube::kubeconfig::{self, Endpoint};
+
+use super::node::container::Podman;
+use super::node::container_label;
 use fleetctl_kube::{ApplyError, ApplyOptions, apply};
 
 /// The hub's name: its context, its log and its kubeconfig file.
@@ -64,20 +68,33 @@ pub struct UpOptions {
     pub durable: bool,
     /// Run agents and controllers as tasks of the cluster processes, not as processes.
     pub in_process: bool,
+    /// Run images of local podman storage as podman containers (see
+    /// [`Podman::from_env`]).
+    pub podman: bool,
     /// How long the hub controller may take to become Available.
     pub timeout: Duration,
 }
 
+/// The objects of a hub installation, in order (CRDs first), for the hub at an endpoint —
+/// the address and CA people (and managed clusters) reach it at.
+pub type RenderHub = Arc<dyn Fn(&Endpoint) -> Vec<Value> + Send + Sync>;
+
 /// The hub installation `dev up` applies, and the Deployment in it that must become
 /// Available before the environment is ready.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HubInstall {
-    /// The objects, in order (CRDs first).
-    pub objects: Vec<Value>,
+    /// The objects to apply.
+    pub render: RenderHub,
     /// Namespace of the hub controller's Deployment.
     pub namespace: String,
     /// Name of the hub controller's Deployment.
     pub controller: String,
+}
+
+impl std::fmt::Debug for HubInstall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HubInstall").field("namespace", &self.namespace).field("controller", &self.controller).finish()
+    }
 }
 
 /// One cluster of the environment, as `state.json` records it.
@@ -100,6 +117,9 @@ pub struct ClusterRecord {
 pub struct EnvState {
     /// The fleetctl executable the clusters run (to recognise their processes).
     pub program: PathBuf,
+    /// Whether the clusters run images of local podman storage as containers.
+    #[serde(default)]
+    pub podman: bool,
     /// The kubeconfig with a context per cluster.
     pub kubeconfig: PathBuf,
     /// The hub first, then the managed clusters.
@@ -322,6 +342,7 @@ pub async fn up(options: &UpOptions) -> Result<EnvState, EnvError> {
     }
     let mut state = EnvState {
         program: options.program.canonicalize().unwrap_or_else(|_| options.program.clone()),
+        podman: options.podman,
         kubeconfig: dir.join(MERGED_KUBECONFIG),
         clusters: Vec::new(),
     };
@@ -367,6 +388,9 @@ fn spawn_all(options: &UpOptions, state: &mut EnvState, children: &mut Vec<Child
         if options.in_process {
             command.args(["--node-mode", "in-process"]);
         }
+        if options.podman {
+            command.arg("--podman");
+        }
         // A group of its own: a Ctrl-C in the terminal that ran `dev up` does not reach
         // it, and `dev down` can stop it with everything it started.
         command.stdin(Stdio::null()).stdout(stdout).stderr(stderr).process_group(0);
@@ -385,7 +409,11 @@ async fn wait_ready(options: &UpOptions, state: &mut EnvState, children: &mut [C
     let waits = state.clusters.iter().zip(children.iter_mut()).map(|(record, child)| async move {
         let client = started(record, child).await?;
         if record.name == HUB {
-            install_hub(&client, options).await?;
+            let kubeconfig = Kubeconfig::read_from(&record.kubeconfig)
+                .map_err(|source| EnvError::Kubeconfig { path: record.kubeconfig.clone(), source })?;
+            let endpoint = kubeconfig::endpoint(&kubeconfig)
+                .map_err(|source| EnvError::KubeconfigText { path: record.kubeconfig.clone(), source })?;
+            install_hub(&client, options, &endpoint).await?;
         }
         Ok::<_, EnvError>(())
     });
@@ -448,9 +476,9 @@ async fn readyz(client: &Client) -> Result<(), kube::Error> {
 }
 
 /// Applies the hub installation and waits for the hub controller to be Available.
-async fn install_hub(client: &Client, options: &UpOptions) -> Result<(), EnvError> {
+async fn install_hub(client: &Client, options: &UpOptions, endpoint: &Endpoint) -> Result<(), EnvError> {
     let hub = &options.hub;
-    apply(client, &hub.objects, &ApplyOptions::default()).await.map_err(EnvError::Install)?;
+    apply(client, &(hub.render)(endpoint), &ApplyOptions::default()).await.map_err(EnvError::Install)?;
     let api: Api<Deployment> = Api::namespaced(client.clone(), &hub.namespace);
     let available = await_condition(api, &hub.controller, is_available);
     match tokio::time::timeout(options.timeout, available).await {
@@ -578,6 +606,13 @@ pub async fn down(dir: &Path, grace: Duration) -> Result<Vec<(String, Stopped)>,
         for pid in leader.into_iter().chain(members) {
             signal(pid, Signal::SIGKILL);
             *stopped = Stopped::Killed;
+        }
+    }
+    // A container whose `podman run` was killed outlives it: remove it by its node.
+    if state.podman {
+        let podman = Podman::from_env();
+        for record in &state.clusters {
+            podman.remove_node(&container_label(dir, &record.name)).await;
         }
     }
     for path in state.clusters.iter().map(|r| r.kubeconfig.clone()).chain([state.kubeconfig.clone(), state_path(dir)]) {

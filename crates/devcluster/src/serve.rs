@@ -6,6 +6,7 @@ use fleetctl_kube::kubeconfig;
 use kube::config::KubeConfigOptions;
 
 use super::apiserver::{ApiServer, ServerConfig, Settings, StartError};
+use super::node::container::Podman;
 use super::node::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
 
 /// What `dev serve` needs.
@@ -26,6 +27,8 @@ pub struct ServeOptions {
     pub node_dir: Option<PathBuf>,
     /// How the simulator runs the containers of the in-cluster image.
     pub node_mode: RunMode,
+    /// Where the simulator runs images of local podman storage as containers.
+    pub podman: Option<Podman>,
 }
 
 /// Why `dev serve` stopped with an error.
@@ -95,6 +98,8 @@ async fn start_simulator(options: &ServeOptions, server: &ApiServer) -> Result<N
         name: options.name.clone(),
         client,
         server_url: server.url(),
+        service_addr: server.service_addr(),
+        podman: options.podman.clone(),
         ca_pem: server.ca_pem().to_string(),
         dir,
         mode: options.node_mode.clone(),

@@ -26,12 +26,21 @@ pub struct HubArgs {
     /// Namespace of the leader-election Lease.
     #[arg(long, default_value = HUB_NAMESPACE, env = "POD_NAMESPACE")]
     namespace: String,
-    /// Hub API server URL for bootstrap kubeconfigs (default: the kubeconfig's server).
-    #[arg(long, value_name = "URL")]
+    /// The hub's API server URL as managed clusters reach it, for bootstrap kubeconfigs
+    /// (`hub install` sets it from the URL your kubeconfig uses). Without it, the
+    /// kubeconfig's server — but never an in-cluster address (see --allow-in-cluster-url).
+    #[arg(long, value_name = "URL", env = "FLEETCTL_HUB_URL")]
     hub_url: Option<String>,
     /// CA bundle (PEM file) for bootstrap kubeconfigs (default: the kubeconfig's CA).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "hub_ca_data")]
     hub_ca: Option<PathBuf>,
+    /// CA bundle (PEM text) for bootstrap kubeconfigs.
+    #[arg(long, value_name = "PEM", env = "FLEETCTL_HUB_CA", hide_env_values = true)]
+    hub_ca_data: Option<String>,
+    /// Without --hub-url, write the controller's own in-cluster API address into bootstrap
+    /// kubeconfigs (only where managed clusters reach it, e.g. one cluster importing itself).
+    #[arg(long)]
+    allow_in_cluster_url: bool,
     /// Image repository of the klusterlet.
     #[arg(long, default_value = DEFAULT_REPOSITORY)]
     image_repository: String,
@@ -54,14 +63,15 @@ pub async fn run(args: HubArgs) -> Result<(), RoleError> {
             path: path.clone(),
             source,
         })?),
-        None => None,
+        None => args.hub_ca_data.filter(|pem| !pem.is_empty()),
     };
     serve::run(ServeOptions {
         selection: Selection::in_cluster_or(args.kubeconfig, args.context),
         health: args.health_addr,
         namespace: args.namespace,
-        hub_url: args.hub_url,
+        hub_url: args.hub_url.filter(|url| !url.is_empty()),
         hub_ca_pem,
+        allow_in_cluster_url: args.allow_in_cluster_url,
         repository: args.image_repository,
         version: args.klusterlet_version,
         token_lifetime: args.token_lifetime,

@@ -76,7 +76,8 @@ pub enum RoleError {
 impl Cli {
     /// Runs the role on a runtime of its own and turns the outcome into an exit code.
     pub fn run(self) -> ExitCode {
-        init_logging(self.verbose);
+        // Pod logs are files: no colour codes.
+        fleetctl_kube::runner::init_logging(self.verbose, false);
         // An addon agent does little and must stay small: one thread is enough.
         let runtime = match self.command {
             Command::Addon(_) => tokio::runtime::Builder::new_current_thread().enable_all().build(),
@@ -104,21 +105,6 @@ impl Command {
             Self::Agent(args) => agent::run(args).await,
             Self::Addon(args) => addon::run(args).await,
         }
-    }
-}
-
-fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "info",
-        1 => "debug",
-        _ => "trace",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("FLEETCTL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    // Pod logs are files: no colour codes.
-    let subscriber = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false);
-    if subscriber.try_init().is_err() {
-        // A subscriber is already set: this role runs inside another program (in process).
     }
 }
 

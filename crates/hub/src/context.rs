@@ -28,6 +28,12 @@ pub enum HubError {
     /// A TokenRequest was answered without a token.
     #[error("the token request for {0} was answered without a token")]
     NoToken(String),
+    /// The controller does not know the hub's external address.
+    #[error(
+        "the hub controller knows only its in-cluster address ({0}), which managed clusters cannot reach: \
+         run `fleetctl hub install` again (it records the URL your kubeconfig uses) or set --hub-url on the controller"
+    )]
+    NoHubAddress(String),
     /// A cluster read from the API has no uid (so nothing can be owned by it).
     #[error("cluster {0} has no uid")]
     NoUid(String),
@@ -38,18 +44,34 @@ impl ReconcileError for HubError {
         match self {
             Self::Kube(e) => e.failure(),
             Self::Waiting(_) => Failure::Waiting,
-            Self::NoToken(_) | Self::NoUid(_) => Failure::Failed,
+            Self::NoToken(_) | Self::NoUid(_) | Self::NoHubAddress(_) => Failure::Failed,
         }
     }
+}
+
+/// The address managed clusters reach the hub at, for their bootstrap kubeconfigs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubAddress {
+    /// The URL and CA people and managed clusters use.
+    External {
+        /// The API server URL.
+        url: String,
+        /// Its CA bundle, PEM.
+        ca_pem: String,
+    },
+    /// Only the controller's own in-cluster address is known, which no managed cluster
+    /// reaches: import secrets are not written.
+    Unknown {
+        /// The address the controller itself uses.
+        in_cluster_url: String,
+    },
 }
 
 /// How the hub behaves.
 #[derive(Debug, Clone)]
 pub struct HubConfig {
-    /// The hub API server URL written into bootstrap kubeconfigs.
-    pub hub_url: String,
-    /// The hub CA bundle (PEM) written into bootstrap kubeconfigs.
-    pub hub_ca_pem: String,
+    /// Where managed clusters reach the hub.
+    pub address: HubAddress,
     /// Image repository of the klusterlet (ends in `fleetctl`).
     pub repository: String,
     /// The klusterlet version clusters run unless they ask for another.

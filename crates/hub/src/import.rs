@@ -18,12 +18,13 @@ use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::Api;
 use kube::runtime::controller::Action;
+use kube::runtime::events::{Event, EventType};
 use kube::runtime::finalizer::{self, finalizer};
 use kube::{Resource, ResourceExt};
 use serde_json::Value;
 
 use super::bootstrap::{self, Token};
-use super::context::{Ctx, HUB, HubError, set};
+use super::context::{Ctx, HUB, HubAddress, HubError, set};
 use super::works;
 use crate::manifests::import::{self, ImportInputs};
 
@@ -64,6 +65,14 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action,
 /// and once it has joined, its klusterlet works.
 async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
     let name = cluster.name_any();
+    let (hub_url, hub_ca_pem) = match &ctx.config.address {
+        HubAddress::External { url, ca_pem } => (url, ca_pem),
+        HubAddress::Unknown { in_cluster_url } => {
+            refuse_import(clusters, cluster, ctx, &HubError::NoHubAddress(in_cluster_url.clone())).await?;
+            // Only a restart with the address changes this.
+            return Ok(Action::await_change());
+        }
+    };
     ensure_namespace(ctx, &name).await?;
     bootstrap::ensure(&ctx.client, &name).await?;
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
@@ -77,13 +86,7 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
         _ => bootstrap::issue(&ctx.client, &name, ctx.config.token_lifetime).await?,
     };
     let image = ctx.config.image(desired_version(cluster, &ctx.config.default_version));
-    let inputs = ImportInputs {
-        cluster: &name,
-        hub_url: &ctx.config.hub_url,
-        hub_ca_pem: &ctx.config.hub_ca_pem,
-        token: &token.token,
-        image: &image,
-    };
+    let inputs = ImportInputs { cluster: &name, hub_url, hub_ca_pem, token: &token.token, image: &image };
     let import_objects = import::objects(&inputs);
     let crd_objects = vec![klusterlet_crd().clone()];
     let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;
@@ -109,6 +112,36 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
     .await?;
     let until_refresh = token.refresh_at().duration_since(now).unsigned_abs();
     Ok(Action::requeue(until_refresh.max(Duration::from_secs(1))))
+}
+
+/// Says on the cluster why it is not imported: ImportSucceeded=False/ImportFailed and a
+/// warning Event.
+async fn refuse_import(
+    clusters: &Api<ManagedCluster>,
+    cluster: &ManagedCluster,
+    ctx: &Ctx,
+    why: &HubError,
+) -> Result<(), HubError> {
+    let message = why.to_string();
+    let changed = update_conditions(clusters, cluster, |conditions| {
+        set(conditions, c::MANAGED_CLUSTER_IMPORT_SUCCEEDED, c::FALSE, c::REASON_IMPORT_FAILED, &message)
+    })
+    .await?;
+    if changed {
+        let event = Event {
+            type_: EventType::Warning,
+            reason: "HubAddressUnknown".into(),
+            note: Some(message),
+            action: "Import".into(),
+            secondary: None,
+        };
+        let name = cluster.name_any();
+        ctx.recorder
+            .publish(&event, &cluster.object_ref(&()))
+            .await
+            .map_err(kube_error(format!("recording an event for cluster {name}")))?;
+    }
+    Ok(())
 }
 
 async fn klusterlet_work_available(ctx: &Ctx, cluster: &str) -> Result<bool, HubError> {

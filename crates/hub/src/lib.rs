@@ -26,7 +26,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 
-pub use context::{Context, Ctx, HubConfig, HubError};
+pub use context::{Context, Ctx, HubAddress, HubConfig, HubError};
 
 use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
 use fleetctl_api::names::CLUSTER_LEASE;

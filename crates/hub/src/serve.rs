@@ -7,8 +7,9 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 
-use super::{HubConfig, controllers};
+use super::{HubAddress, HubConfig, controllers};
 use fleetctl_api::names::LEADER_LEASE;
+use fleetctl_kube::certs::pem_of_der;
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::leader::{Candidate, LeaderError};
 use fleetctl_kube::runner::shutdown_signal;
@@ -26,10 +27,13 @@ pub struct ServeOptions {
     pub health: SocketAddr,
     /// Namespace of the leader-election Lease.
     pub namespace: String,
-    /// Overrides of what the controller's own kubeconfig says.
+    /// The hub's URL as managed clusters reach it; default: the kubeconfig's server (but
+    /// not an in-cluster address unless `allow_in_cluster_url`).
     pub hub_url: Option<String>,
     /// CA bundle (PEM) for bootstrap kubeconfigs; default: the kubeconfig's.
     pub hub_ca_pem: Option<String>,
+    /// Write the controller's in-cluster address into bootstrap kubeconfigs if no URL is given.
+    pub allow_in_cluster_url: bool,
     /// Image repository of the klusterlet.
     pub repository: String,
     /// Default klusterlet version.
@@ -57,30 +61,29 @@ pub enum ServeError {
     NoCa,
 }
 
-fn pem(der: &[u8]) -> String {
-    use base64::Engine;
-    let body = base64::engine::general_purpose::STANDARD.encode(der);
-    let lines: Vec<&str> = body.as_bytes().chunks(64).filter_map(|c| std::str::from_utf8(c).ok()).collect();
-    format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n", lines.join("\n"))
-}
-
 /// Runs until SIGINT/SIGTERM, or until leadership is lost (then exits with an error so
 /// the Deployment restarts it as a candidate).
 pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     let (client, config) = client(&options.selection).await?;
-    let hub_url =
-        options.hub_url.clone().unwrap_or_else(|| config.cluster_url.to_string().trim_end_matches('/').to_string());
     let hub_ca_pem = match options.hub_ca_pem.clone() {
         Some(ca) => ca,
         None => config
             .root_cert
             .as_ref()
-            .map(|certs| certs.iter().map(|c| pem(c)).collect::<String>())
+            .map(|certs| certs.iter().map(|c| pem_of_der(c)).collect::<String>())
             .ok_or(ServeError::NoCa)?,
     };
+    let own_url = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    let address = match options.hub_url.clone() {
+        Some(url) => HubAddress::External { url, ca_pem: hub_ca_pem },
+        // Outside a pod the kubeconfig names the hub as its user reaches it.
+        None if !options.selection.in_cluster || options.allow_in_cluster_url => {
+            HubAddress::External { url: own_url, ca_pem: hub_ca_pem }
+        }
+        None => HubAddress::Unknown { in_cluster_url: own_url },
+    };
     let hub = HubConfig {
-        hub_url,
-        hub_ca_pem,
+        address,
         repository: options.repository.clone(),
         default_version: options.version.clone(),
         token_lifetime: options.token_lifetime,
@@ -88,7 +91,14 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     };
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;
-    tracing::info!(health = %bound, hub = %hub.hub_url, "hub controller starting");
+    match &hub.address {
+        HubAddress::External { url, .. } => tracing::info!(health = %bound, hub = %url, "hub controller starting"),
+        HubAddress::Unknown { in_cluster_url } => tracing::warn!(
+            health = %bound, %in_cluster_url,
+            "hub controller starting without the hub's external address: no cluster gets an import secret until \
+             --hub-url is set (`fleetctl hub install` sets it)"
+        ),
+    }
     let identity = format!("{}-{}", hostname(), std::process::id());
     let candidate = Candidate::new(
         Api::<Lease>::namespaced(client.clone(), &options.namespace),

@@ -37,3 +37,11 @@ pub fn names(name: &x509_parser::x509::X509Name<'_>) -> (String, Vec<String>) {
     let organizations = name.iter_organization().filter_map(text).collect();
     (common_name, organizations)
 }
+
+/// A DER certificate as PEM.
+pub fn pem_of_der(der: &[u8]) -> String {
+    use base64::Engine;
+    let body = base64::engine::general_purpose::STANDARD.encode(der);
+    let lines: Vec<&str> = body.as_bytes().chunks(64).filter_map(|c| std::str::from_utf8(c).ok()).collect();
+    format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n", lines.join("\n"))
+}

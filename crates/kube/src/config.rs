@@ -65,7 +65,8 @@ impl Selection {
 pub struct KubeconfigPair {
     /// The hub cluster (`--hub-kubeconfig`, `--hub-context`).
     pub hub: Selection,
-    /// The managed cluster (`--kubeconfig`, `--context`); its file defaults to the hub's.
+    /// The managed cluster (`--cluster-kubeconfig`, `--cluster-context`); its file defaults
+    /// to the hub's.
     pub target: Selection,
 }
 
@@ -73,7 +74,7 @@ impl KubeconfigPair {
     /// The flag that names the hub's kubeconfig in errors.
     pub const HUB_FLAG: &str = "--hub-kubeconfig";
     /// The flag that names the target's kubeconfig in errors.
-    pub const TARGET_FLAG: &str = "--kubeconfig";
+    pub const TARGET_FLAG: &str = "--cluster-kubeconfig";
 
     /// Both selections; the target reads the hub's file unless given its own, since
     /// people often keep both clusters as contexts of one kubeconfig.

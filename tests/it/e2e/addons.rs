@@ -210,11 +210,11 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
     // Import with the three addons; the CLI waits for every addon to be Available.
     let started = Instant::now();
     ok(env.fleetctl(&[
+        "import",
+        "cluster1",
         "--hub-context",
         "hub",
         "--cluster-context",
-        "cluster1",
-        "import",
         "cluster1",
         "--addons",
         "search-collector,cert-policy-controller,iam-policy-controller",
@@ -275,13 +275,13 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
     }
 
     // The CLI shows them.
-    let listed = ok(env.fleetctl(&["--hub-context", "hub", "get", "addons", "cluster1"]));
+    let listed = ok(env.fleetctl(&["get", "addons", "cluster1", "--hub-context", "hub"]));
     for addon in [SEARCH, CERT, IAM] {
         assert!(listed.contains(addon), "{listed}");
     }
-    let wide = ok(env.fleetctl(&["--hub-context", "hub", "get", "clusters", "-o", "wide"]));
+    let wide = ok(env.fleetctl(&["get", "clusters", "-o", "wide", "--hub-context", "hub"]));
     assert!(wide.contains("3/3") && wide.contains(" objects in "), "{wide}");
-    let described = ok(env.fleetctl(&["--hub-context", "hub", "describe", "cluster", "cluster1"]));
+    let described = ok(env.fleetctl(&["describe", "cluster", "cluster1", "--hub-context", "hub"]));
     assert!(described.contains("certs/soon"), "{described}");
 
     // Per-cluster settings through the values annotation reach the agents.
@@ -351,7 +351,7 @@ async fn addons_report_on_the_hub_recover_disable_and_leave_with_the_cluster() {
     assert!(roles.get_opt("open-cluster-management:addon:cert-policy-controller").await.expect("read").is_none());
 
     // Detach removes every addon object on both sides.
-    ok(env.fleetctl(&["--hub-context", "hub", "--cluster-context", "cluster1", "detach", "cluster1", "--yes"]));
+    ok(env.fleetctl(&["detach", "cluster1", "--yes", "--hub-context", "hub", "--cluster-context", "cluster1"]));
     let left = Api::<ManagedClusterAddOn>::all(hub.clone()).list(&ListParams::default()).await.expect("addons");
     assert!(left.items.is_empty(), "{:?}", left.items.iter().map(|a| a.name_any()).collect::<Vec<_>>());
     let namespaces: Api<Namespace> = Api::all(target.clone());
@@ -381,14 +381,14 @@ async fn without_fleetctld_beside_it_the_dev_environment_runs_the_in_cluster_rol
     assert!(env.stderr.contains("fleetctld is not beside fleetctl"), "dev up says so: {}", env.stderr);
     // The import returns once the klusterlet and the addon are Available, so they ran.
     ok(env.fleetctl(&[
+        "import",
+        "cluster1",
         "--hub-context",
         "hub",
         "--cluster-context",
         "cluster1",
         "--timeout",
         "30s",
-        "import",
-        "cluster1",
         "--addons",
         SEARCH,
     ]));

@@ -64,7 +64,7 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
     let env = DevUp::start(2);
     let hub = ["--hub-context", "hub"];
     for name in ["cluster1", "cluster2"] {
-        let stdout = ok(env.fleetctl(&[&hub[..], &["--cluster-context", name, "-o", "json", "import", name]].concat()));
+        let stdout = ok(env.fleetctl(&[&["import", name, "--cluster-context", name, "-o", "json"][..], &hub].concat()));
         let result: Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
         assert_eq!(result["cluster"], name);
         assert_eq!(result["result"], "imported");
@@ -78,12 +78,12 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
     }
     // Importing again says so and changes nothing.
     let before = hub_objects(&env).await;
-    let again = ok(env.fleetctl(&[&hub[..], &["--cluster-context", "cluster1", "import", "cluster1"]].concat()));
+    let again = ok(env.fleetctl(&[&["import", "cluster1", "--cluster-context", "cluster1"][..], &hub].concat()));
     assert!(again.contains("already imported"), "{again}");
     assert_eq!(hub_objects(&env).await, before);
 
     let stdout =
-        ok(env.fleetctl(&[&hub[..], &["-o", "json", "upgrade", "--all", "--to", "0.2.0", "--parallel", "2"]].concat()));
+        ok(env.fleetctl(&[&["upgrade", "--all", "--to", "0.2.0", "--parallel", "2", "-o", "json"][..], &hub].concat()));
     let results: Vec<Value> =
         serde_json::Deserializer::from_str(&stdout).into_iter().map(|v| v.expect("json")).collect();
     assert_eq!(results.len(), 2);
@@ -91,18 +91,18 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
 
     for name in ["cluster1", "cluster2"] {
         let stdout =
-            ok(env.fleetctl(&[&hub[..], &["--cluster-context", name, "-o", "json", "detach", name, "--yes"]].concat()));
+            ok(env.fleetctl(&[&["detach", name, "--yes", "--cluster-context", name, "-o", "json"][..], &hub].concat()));
         let result: Value = serde_json::from_str(&stdout).expect("json");
         assert_eq!(result["result"], "detached");
     }
-    let names = ok(env.fleetctl(&[&hub[..], &["get", "clusters", "-o", "name"]].concat()));
+    let names = ok(env.fleetctl(&[&["get", "clusters", "-o", "name"][..], &hub].concat()));
     assert!(names.trim().is_empty(), "{names}");
 }
 
 #[tokio::test]
 async fn an_import_killed_after_any_step_finishes_when_run_again() {
     let env = DevUp::start(1);
-    let args = ["--hub-context", "hub", "--cluster-context", "cluster1", "import", "cluster1"];
+    let args = ["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"];
     let mut killed_after = Vec::new();
     loop {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
@@ -153,7 +153,7 @@ async fn an_import_killed_after_any_step_finishes_when_run_again() {
 #[tokio::test]
 async fn detaching_a_cluster_whose_dev_cluster_died_cleans_the_hub_with_force() {
     let env = DevUp::start(1);
-    ok(env.fleetctl(&["--hub-context", "hub", "--cluster-context", "cluster1", "import", "cluster1"]));
+    ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
     let state: Value =
         serde_json::from_slice(&std::fs::read(env.dir.path().join("state.json")).expect("state")).expect("json");
     let pid = state["clusters"]
@@ -166,13 +166,13 @@ async fn detaching_a_cluster_whose_dev_cluster_died_cleans_the_hub_with_force() 
         .expect("pid");
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
 
-    let output = env.fleetctl(&["--hub-context", "hub", "--timeout", "3s", "detach", "cluster1", "--yes"]);
+    let output = env.fleetctl(&["detach", "cluster1", "--yes", "--hub-context", "hub", "--timeout", "3s"]);
     assert_eq!(output.status.code(), Some(3), "timed out without --force: {}", text(&output).1);
-    let output = env.fleetctl(&["--hub-context", "hub", "--timeout", "3s", "detach", "cluster1", "--yes", "--force"]);
+    let output = env.fleetctl(&["detach", "cluster1", "--yes", "--force", "--hub-context", "hub", "--timeout", "3s"]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stdout.contains("remove it with `fleetctl detach cluster1 --force --cluster-kubeconfig"), "{stdout}");
-    let names = ok(env.fleetctl(&["--hub-context", "hub", "get", "clusters", "-o", "name"]));
+    let names = ok(env.fleetctl(&["get", "clusters", "-o", "name", "--hub-context", "hub"]));
     assert!(names.trim().is_empty());
 }
 
@@ -183,7 +183,7 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         return;
     }
     let env = DevUp::start(2);
-    ok(env.fleetctl(&["--hub-context", "hub", "--cluster-context", "cluster1", "import", "cluster1"]));
+    ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
     let garbage = env.dir.path().join("garbage.kubeconfig");
     std::fs::write(&garbage, "this: [is not a kubeconfig").expect("write");
     let unreachable = env.dir.path().join("unreachable.kubeconfig");
@@ -196,31 +196,36 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
     let u = unreachable.to_string_lossy().to_string();
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
         (
-            vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "Bad_Name"],
+            vec!["import", "Bad_Name", "--hub-context", "hub", "--cluster-context", "cluster2"],
             4,
             "invalid cluster name",
         ),
-        (vec!["--hub-kubeconfig", "/nonexistent/kubeconfig", "import", "c9"], 4, "no such file"),
-        (vec!["--hub-kubeconfig", &g, "import", "c9"], 4, "kubeconfig"),
-        (vec!["--hub-context", "nope", "import", "c9"], 4, "context \"nope\" not found"),
-        (vec!["--hub-kubeconfig", &u, "import", "c9"], 4, "does not answer"),
-        (vec!["--hub-context", "cluster2", "--cluster-context", "cluster2", "import", "c9"], 4, "fleetctl hub install"),
+        (vec!["import", "c9", "--hub-kubeconfig", "/nonexistent/kubeconfig"], 4, "no such file"),
+        (vec!["import", "c9", "--hub-kubeconfig", &g], 4, "kubeconfig"),
+        (vec!["import", "c9", "--hub-context", "nope"], 4, "context \"nope\" not found"),
+        (vec!["import", "c9", "--hub-kubeconfig", &u], 4, "does not answer"),
+        (vec!["import", "c9", "--hub-context", "hub", "--cluster-kubeconfig", &u], 4, "does not answer"),
+        (vec!["import", "c9", "--hub-context", "cluster2", "--cluster-context", "cluster2"], 4, "fleetctl hub install"),
         (
-            vec!["--hub-context", "hub", "--cluster-context", "cluster1", "import", "other"],
+            vec!["import", "other", "--hub-context", "hub", "--cluster-context", "cluster1"],
             4,
             "already joined as cluster \"cluster1\"",
         ),
         (
-            vec!["--hub-context", "hub", "--cluster-context", "cluster2", "import", "c9", "--addons", "nope"],
+            vec!["import", "c9", "--hub-context", "hub", "--cluster-context", "cluster2", "--addons", "nope"],
             4,
             "unknown addon",
         ),
-        (vec!["--hub-context", "hub", "upgrade", "ghost", "--to", "0.2.0"], 4, "cluster ghost not found"),
-        (vec!["--hub-context", "hub", "detach", "ghost", "--yes"], 4, "cluster ghost not found"),
-        (vec!["--hub-context", "hub", "upgrade", "cluster1", "--to", "latest"], 2, "invalid version"),
-        (vec!["--hub-context", "hub", "--timeout", "5x", "import", "c9"], 2, "invalid duration"),
-        (vec!["--hub-context", "hub", "detach", "cluster1"], 2, "pass --yes"),
-        (vec!["--hub-context", "hub", "import", "c9", "-l", "novalue"], 2, "key=value"),
+        (vec!["upgrade", "ghost", "--to", "0.2.0", "--hub-context", "hub"], 4, "cluster ghost not found"),
+        (vec!["upgrade", "--all", "--to", "0.2.0", "--hub-context", "cluster2"], 4, "fleetctl hub install"),
+        (vec!["detach", "ghost", "--yes", "--hub-context", "hub"], 4, "cluster ghost not found"),
+        (vec!["get", "clusters", "--hub-kubeconfig", &u], 4, "does not answer"),
+        (vec!["get", "clusters", "--hub-context", "cluster2"], 4, "fleetctl hub install"),
+        (vec!["upgrade", "cluster1", "--to", "latest", "--hub-context", "hub"], 2, "invalid version"),
+        (vec!["import", "c9", "--hub-context", "hub", "--timeout", "5x"], 2, "invalid duration"),
+        (vec!["detach", "cluster1", "--hub-context", "hub"], 2, "pass --yes"),
+        (vec!["import", "c9", "-l", "novalue", "--hub-context", "hub"], 2, "key=value"),
+        (vec!["--hub-context", "hub", "import", "c9"], 2, "unexpected argument '--hub-context'"),
     ];
     // The hub keeps renewing leases; what must not change is what the commands write.
     let hub_before = hub_objects(&env).await;

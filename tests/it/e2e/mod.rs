@@ -71,19 +71,24 @@ impl DevUp {
             .expect("fleetctl runs")
     }
 
-    /// Pids of processes whose command line contains all of `needles`.
+    /// Pids of this environment's processes whose command line contains all of `needles`:
+    /// its cluster processes and what they run, each cluster process leading a process
+    /// group of its own.
     pub fn pids(&self, needles: &[&str]) -> Vec<u32> {
+        let state: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(self.dir.path().join("state.json")).expect("state.json"))
+                .expect("state.json is JSON");
+        let groups: Vec<u64> =
+            state["clusters"].as_array().into_iter().flatten().filter_map(|c| c["pid"].as_u64()).collect();
         let mut pids = Vec::new();
         for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
             let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            let dir = self.dir.path().to_string_lossy().to_string();
-            // Only processes of this environment: their KUBECONFIG lives under its dir.
-            let environ = std::fs::read(entry.path().join("environ"))
-                .map(|e| String::from_utf8_lossy(&e).into_owned())
-                .unwrap_or_default();
-            if needles.iter().all(|n| cmdline.contains(n)) && (cmdline.contains(&dir) || environ.contains(&dir)) {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // After the command's closing parenthesis: state, ppid, pgrp.
+            let group = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u64>().ok());
+            if needles.iter().all(|n| cmdline.contains(n)) && group.is_some_and(|g| groups.contains(&g)) {
                 pids.push(pid);
             }
         }

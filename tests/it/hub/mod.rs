@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use fleetctl_api::{ManagedCluster, crds};
-use fleetctl_hub::{HubConfig, controllers};
+use fleetctl_hub::{HubAddress, HubConfig, controllers};
 use fleetctl_kube::runner::metrics::Registry;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -36,8 +36,7 @@ impl Drop for Hub {
 
 pub fn config(c: &TestCluster) -> HubConfig {
     HubConfig {
-        hub_url: c.server.url(),
-        hub_ca_pem: c.server.ca_pem().to_string(),
+        address: HubAddress::External { url: c.server.url(), ca_pem: c.server.ca_pem().to_string() },
         repository: "quay.io/fleetctl/fleetctl".into(),
         default_version: "0.1.0".into(),
         token_lifetime: Duration::from_secs(3600),

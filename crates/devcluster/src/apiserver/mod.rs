@@ -1,7 +1,10 @@
 //! A Kubernetes-API-compatible server: the dev cluster's kube-apiserver.
 //!
 //! `ApiServer::start` runs one in-process on 127.0.0.1; several can run at once
-//! (there is no global state), which is how the tests get their clusters.
+//! (there is no global state), which is how the tests get their clusters. It also answers
+//! on [`SERVICE_HOST`], the address its Pods are given, as a real cluster's Pods reach
+//! their API server through the `kubernetes` Service rather than the address in people's
+//! kubeconfigs.
 
 mod auth;
 mod builtin;
@@ -107,6 +110,7 @@ pub struct ApiServer {
     addr: SocketAddr,
     stop: tokio::sync::watch::Sender<bool>,
     task: JoinHandle<()>,
+    service: JoinHandle<()>,
     controllers: JoinHandle<()>,
     admin: CertKey,
 }
@@ -118,8 +122,14 @@ impl Drop for ApiServer {
         let _ = self.stop.send(true);
         self.controllers.abort();
         self.task.abort();
+        self.service.abort();
     }
 }
+
+/// The address Pods reach the API server at (`KUBERNETES_SERVICE_HOST`), on the same port
+/// as the one kubeconfigs name: another loopback address, so that anything a Pod derives
+/// from its in-cluster configuration is told apart from the address people use.
+pub const SERVICE_HOST: std::net::Ipv4Addr = pki::SERVICE_HOST;
 
 /// The user name of the admin kubeconfig.
 const ADMIN_USER: &str = "kubernetes-admin";
@@ -143,11 +153,15 @@ impl ApiServer {
             .await
             .map_err(|source| StartError::Bind { port: config.port, source })?;
         let addr = listener.local_addr().map_err(|source| StartError::Bind { port: config.port, source })?;
+        let service_listener = tokio::net::TcpListener::bind((SERVICE_HOST, addr.port()))
+            .await
+            .map_err(|source| StartError::Bind { port: addr.port(), source })?;
         let controllers = tokio::spawn(controllers::run(state.clone(), notices));
         let app = http::router(http::Http { state: state.clone(), address: addr.to_string() });
         let (stop, stopped) = tokio::sync::watch::channel(false);
+        let service = tokio::spawn(tls::serve(service_listener, tls.clone(), app.clone(), stopped.clone()));
         let task = tokio::spawn(tls::serve(listener, tls, app, stopped));
-        Ok(Self { state, addr, stop, task, controllers, admin })
+        Ok(Self { state, addr, stop, task, service, controllers, admin })
     }
 
     /// The address the server listens on.
@@ -158,6 +172,11 @@ impl ApiServer {
     /// The server URL, `https://127.0.0.1:<port>`.
     pub fn url(&self) -> String {
         format!("https://{}", self.addr)
+    }
+
+    /// The address its Pods reach it at: [`SERVICE_HOST`] and the same port.
+    pub fn service_addr(&self) -> SocketAddr {
+        SocketAddr::new(SERVICE_HOST.into(), self.addr.port())
     }
 
     /// The cluster CA certificate, PEM.
@@ -195,6 +214,7 @@ impl ApiServer {
         if tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await.is_err() {
             self.task.abort();
         }
+        self.service.abort();
         self.controllers.abort();
         // Releases a durable store's file, so the same directory can be opened again.
         self.state.store.close();

@@ -11,6 +11,9 @@ use time::OffsetDateTime;
 
 use fleetctl_kube::certs::parse_csr;
 
+/// The API server's address for its Pods (see `apiserver::SERVICE_HOST`).
+pub const SERVICE_HOST: std::net::Ipv4Addr = std::net::Ipv4Addr::new(127, 0, 0, 2);
+
 /// Lifetime of the CA and the serving certificate.
 const CA_LIFETIME: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 /// Lifetime of kubeconfig client certificates.
@@ -83,11 +86,12 @@ impl Pki {
         &self.ca
     }
 
-    /// A serving certificate for 127.0.0.1, ::1 and localhost.
+    /// A serving certificate for 127.0.0.1, ::1, localhost and [`SERVICE_HOST`].
     pub fn serving(&self) -> Result<CertKey, PkiError> {
         let key = KeyPair::generate()?;
         let mut params = CertificateParams::new(vec!["localhost".to_string()])?;
         params.subject_alt_names.push(SanType::IpAddress(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)));
+        params.subject_alt_names.push(SanType::IpAddress(std::net::IpAddr::V4(SERVICE_HOST)));
         params.subject_alt_names.push(SanType::IpAddress(std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)));
         params.distinguished_name = DistinguishedName::new();
         params.distinguished_name.push(DnType::CommonName, "kube-apiserver");

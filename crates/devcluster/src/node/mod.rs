@@ -27,12 +27,15 @@
 //! Everything is driven by watch events; the only timers are the restart back-off and
 //! the termination grace period.
 
+pub mod container;
+pub mod credentials;
 mod deployment;
 mod pod;
 pub mod process;
 pub mod status;
 
 use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +51,8 @@ use kube::{Client, ResourceExt};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
+use container::Podman;
+use process::Isolation;
 use status::NODE_LABEL;
 
 /// A container the in-process runner is asked to run.
@@ -71,10 +76,12 @@ pub type InProcessRunner = Arc<dyn Fn(InProcessCommand) -> BoxFuture<'static, i3
 /// How fleetctl containers run.
 #[derive(Clone)]
 pub enum RunMode {
-    /// As child processes of this program (normally the fleetctl binary itself).
+    /// As child processes of this program (the image's entrypoint, `fleetctld`).
     Process {
         /// The program (the container's args are passed to it).
         program: PathBuf,
+        /// How each process sees the cluster.
+        isolation: Isolation,
     },
     /// As tasks of this process, through the runner.
     InProcess(InProcessRunner),
@@ -83,7 +90,9 @@ pub enum RunMode {
 impl std::fmt::Debug for RunMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Process { program } => f.debug_struct("Process").field("program", program).finish(),
+            Self::Process { program, isolation } => {
+                f.debug_struct("Process").field("program", program).field("isolation", isolation).finish()
+            }
             Self::InProcess(_) => f.write_str("InProcess"),
         }
     }
@@ -123,6 +132,11 @@ pub struct NodeConfig {
     pub client: Client,
     /// The API server URL written into Pod kubeconfigs.
     pub server_url: String,
+    /// The address Pods reach the API server at in-cluster (`KUBERNETES_SERVICE_HOST`).
+    pub service_addr: SocketAddr,
+    /// Where images of local podman storage run as containers (else the fleetctl image
+    /// runs as processes or tasks, and other images are reported running).
+    pub podman: Option<Podman>,
     /// The cluster CA (PEM) written into Pod kubeconfigs.
     pub ca_pem: String,
     /// The dev directory: logs go to `logs/<name>/`, Pod kubeconfigs to `pods/<name>/`.
@@ -179,10 +193,21 @@ impl Node {
         log_path(&self.config.dir, &self.config.name, namespace, deployment)
     }
 
-    /// Where a Pod's kubeconfig goes.
-    fn kubeconfig_path(&self, namespace: &str, pod: &str) -> PathBuf {
-        self.pods_dir().join(format!("{namespace}_{pod}.kubeconfig"))
+    /// Where a Pod's credentials go.
+    fn pod_dir(&self, namespace: &str, pod: &str) -> PathBuf {
+        self.pods_dir().join(format!("{namespace}_{pod}"))
     }
+
+    /// What names this node's containers in podman (its label value).
+    fn container_label(&self) -> String {
+        container_label(&self.config.dir, &self.config.name)
+    }
+}
+
+/// The value of [`container::NODE_LABEL`] on the containers of node `node` under a dev
+/// directory.
+pub fn container_label(dir: &Path, node: &str) -> String {
+    dir.join("pods").join(node).display().to_string()
 }
 
 /// The log file of a Deployment's containers on a node, under a dev directory.
@@ -198,8 +223,8 @@ pub struct NodeSimulator {
 }
 
 impl NodeSimulator {
-    /// Removes what a previous run on this node left (Pods, Pod kubeconfigs), then
-    /// starts watching Deployments.
+    /// Removes what a previous run on this node left (Pods, their credentials and
+    /// containers), then starts watching Deployments.
     pub async fn start(config: NodeConfig) -> Result<Self, NodeError> {
         let node = Arc::new(Node { config });
         let pods_dir = node.pods_dir();
@@ -210,8 +235,15 @@ impl NodeSimulator {
         // Their tokens belong to Pods that no longer run.
         if let Ok(entries) = std::fs::read_dir(&pods_dir) {
             for entry in entries.flatten() {
-                let _ = std::fs::remove_file(entry.path());
+                let path = entry.path();
+                let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+                if let Err(e) = removed {
+                    tracing::warn!(path = %path.display(), error = %e, "removing what an earlier Pod left");
+                }
             }
+        }
+        if let Some(podman) = &node.config.podman {
+            podman.remove_node(&node.container_label()).await;
         }
         remove_stale_pods(&node).await?;
         let (stop, stopped) = watch::channel(false);

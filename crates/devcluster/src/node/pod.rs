@@ -17,6 +17,7 @@ use tokio::sync::{Notify, OnceCell, watch};
 
 use super::Node;
 use super::RunMode;
+use super::credentials::Credentials;
 use super::process::{self, Launch};
 use super::status::{
     self, ContainerPhase, ContainerState, PodFields, container_env, expand, is_fleetctl_image, pod_object, pod_status,
@@ -84,7 +85,7 @@ impl PodHandle {
         let pod = PodInfo {
             object: pod_object(deployment, &name, hash, &node.config.name),
             log: node.log_path(&namespace, &deployment_name),
-            kubeconfig: node.kubeconfig_path(&namespace, &name),
+            credentials_dir: node.pod_dir(&namespace, &name),
             fields: PodFields {
                 namespace,
                 name: name.clone(),
@@ -134,14 +135,15 @@ impl PodHandle {
 struct PodInfo {
     object: Value,
     log: PathBuf,
-    kubeconfig: PathBuf,
+    /// Where its ServiceAccount's files go.
+    credentials_dir: PathBuf,
     fields: PodFields,
     containers: Vec<Container>,
-    /// The kubeconfig, once written (shared by the containers).
-    credentials: OnceCell<PathBuf>,
+    /// The ServiceAccount's files, once written (shared by the containers).
+    credentials: OnceCell<Credentials>,
 }
 
-/// Why a container could not get its ServiceAccount's kubeconfig.
+/// Why a container could not get its ServiceAccount's token.
 #[derive(Debug, thiserror::Error)]
 enum CredentialError {
     #[error("requesting a token: {0}")]
@@ -150,7 +152,7 @@ enum CredentialError {
     Wait(#[source] kube::runtime::wait::Error),
     #[error("the token request was answered without a token")]
     NoToken,
-    #[error("writing the kubeconfig: {0}")]
+    #[error("writing the service account's files: {0}")]
     Write(#[source] std::io::Error),
 }
 
@@ -163,14 +165,14 @@ impl PodInfo {
         &self.fields.name
     }
 
-    /// A kubeconfig with a token of the Pod's ServiceAccount; waits (through a watch)
-    /// for the ServiceAccount if it does not exist yet.
-    async fn credentials(&self, node: &Node) -> Result<PathBuf, CredentialError> {
-        let path = self.credentials.get_or_try_init(|| self.issue_credentials(node)).await?;
-        Ok(path.clone())
+    /// A token of the Pod's ServiceAccount, written as a kubelet projects it (and as a
+    /// kubeconfig); waits (through a watch) for the ServiceAccount if it does not exist yet.
+    async fn credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
+        let credentials = self.credentials.get_or_try_init(|| self.issue_credentials(node)).await?;
+        Ok(credentials.clone())
     }
 
-    async fn issue_credentials(&self, node: &Node) -> Result<PathBuf, CredentialError> {
+    async fn issue_credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
         let api: Api<ServiceAccount> = Api::namespaced(node.client(), self.namespace());
         let sa = &self.fields.service_account;
         let request = TokenRequest {
@@ -182,9 +184,11 @@ impl PodInfo {
                 Ok(issued) => {
                     let token = issued.status.map(|s| s.token).filter(|t| !t.is_empty());
                     let token = token.ok_or(CredentialError::NoToken)?;
-                    process::write_kubeconfig(&self.kubeconfig, &node.config.server_url, &node.config.ca_pem, &token)
+                    let credentials = Credentials::under(&self.credentials_dir);
+                    credentials
+                        .write(&node.config.server_url, &node.config.ca_pem, self.namespace(), &token)
                         .map_err(CredentialError::Write)?;
-                    return Ok(self.kubeconfig.clone());
+                    return Ok(credentials);
                 }
                 Err(kube::Error::Api(status)) if status.code == 404 => {
                     process::log_line(
@@ -237,7 +241,11 @@ async fn run(node: Arc<Node>, mut pod: PodInfo, shared: Arc<Shared>, mut stop: w
         Ok(_) | Err(kube::Error::Api(_)) => {}
         Err(e) => tracing::warn!(pod = %pod.name(), error = %e, "deleting pod"),
     }
-    let _ = std::fs::remove_file(&pod.kubeconfig);
+    if let Err(e) = std::fs::remove_dir_all(&pod.credentials_dir)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(pod = %pod.name(), error = %e, "removing the pod's credentials");
+    }
     shared.deployment_changed.notify_one();
 }
 
@@ -308,7 +316,13 @@ async fn run_container(
 ) {
     let Some(container) = pod.containers.get(index) else { return };
     let image = container.image.clone().unwrap_or_default();
-    if !is_fleetctl_image(&image) {
+    // An image of local podman storage runs as a container; the fleetctl image otherwise
+    // as a process (or task) of the entrypoint; any other image is only reported running.
+    let podman = match &node.config.podman {
+        Some(podman) if podman.has_image(&image).await => Some(podman),
+        _ => None,
+    };
+    if podman.is_none() && !is_fleetctl_image(&image) {
         let id = format!("simulated://{}/{}", pod.name(), container.name);
         shared.update(index, |c| {
             c.phase = ContainerPhase::Running(now());
@@ -325,8 +339,8 @@ async fn run_container(
             _ = stop.wait_for(|s| *s) => return,
             credentials = pod.credentials(&node) => credentials,
         };
-        let kubeconfig = match credentials {
-            Ok(path) => path,
+        let credentials = match credentials {
+            Ok(credentials) => credentials,
             Err(e) => {
                 process::log_line(&pod.log, &format!("{label}: {e}"));
                 shared.update(index, |c| c.phase = ContainerPhase::Waiting("CreateContainerConfigError".into()));
@@ -336,10 +350,16 @@ async fn run_container(
                 continue;
             }
         };
-        let launch = launch(&pod, container, kubeconfig);
-        let started = match &node.config.mode {
-            RunMode::Process { program } => process::spawn_process(program, &launch),
-            RunMode::InProcess(runner) => Ok(process::spawn_task(runner, &launch)),
+        let launch = launch(&pod, container, credentials);
+        let started = match (&node.config.mode, &podman) {
+            (_, Some(podman)) => {
+                let name = format!("{}-{}", pod.name(), container.name);
+                podman.spawn(&image, &name, &node.container_label(), node.config.service_addr, &launch)
+            }
+            (RunMode::Process { program, isolation }, None) => {
+                process::spawn_process(program, *isolation, node.config.service_addr, &launch)
+            }
+            (RunMode::InProcess(runner), None) => Ok(process::spawn_task(runner, &launch)),
         };
         let mut running = match started {
             Ok(running) => running,
@@ -384,9 +404,10 @@ async fn run_container(
     }
 }
 
-/// The container's args and env as the kubelet would give them, plus the simulator's:
-/// the kubeconfig, a health address of its own, a log level, and the Pod name as host name.
-fn launch(pod: &PodInfo, container: &Container, kubeconfig: PathBuf) -> Launch {
+/// The container's args and env as the kubelet would give them, plus the simulator's: a
+/// health address of its own, a log level, and the Pod name as host name. How it finds the
+/// API server (its ServiceAccount's files, or a kubeconfig) is for the runtime to say.
+fn launch(pod: &PodInfo, container: &Container, credentials: Credentials) -> Launch {
     let (mut env, skipped) = container_env(container.env.as_deref().unwrap_or_default(), &pod.fields);
     if !skipped.is_empty() {
         process::log_line(
@@ -404,7 +425,6 @@ fn launch(pod: &PodInfo, container: &Container, kubeconfig: PathBuf) -> Launch {
             env.push((name.to_string(), value));
         }
     };
-    set("KUBECONFIG", kubeconfig.display().to_string(), true);
     set("FLEETCTL_HEALTH_ADDR", HEALTH_ADDR.to_string(), true);
     set("HOSTNAME", pod.name().to_string(), true);
     set("FLEETCTL_LOG", "info".to_string(), false);
@@ -412,5 +432,5 @@ fn launch(pod: &PodInfo, container: &Container, kubeconfig: PathBuf) -> Launch {
     let mut command = container.command.clone().unwrap_or_default().into_iter();
     let executable = command.next();
     let args = command.chain(container.args.clone().unwrap_or_default()).map(|a| expand(&a, &env)).collect();
-    Launch { command: executable, args, env, kubeconfig, log: pod.log.clone() }
+    Launch { command: executable, args, env, credentials, log: pod.log.clone() }
 }

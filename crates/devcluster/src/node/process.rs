@@ -1,6 +1,12 @@
-//! Running one container: a child process of the fleetctl binary, or a task of this
+//! Running one container: a child process of the image's entrypoint, or a task of this
 //! process (the in-process mode), and stopping it the way a kubelet does — SIGTERM,
 //! a grace period, then SIGKILL.
+//!
+//! A process sees its Pod's ServiceAccount as a pod does when it can be given a mount
+//! namespace of its own (as root): its `/run` is the Pod's (see [`super::credentials`]),
+//! so the token, CA and namespace are at `/var/run/secrets/kubernetes.io/serviceaccount`,
+//! and `KUBERNETES_SERVICE_HOST`/`PORT` name the API server's service address — kube-rs's
+//! in-cluster configuration then works unchanged. Otherwise it gets `KUBECONFIG`.
 
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
@@ -9,12 +15,19 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use fleetctl_kube::kubeconfig::{self, Credentials, Names};
+use std::ffi::{CStr, CString};
+use std::net::SocketAddr;
+use std::os::unix::ffi::OsStrExt;
+
+use nix::mount::MsFlags;
+use nix::sched::CloneFlags;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
+use super::container::Podman;
+use super::credentials::Credentials;
+
 use super::{InProcessCommand, InProcessRunner};
-use crate::serve::write_private;
 
 /// Variables of the cluster process a container inherits; everything else it gets
 /// from its manifest, as in a real container.
@@ -34,10 +47,11 @@ pub struct Launch {
     pub command: Option<String>,
     /// The container's args, after the rest of its `command`.
     pub args: Vec<String>,
-    /// Its environment, resolved, with the simulator's overrides.
+    /// Its environment, resolved, with the simulator's overrides (but not how it finds
+    /// the API server: that depends on how it runs).
     pub env: Vec<(String, String)>,
-    /// The kubeconfig of the Pod's ServiceAccount (also in `env` as `KUBECONFIG`).
-    pub kubeconfig: PathBuf,
+    /// The Pod's ServiceAccount files.
+    pub credentials: Credentials,
     /// Where stdout and stderr go (appended).
     pub log: PathBuf,
 }
@@ -71,12 +85,14 @@ impl Launch {
 /// A started container.
 #[derive(Debug)]
 pub enum Running {
-    /// A child process.
+    /// A child process (for a podman container, `podman run`).
     Process {
         /// The child.
         child: tokio::process::Child,
         /// Its pid.
         pid: u32,
+        /// The container it runs, if it is `podman run`: removed if podman is killed.
+        container: Option<Box<(Podman, String)>>,
     },
     /// A task of this process.
     Task {
@@ -91,6 +107,7 @@ impl Running {
     /// The id reported in `containerStatuses[].containerID`: `process://<pid>` or `task://<n>`.
     pub fn container_id(&self) -> String {
         match self {
+            Self::Process { container: Some(container), .. } => format!("podman://{}", container.1),
             Self::Process { pid, .. } => format!("process://{pid}"),
             Self::Task { id, .. } => format!("task://{id}"),
         }
@@ -115,7 +132,7 @@ impl Running {
     /// (it cannot be asked to stop). Returns the exit code.
     pub async fn terminate(self, grace: Duration) -> i32 {
         match self {
-            Self::Process { mut child, pid } => {
+            Self::Process { mut child, pid, container } => {
                 // The child is not reaped before we wait on it below, so its pid still
                 // names it even if it has exited already.
                 if let Ok(raw) = i32::try_from(pid) {
@@ -126,6 +143,10 @@ impl Running {
                     _ => {
                         tracing::info!(pid, "container did not stop within its grace period: SIGKILL");
                         let _ = child.kill().await;
+                        if let Some(container) = container {
+                            let (podman, name) = *container;
+                            podman.remove(&name).await;
+                        }
                         SIGNAL_BASE + Signal::SIGKILL as i32
                     }
                 }
@@ -143,12 +164,45 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|s| SIGNAL_BASE + s)).unwrap_or(1)
 }
 
-/// Starts the container's executable (`entrypoint`, the fleetctl binary, or the one its
-/// command names beside it) with its args and environment, stdout and stderr appended to
-/// the log. The child stays in the cluster process's process group, so that stopping the
-/// group (as `dev down` does) also stops containers the cluster process could not stop
-/// itself.
-pub fn spawn_process(entrypoint: &Path, launch: &Launch) -> std::io::Result<Running> {
+/// How a process container sees its cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// A mount namespace of its own with the Pod's `/run`, and the API server at
+    /// `KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT` (its service address).
+    MountNamespace,
+    /// The host's filesystem, and `KUBECONFIG` pointing at the Pod's kubeconfig.
+    Kubeconfig,
+}
+
+impl Isolation {
+    /// A mount namespace when this process may make one (as root), else the kubeconfig.
+    pub fn best() -> Self {
+        if nix::unistd::geteuid().is_root() { Self::MountNamespace } else { Self::Kubeconfig }
+    }
+
+    /// The variables by which the container finds the API server (at `service` from a
+    /// mount namespace).
+    pub fn env(self, credentials: &Credentials, service: SocketAddr) -> Vec<(String, String)> {
+        match self {
+            Self::MountNamespace => vec![
+                ("KUBERNETES_SERVICE_HOST".into(), service.ip().to_string()),
+                ("KUBERNETES_SERVICE_PORT".into(), service.port().to_string()),
+            ],
+            Self::Kubeconfig => vec![("KUBECONFIG".into(), credentials.kubeconfig.display().to_string())],
+        }
+    }
+}
+
+/// Starts the container's executable (`entrypoint`, the image's, or the one its command
+/// names beside it) with its args and environment, stdout and stderr appended to the log.
+/// The child stays in the cluster process's process group, so that stopping the group (as
+/// `dev down` does) also stops containers the cluster process could not stop itself.
+pub fn spawn_process(
+    entrypoint: &Path,
+    isolation: Isolation,
+    service: SocketAddr,
+    launch: &Launch,
+) -> std::io::Result<Running> {
     let program = launch.executable(entrypoint)?;
     let log = open_log(&launch.log)?;
     let stderr = log.try_clone()?;
@@ -162,16 +216,21 @@ pub fn spawn_process(entrypoint: &Path, launch: &Launch) -> std::io::Result<Runn
         .env_clear()
         .envs(INHERITED_ENV.iter().filter_map(|name| std::env::var_os(name).map(|value| (name, value))))
         .envs(launch.env.iter().map(|(name, value)| (name, value)))
+        .envs(isolation.env(&launch.credentials, service))
         .stdin(Stdio::null())
         .stdout(Stdio::from(log))
         .stderr(Stdio::from(stderr))
         // If this handle is dropped without an orderly stop (a panic, an aborted task),
         // the process must not outlive it.
         .kill_on_drop(true);
-    die_with_this_process(&mut command);
+    let run = match isolation {
+        Isolation::MountNamespace => Some(Mount::run_of(&launch.credentials)?),
+        Isolation::Kubeconfig => None,
+    };
+    before_exec(&mut command, run);
     let child = command.spawn()?;
     let pid = child.id().unwrap_or_default();
-    Ok(Running::Process { child, pid })
+    Ok(Running::Process { child, pid, container: None })
 }
 
 /// Starts the container as a task of this process through the caller's runner.
@@ -181,7 +240,7 @@ pub fn spawn_task(runner: &InProcessRunner, launch: &Launch) -> Running {
         command: launch.command.clone(),
         args: launch.args.clone(),
         env: launch.env.clone(),
-        kubeconfig: launch.kubeconfig.clone(),
+        kubeconfig: launch.credentials.kubeconfig.clone(),
     });
     Running::Task { handle: tokio::spawn(future), id: NEXT.fetch_add(1, Ordering::Relaxed) }
 }
@@ -208,30 +267,57 @@ pub fn log_line(path: &Path, line: &str) {
     }
 }
 
-/// Writes a kubeconfig (mode 0600) that authenticates with a ServiceAccount token.
-pub fn write_kubeconfig(path: &Path, server: &str, ca_pem: &str, token: &str) -> std::io::Result<()> {
-    let names = Names { cluster: "cluster", user: "pod", context: "pod" };
-    let config = kubeconfig::single(names, server, ca_pem, Credentials::Token(token.to_string()));
-    let yaml = kubeconfig::to_yaml(&config);
-    write_private(path, yaml.as_bytes())
+/// The bind mount of a Pod's `/run`, prepared before the fork (the child may not allocate).
+struct Mount {
+    source: CString,
+    target: CString,
 }
 
-/// Asks the kernel to send the container SIGTERM when the cluster process that starts it
-/// dies, so that a SIGKILLed dev cluster leaves no orphans. The death signal follows the
-/// parent *thread* that forks: the simulator spawns from runtime worker threads, which
-/// live as long as the cluster process.
+impl Mount {
+    fn run_of(credentials: &Credentials) -> std::io::Result<Self> {
+        // `/var/run` is usually a link to `/run`: bind over what it names.
+        let target = std::fs::canonicalize("/var/run")?;
+        let c = |path: &Path| CString::new(path.as_os_str().as_bytes()).map_err(std::io::Error::other);
+        Ok(Self { source: c(&credentials.run)?, target: c(&target)? })
+    }
+}
+
+/// What the child does between fork and exec: ask the kernel to send it SIGTERM when the
+/// cluster process that starts it dies, so that a SIGKILLed dev cluster leaves no orphans;
+/// and, given a mount, enter a mount namespace of its own with the Pod's `/run` bound in.
+/// The death signal follows the parent *thread* that forks: the simulator spawns from
+/// runtime worker threads, which live as long as the cluster process.
 #[allow(unsafe_code)]
-fn die_with_this_process(command: &mut tokio::process::Command) {
+fn before_exec(command: &mut tokio::process::Command, mount: Option<Mount>) {
     let parent = nix::unistd::getpid();
-    // SAFETY: the closure runs in the forked child before exec. It makes only the
-    // async-signal-safe prctl(2) and getppid(2) calls and allocates nothing (an errno
-    // becomes an io::Error without allocating).
+    // SAFETY: the closure runs in the forked child before exec. It makes only
+    // async-signal-safe system calls — prctl(2), getppid(2), unshare(2), mount(2) — on
+    // strings made before the fork, and allocates nothing (an errno becomes an io::Error
+    // without allocating).
     unsafe {
         command.pre_exec(move || {
             nix::sys::prctl::set_pdeathsig(Signal::SIGTERM)?;
             // The parent may have died between the fork and the prctl above.
             if nix::unistd::getppid() != parent {
                 return Err(std::io::Error::from(nix::errno::Errno::ESRCH));
+            }
+            if let Some(mount) = &mount {
+                nix::sched::unshare(CloneFlags::CLONE_NEWNS)?;
+                // Nothing of ours propagates back to the host's mounts.
+                nix::mount::mount(
+                    None::<&CStr>,
+                    c"/",
+                    None::<&CStr>,
+                    MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+                    None::<&CStr>,
+                )?;
+                nix::mount::mount(
+                    Some(mount.source.as_c_str()),
+                    mount.target.as_c_str(),
+                    None::<&CStr>,
+                    MsFlags::MS_BIND,
+                    None::<&CStr>,
+                )?;
             }
             Ok(())
         });
@@ -242,6 +328,8 @@ fn die_with_this_process(command: &mut tokio::process::Command) {
 mod tests {
     use super::*;
 
+    const SERVICE: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2)), 6443);
+
     #[tokio::test]
     async fn a_process_stops_on_sigterm_and_its_log_is_private() {
         use std::os::unix::fs::PermissionsExt;
@@ -251,10 +339,10 @@ mod tests {
             command: None,
             args: vec!["-c".into(), "echo started; exec sleep 30".into()],
             env: vec![],
-            kubeconfig: dir.path().join("k"),
+            credentials: Credentials::under(dir.path()),
             log: log.clone(),
         };
-        let mut running = spawn_process(Path::new("/bin/sh"), &launch).unwrap();
+        let mut running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
         assert!(running.container_id().starts_with("process://"));
         let waited = tokio::time::timeout(Duration::from_millis(200), running.wait()).await;
         assert!(waited.is_err(), "still running");
@@ -271,10 +359,10 @@ mod tests {
             command: None,
             args: vec!["-c".into(), "trap '' TERM; echo ready; while :; do sleep 0.05; done".into()],
             env: vec![],
-            kubeconfig: dir.path().join("k"),
+            credentials: Credentials::under(dir.path()),
             log: dir.path().join("x.log"),
         };
-        let running = spawn_process(Path::new("/bin/sh"), &launch).unwrap();
+        let running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
         // Give the shell time to install its trap.
         tokio::time::sleep(Duration::from_millis(200)).await;
         let started = std::time::Instant::now();
@@ -292,7 +380,7 @@ mod tests {
             command: command.map(str::to_string),
             args: vec!["search-collector".into()],
             env: vec![],
-            kubeconfig: dir.path().join("k"),
+            credentials: Credentials::under(dir.path()),
             log: dir.path().join("x.log"),
         };
         assert_eq!(launch(None).executable(&entrypoint).unwrap(), entrypoint);

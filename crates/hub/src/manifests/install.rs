@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE};
+use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, split_image};
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
@@ -43,8 +43,20 @@ fn rules() -> Vec<PolicyRule> {
     ]
 }
 
+/// What a hub installation depends on.
+#[derive(Debug, Clone)]
+pub struct Install<'a> {
+    /// The fleetctl image the hub controller runs; the klusterlets it imports run the
+    /// same repository, at the tag each cluster asks for (this tag by default).
+    pub image: &'a str,
+    /// The hub's API server URL as managed clusters reach it, for bootstrap kubeconfigs.
+    pub hub_url: &'a str,
+    /// The CA bundle (PEM) that verifies it.
+    pub hub_ca_pem: &'a str,
+}
+
 /// Everything `fleetctl hub install` applies, in order: CRDs first.
-pub fn objects(image: &str) -> Vec<Value> {
+pub fn objects(install: &Install<'_>) -> Vec<Value> {
     let mut objects: Vec<Value> = crds::hub().iter().map(document).collect();
     let controller = [objects::service_account_subject(HUB_NAMESPACE, HUB_CONTROLLER)];
     objects.extend([
@@ -52,23 +64,25 @@ pub fn objects(image: &str) -> Vec<Value> {
         document(&objects::service_account(namespaced_meta(HUB_NAMESPACE, HUB_CONTROLLER))),
         document(&objects::cluster_role(meta(HUB_CONTROLLER), rules())),
         document(&objects::cluster_role_binding(meta(HUB_CONTROLLER), HUB_CONTROLLER, controller.to_vec())),
-        document(&deployment(image)),
+        document(&deployment(install)),
     ]);
     objects
 }
 
-fn deployment(image: &str) -> Deployment {
+fn deployment(install: &Install<'_>) -> Deployment {
     let probe = |path: &str| objects::http_probe(path, HEALTH_PORT, None, 10);
     let container = Container {
         env: Some(vec![
             objects::env("FLEETCTL_HEALTH_ADDR", &format!("0.0.0.0:{HEALTH_PORT}")),
             objects::env_from_field("POD_NAMESPACE", "metadata.namespace"),
+            objects::env("FLEETCTL_HUB_URL", install.hub_url),
+            objects::env("FLEETCTL_HUB_CA", install.hub_ca_pem),
         ]),
         ports: Some(vec![objects::container_port("health", HEALTH_PORT)]),
         liveness_probe: Some(probe("/healthz")),
         readiness_probe: Some(probe("/readyz")),
         resources: Some(objects::requests("10m", "32Mi")),
-        ..objects::container("controller", image, vec!["hub".into()])
+        ..objects::container("controller", install.image, controller_args(install.image))
     };
     let pod = PodSpec {
         service_account_name: Some(HUB_CONTROLLER.into()),
@@ -79,19 +93,37 @@ fn deployment(image: &str) -> Deployment {
     objects::deployment(meta, HUB_CONTROLLER, BTreeMap::new(), pod)
 }
 
+/// `fleetctld hub`, told to give the klusterlets its own image repository and tag.
+fn controller_args(image: &str) -> Vec<String> {
+    let mut args = vec!["hub".to_string()];
+    if let Some((repository, tag)) = split_image(image) {
+        args.extend(["--image-repository".into(), repository.into(), "--klusterlet-version".into(), tag.into()]);
+    }
+    args
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
     fn the_hub_install_puts_crds_first_and_the_controller_last() {
-        let objects = objects("img:1");
+        let objects =
+            objects(&Install { image: "registry.example/fleetctl:1", hub_url: "https://hub:6443", hub_ca_pem: "CA" });
         let kinds: Vec<&str> = objects.iter().filter_map(|o| o["kind"].as_str()).collect();
         let crds = crds::hub().len();
         assert!(kinds[..crds].iter().all(|k| *k == "CustomResourceDefinition"), "{kinds:?}");
         assert_eq!(kinds[crds..], ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]);
         let container = &objects[crds + 4]["spec"]["template"]["spec"]["containers"][0];
-        assert_eq!(container["args"][0], "hub");
+        assert_eq!(
+            container["args"],
+            json!(["hub", "--image-repository", "registry.example/fleetctl", "--klusterlet-version", "1"])
+        );
+        let env = container["env"].as_array().unwrap();
+        assert!(env.contains(&json!({"name": "FLEETCTL_HUB_URL", "value": "https://hub:6443"})), "{env:?}");
+        assert!(env.contains(&json!({"name": "FLEETCTL_HUB_CA", "value": "CA"})), "{env:?}");
         assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
     }
 

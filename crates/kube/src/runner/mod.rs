@@ -21,3 +21,20 @@ pub async fn shutdown_signal() {
         () = terminate => {}
     }
 }
+
+/// Logs to stderr at `info` (`-v`: `debug`, `-vv`: `trace`), or as `FLEETCTL_LOG` says;
+/// colour codes only when `colour` (a person's terminal, not a log file). A subscriber
+/// already set (a role run inside another program) is kept.
+pub fn init_logging(verbose: u8, colour: bool) {
+    let default = match verbose {
+        0 => "info",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FLEETCTL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let subscriber = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(colour);
+    if subscriber.try_init().is_err() {
+        tracing::debug!("logging was set up already");
+    }
+}

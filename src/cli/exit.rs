@@ -1,0 +1,152 @@
+//! Exit statuses: every error a command can end with says which status it means, so the
+//! same fault gives the same code in every command (as uv's `ExitStatus`).
+//!
+//! The mapping for the errors of the layers below the CLI is here, in one table; the CLI's
+//! own errors map next to their definitions.
+
+use std::process::ExitCode;
+
+use fleetctl_devcluster::env::EnvError;
+use fleetctl_devcluster::serve::ServeError;
+use fleetctl_kube::{ApplyError, ConfigError};
+
+use crate::lifecycle::LifecycleError;
+
+/// The documented exit codes (`--help`, README).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: success.
+    Success = 0,
+    /// 1: the operation failed.
+    Failure = 1,
+    /// 2: usage error.
+    Usage = 2,
+    /// 3: timed out waiting.
+    Timeout = 3,
+    /// 4: refused by preflight; nothing changed.
+    Refused = 4,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        Self::from(status as u8)
+    }
+}
+
+/// The text `--help` ends with.
+pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage error; \
+3 timed out waiting; 4 refused by preflight (nothing changed).";
+
+/// An error that knows the exit status it ends a command with.
+pub trait Fault: std::error::Error + Send + Sync + 'static {
+    /// The status the command exits with.
+    fn exit_status(&self) -> ExitStatus;
+}
+
+/// What a command ends with when it fails: the error, with its causes, and its status.
+#[derive(Debug)]
+pub struct CommandError {
+    status: ExitStatus,
+    error: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl CommandError {
+    /// The status the command exits with.
+    pub fn status(&self) -> ExitStatus {
+        self.status
+    }
+
+    /// The error and its causes on one line (`what failed: why: root cause`).
+    pub fn chain(&self) -> String {
+        fleetctl_kube::errors::chain(self.error.as_ref())
+    }
+}
+
+impl<E: Fault> From<E> for CommandError {
+    fn from(error: E) -> Self {
+        Self { status: error.exit_status(), error: Box::new(error) }
+    }
+}
+
+/// A kubeconfig or context that cannot be used: nothing was tried, so nothing changed.
+impl Fault for ConfigError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Refused
+    }
+}
+
+impl Fault for LifecycleError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::Refused(_) | Self::NotInitialised | Self::NotAnswering { .. } => ExitStatus::Refused,
+            Self::Usage(_) => ExitStatus::Usage,
+            Self::Timeout { .. } => ExitStatus::Timeout,
+            Self::Kube(_) | Self::Apply(_) | Self::Watch { .. } | Self::Failed(_) => ExitStatus::Failure,
+        }
+    }
+}
+
+/// `hub install|uninstall`.
+impl Fault for ApplyError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Failure
+    }
+}
+
+/// `dev up|down|status|logs`.
+impl Fault for EnvError {
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::NoDir | Self::AlreadyRunning { .. } | Self::NotRunning { .. } | Self::NoLog { .. } => {
+                ExitStatus::Refused
+            }
+            Self::Clusters(_) | Self::Ambiguous { .. } => ExitStatus::Usage,
+            Self::StartupTimeout { .. } | Self::HubController { .. } => ExitStatus::Timeout,
+            _ => ExitStatus::Failure,
+        }
+    }
+}
+
+/// `dev serve`.
+impl Fault for ServeError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Failure
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn statuses_are_the_documented_codes() {
+        let codes =
+            [ExitStatus::Success, ExitStatus::Failure, ExitStatus::Usage, ExitStatus::Timeout, ExitStatus::Refused]
+                .map(|s| s as u8);
+        assert_eq!(codes, [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn an_unusable_kubeconfig_is_refused() {
+        let missing = ConfigError::MissingFile { path: "/nope".into(), flag: "--hub-kubeconfig" };
+        assert_eq!(CommandError::from(missing).status(), ExitStatus::Refused);
+    }
+
+    #[test]
+    fn lifecycle_errors_keep_their_kind() {
+        let timeout = LifecycleError::Timeout { what: "x".into(), after: Duration::from_secs(1) };
+        assert_eq!(CommandError::from(timeout).status(), ExitStatus::Timeout);
+        assert_eq!(CommandError::from(LifecycleError::Usage("x".into())).status(), ExitStatus::Usage);
+        assert_eq!(CommandError::from(LifecycleError::Refused("x".into())).status(), ExitStatus::Refused);
+        assert_eq!(CommandError::from(LifecycleError::NotInitialised).status(), ExitStatus::Refused);
+        assert_eq!(CommandError::from(LifecycleError::Failed("x".into())).status(), ExitStatus::Failure);
+    }
+
+    #[test]
+    fn the_chain_names_every_cause_once() {
+        let read = ConfigError::Read { path: "/k".into(), source: std::io::Error::other("denied") };
+        assert_eq!(CommandError::from(read).chain(), "kubeconfig /k: cannot read it: denied");
+    }
+}

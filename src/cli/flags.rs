@@ -1,0 +1,124 @@
+//! The flag groups commands share, each flattened into the commands that honour it (and
+//! only those): `fleetctl completion bash -o json` is a usage error, not a no-op.
+//!
+//! Flags are `global` within the command that takes them, so `fleetctl get -o json
+//! clusters` and `fleetctl get clusters -o json` both work.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use fleetctl_kube::{KubeconfigPair, Selection};
+
+/// Output formats of `-o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// A table for people.
+    Table,
+    /// A table with more columns.
+    Wide,
+    /// JSON on stdout, nothing else.
+    Json,
+    /// YAML on stdout, nothing else.
+    Yaml,
+    /// Names only.
+    Name,
+}
+
+/// How a person's terminal is used; every command honours these (notes, logs, colours).
+#[derive(Debug, Clone, Default, Args)]
+pub struct TerminalFlags {
+    /// Print only errors: no notes, no progress, only error logs.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Log more (repeat for more detail); logs go to stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// No colours (also NO_COLOR).
+    #[arg(long, global = true)]
+    pub no_color: bool,
+}
+
+/// Which hub to talk to.
+#[derive(Debug, Clone, Args)]
+pub struct HubFlags {
+    /// Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE", env = "FLEETCTL_HUB_KUBECONFIG")]
+    hub_kubeconfig: Option<PathBuf>,
+    /// Context of the hub in its kubeconfig.
+    #[arg(long, global = true, value_name = "NAME")]
+    hub_context: Option<String>,
+}
+
+impl HubFlags {
+    /// The hub's selection; errors name `--hub-kubeconfig`.
+    pub fn selection(&self) -> Selection {
+        self.pair(&ClusterFlags::default()).hub
+    }
+
+    fn pair(&self, cluster: &ClusterFlags) -> KubeconfigPair {
+        KubeconfigPair::new(
+            self.hub_kubeconfig.clone(),
+            self.hub_context.clone(),
+            cluster.cluster_kubeconfig.clone(),
+            cluster.cluster_context.clone(),
+        )
+    }
+}
+
+/// The cluster being imported or detached.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ClusterFlags {
+    /// Kubeconfig of the cluster being imported or detached (default: the hub's file).
+    #[arg(long, global = true, value_name = "FILE")]
+    cluster_kubeconfig: Option<PathBuf>,
+    /// Context of that cluster.
+    #[arg(long, global = true, value_name = "NAME")]
+    cluster_context: Option<String>,
+}
+
+impl ClusterFlags {
+    /// The cluster's selection: its own file, else the hub's (people often keep both as
+    /// contexts of one kubeconfig); errors name `--cluster-kubeconfig`.
+    pub fn selection(&self, hub: &HubFlags) -> Selection {
+        hub.pair(self).target
+    }
+
+    /// Whether the cluster was named at all.
+    pub fn named(&self) -> bool {
+        self.cluster_kubeconfig.is_some() || self.cluster_context.is_some()
+    }
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct OutputFlags {
+    /// Output format.
+    #[arg(short, long, global = true, value_enum, default_value = "table")]
+    pub output: Output,
+}
+
+/// How long to wait.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct WaitFlags {
+    /// How long to wait for the cluster(s) (e.g. 90s, 5m).
+    #[arg(long, global = true, default_value = "5m", value_parser = fleetctl_kube::duration::parse)]
+    pub timeout: Duration,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_about_a_kubeconfig_name_the_flag_that_sets_it() {
+        let hub = HubFlags { hub_kubeconfig: Some("/hub".into()), hub_context: None };
+        assert_eq!(hub.selection().flag, "--hub-kubeconfig");
+        let target = ClusterFlags { cluster_kubeconfig: None, cluster_context: Some("c1".into()) };
+        let selection = target.selection(&hub);
+        assert_eq!(selection.flag, "--cluster-kubeconfig");
+        assert_eq!(selection.path, Some(PathBuf::from("/hub")), "the hub's file by default");
+        assert!(target.named() && !ClusterFlags::default().named());
+    }
+}
