@@ -82,7 +82,7 @@ async fn grant(c: &TestCluster, user: &str, rules: Value) {
     Api::<ClusterRoleBinding>::all(c.client.clone()).create(&PostParams::default(), &binding).await.expect("binding");
 }
 
-fn denial(result: Result<DynamicObject, Error>) -> kube::core::ErrorResponse {
+fn denial(result: Result<DynamicObject, Error>) -> kube::core::Status {
     match result {
         Err(Error::Api(status)) => *status,
         other => panic!("expected a denial, got {other:?}"),

@@ -82,7 +82,9 @@ impl LabelSelector {
                 "Exists" => Operator::Exists,
                 "DoesNotExist" => Operator::DoesNotExist,
                 other => {
-                    return Err(SelectorError::Requirement(format!("{other:?} is not a valid label selector operator")));
+                    return Err(SelectorError::Requirement(format!(
+                        "{other:?} is not a valid label selector operator"
+                    )));
                 }
             };
             requirements.push(Requirement { key: expression.key.clone(), operator });

@@ -105,7 +105,7 @@ fn report(
     };
     let finalizers: Vec<String> =
         remaining.finalizers.iter().map(|(f, n)| format!("{f} in {n} resource instances")).collect();
-    let wanted = vec![
+    let wanted = [
         condition("NamespaceDeletionDiscoveryFailure", false, "DiscoveryFailed", "ResourcesDiscovered", String::new()),
         condition(
             "NamespaceDeletionGroupVersionParsingFailure",
