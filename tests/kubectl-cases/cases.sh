@@ -61,6 +61,7 @@ c "rolebinding subject stored" 'ok~alice' get rolebinding rb1 -o 'jsonpath={.sub
 c "priorityclass value stored" 'ok~^1000$' get priorityclass high -o 'jsonpath={.value}'
 
 area defaults
+ci "deployment web written as JSON (kubectl create sends protobuf)" ok '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx"}]}}}}' apply -f -
 c "deployment strategy defaulted" 'ok~RollingUpdate' get deploy web -o 'jsonpath={.spec.strategy.type}'
 c "deployment maxSurge defaulted" 'ok~25%' get deploy web -o 'jsonpath={.spec.strategy.rollingUpdate.maxSurge}'
 c "deployment revisionHistoryLimit defaulted" 'ok~^10$' get deploy web -o 'jsonpath={.spec.revisionHistoryLimit}'
@@ -113,7 +114,8 @@ c "priorityclass value change refused" 'fail~immutable|value' patch priorityclas
 area gc
 ci "owner configmap" ok '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owner"}}' apply -f -
 ci "dependent of a missing owner uid" ok '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"orphaned","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"ghost","uid":"00000000-0000-0000-0000-000000000000"}]}}' create -f -
-c "dangling dependent goes away" 'ok~deleted|condition met' wait --for=delete cm/orphaned --timeout=10s
+c "dangling dependent goes away" ok wait --for=delete cm/orphaned --timeout=10s
+c "dangling dependent is gone" 'fail~not found' get cm orphaned
 c "create ns for foreground" ok create ns fg
 c "content in fg" ok create configmap c1 -n fg
 c "delete ns foreground finishes" ok delete ns fg --cascade=foreground --timeout=20s
