@@ -1,5 +1,6 @@
 //! kube-rs against in-process dev-cluster API servers.
 
+mod admission;
 mod bad_input;
 mod controller;
 mod crd;

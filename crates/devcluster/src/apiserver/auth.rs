@@ -33,6 +33,15 @@ impl User {
         Self { name: common_name, uid: String::new(), groups }
     }
 
+    /// The identity of the server's own built-in controllers.
+    pub fn controllers() -> Self {
+        Self {
+            name: "system:kube-controller-manager".to_string(),
+            uid: String::new(),
+            groups: vec![MASTERS.to_string(), AUTHENTICATED.to_string()],
+        }
+    }
+
     /// Whether the user is a superuser (`system:masters`).
     pub fn is_superuser(&self) -> bool {
         self.groups.iter().any(|g| g == MASTERS)

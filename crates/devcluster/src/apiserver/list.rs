@@ -72,6 +72,7 @@ impl ApiState {
         let filter = Filter::from_query(rt, query)?;
         let limit = usize::try_from(query.number("limit")?.unwrap_or(0)).unwrap_or(usize::MAX);
         let token = query.non_empty("continue").map(decode_continue).transpose()?;
+        validate_list_options(query)?;
         if let (Some("Exact"), Some(rv)) = (query.get("resourceVersionMatch"), query.number("resourceVersion")?)
             && rv != self.store.rv()
         {
@@ -95,8 +96,14 @@ impl ApiState {
             _ => self.scan(rt, namespace, token.as_ref().map(|t| t.start.as_str()), limit, &filter),
         };
         let rv = token.map_or(page.rv, |t| t.rv);
+        // Only an unfiltered list says how much is left, as upstream: counting what a
+        // selector matches would cost a scan.
+        let remaining = match &page.next {
+            Some(last) if filter.is_empty() => Some(self.store.count_after(&gr, namespace, last)),
+            _ => None,
+        };
         let continue_token = page.next.map(|start| encode_continue(rv, start));
-        Ok(render_list(rt, &page.items, rv, continue_token.as_deref()))
+        Ok(render_list(rt, &page.items, rv, continue_token.as_deref(), remaining))
     }
 
     fn scan(
@@ -130,16 +137,51 @@ impl ApiState {
                 Err(e) => return Err(e),
             }
         }
-        Ok(render_list(rt, &deleted, self.store.rv(), None))
+        Ok(render_list(rt, &deleted, self.store.rv(), None, None))
+    }
+}
+
+/// Checks the list options that only make sense together, with upstream's wording.
+fn validate_list_options(query: &Query) -> Result<(), ApiError> {
+    let Some(matching) = query.non_empty("resourceVersionMatch") else { return Ok(()) };
+    let invalid = |message: String| {
+        ApiError::invalid(
+            "ListOptions",
+            "meta.k8s.io",
+            "",
+            vec![super::status::Cause::new("FieldValueForbidden", "resourceVersionMatch", message)],
+        )
+    };
+    let rv = query.non_empty("resourceVersion");
+    match (matching, rv) {
+        (_, None) => {
+            Err(invalid("Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided".into()))
+        }
+        ("Exact", Some("0")) => {
+            Err(invalid("Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"".into()))
+        }
+        ("Exact" | "NotOlderThan", _) => Ok(()),
+        (other, _) => {
+            Err(invalid(format!("Unsupported value: \"{other}\": supported values: \"Exact\", \"NotOlderThan\"")))
+        }
     }
 }
 
 /// Serializes a list by splicing the stored JSON of its items.
-fn render_list(rt: &ResourceType, items: &[Stored], rv: u64, continue_token: Option<&str>) -> Bytes {
+fn render_list(
+    rt: &ResourceType,
+    items: &[Stored],
+    rv: u64,
+    continue_token: Option<&str>,
+    remaining: Option<usize>,
+) -> Bytes {
     let api_version = rt.api_version();
     let mut metadata = json!({"resourceVersion": rv.to_string()});
     if let Some(token) = continue_token {
         metadata["continue"] = json!(token);
+    }
+    if let Some(remaining) = remaining {
+        metadata["remainingItemCount"] = json!(remaining);
     }
     let head = json!({"kind": rt.list_kind(), "apiVersion": api_version, "metadata": metadata}).to_string();
     let size: usize = items.iter().map(|s| s.json.len() + 1).sum();

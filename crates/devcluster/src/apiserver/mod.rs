@@ -6,8 +6,10 @@
 //! their API server through the `kubernetes` Service rather than the address in people's
 //! kubeconfigs.
 
+mod admission;
 mod auth;
 mod builtin;
+mod cel;
 mod controllers;
 mod crd;
 mod discovery;
@@ -31,6 +33,7 @@ mod selector;
 mod state;
 mod status;
 mod store;
+mod strategy;
 mod table;
 mod tls;
 mod token;
@@ -145,8 +148,13 @@ impl ApiServer {
         let security = security::Security::load_or_create(config.settings.store.as_deref(), &config.name)?;
         let tls = tls::acceptor(&security.serving, &security.pki.ca().cert_pem)?;
         let admin = security.pki.client(ADMIN_USER, &[auth::MASTERS]).map_err(security::SecurityError::from)?;
-        let state =
-            Arc::new(ApiState { registry: Registry::with_builtins(), store, settings: config.settings, security });
+        let state = Arc::new(ApiState {
+            registry: Registry::with_builtins(),
+            store: Arc::new(store),
+            admission: admission::Chain::default(),
+            settings: config.settings,
+            security,
+        });
         serve_stored_crds(&state);
         seed(&state)?;
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))

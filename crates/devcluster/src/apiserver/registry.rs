@@ -196,6 +196,16 @@ impl Registry {
         inner.by_gvr.get(&(group.to_string(), version.to_string(), plural.to_string())).cloned()
     }
 
+    /// The resource served at group/version whose kind is `kind`.
+    pub fn find_kind(&self, group: &str, version: &str, kind: &str) -> Option<Arc<ResourceType>> {
+        let inner = self.inner.read();
+        inner
+            .by_gvr
+            .values()
+            .find(|r| r.group == group && r.version == version && r.kind == kind && !r.create_only)
+            .cloned()
+    }
+
     /// Any served version of a group/resource (for internal operations across versions).
     pub fn any_version(&self, gr: &GroupResource) -> Option<Arc<ResourceType>> {
         let inner = self.inner.read();

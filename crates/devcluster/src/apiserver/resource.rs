@@ -9,6 +9,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use super::admission::{self, Admitted, Operation};
+use super::auth::User;
 use super::kinds;
 use super::object;
 use super::patch::{self, ListStrategy, PatchError};
@@ -17,6 +19,7 @@ use super::schema;
 use super::state::ApiState;
 use super::status::{ApiError, Cause, deleted_status};
 use super::store::{CommitError, Expect, Stored, key};
+use super::strategy;
 
 /// How a write should be carried out.
 #[derive(Debug, Clone, Default)]
@@ -29,8 +32,15 @@ pub struct WriteOptions {
     pub force: bool,
     /// `fieldValidation=Strict`: unknown fields of custom resources are an error.
     pub strict: bool,
-    /// Who is writing (CSRs record their requester).
-    pub user: Option<super::auth::User>,
+    /// Who is writing (CSRs record their requester); `None` for the built-in controllers.
+    pub user: Option<User>,
+}
+
+impl WriteOptions {
+    /// Who admission sees writing.
+    fn writer(&self) -> User {
+        self.user.clone().unwrap_or_else(User::controllers)
+    }
 }
 
 /// The patch formats of `Content-Type`.
@@ -70,6 +80,8 @@ pub struct DeleteOptions {
     pub resource_version: Option<String>,
     /// `dryRun=All`.
     pub dry_run: bool,
+    /// Who deletes; `None` for the built-in controllers.
+    pub user: Option<User>,
 }
 
 /// Garbage-collection policy for dependents.
@@ -104,6 +116,19 @@ pub struct Written {
     pub code: u16,
     /// The body.
     pub body: Value,
+    /// Warnings for the client (`Warning` headers).
+    pub warnings: Vec<String>,
+}
+
+impl Written {
+    fn new(code: u16, body: Value) -> Self {
+        Self { code, body, warnings: Vec::new() }
+    }
+
+    fn warned(mut self, admitted: Admitted) -> Self {
+        self.warnings = admitted.warnings;
+        self
+    }
 }
 
 const FOREGROUND: &str = "foregroundDeletion";
@@ -135,8 +160,23 @@ impl ApiState {
             patch::record_update(None, &mut object, manager, &strategies(rt), &rt.api_version(), &object::now());
         }
         let name = object::name(&object).unwrap_or_default().to_string();
+        let writer = opts.writer();
+        let admitted = self.admission.validate(
+            self,
+            &admission::Request {
+                operation: Operation::Create,
+                rt,
+                subresource: None,
+                namespace,
+                name: &name,
+                object: Some(&object),
+                old_object: None,
+                user: &writer,
+                dry_run: opts.dry_run,
+            },
+        )?;
         if opts.dry_run {
-            return self.dry_run_create(rt, namespace, &name, object);
+            return Ok(self.dry_run_create(rt, namespace, &name, object)?.warned(admitted));
         }
         let stored = self.store.put(&rt.group_resource(), &key(namespace, &name), Expect::Absent, object).map_err(
             |e| match e {
@@ -145,7 +185,7 @@ impl ApiState {
             },
         )?;
         self.after_commit(rt, &stored)?;
-        Ok(Written { code: 201, body: stored.value() })
+        Ok(Written::new(201, stored.value()).warned(admitted))
     }
 
     fn dry_run_create(
@@ -158,7 +198,7 @@ impl ApiState {
         if self.store.get(&rt.group_resource(), &key(namespace, name)).is_some() {
             return Err(ApiError::already_exists(&rt.plural, &rt.group, name));
         }
-        Ok(Written { code: 201, body: object })
+        Ok(Written::new(201, object))
     }
 
     /// Validates and fills in a new object, changing nothing.
@@ -219,34 +259,18 @@ impl ApiState {
             map.remove("status");
         }
         let name = object::name(&object).unwrap_or_default().to_string();
-        if let Some(namespace) = namespace.filter(|_| rt.namespaced) {
-            self.check_namespace_open(rt, namespace, &name)?;
-        }
+        let strategy = strategy::of(rt);
+        check_builtin_fields(rt, &object, opts)?;
+        strategy.prepare_create(&mut object);
         let mut causes: Vec<Cause> = kinds::check_name(rt, &name).into_iter().collect();
         causes.extend(self.custom_schema(rt, &mut object, opts)?);
+        causes.extend(strategy.validate_create(&object));
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
         }
         kinds::on_create(rt, &mut object, opts.user.as_ref())?;
         object::drop_empty_metadata(&mut object);
         Ok(object)
-    }
-
-    /// Refuses content in a missing or terminating namespace.
-    fn check_namespace_open(&self, rt: &ResourceType, namespace: &str, name: &str) -> Result<(), ApiError> {
-        let ns = self
-            .store
-            .get(&kinds::namespaces(), namespace)
-            .ok_or_else(|| ApiError::not_found("namespaces", "", namespace))?;
-        if object::deletion_timestamp(&ns.value()).is_some() {
-            return Err(ApiError::forbidden(
-                &rt.plural,
-                &rt.group,
-                name,
-                &format!("unable to create new content in namespace {namespace} because it is being terminated"),
-            ));
-        }
-        Ok(())
     }
 
     /// Defaults, prunes and validates a custom resource against its schema.
@@ -445,27 +469,40 @@ impl ApiState {
                     &object::now(),
                 );
             }
+            let writer = opts.writer();
+            let admitted = self.admission.validate(
+                self,
+                &admission::Request {
+                    operation: Operation::Update,
+                    rt,
+                    subresource,
+                    namespace,
+                    name,
+                    object: Some(&next),
+                    old_object: Some(&old),
+                    user: &writer,
+                    dry_run: opts.dry_run,
+                },
+            )?;
             if next == old {
-                return Ok(Written { code: 200, body: old });
+                return Ok(Written::new(200, old).warned(admitted));
             }
             if opts.dry_run {
-                return Ok(Written { code: 200, body: next });
+                return Ok(Written::new(200, next).warned(admitted));
             }
             let gr = rt.group_resource();
             let k = key(namespace, name);
             let result = if kinds::deletion_complete(rt, &next) {
-                self.store.remove(&gr, &k, current.rv).map(|_| Written { code: 200, body: next.clone() })
+                self.store.remove(&gr, &k, current.rv).map(|_| Written::new(200, next.clone()))
             } else {
-                self.store
-                    .put(&gr, &k, Expect::Rv(current.rv), next)
-                    .map(|stored| Written { code: 200, body: stored.value() })
+                self.store.put(&gr, &k, Expect::Rv(current.rv), next).map(|stored| Written::new(200, stored.value()))
             };
             match result {
                 Ok(written) => {
                     if let Some(stored) = self.store.get(&gr, &k) {
                         self.after_commit(rt, &stored)?;
                     }
-                    return Ok(written);
+                    return Ok(written.warned(admitted));
                 }
                 Err(CommitError::Conflict) if wanted.is_none() => continue,
                 Err(CommitError::Conflict) => {
@@ -513,7 +550,11 @@ impl ApiState {
             object::metadata_mut(&mut next).insert("generation".into(), json!(bumped));
         }
         if subresource.is_none() {
-            let causes = self.custom_schema(rt, &mut next, opts)?;
+            check_builtin_fields(rt, &next, opts)?;
+            let strategy = strategy::of(rt);
+            strategy.prepare_update(old, &mut next);
+            let mut causes = self.custom_schema(rt, &mut next, opts)?;
+            causes.extend(strategy.validate_update(old, &next));
             if !causes.is_empty() {
                 return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
             }
@@ -536,8 +577,23 @@ impl ApiState {
             let current = self.load(rt, namespace, name)?;
             let mut object = current.value();
             check_preconditions(rt, name, &object, current.rv, opts)?;
+            let deleter = opts.user.clone().unwrap_or_else(User::controllers);
+            self.admission.validate(
+                self,
+                &admission::Request {
+                    operation: Operation::Delete,
+                    rt,
+                    subresource: None,
+                    namespace,
+                    name,
+                    object: None,
+                    old_object: Some(&object),
+                    user: &deleter,
+                    dry_run: opts.dry_run,
+                },
+            )?;
             if object::deletion_timestamp(&object).is_some() {
-                return Ok(Written { code: 200, body: object });
+                return Ok(Written::new(200, object));
             }
             let mut finalizers = object::finalizers(&object);
             match opts.propagation.unwrap_or(kinds::default_propagation(rt)) {
@@ -560,7 +616,7 @@ impl ApiState {
                         Ok(_) => {}
                     }
                 }
-                return Ok(Written { code: 200, body: deleted_status(&rt.plural, &rt.group, name, &uid) });
+                return Ok(Written::new(200, deleted_status(&rt.plural, &rt.group, name, &uid)));
             }
             object::set_finalizers(&mut object, &finalizers);
             let meta = object::metadata_mut(&mut object);
@@ -568,11 +624,11 @@ impl ApiState {
             meta.insert("deletionGracePeriodSeconds".into(), json!(0));
             kinds::on_delete(rt, &mut object);
             if opts.dry_run {
-                return Ok(Written { code: 200, body: object });
+                return Ok(Written::new(200, object));
             }
             match self.store.put(&gr, &k, Expect::Rv(current.rv), object) {
                 Ok(stored) => {
-                    return Ok(Written { code: 200, body: stored.value() });
+                    return Ok(Written::new(200, stored.value()));
                 }
                 Err(CommitError::Conflict) => continue,
                 Err(CommitError::Storage(why)) => return Err(ApiError::internal(why)),
@@ -617,6 +673,25 @@ fn check_preconditions(
         ));
     }
     Ok(())
+}
+
+/// Strict field validation of a built-in kind: the body must decode as its type with
+/// nothing left over (custom resources are checked against their schema instead).
+fn check_builtin_fields(rt: &ResourceType, object: &Value, opts: &WriteOptions) -> Result<(), ApiError> {
+    if !opts.strict || !rt.is_builtin() {
+        return Ok(());
+    }
+    let cannot = |why: String| {
+        ApiError::bad_request(format!(
+            "{} in version \"{}\" cannot be handled as a {}: {why}",
+            rt.kind, rt.version, rt.kind
+        ))
+    };
+    match strategy::unknown_field(rt, object) {
+        Ok(None) => Ok(()),
+        Ok(Some(field)) => Err(cannot(format!("strict decoding error: unknown field \"{field}\""))),
+        Err(why) => Err(cannot(why)),
+    }
 }
 
 /// Checks `apiVersion` and `kind` of a body against the resource and fills them in.

@@ -36,8 +36,8 @@ pub struct Security {
     pub serving: CertKey,
     /// ServiceAccount token signer.
     pub tokens: TokenSigner,
-    /// RBAC.
-    pub authorizer: Authorizer,
+    /// RBAC (shared with the admission policies' `authorizer`).
+    pub authorizer: std::sync::Arc<Authorizer>,
 }
 
 const CA_CERT: &str = "ca.crt";
@@ -53,7 +53,7 @@ impl Security {
             Some(dir) => stored(dir, cluster)?,
         };
         let serving = pki.serving()?;
-        Ok(Self { pki, serving, tokens, authorizer: Authorizer::default() })
+        Ok(Self { pki, serving, tokens, authorizer: std::sync::Arc::default() })
     }
 }
 

@@ -66,6 +66,32 @@ impl LabelSelector {
         Ok(Self { requirements })
     }
 
+    /// The selector a `metav1.LabelSelector` (matchLabels and matchExpressions) describes.
+    pub fn from_typed(
+        selector: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    ) -> Result<Self, SelectorError> {
+        let mut requirements = Vec::new();
+        for (key, value) in selector.match_labels.iter().flatten() {
+            requirements.push(Requirement { key: key.clone(), operator: Operator::In(vec![value.clone()]) });
+        }
+        for expression in selector.match_expressions.iter().flatten() {
+            let values = expression.values.clone().unwrap_or_default();
+            let operator = match expression.operator.as_str() {
+                "In" => Operator::In(values),
+                "NotIn" => Operator::NotIn(values),
+                "Exists" => Operator::Exists,
+                "DoesNotExist" => Operator::DoesNotExist,
+                other => {
+                    return Err(SelectorError::Requirement(format!(
+                        "{other:?} is not a valid label selector operator"
+                    )));
+                }
+            };
+            requirements.push(Requirement { key: expression.key.clone(), operator });
+        }
+        Ok(Self { requirements })
+    }
+
     /// Whether an object with these `metadata.labels` is selected (`None` = no labels).
     pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
         self.requirements.iter().all(|r| r.matches(labels))

@@ -34,7 +34,9 @@ pub struct ApiState {
     /// Served resource types.
     pub registry: Registry,
     /// Stored objects.
-    pub store: Store,
+    pub store: Arc<Store>,
+    /// The admission plugins every write passes.
+    pub admission: super::admission::Chain,
     /// Settings.
     pub settings: Settings,
     /// CA, serving certificate, token signer and authorizer.

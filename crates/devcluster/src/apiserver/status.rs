@@ -183,8 +183,21 @@ impl ApiError {
             details.insert("kind".into(), json!(kind));
         }
         if !d.causes.is_empty() {
-            let causes: Vec<Value> =
-                d.causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect();
+            // Empty members are left out, as Go's `omitempty` does.
+            let causes: Vec<Value> = d
+                .causes
+                .iter()
+                .map(|c| {
+                    let mut cause = json!({"message": c.message});
+                    if !c.reason.is_empty() {
+                        cause["reason"] = json!(c.reason);
+                    }
+                    if !c.field.is_empty() {
+                        cause["field"] = json!(c.field);
+                    }
+                    cause
+                })
+                .collect();
             details.insert("causes".into(), Value::Array(causes));
         }
         if let Some(seconds) = d.retry_after {

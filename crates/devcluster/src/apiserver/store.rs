@@ -427,6 +427,18 @@ impl Store {
         Page { items, rv, next }
     }
 
+    /// How many objects of a resource (in a namespace, or all) come after `key`.
+    pub fn count_after(&self, resource: &GroupResource, namespace: Option<&str>, key: &str) -> usize {
+        let inner = self.inner.read();
+        let Some(table) = inner.tables.get(resource) else { return 0 };
+        let prefix = namespace.map(|ns| format!("{ns}/"));
+        table
+            .objects
+            .range::<str, _>((Bound::Excluded(key), Bound::Unbounded))
+            .take_while(|(k, _)| prefix.as_ref().is_none_or(|p| k.starts_with(p.as_str())))
+            .count()
+    }
+
     /// Subscribes to changes after `from`; `None` means "from now". Returns `Err(oldest)`
     /// when `from` is older than the history kept.
     pub fn subscribe(&self, resource: &GroupResource, from: Option<u64>) -> Result<Subscription, u64> {

@@ -81,8 +81,12 @@ fn strip_owner(object: &mut Value, uid: &str) {
     }
 }
 
-/// An owner is gone: dependents with no owner left go too; others drop the dangling reference.
+/// An owner is gone (or never existed): dependents with no owner left go too; others
+/// drop the dangling reference.
 pub(super) fn owner_gone(state: &Shared, uid: &str) -> Step {
+    if state.store.owner_ref(uid).is_some() {
+        return Ok(());
+    }
     for dependent in state.store.dependents(uid) {
         release_or_remove(state, &dependent, uid)?;
     }

@@ -98,7 +98,21 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         } else if notice.resource == kinds::certificate_signing_requests() {
             batch.insert(Work::Sign(event.key.clone()));
         }
+        // A dependent may name an owner that does not exist: the collector checks its
+        // owners (only objects that have owners are parsed).
+        if memchr_owner_references(&event.json) {
+            for owner in object::owner_uids(event.value()) {
+                batch.insert(Work::OwnerGone(owner.to_string()));
+            }
+        }
         return;
+    }
+    if event.kind == EventType::Deleted
+        && let Some((namespace, name)) = event.key.split_once('/')
+        && namespaces::is_default_object(&notice.resource, name)
+    {
+        // The root CA ConfigMap and the default ServiceAccount come back when deleted.
+        batch.insert(Work::NamespaceDefaults(namespace.to_string()));
     }
     let object = event.value();
     let is_crd = notice.resource == kinds::custom_resource_definitions();
@@ -122,12 +136,20 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     }
     if notice.resource == kinds::namespaces() {
         batch.insert(Work::Namespace(event.key.clone()));
+        // Foreground and orphan deletion of a namespace are the collector's too.
+        batch.insert(Work::Deleting(notice.resource.clone(), event.key.clone()));
     } else {
         if is_crd {
             batch.insert(Work::CrdCleanup(event.key.clone()));
         }
         batch.insert(Work::Deleting(notice.resource.clone(), event.key.clone()));
     }
+}
+
+/// Whether serialized JSON mentions `ownerReferences` at all (a cheap test before parsing).
+fn memchr_owner_references(json: &[u8]) -> bool {
+    const NEEDLE: &[u8] = b"\"ownerReferences\"";
+    json.windows(NEEDLE.len()).any(|w| w == NEEDLE)
 }
 
 /// Group and plural of a resource that is not built in.

@@ -1,0 +1,82 @@
+//! HTTP: kube-apiserver's handler chain as tower layers — request info →
+//! authentication → impersonation → authorization — in front of the non-resource
+//! routes (health, version, discovery, OpenAPI) and the resource handler.
+//!
+//! Each filter leaves what it learned in the request's extensions ([`RequestInfo`],
+//! the [`User`](super::auth::User)) for the ones after it.
+
+mod body;
+mod filters;
+mod resource;
+mod routes;
+
+use std::sync::Arc;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::from_fn_with_state;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::resource::Written;
+use super::state::Shared;
+use super::status::ApiError;
+
+/// What every layer and handler of one server shares.
+#[derive(Clone)]
+pub struct Http {
+    /// The server state.
+    pub state: Shared,
+    /// `host:port` clients reach the server at (legacy discovery reports it).
+    pub address: String,
+}
+
+/// The router of one API server: the routes behind the filter chain.
+pub fn router(http: Http) -> axum::Router {
+    let http = Arc::new(http);
+    // `layer` wraps what is already there, so the last added runs first.
+    routes::routes()
+        .fallback(resource::handle)
+        .layer(from_fn_with_state(http.clone(), filters::authorization))
+        .layer(from_fn_with_state(http.clone(), filters::impersonation))
+        .layer(from_fn_with_state(http.clone(), filters::authentication))
+        .layer(axum::middleware::from_fn(filters::request_info))
+        .layer(axum::middleware::from_fn(filters::log))
+        .with_state(http)
+}
+
+fn bytes_response(code: u16, body: Bytes, content_type: &'static str) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// A JSON response; a value that cannot be serialized is a 500, never an empty body.
+fn value_response(code: u16, value: &Value) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(body) => bytes_response(code, Bytes::from(body), "application/json"),
+        Err(e) => error_response(&ApiError::internal(format!("serializing the response: {e}"))),
+    }
+}
+
+/// The response of a write: its object, with admission's warnings as `Warning` headers.
+fn written_response(written: Written) -> Response {
+    let mut response = value_response(written.code, &written.body);
+    for warning in &written.warnings {
+        // Header values must be visible ASCII; the text is quoted as RFC 7234 warn-text.
+        let text = warning.replace(['"', '\\'], "'").replace(|c: char| !c.is_ascii() || c.is_ascii_control(), " ");
+        if let Ok(value) = HeaderValue::from_str(&format!("299 - \"{text}\"")) {
+            response.headers_mut().append(header::WARNING, value);
+        }
+    }
+    response
+}
+
+/// The `metav1.Status` response of an error.
+pub fn error_response(error: &ApiError) -> Response {
+    match serde_json::to_vec(&error.to_status()) {
+        Ok(body) => bytes_response(error.code, Bytes::from(body), "application/json"),
+        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the error status could not be serialized").into_response(),
+    }
+}

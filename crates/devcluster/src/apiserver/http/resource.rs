@@ -1,0 +1,202 @@
+//! The resource handler: the verbs on collections, objects and subresources, after
+//! the filters have identified and authorized the request.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::response::Response;
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::super::auth::User;
+use super::super::registry::ResourceType;
+use super::super::request::Query;
+use super::super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
+use super::super::status::ApiError;
+use super::super::table::{self, Printer};
+use super::super::watch;
+use super::body::{read_body, read_object};
+use super::filters::RequestInfo;
+use super::{Http, bytes_response, error_response, value_response, written_response};
+
+/// Serves one resource request.
+pub async fn handle(State(http): State<Arc<Http>>, request: Request) -> Response {
+    let info = request.extensions().get::<RequestInfo>().cloned();
+    let user = request.extensions().get::<User>().cloned();
+    let (Some(info), Some(user)) = (info, user) else {
+        return error_response(&ApiError::internal("the request reached its handler unidentified"));
+    };
+    match resource(&http, request, &info, &user).await {
+        Ok(response) => response,
+        Err(error) => error_response(&error),
+    }
+}
+
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> String {
+    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
+}
+
+async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User) -> Result<Response, ApiError> {
+    let target = info.resource.clone().ok_or_else(ApiError::no_route)?;
+    let state = http.state.clone();
+    let rt = state.registry.get(&target.group, &target.version, &target.resource).ok_or_else(ApiError::no_route)?;
+    if target.namespace.is_some() && !rt.namespaced {
+        return Err(ApiError::no_route());
+    }
+    let query = Query::parse(request.uri().query());
+    let method = request.method().clone();
+    let content_type = header_str(request.headers(), header::CONTENT_TYPE);
+    let namespace = target.namespace.as_deref();
+    let sub = target.subresource.as_deref();
+    if rt.create_only {
+        if method != Method::POST || target.name.is_some() {
+            return Err(ApiError::method_not_allowed(method.as_str(), &rt.plural));
+        }
+        let body = read_object(request, &content_type).await?;
+        return Ok(value_response(201, &state.review(&rt, namespace, body, user)?));
+    }
+    if let (&Method::POST, Some(name), Some("token")) = (&method, target.name.as_deref(), sub) {
+        if !rt.subresources.token {
+            return Err(ApiError::no_route());
+        }
+        let body = read_object(request, &content_type).await?;
+        return Ok(value_response(201, &state.token_request(namespace.unwrap_or_default(), name, body)?));
+    }
+    check_subresource(&rt, sub, &method)?;
+    let mut opts = write_options(&query)?;
+    opts.user = Some(user.clone());
+    // `kubectl get` asks for a Table; only the main resource prints as one.
+    let printer = table::requested(&header_str(request.headers(), header::ACCEPT))
+        .filter(|_| sub.is_none())
+        .and_then(|version| Printer::new(&rt, version, &query));
+    match (&method, target.name.as_deref()) {
+        (&Method::GET, None) if query.flag("watch") => {
+            watch_response(http, rt.clone(), target.namespace.clone(), &query, printer)
+        }
+        (&Method::GET, None) => {
+            let list = state.list(&rt, namespace, &query)?;
+            Ok(bytes_response(200, printed(list, printer.as_ref(), Printer::list)?, "application/json"))
+        }
+        (&Method::GET, Some(name)) if query.flag("watch") => {
+            let mut query = query.clone();
+            query.set("fieldSelector", &format!("metadata.name={name}"));
+            watch_response(http, rt.clone(), target.namespace.clone(), &query, printer)
+        }
+        (&Method::GET, Some(name)) => {
+            let object = state.get(&rt, namespace, name)?;
+            Ok(bytes_response(200, printed(object, printer.as_ref(), Printer::object)?, "application/json"))
+        }
+        (&Method::POST, None) => {
+            let body = read_object(request, &content_type).await?;
+            Ok(written_response(state.create(&rt, namespace, body, &opts)?))
+        }
+        (&Method::PUT, Some(name)) => {
+            let body = read_object(request, &content_type).await?;
+            Ok(written_response(state.update(&rt, namespace, name, sub, body, &opts)?))
+        }
+        (&Method::PATCH, Some(name)) => {
+            let kind = PatchType::from_content_type(&content_type).ok_or_else(|| {
+                ApiError::unsupported_media_type(format!(
+                    "the body of the request was in an unknown format ({content_type}) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml{}",
+                    if rt.is_builtin() { ", application/strategic-merge-patch+json" } else { "" }
+                ))
+            })?;
+            let body = read_body(request).await?;
+            Ok(written_response(state.patch(&rt, namespace, name, sub, kind, &body, &opts)?))
+        }
+        (&Method::DELETE, Some(name)) => {
+            let mut opts = delete_options(&query, &read_body(request).await?)?;
+            opts.user = Some(user.clone());
+            Ok(written_response(state.delete(&rt, namespace, name, &opts)?))
+        }
+        (&Method::DELETE, None) => {
+            let mut opts = delete_options(&query, &read_body(request).await?)?;
+            opts.user = Some(user.clone());
+            Ok(bytes_response(200, state.delete_collection(&rt, namespace, &query, &opts)?, "application/json"))
+        }
+        (verb, _) => Err(ApiError::method_not_allowed(verb.as_str(), &rt.plural)),
+    }
+}
+
+/// Subresources exist only where the type declares them, and only for some verbs.
+fn check_subresource(rt: &ResourceType, sub: Option<&str>, method: &Method) -> Result<(), ApiError> {
+    let Some(sub) = sub else { return Ok(()) };
+    let s = rt.subresources;
+    let served = match sub {
+        "status" => s.status,
+        "approval" => s.approval,
+        "finalize" => s.finalize && method == Method::PUT,
+        _ => false,
+    };
+    if !served {
+        return Err(ApiError::no_route());
+    }
+    if !matches!(*method, Method::GET | Method::PUT | Method::PATCH) {
+        return Err(ApiError::method_not_allowed(method.as_str(), &format!("{}/{sub}", rt.plural)));
+    }
+    Ok(())
+}
+
+/// A response body as JSON, or as the Table `printer` makes of it.
+fn printed(
+    body: Bytes,
+    printer: Option<&Printer>,
+    print: fn(&Printer, &Value, jiff::Timestamp) -> Value,
+) -> Result<Bytes, ApiError> {
+    let Some(printer) = printer else { return Ok(body) };
+    let value: Value = serde_json::from_slice(&body).map_err(|e| ApiError::internal(e.to_string()))?;
+    let table = serde_json::to_vec(&print(printer, &value, jiff::Timestamp::now()))
+        .map_err(|e| ApiError::internal(format!("serializing the table: {e}")))?;
+    Ok(Bytes::from(table))
+}
+
+fn watch_response(
+    http: &Http,
+    rt: Arc<ResourceType>,
+    namespace: Option<String>,
+    query: &Query,
+    printer: Option<Printer>,
+) -> Result<Response, ApiError> {
+    let stream = watch::start(http.state.clone(), rt, namespace, query, printer)?;
+    let mut response = Response::new(Body::from_stream(stream));
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));
+    Ok(response)
+}
+
+fn write_options(query: &Query) -> Result<WriteOptions, ApiError> {
+    Ok(WriteOptions {
+        dry_run: query.dry_run()?,
+        field_manager: query.non_empty("fieldManager").map(str::to_string),
+        force: query.flag("force"),
+        strict: query.get("fieldValidation") == Some("Strict"),
+        user: None,
+    })
+}
+
+fn delete_options(query: &Query, body: &[u8]) -> Result<DeleteOptions, ApiError> {
+    let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else {
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("the DeleteOptions body is not valid JSON: {e}")))?
+    };
+    let policy = body["propagationPolicy"].as_str().or_else(|| query.non_empty("propagationPolicy"));
+    let orphan = body["orphanDependents"].as_bool().or_else(|| query.get("orphanDependents").map(|v| v == "true"));
+    let propagation = match (policy, orphan) {
+        (Some(p), _) => Some(Propagation::parse(p)?),
+        (None, Some(true)) => Some(Propagation::Orphan),
+        (None, Some(false)) => Some(Propagation::Background),
+        (None, None) => None,
+    };
+    let dry_run = query.dry_run()? || body["dryRun"].as_array().is_some_and(|a| a.iter().any(|v| v == "All"));
+    Ok(DeleteOptions {
+        propagation,
+        uid: body["preconditions"]["uid"].as_str().map(str::to_string),
+        resource_version: body["preconditions"]["resourceVersion"].as_str().map(str::to_string),
+        dry_run,
+        user: None,
+    })
+}

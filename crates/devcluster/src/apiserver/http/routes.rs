@@ -1,0 +1,134 @@
+//! The non-resource paths: health, version, discovery and OpenAPI.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::super::discovery;
+use super::super::openapi;
+use super::super::status::ApiError;
+use super::{Http, bytes_response, error_response, value_response};
+
+type Router = axum::Router<Arc<Http>>;
+
+/// Every non-resource route; anything else falls through to the resource handler.
+pub fn routes() -> Router {
+    let mut router = Router::new();
+    for check in ["/healthz", "/livez", "/readyz"] {
+        router = router.route(check, get(ok)).route(&format!("{check}/{{*check}}"), get(ok));
+    }
+    router
+        .route("/version", get(version))
+        .route("/version/", get(version))
+        .route("/api", get(core_groups))
+        .route("/apis", get(groups))
+        .route("/api/{version}", get(core_resources))
+        .route("/apis/{group}", get(group))
+        .route("/apis/{group}/{version}", get(group_resources))
+        .route("/openapi/v2", get(openapi_v2))
+        .route("/openapi/v3", get(openapi_root))
+        .route("/openapi/v3/api/{version}", get(openapi_core))
+        .route("/openapi/v3/apis/{group}/{version}", get(openapi_group))
+}
+
+async fn ok() -> Response {
+    let mut response = (StatusCode::OK, "ok").into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}
+
+fn accept(headers: &HeaderMap) -> &str {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default()
+}
+
+async fn version(State(http): State<Arc<Http>>) -> Response {
+    let git_version = &http.state.settings.git_version;
+    let numbers: Vec<&str> = git_version.trim_start_matches('v').split(['.', '-']).collect();
+    value_response(
+        200,
+        &json!({
+            "major": numbers.first().copied().unwrap_or("1"),
+            "minor": numbers.get(1).copied().unwrap_or("32"),
+            "gitVersion": git_version,
+            "gitCommit": "0000000000000000000000000000000000000000",
+            "gitTreeState": "clean",
+            "buildDate": "2026-01-01T00:00:00Z",
+            "goVersion": "go1.23.0",
+            "compiler": "gc",
+            "platform": format!("{}/{}", std::env::consts::OS, go_arch()),
+        }),
+    )
+}
+
+fn go_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    }
+}
+
+/// Aggregated discovery when the client asks for it, else the legacy document.
+fn discovery_response(http: &Http, headers: &HeaderMap, core: bool, legacy: impl FnOnce() -> Value) -> Response {
+    match discovery::aggregated_version(accept(headers)) {
+        Some(version) => {
+            let content_type = if version == "v2" { discovery::AGGREGATED_V2 } else { discovery::AGGREGATED_V2BETA1 };
+            match serde_json::to_vec(&discovery::aggregated(&http.state.registry, core, version)) {
+                Ok(body) => bytes_response(200, Bytes::from(body), content_type),
+                Err(e) => error_response(&ApiError::internal(format!("serializing discovery: {e}"))),
+            }
+        }
+        None => value_response(200, &legacy()),
+    }
+}
+
+async fn core_groups(State(http): State<Arc<Http>>, headers: HeaderMap) -> Response {
+    discovery_response(&http, &headers, true, || discovery::legacy_core(&http.address))
+}
+
+async fn groups(State(http): State<Arc<Http>>, headers: HeaderMap) -> Response {
+    discovery_response(&http, &headers, false, || discovery::legacy_groups(&http.state.registry))
+}
+
+fn found(doc: Option<Value>) -> Response {
+    match doc {
+        Some(doc) => value_response(200, &doc),
+        None => error_response(&ApiError::no_route()),
+    }
+}
+
+async fn core_resources(State(http): State<Arc<Http>>, Path(version): Path<String>) -> Response {
+    found(discovery::legacy_resources(&http.state.registry, "", &version))
+}
+
+async fn group(State(http): State<Arc<Http>>, Path(group): Path<String>) -> Response {
+    found(discovery::legacy_group(&http.state.registry, &group))
+}
+
+async fn group_resources(State(http): State<Arc<Http>>, Path((group, version)): Path<(String, String)>) -> Response {
+    found(discovery::legacy_resources(&http.state.registry, &group, &version))
+}
+
+async fn openapi_v2(headers: HeaderMap) -> Response {
+    let protobuf = accept(&headers).contains("protobuf");
+    let content_type =
+        if protobuf { "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" } else { "application/json" };
+    bytes_response(200, Bytes::from(openapi::v2(protobuf)), content_type)
+}
+
+async fn openapi_root(State(http): State<Arc<Http>>) -> Response {
+    value_response(200, &openapi::root(&http.state.registry))
+}
+
+async fn openapi_core(State(http): State<Arc<Http>>, Path(version): Path<String>) -> Response {
+    found(openapi::group_version(&http.state.registry, "", &version))
+}
+
+async fn openapi_group(State(http): State<Arc<Http>>, Path((group, version)): Path<(String, String)>) -> Response {
+    found(openapi::group_version(&http.state.registry, &group, &version))
+}
