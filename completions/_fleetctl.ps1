@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show everything the hub knows about one cluster')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the CLI''s version and the image it deploys by default')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -238,6 +239,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Stop once the manifests are applied to the target')
             [CompletionResult]::new('--print-command', '--print-command', [CompletionResultType]::ParameterName, 'Print the one-line command to run on the target instead of applying it')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Import even if the target is joined to another hub')
+            [CompletionResult]::new('--adopt-namespace', '--adopt-namespace', [CompletionResultType]::ParameterName, 'Use the hub namespace of the cluster''s name although it exists already and was not made for this cluster; detach then keeps it and what it holds')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
@@ -453,6 +455,18 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'fleetctl;version' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'fleetctl;help' {
             [CompletionResult]::new('dev', 'dev', [CompletionResultType]::ParameterValue, 'The embedded dev cluster')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run the three acts on an embedded dev environment, telling the story as it goes')
@@ -463,6 +477,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show everything the hub knows about one cluster')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the CLI''s version and the image it deploys by default')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -531,6 +546,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;help;completion' {
+            break
+        }
+        'fleetctl;help;version' {
             break
         }
         'fleetctl;help;help' {

@@ -46,6 +46,9 @@ _fleetctl() {
             fleetctl,upgrade)
                 cmd="fleetctl__subcmd__upgrade"
                 ;;
+            fleetctl,version)
+                cmd="fleetctl__subcmd__version"
+                ;;
             fleetctl__subcmd__describe,cluster)
                 cmd="fleetctl__subcmd__describe__subcmd__cluster"
                 ;;
@@ -151,6 +154,9 @@ _fleetctl() {
             fleetctl__subcmd__help,upgrade)
                 cmd="fleetctl__subcmd__help__subcmd__upgrade"
                 ;;
+            fleetctl__subcmd__help,version)
+                cmd="fleetctl__subcmd__help__subcmd__version"
+                ;;
             fleetctl__subcmd__help__subcmd__describe,cluster)
                 cmd="fleetctl__subcmd__help__subcmd__describe__subcmd__cluster"
                 ;;
@@ -206,7 +212,7 @@ _fleetctl() {
 
     case "${cmd}" in
         fleetctl)
-            opts="-q -v -h -V --quiet --verbose --no-color --help --version dev demo hub import upgrade detach get describe completion help"
+            opts="-q -v -h -V --quiet --verbose --no-color --help --version dev demo hub import upgrade detach get describe completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -792,7 +798,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help)
-            opts="dev demo hub import upgrade detach get describe completion help"
+            opts="dev demo hub import upgrade detach get describe completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1085,6 +1091,20 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__help__subcmd__version)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__hub)
             opts="-q -v -h --hub-kubeconfig --hub-context --quiet --verbose --no-color --help install uninstall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1224,7 +1244,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__import)
-            opts="-l -o -q -v -h --label --addons --no-wait --print-command --force --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --label --addons --no-wait --print-command --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1318,6 +1338,28 @@ _fleetctl() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__version)
+            opts="-o -q -v -h --output --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
             cand describe 'Show everything the hub knows about one cluster'
             cand completion 'Print a shell completion script'
+            cand version 'Print the CLI''s version and the image it deploys by default'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'fleetctl;dev'= {
@@ -213,6 +214,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --no-wait 'Stop once the manifests are applied to the target'
             cand --print-command 'Print the one-line command to run on the target instead of applying it'
             cand --force 'Import even if the target is joined to another hub'
+            cand --adopt-namespace 'Use the hub namespace of the cluster''s name although it exists already and was not made for this cluster; detach then keeps it and what it holds'
             cand -q 'Print only errors: no notes, no progress, only error logs'
             cand --quiet 'Print only errors: no notes, no progress, only error logs'
             cand -v 'Log more (repeat for more detail); logs go to stderr'
@@ -409,6 +411,17 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'fleetctl;version'= {
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'fleetctl;help'= {
             cand dev 'The embedded dev cluster'
             cand demo 'Run the three acts on an embedded dev environment, telling the story as it goes'
@@ -419,6 +432,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
             cand describe 'Show everything the hub knows about one cluster'
             cand completion 'Print a shell completion script'
+            cand version 'Print the CLI''s version and the image it deploys by default'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'fleetctl;help;dev'= {
@@ -468,6 +482,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;describe;cluster'= {
         }
         &'fleetctl;help;completion'= {
+        }
+        &'fleetctl;help;version'= {
         }
         &'fleetctl;help;help'= {
         }

@@ -184,6 +184,7 @@ async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
             wait: true,
             print_command: false,
             force: false,
+            adopt_namespace: false,
             timeout: WAIT,
         };
         import(&hub, &hub_url, Some(&target), &options, &observer)

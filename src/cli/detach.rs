@@ -6,9 +6,11 @@ use thiserror::Error;
 use super::connect::{self, Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
 use super::flags::{ClusterFlags, HubFlags, OutputFlags, WaitFlags};
-use super::outcome;
 use super::printer::Printer;
 use super::progress::Reporter;
+use super::report;
+use super::signals::until_stopped;
+use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
 
 /// `fleetctl detach …`
@@ -59,6 +61,18 @@ impl Fault for ConfirmError {
 /// Runs `detach`.
 pub async fn run(args: DetachArgs, printer: &Printer) -> Result<(), CommandError> {
     let printer = printer.with_output(args.output.output);
+    let reporter = Reporter::new(&printer);
+    let name = args.name.clone();
+    let result = until_stopped(execute(args, &printer, &reporter)).await;
+    reporter.finish();
+    let results = match result {
+        Ok(result) => vec![(name, result)],
+        Err(signal) => report::stopped(&reporter, &[name], signal),
+    };
+    report::finish(&printer, &reporter, results)
+}
+
+async fn execute(args: DetachArgs, printer: &Printer, reporter: &Reporter) -> Result<Outcome, CommandError> {
     let (hub, _) = connect(&args.hub.selection(), Role::Hub).await?;
     // A target that was named must be usable; it need not answer (it may be the reason
     // for the detach).
@@ -68,14 +82,10 @@ pub async fn run(args: DetachArgs, printer: &Printer) -> Result<(), CommandError
         None
     };
     if !args.yes {
-        confirm(&printer, &args.name)?;
+        confirm(printer, &args.name)?;
     }
     let options = DetachOptions { name: args.name, wait: !args.no_wait, force: args.force, timeout: args.wait.timeout };
-    let reporter = Reporter::new(&printer);
-    let result = detach(&hub, target.as_ref(), &options, &|event| reporter.show(event)).await;
-    reporter.finish();
-    outcome::print(&printer, &result?)?;
-    Ok(())
+    Ok(detach(&hub, target.as_ref(), &options, &|event| reporter.show(event)).await?)
 }
 
 fn confirm(printer: &Printer, name: &str) -> Result<(), CommandError> {

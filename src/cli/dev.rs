@@ -10,9 +10,7 @@ use thiserror::Error;
 use super::exit::{CommandError, ExitStatus, Fault};
 use super::printer::{Cell, Printer, Tone};
 
-use fleetctl_api::names::{
-    DEFAULT_REPOSITORY, HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, VERSION, image as image_of,
-};
+use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, default_image};
 use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
 use fleetctl_devcluster::node::container::Podman;
 use fleetctl_devcluster::node::process::Isolation;
@@ -277,7 +275,7 @@ pub fn up_options(
              (build it with `cargo build --workspace`)"
         ));
     }
-    let image = image.map_or_else(|| image_of(DEFAULT_REPOSITORY, VERSION), str::to_string);
+    let image = image.map_or_else(default_image, str::to_string);
     let render = move |endpoint: &Endpoint| {
         install::objects(&Install { image: &image, hub_url: &endpoint.server, hub_ca_pem: &endpoint.ca_pem })
     };

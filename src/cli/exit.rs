@@ -25,6 +25,10 @@ pub enum ExitStatus {
     Timeout = 3,
     /// 4: refused by preflight; nothing changed.
     Refused = 4,
+    /// 130: stopped by SIGINT (128 + 2, as a shell reports it); what finished is kept.
+    Interrupted = 130,
+    /// 143: stopped by SIGTERM (128 + 15).
+    Terminated = 143,
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -35,7 +39,8 @@ impl From<ExitStatus> for ExitCode {
 
 /// The text `--help` ends with.
 pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage error; \
-3 timed out waiting; 4 refused by preflight (nothing changed).";
+3 timed out waiting; 4 refused by preflight (nothing changed); 130/143 stopped by SIGINT/SIGTERM \
+(run the command again to finish).";
 
 /// An error that knows the exit status it ends a command with.
 pub trait Fault: std::error::Error + Send + Sync + 'static {
@@ -122,10 +127,17 @@ mod tests {
 
     #[test]
     fn statuses_are_the_documented_codes() {
-        let codes =
-            [ExitStatus::Success, ExitStatus::Failure, ExitStatus::Usage, ExitStatus::Timeout, ExitStatus::Refused]
-                .map(|s| s as u8);
-        assert_eq!(codes, [0, 1, 2, 3, 4]);
+        let codes = [
+            ExitStatus::Success,
+            ExitStatus::Failure,
+            ExitStatus::Usage,
+            ExitStatus::Timeout,
+            ExitStatus::Refused,
+            ExitStatus::Interrupted,
+            ExitStatus::Terminated,
+        ]
+        .map(|s| s as u8);
+        assert_eq!(codes, [0, 1, 2, 3, 4, 130, 143]);
     }
 
     #[test]

@@ -103,8 +103,17 @@ pub struct OutputFlags {
 #[derive(Debug, Clone, Copy, Args)]
 pub struct WaitFlags {
     /// How long to wait for the cluster(s) (e.g. 90s, 5m).
-    #[arg(long, global = true, default_value = "5m", value_parser = fleetctl_kube::duration::parse)]
+    #[arg(long, global = true, default_value = "5m", value_parser = positive_duration)]
     pub timeout: Duration,
+}
+
+/// A duration for `--timeout`: zero would time out before the first answer.
+fn positive_duration(text: &str) -> Result<Duration, String> {
+    let duration = fleetctl_kube::duration::parse(text)?;
+    if duration.is_zero() {
+        return Err(format!("{text:?} is no time to wait: give a duration greater than zero, like 90s or 5m"));
+    }
+    Ok(duration)
 }
 
 #[cfg(test)]
@@ -120,5 +129,13 @@ mod tests {
         assert_eq!(selection.flag, "--cluster-kubeconfig");
         assert_eq!(selection.path, Some(PathBuf::from("/hub")), "the hub's file by default");
         assert!(target.named() && !ClusterFlags::default().named());
+    }
+
+    #[test]
+    fn a_timeout_must_be_longer_than_zero() {
+        assert_eq!(positive_duration("90s"), Ok(Duration::from_secs(90)));
+        for zero in ["0s", "0m", "0ms"] {
+            assert!(positive_duration(zero).expect_err(zero).contains("greater than zero"));
+        }
     }
 }

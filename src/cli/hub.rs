@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use fleetctl_api::names::{DEFAULT_REPOSITORY, VERSION, image as image_of};
+use fleetctl_api::names::{DEFAULT_REPOSITORY, VERSION, default_image, image as image_of};
 use fleetctl_hub::manifests::{self, install};
 use fleetctl_kube::certs::pem_of_der;
 use fleetctl_kube::kubeconfig::{self, Endpoint};
@@ -106,7 +106,7 @@ pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
         HubCommand::Install(install_args) => install_hub(&args.hub, install_args, printer).await,
         HubCommand::Uninstall { purge_crds } => {
-            let image = image_of(DEFAULT_REPOSITORY, VERSION);
+            let image = default_image();
             let mut objects = install::objects(&install::Install { image: &image, hub_url: "", hub_ca_pem: "" });
             if !purge_crds {
                 objects.retain(|o| o["kind"] != "CustomResourceDefinition");
@@ -124,7 +124,7 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Re
     let image = match (&args.image, &args.image_registry) {
         (Some(image), _) => image.clone(),
         (None, Some(registry)) => mirrored(registry)?,
-        (None, None) => image_of(DEFAULT_REPOSITORY, VERSION),
+        (None, None) => default_image(),
     };
     let flag_ca = match &args.hub_ca_file {
         Some(path) => {

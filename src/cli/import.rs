@@ -7,10 +7,11 @@ use clap::Args;
 use super::connect::{self, Role, connect};
 use super::exit::CommandError;
 use super::flags::{ClusterFlags, HubFlags, OutputFlags, WaitFlags};
-use super::outcome;
 use super::printer::Printer;
 use super::progress::Reporter;
-use crate::lifecycle::import::{ImportOptions, Imported, import};
+use super::report;
+use super::signals::until_stopped;
+use crate::lifecycle::import::{ImportOptions, Imported, check_label, import};
 
 /// `fleetctl import …`
 #[derive(Debug, Args)]
@@ -32,6 +33,10 @@ pub struct ImportArgs {
     /// Import even if the target is joined to another hub.
     #[arg(long)]
     force: bool,
+    /// Use the hub namespace of the cluster's name although it exists already and was not
+    /// made for this cluster; detach then keeps it and what it holds.
+    #[arg(long)]
+    adopt_namespace: bool,
     #[command(flatten)]
     hub: HubFlags,
     #[command(flatten)]
@@ -44,15 +49,27 @@ pub struct ImportArgs {
 
 fn parse_label(text: &str) -> Result<(String, String), String> {
     let (key, value) = text.split_once('=').ok_or_else(|| format!("invalid label {text:?}: write it as key=value"))?;
-    if key.is_empty() {
-        return Err(format!("invalid label {text:?}: the key is empty"));
-    }
+    check_label(key, value)?;
     Ok((key.to_string(), value.to_string()))
 }
 
 /// Runs `import`.
 pub async fn run(args: ImportArgs, printer: &Printer) -> Result<(), CommandError> {
     let printer = printer.with_output(args.output.output);
+    let reporter = Reporter::new(&printer);
+    let name = args.name.clone();
+    let result = until_stopped(execute(args, &reporter)).await;
+    reporter.finish();
+    let result = match result {
+        Ok(Ok(Imported::Command(command))) => return Ok(printer.data(&format!("{command}\n"))?),
+        Ok(Ok(Imported::Already(outcome) | Imported::Done(outcome))) => Ok(outcome),
+        Ok(Err(error)) => Err(error),
+        Err(signal) => return report::finish(&printer, &reporter, report::stopped(&reporter, &[name], signal)),
+    };
+    report::finish(&printer, &reporter, vec![(name, result)])
+}
+
+async fn execute(args: ImportArgs, reporter: &Reporter) -> Result<Imported, CommandError> {
     let (hub, hub_config) = connect(&args.hub.selection(), Role::Hub).await?;
     // The target answering is part of the import's own preflight.
     let target = if args.print_command {
@@ -67,17 +84,11 @@ pub async fn run(args: ImportArgs, printer: &Printer) -> Result<(), CommandError
         wait: !args.no_wait,
         print_command: args.print_command,
         force: args.force,
+        adopt_namespace: args.adopt_namespace,
         timeout: args.wait.timeout,
     };
-    let reporter = Reporter::new(&printer);
     let hub_url = hub_config.cluster_url.to_string();
-    let result = import(&hub, &hub_url, target.as_ref(), &options, &|event| reporter.show(event)).await;
-    reporter.finish();
-    match result? {
-        Imported::Command(command) => printer.data(&format!("{command}\n"))?,
-        Imported::Already(outcome) | Imported::Done(outcome) => outcome::print(&printer, &outcome)?,
-    }
-    Ok(())
+    Ok(import(&hub, &hub_url, target.as_ref(), &options, &|event| reporter.show(event)).await?)
 }
 
 #[cfg(test)]
@@ -90,5 +101,8 @@ mod tests {
         assert_eq!(parse_label("empty="), Ok(("empty".into(), String::new())));
         assert!(parse_label("novalue").is_err());
         assert!(parse_label("=x").is_err());
+        assert!(parse_label("bad key=x").is_err());
+        assert!(parse_label("env=two words").is_err());
+        assert!(parse_label("fleetctl.io/x=y").is_err());
     }
 }

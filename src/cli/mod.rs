@@ -13,10 +13,12 @@ mod get;
 mod hub;
 mod import;
 mod logging;
-mod outcome;
 pub mod printer;
 mod progress;
+mod report;
+mod signals;
 mod upgrade;
+mod version;
 
 use std::process::ExitCode;
 
@@ -57,6 +59,8 @@ enum Command {
     Describe(describe::DescribeArgs),
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
+    /// Print the CLI's version and the image it deploys by default.
+    Version(version::VersionArgs),
 }
 
 /// The async runtime could not start.
@@ -86,7 +90,9 @@ impl Cli {
     fn execute(self, printer: &Printer) -> Result<(), CommandError> {
         logging::init(&self.terminal, printer)?;
         let runtime = tokio::runtime::Runtime::new().map_err(RuntimeError)?;
-        runtime.block_on(async {
+        // `dev serve` stops gracefully on a signal by itself.
+        let handles_signals = matches!(self.command, Command::Dev(_));
+        let command = async {
             match self.command {
                 Command::Dev(args) => dev::run(args, printer).await,
                 Command::Demo(args) => demo::run(args, printer).await,
@@ -97,8 +103,21 @@ impl Cli {
                 Command::Get(args) => get::run(args, printer).await,
                 Command::Describe(args) => describe::run(args, printer).await,
                 Command::Completion(args) => completion::run(args, printer),
+                Command::Version(args) => version::run(args, printer),
             }
-        })
+        };
+        // The lifecycle commands report what a signal interrupted themselves; for the others
+        // it is enough to stop.
+        let result = if handles_signals {
+            runtime.block_on(command)
+        } else {
+            runtime
+                .block_on(signals::until_stopped(command))
+                .unwrap_or_else(|signal| Err(signals::Interrupted { signal, done: Vec::new() }.into()))
+        };
+        // A blocking task still running (a prompt, a file read) must not hold the exit.
+        runtime.shutdown_background();
+        result
     }
 }
 

@@ -1,6 +1,7 @@
 //! Progress of the lifecycle operations for a person: a spinner per cluster on a TTY
 //! (indicatif, on stderr), plain lines through the printer otherwise; nothing at all with
-//! `-q` or `-o json|yaml`.
+//! `-q` or `-o json|yaml`. Whatever is shown, the finished steps are kept for the report
+//! of a command that fails or is stopped.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -10,16 +11,17 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parking_lot::Mutex;
 
 use super::printer::Printer;
-use crate::lifecycle::Progress;
+use crate::lifecycle::{Progress, StepRecord};
 
 /// The spinner line: bold cluster names only where colours are on.
 const STYLE: &str = "{spinner} {prefix:.bold} {wide_msg} {elapsed}";
 const PLAIN_STYLE: &str = "{spinner} {prefix} {wide_msg} {elapsed}";
 
-/// Shows progress events.
+/// Shows progress events, and keeps the steps that finished.
 pub struct Reporter {
     printer: Printer,
     bars: Option<Bars>,
+    finished: Mutex<BTreeMap<String, Vec<StepRecord>>>,
 }
 
 struct Bars {
@@ -36,7 +38,22 @@ impl Reporter {
             style: style(if printer.stderr_color() { STYLE } else { PLAIN_STYLE }),
             by_cluster: Mutex::new(BTreeMap::new()),
         });
-        Self { printer: *printer, bars }
+        Self { printer: *printer, bars, finished: Mutex::new(BTreeMap::new()) }
+    }
+
+    /// The steps of `cluster` that finished, in order.
+    pub fn steps(&self, cluster: &str) -> Vec<StepRecord> {
+        self.finished.lock().get(cluster).cloned().unwrap_or_default()
+    }
+
+    /// What finished, in words: `c1: step, step` for each cluster with finished steps.
+    pub fn done(&self) -> Vec<String> {
+        let finished = self.finished.lock();
+        let line = |(cluster, steps): (&String, &Vec<StepRecord>)| {
+            let steps: Vec<&str> = steps.iter().map(|s| s.step.as_str()).collect();
+            format!("{cluster}: {}", steps.join(", "))
+        };
+        finished.iter().map(line).collect()
     }
 
     fn bar(&self, cluster: &str) -> Option<ProgressBar> {
@@ -54,6 +71,10 @@ impl Reporter {
 
     /// Shows one event.
     pub fn show(&self, event: Progress) {
+        if let Progress::Finished { cluster, step, elapsed } = &event {
+            let record = StepRecord { step: step.clone(), seconds: elapsed.as_secs_f64() };
+            self.finished.lock().entry(cluster.clone()).or_default().push(record);
+        }
         if !self.printer.shows_notes() {
             return;
         }
@@ -104,6 +125,23 @@ fn cluster_of(event: &Progress) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finished_steps_are_kept_even_when_nothing_is_shown() {
+        let reporter = Reporter::new(&Printer::with(crate::cli::flags::Output::Json, false));
+        let finished = |cluster: &str, step: &str| Progress::Finished {
+            cluster: cluster.into(),
+            step: step.into(),
+            elapsed: Duration::from_millis(500),
+        };
+        reporter.show(Progress::Started { cluster: "c1".into(), step: "a".into() });
+        reporter.show(finished("c1", "a"));
+        reporter.show(finished("c1", "b"));
+        reporter.show(finished("c2", "a"));
+        assert_eq!(reporter.steps("c1").iter().map(|s| s.step.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert!(reporter.steps("c3").is_empty());
+        assert_eq!(reporter.done(), ["c1: a, b", "c2: a"]);
+    }
 
     #[test]
     fn the_spinner_templates_are_valid() {

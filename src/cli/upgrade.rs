@@ -1,13 +1,16 @@
 //! `fleetctl upgrade (NAME… | --all | -l SELECTOR) --to VERSION`: Act II.
 
+use std::num::NonZeroUsize;
+
 use clap::Args;
 
 use super::connect::{Role, connect};
 use super::exit::CommandError;
 use super::flags::{HubFlags, OutputFlags, WaitFlags};
-use super::outcome;
 use super::printer::Printer;
 use super::progress::Reporter;
+use super::report;
+use super::signals::until_stopped;
 use crate::lifecycle::import::select;
 use crate::lifecycle::upgrade::{UpgradeOptions, upgrade_all, valid_version};
 
@@ -27,8 +30,8 @@ pub struct UpgradeArgs {
     #[arg(long = "to", value_name = "VERSION", value_parser = parse_version)]
     version: String,
     /// How many clusters upgrade at once.
-    #[arg(long, default_value_t = 1)]
-    parallel: usize,
+    #[arg(long, default_value_t = NonZeroUsize::MIN)]
+    parallel: NonZeroUsize,
     /// Record the version and return without waiting.
     #[arg(long)]
     no_wait: bool,
@@ -51,20 +54,32 @@ fn parse_version(text: &str) -> Result<String, String> {
 /// Runs `upgrade`.
 pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandError> {
     let printer = printer.with_output(args.output.output);
-    let (hub, _) = connect(&args.hub.selection(), Role::Hub).await?;
+    let (hub, _) = match connect(&args.hub.selection(), Role::Hub).await {
+        Ok(connected) => connected,
+        Err(error) => return report::fail(&printer, error.into()),
+    };
     let names = match (&args.selector, args.all) {
-        (Some(selector), _) => select(&hub, selector).await?,
-        (None, true) => select(&hub, "").await?,
-        (None, false) => args.names,
+        (Some(selector), _) => select(&hub, selector).await,
+        (None, true) => select(&hub, "").await,
+        (None, false) => Ok(args.names),
+    };
+    let names = match names {
+        Ok(names) => names,
+        Err(error) => return report::fail(&printer, error.into()),
     };
     let options = UpgradeOptions { version: args.version, wait: !args.no_wait, timeout: args.wait.timeout };
     let reporter = Reporter::new(&printer);
-    let result = upgrade_all(&hub, &names, args.parallel, &options, &|event| reporter.show(event)).await;
+    let observer = |event| reporter.show(event);
+    let result = until_stopped(upgrade_all(&hub, &names, args.parallel, &options, &observer)).await;
     reporter.finish();
-    for outcome in result? {
-        outcome::print(&printer, &outcome)?;
-    }
-    Ok(())
+    let results = match result {
+        Ok(Ok(results)) => {
+            results.into_iter().map(|(name, result)| (name, result.map_err(CommandError::from))).collect()
+        }
+        Ok(Err(error)) => return report::fail(&printer, error.into()),
+        Err(signal) => report::stopped(&reporter, &names, signal),
+    };
+    report::finish(&printer, &reporter, results)
 }
 
 #[cfg(test)]

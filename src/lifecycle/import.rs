@@ -12,12 +12,16 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 
-use super::{LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, valid_cluster_name, wait_for};
+use super::{LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::KlusterletAddonAgentConfigSpec;
-use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, KLUSTERLET};
+use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
+use fleetctl_api::names::{
+    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace,
+    is_reserved_label,
+};
 use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
 use fleetctl_kube::kubeconfig::{self, secret_text};
-use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml, kube_error};
+use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml, kube_error, validation};
 
 /// The addons `--addons` may name: those fleetctl has agents for.
 pub const ADDONS: [&str; 3] = ["cert-policy-controller", "iam-policy-controller", "search-collector"];
@@ -37,8 +41,88 @@ pub struct ImportOptions {
     pub print_command: bool,
     /// Import even if the target is joined to another hub.
     pub force: bool,
+    /// Use a hub namespace of the cluster's name that exists already (detach then keeps it).
+    pub adopt_namespace: bool,
     /// How long to wait.
     pub timeout: Duration,
+}
+
+/// Checks a label asked for on the ManagedCluster: Kubernetes' rules for keys and values,
+/// and no key in a domain OCM or fleetctl write themselves.
+pub fn check_label(key: &str, value: &str) -> Result<(), String> {
+    validation::label_key(key).map_err(|why| format!("invalid label key {key:?}: {why}"))?;
+    validation::label_value(value).map_err(|why| format!("invalid value {value:?} for label {key}: it {why}"))?;
+    if is_reserved_label(key) {
+        return Err(format!(
+            "label {key} is reserved: OCM and fleetctl set the labels of open-cluster-management.io and fleetctl.io \
+             themselves; use a prefix of your own"
+        ));
+    }
+    Ok(())
+}
+
+/// What preflight found on the hub.
+struct Found {
+    /// The ManagedCluster, if it exists.
+    cluster: Option<ManagedCluster>,
+    /// Whether the cluster namespace is fleetctl's to make (and so a detach's to delete):
+    /// absent, or made for this cluster before.
+    namespace_ours: bool,
+}
+
+impl Found {
+    /// Whether the ManagedCluster keeps its namespace on detach: asked now, or before.
+    fn retains_namespace(&self, options: &ImportOptions) -> bool {
+        options.adopt_namespace
+            || self.cluster.as_ref().is_some_and(|c| c.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE))
+    }
+}
+
+/// How the labels fleetctl set on a ManagedCluster change with this import.
+#[derive(Debug, Default, PartialEq)]
+struct LabelChanges {
+    /// Labels set or given a new value.
+    set: BTreeMap<String, String>,
+    /// Labels an earlier import set that this one leaves out, and so removes.
+    removed: Vec<String>,
+}
+
+impl LabelChanges {
+    /// Compares the labels asked for with those the existing cluster has from fleetctl.
+    fn of(cluster: &ManagedCluster, asked: &BTreeMap<String, String>) -> Self {
+        let current = cluster.labels();
+        let set = asked.iter().filter(|(k, v)| current.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone()));
+        let owned = owned_labels(cluster);
+        let removed = owned.into_iter().filter(|k| !asked.contains_key(k)).collect();
+        Self { set: set.collect(), removed }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.set.is_empty() && self.removed.is_empty()
+    }
+
+    fn describe(&self, cluster: &str) -> String {
+        let mut parts = Vec::new();
+        if !self.set.is_empty() {
+            let set: Vec<String> = self.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            parts.push(format!("set {}", set.join(", ")));
+        }
+        if !self.removed.is_empty() {
+            parts.push(format!("removed {} (set by an earlier import)", self.removed.join(", ")));
+        }
+        format!("labels of cluster {cluster} updated: {}", parts.join("; "))
+    }
+}
+
+/// The label keys fleetctl's own server-side applies own on the cluster.
+fn owned_labels(cluster: &ManagedCluster) -> Vec<String> {
+    let entries = cluster.metadata.managed_fields.iter().flatten();
+    let ours =
+        entries.filter(|e| e.manager.as_deref() == Some(FIELD_MANAGER) && e.operation.as_deref() == Some("Apply"));
+    ours.filter_map(|e| e.fields_v1.as_ref())
+        .filter_map(|fields| fields.0.pointer("/f:metadata/f:labels").and_then(|l| l.as_object()).cloned())
+        .flat_map(|labels| labels.into_iter().filter_map(|(k, _)| k.strip_prefix("f:").map(str::to_string)))
+        .collect()
 }
 
 /// How an import ended.
@@ -98,15 +182,20 @@ async fn preflight(
     hub_url: &str,
     target: Option<&Client>,
     options: &ImportOptions,
-) -> Result<Option<ManagedCluster>, LifecycleError> {
-    if !valid_cluster_name(&options.name) {
-        return Err(LifecycleError::Refused(format!(
-            "invalid cluster name {:?}: use lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters",
-            options.name
+) -> Result<Found, LifecycleError> {
+    let name = options.name.as_str();
+    validation::dns1123_label(name)
+        .map_err(|why| LifecycleError::Usage(format!("invalid cluster name {name:?}: a cluster name {why}")))?;
+    if is_protected_namespace(name) {
+        return Err(LifecycleError::Usage(format!(
+            "cluster name {name:?} is the name of a system namespace: choose another name"
         )));
     }
+    if let Some(why) = options.labels.iter().find_map(|(k, v)| check_label(k, v).err()) {
+        return Err(LifecycleError::Usage(why));
+    }
     if let Some(bad) = options.addons.iter().find(|a| !ADDONS.contains(&a.as_str())) {
-        return Err(LifecycleError::Refused(format!("unknown addon {bad:?}: choose from {}", ADDONS.join(", "))));
+        return Err(LifecycleError::Usage(format!("unknown addon {bad:?}: choose from {}", ADDONS.join(", "))));
     }
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     // A list answers 404 when the hub does not serve ManagedClusters (a get would read
@@ -121,7 +210,23 @@ async fn preflight(
         .await
         .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?;
     if let Some(cluster) = &existing {
-        refuse_if_leaving(&options.name, cluster)?;
+        refuse_if_leaving(name, cluster)?;
+    }
+    let namespace = Api::<Namespace>::all(hub.clone())
+        .get_opt(name)
+        .await
+        .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?;
+    let found = Found {
+        namespace_ours: namespace
+            .as_ref()
+            .is_none_or(|ns| ns.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER).is_some_and(|c| c == name)),
+        cluster: existing,
+    };
+    if !found.namespace_ours && !found.retains_namespace(options) {
+        return Err(LifecycleError::Refused(format!(
+            "namespace {name} exists on the hub and was not created for cluster {name}, so a detach would delete \
+             what it holds: choose another cluster name, or pass --adopt-namespace to use it (detach then keeps it)"
+        )));
     }
     if let Some(target) = target {
         target
@@ -139,7 +244,7 @@ async fn preflight(
             }
         }
     }
-    Ok(existing)
+    Ok(found)
 }
 
 fn addon_config(name: &str, addons: &[String]) -> KlusterletAddonConfig {
@@ -167,20 +272,27 @@ fn addon_config(name: &str, addons: &[String]) -> KlusterletAddonConfig {
     config
 }
 
-/// Writes the namespace, the ManagedCluster and its KlusterletAddonConfig.
-async fn hub_objects(hub: &Client, options: &ImportOptions) -> Result<(), LifecycleError> {
+/// Writes the namespace, the ManagedCluster and its KlusterletAddonConfig. A namespace
+/// fleetctl makes is marked as made for the cluster, so that only it is deleted on detach.
+async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Result<(), LifecycleError> {
     let name = &options.name;
     let ssa = PatchParams::apply(FIELD_MANAGER).force();
-    let namespace = Namespace {
+    let mut namespace = Namespace {
         metadata: ObjectMeta { name: Some(name.clone()), ..ObjectMeta::default() },
         ..Namespace::default()
     };
+    if found.namespace_ours {
+        namespace.metadata.annotations = Some(BTreeMap::from([(ANNOTATION_CREATED_FOR_CLUSTER.into(), name.clone())]));
+    }
     Api::<Namespace>::all(hub.clone())
         .patch(name, &ssa, &Patch::Apply(&namespace))
         .await
-        .map_err(kube_error(format!("creating namespace {name}")))?;
+        .map_err(kube_error(format!("writing namespace {name}")))?;
     let mut cluster = ManagedCluster::accepted(name);
     cluster.metadata.labels = Some(options.labels.clone());
+    if found.retains_namespace(options) {
+        cluster.metadata.annotations = Some(BTreeMap::from([(ANNOTATION_RETAIN_NAMESPACE.into(), "true".into())]));
+    }
     Api::<ManagedCluster>::all(hub.clone())
         .patch(name, &ssa, &Patch::Apply(&cluster))
         .await
@@ -231,28 +343,30 @@ pub async fn import(
     observer: Observer<'_>,
 ) -> Result<Imported, LifecycleError> {
     let name = options.name.as_str();
-    let existing = preflight(hub, hub_url, target.filter(|_| !options.print_command), options).await?;
-    if let Some(cluster) = existing.filter(imported) {
+    let found = preflight(hub, hub_url, target.filter(|_| !options.print_command), options).await?;
+    let changes = found.cluster.as_ref().map(|c| LabelChanges::of(c, &options.labels)).unwrap_or_default();
+    if !changes.is_empty() {
+        observer(Progress::Note { cluster: name.to_string(), message: changes.describe(name) });
+    }
+    let mut steps = Vec::new();
+    const HUB_OBJECTS: &str = "hub: namespace, ManagedCluster, KlusterletAddonConfig";
+    if let Some(cluster) = found.cluster.as_ref().filter(|c| imported(c)) {
         observer(Progress::Note {
             cluster: name.to_string(),
             message: format!("cluster {name} is already imported and available"),
         });
+        if !changes.is_empty() {
+            step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
+        }
+        let result = if changes.is_empty() { "already imported" } else { "already imported; labels updated" };
         return Ok(Imported::Already(Outcome {
             cluster: name.to_string(),
-            result: "already imported".into(),
-            steps: Vec::new(),
+            result: result.into(),
+            steps,
             conditions: cluster.conditions().to_vec(),
         }));
     }
-    let mut steps = Vec::new();
-    step(
-        observer,
-        &mut steps,
-        name,
-        "hub: namespace, ManagedCluster, KlusterletAddonConfig",
-        hub_objects(hub, options),
-    )
-    .await?;
+    step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
     let (crds, manifests) =
         step(observer, &mut steps, name, "hub: import secret rendered", import_manifests(hub, name, options.timeout))
             .await?;
@@ -343,4 +457,68 @@ pub async fn select(hub: &Client, selector: &str) -> Result<Vec<String>, Lifecyc
         Err(e) => return Err(kube_error(format!("listing clusters matching {selector:?}"))(e).into()),
     };
     Ok(list.items.iter().map(|c| c.name_any()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
+    use serde_json::json;
+
+    use super::*;
+
+    fn entry(manager: &str, operation: &str, keys: &[&str]) -> ManagedFieldsEntry {
+        let labels: serde_json::Map<String, serde_json::Value> =
+            keys.iter().map(|k| (format!("f:{k}"), json!({}))).collect();
+        ManagedFieldsEntry {
+            manager: Some(manager.into()),
+            operation: Some(operation.into()),
+            fields_v1: Some(FieldsV1(json!({"f:metadata": {"f:labels": labels}}))),
+            ..ManagedFieldsEntry::default()
+        }
+    }
+
+    /// A cluster whose `ours` labels an import applied; `team` was set by others (by
+    /// `kubectl label`, or by fleetctl through an update), which an apply never drops.
+    fn cluster(labels: &[(&str, &str)], ours: &[&str]) -> ManagedCluster {
+        let mut cluster = ManagedCluster::accepted("c1");
+        cluster.metadata.labels = Some(asked(labels));
+        cluster.metadata.managed_fields = Some(vec![
+            entry(FIELD_MANAGER, "Apply", ours),
+            entry("kubectl-label", "Update", &["team"]),
+            entry(FIELD_MANAGER, "Update", &["team"]),
+        ]);
+        cluster
+    }
+
+    fn asked(labels: &[(&str, &str)]) -> BTreeMap<String, String> {
+        labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn a_reimport_with_the_same_labels_changes_nothing() {
+        let existing = cluster(&[("env", "prod"), ("team", "a")], &["env"]);
+        assert!(LabelChanges::of(&existing, &asked(&[("env", "prod")])).is_empty());
+    }
+
+    #[test]
+    fn a_reimport_sets_new_values_and_removes_only_labels_an_import_set() {
+        let existing = cluster(&[("env", "prod"), ("tier", "1"), ("team", "a")], &["env", "tier"]);
+        let changes = LabelChanges::of(&existing, &asked(&[("env", "dev")]));
+        assert_eq!(changes.set, asked(&[("env", "dev")]));
+        assert_eq!(changes.removed, vec!["tier".to_string()], "team was set by someone else");
+        assert_eq!(
+            changes.describe("c1"),
+            "labels of cluster c1 updated: set env=dev; removed tier (set by an earlier import)"
+        );
+    }
+
+    #[test]
+    fn labels_follow_kubernetes_rules_and_keep_out_of_reserved_domains() {
+        assert!(check_label("example.com/env", "prod").is_ok());
+        assert!(check_label("env", "").is_ok());
+        let message = check_label("cluster.open-cluster-management.io/clusterset", "x").expect_err("reserved");
+        assert!(message.contains("reserved"), "{message}");
+        assert!(check_label("env", &"v".repeat(64)).expect_err("too long").contains("63"));
+        assert!(check_label("-env", "x").expect_err("bad key").contains("invalid label key"));
+    }
 }

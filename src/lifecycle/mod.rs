@@ -142,26 +142,3 @@ pub(crate) async fn step<T>(
     steps.push(StepRecord { step: name.to_string(), seconds: elapsed.as_secs_f64() });
     Ok(value)
 }
-
-/// Whether `name` is a DNS-1123 label (a cluster name is a namespace name too).
-pub fn valid_cluster_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 63
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && name.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
-        && name.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cluster_names_are_dns_labels() {
-        assert!(valid_cluster_name("cluster1"));
-        assert!(valid_cluster_name("a-b"));
-        for bad in ["", "Cluster", "-a", "a-", "a.b", "a_b", &"a".repeat(64)] {
-            assert!(!valid_cluster_name(bad), "{bad}");
-        }
-    }
-}

@@ -3,6 +3,7 @@
 //! report the version they run. Fleet-wide upgrades go in batches, stopping at the
 //! first failure.
 
+use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use kube::Client;
@@ -115,26 +116,31 @@ pub async fn upgrade(
     })
 }
 
-/// Upgrades clusters in batches of `parallel`; a failing batch stops the rest. Upgrading
-/// no cluster at all (an empty fleet, a selector that matches none) is refused.
+/// Upgrades clusters in batches of `parallel`, and returns each one's result; a batch in
+/// which one fails is the last (the clusters after it are not in the result). Upgrading no
+/// cluster at all (an empty fleet, a selector that matches none) is refused.
 pub async fn upgrade_all(
     hub: &Client,
     names: &[String],
-    parallel: usize,
+    parallel: NonZeroUsize,
     options: &UpgradeOptions,
     observer: Observer<'_>,
-) -> Result<Vec<Outcome>, LifecycleError> {
+) -> Result<Vec<(String, Result<Outcome, LifecycleError>)>, LifecycleError> {
     if names.is_empty() {
         return Err(LifecycleError::Refused("no cluster matches: list them with `fleetctl get clusters`".into()));
     }
-    let mut outcomes = Vec::new();
-    for batch in names.chunks(parallel.max(1)) {
-        let results = futures::future::join_all(batch.iter().map(|name| upgrade(hub, name, options, observer))).await;
-        for result in results {
-            outcomes.push(result?);
+    let mut results = Vec::new();
+    for batch in names.chunks(parallel.get()) {
+        let upgrades =
+            batch.iter().map(|name| async move { (name.clone(), upgrade(hub, name, options, observer).await) });
+        let batch = futures::future::join_all(upgrades).await;
+        let failed = batch.iter().any(|(_, result)| result.is_err());
+        results.extend(batch);
+        if failed {
+            break;
         }
     }
-    Ok(outcomes)
+    Ok(results)
 }
 
 #[cfg(test)]

@@ -189,7 +189,7 @@ pub async fn run(options: OperatorOptions) -> Result<(), OperatorError> {
     health.set_ready(true);
     tokio::select! {
         () = controller(client, settings) => {}
-        () = shutdown_signal() => tracing::info!("klusterlet operator stopping"),
+        _ = shutdown_signal() => tracing::info!("klusterlet operator stopping"),
     }
     server.abort();
     Ok(())

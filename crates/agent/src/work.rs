@@ -105,7 +105,7 @@ pub async fn run(options: AgentOptions) -> Result<(), WorkError> {
     tracing::info!(health = %bound, cluster = %options.cluster, "work agent starting");
     tokio::select! {
         () = agent(local, options.cluster, options.agent_id, options.namespace, health_state.metrics.clone()) => {}
-        () = shutdown_signal() => tracing::info!("stopping"),
+        _ = shutdown_signal() => tracing::info!("stopping"),
     }
     Ok(())
 }

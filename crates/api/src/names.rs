@@ -14,6 +14,11 @@ pub const DEFAULT_REPOSITORY: &str = "quay.io/fleetctl/fleetctl";
 /// The in-cluster executable, the image's entrypoint.
 pub const INCLUSTER_EXECUTABLE: &str = "fleetctld";
 
+/// The image `hub install` deploys unless told otherwise: this build's version.
+pub fn default_image() -> String {
+    image(DEFAULT_REPOSITORY, VERSION)
+}
+
 /// `repository:tag` for a version (a leading `v` is kept as given).
 pub fn image(repository: &str, version: &str) -> String {
     format!("{repository}:{version}")
@@ -41,6 +46,27 @@ pub const HUB_CONTROLLER: &str = "fleetctl-hub-controller";
 pub const LEADER_LEASE: &str = "fleetctl-hub-controller";
 /// The Lease in a cluster's namespace that its registration agent renews.
 pub const CLUSTER_LEASE: &str = "managed-cluster-lease";
+/// On a cluster namespace of the hub that fleetctl created for that cluster (the value is
+/// the cluster's name): only such a namespace is deleted when the cluster is detached.
+pub const ANNOTATION_CREATED_FOR_CLUSTER: &str = "fleetctl.io/created-for-cluster";
+
+/// Namespaces a detach never deletes, whatever they carry.
+pub fn is_protected_namespace(name: &str) -> bool {
+    name == "default" || name.starts_with("kube-") || name.starts_with("open-cluster-management")
+}
+
+/// Label domains OCM and fleetctl write themselves (`open-cluster-management.io`,
+/// `cluster.open-cluster-management.io`, … and `fleetctl.io`): people may not set them.
+const RESERVED_LABEL_DOMAINS: [&str; 2] = ["open-cluster-management.io", PREFIX];
+
+/// Whether a label key is in a domain OCM or fleetctl reserves (subdomains included).
+pub fn is_reserved_label(key: &str) -> bool {
+    let Some((prefix, _)) = key.split_once('/') else { return false };
+    RESERVED_LABEL_DOMAINS
+        .iter()
+        .any(|domain| prefix == *domain || prefix.strip_suffix(domain).is_some_and(|sub| sub.ends_with('.')))
+}
+
 /// On a ManagedCluster: the klusterlet version the cluster should run.
 pub const ANNOTATION_KLUSTERLET_VERSION: &str = "fleetctl.io/klusterlet-version";
 
@@ -73,6 +99,21 @@ pub const KUBE_VERSION_CLAIM: &str = "kubeversion.open-cluster-management.io";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ocm_and_fleetctl_label_domains_are_reserved_with_their_subdomains() {
+        for reserved in [
+            "open-cluster-management.io/cluster-name",
+            "cluster.open-cluster-management.io/clusterset",
+            "feature.open-cluster-management.io/addon-x",
+            "fleetctl.io/anything",
+        ] {
+            assert!(is_reserved_label(reserved), "{reserved}");
+        }
+        for free in ["env", "name", "example.com/x", "notopen-cluster-management.io/x", "myfleetctl.io/x"] {
+            assert!(!is_reserved_label(free), "{free}");
+        }
+    }
 
     #[test]
     fn an_image_splits_into_repository_and_tag_but_a_registry_port_is_not_a_tag() {

@@ -4,10 +4,12 @@
 //! Available to begin with — force-remove what remains and delete the cluster's
 //! namespace. The registration controller then takes the agent's rights away.
 
-use fleetctl_api::conditions::{self as c, ANNOTATION_RETAIN_NAMESPACE};
+use fleetctl_api::conditions::{self as c, ANNOTATION_RETAIN_NAMESPACE, LABEL_CLUSTER_NAME};
+use fleetctl_api::names::{ANNOTATION_CREATED_FOR_CLUSTER, is_protected_namespace};
 use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::reconcile::{delete, strip_finalizers};
 use fleetctl_kube::{kube_error, update_conditions};
+use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
@@ -128,14 +130,58 @@ async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<
         strip_finalizers(&works_api, &work.name_any()).await?;
         delete(&works_api, &work.name_any(), &background).await?;
     }
+    // The cluster's CSRs, their certificates included, go with it.
+    let csrs = Api::<CertificateSigningRequest>::all(client.clone());
+    let selector = format!("{LABEL_CLUSTER_NAME}={name}");
+    csrs.delete_collection(&background, &ListParams::default().labels(&selector))
+        .await
+        .map_err(kube_error(format!("deleting the CSRs of {name}")))?;
     let bootstrap_role = bootstrap::role_name(&name);
     delete(&Api::<ClusterRoleBinding>::all(client.clone()), &bootstrap_role, &background).await?;
     delete(&Api::<ClusterRole>::all(client.clone()), &bootstrap_role, &background).await?;
     let service_account = bootstrap::service_account_name(&name);
     delete(&Api::<ServiceAccount>::namespaced(client.clone(), &name), &service_account, &background).await?;
     delete(&Api::<Secret>::namespaced(client.clone(), &name), &import::secret_name(&name), &background).await?;
-    if !cluster.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE) {
-        delete(&Api::<Namespace>::all(client.clone()), &name, &background).await?;
+    let namespaces = Api::<Namespace>::all(client.clone());
+    let namespace = namespaces.get_opt(&name).await.map_err(kube_error(format!("reading namespace {name}")))?;
+    if namespace.is_some_and(|ns| deletes_namespace(cluster, &ns)) {
+        delete(&namespaces, &name, &background).await?;
     }
     Ok(())
+}
+
+/// Whether a detach deletes the cluster's namespace: only one the hub made for this very
+/// cluster, never a protected one, and not when the cluster asks to retain it.
+fn deletes_namespace(cluster: &ManagedCluster, namespace: &Namespace) -> bool {
+    let name = cluster.name_any();
+    let made_for_it = namespace.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER) == Some(&name);
+    made_for_it && !is_protected_namespace(&name) && !cluster.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE)
+}
+
+#[cfg(test)]
+mod tests {
+    use fleetctl_kube::objects::{MetaExt, labels, meta};
+
+    use super::*;
+
+    #[test]
+    fn detach_deletes_only_a_namespace_the_hub_made_for_that_cluster() {
+        let cluster = |name: &str| ManagedCluster::accepted(name);
+        let namespace = |name: &str, made_for: Option<&str>| {
+            let meta = meta(name);
+            let meta = match made_for {
+                Some(c) => meta.with_annotations(labels([(ANNOTATION_CREATED_FOR_CLUSTER, c)])),
+                None => meta,
+            };
+            fleetctl_kube::objects::namespace(meta)
+        };
+        assert!(deletes_namespace(&cluster("c1"), &namespace("c1", Some("c1"))));
+        assert!(!deletes_namespace(&cluster("c1"), &namespace("c1", None)), "a namespace that was there before");
+        assert!(!deletes_namespace(&cluster("c1"), &namespace("c1", Some("c2"))), "made for another cluster");
+        assert!(!deletes_namespace(&cluster("default"), &namespace("default", Some("default"))));
+        assert!(!deletes_namespace(&cluster("kube-x"), &namespace("kube-x", Some("kube-x"))));
+        let mut retained = cluster("c1");
+        retained.metadata.annotations = Some(labels([(ANNOTATION_RETAIN_NAMESPACE, "")]));
+        assert!(!deletes_namespace(&retained, &namespace("c1", Some("c1"))));
+    }
 }

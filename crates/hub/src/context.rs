@@ -7,6 +7,7 @@ use std::time::Duration;
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::{FieldManager, KubeError};
+use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::Client;
 
@@ -99,6 +100,8 @@ pub struct Context {
     pub metrics: Registry,
     /// Events, through one recorder so repeats become one Event with a count.
     pub recorder: kube::runtime::events::Recorder,
+    /// The binding of the admission rule that guards acceptance, as watched.
+    pub admission: kube::runtime::reflector::Store<ValidatingAdmissionPolicyBinding>,
 }
 
 /// Shared handle.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use fleetctl_api::conditions::{
     self as c, FINALIZER_IMPORT_CLEANUP, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET, LABEL_MANAGED_CLUSTER,
 };
-use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
+use fleetctl_api::names::{ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_KLUSTERLET_VERSION};
 use fleetctl_api::{ManagedCluster, ManifestWork, crds};
 use fleetctl_kube::kubeconfig::secret_text;
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, namespaced_meta};
@@ -153,12 +153,22 @@ async fn klusterlet_work_available(ctx: &Ctx, cluster: &str) -> Result<bool, Hub
     Ok(work.is_some_and(|w| w.is_available()))
 }
 
-/// The cluster namespace, with the upstream labels.
+/// The cluster namespace, with the upstream labels. One the hub (or `fleetctl import`)
+/// makes is marked as made for this cluster, so detach may delete it; one that existed
+/// before is only labelled.
 pub(super) async fn ensure_namespace(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
-    let namespace = objects::namespace(
-        meta(cluster).with_labels(labels([(LABEL_MANAGED_CLUSTER, cluster), (LABEL_CLUSTER_NAME, cluster)])),
-    );
-    HUB.apply(&Api::<Namespace>::all(ctx.client.clone()), &namespace).await?;
+    let namespaces = Api::<Namespace>::all(ctx.client.clone());
+    let labelled = meta(cluster).with_labels(labels([(LABEL_MANAGED_CLUSTER, cluster), (LABEL_CLUSTER_NAME, cluster)]));
+    let existing = namespaces.get_opt(cluster).await.map_err(kube_error(format!("reading namespace {cluster}")))?;
+    // The mark stays in every apply once made: an apply that left it out would drop it.
+    let made_for_it =
+        existing.is_none_or(|ns| ns.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER).is_some_and(|c| c == cluster));
+    let namespace = if made_for_it {
+        objects::namespace(labelled.with_annotations(labels([(ANNOTATION_CREATED_FOR_CLUSTER, cluster)])))
+    } else {
+        objects::namespace(labelled)
+    };
+    HUB.apply(&namespaces, &namespace).await?;
     Ok(())
 }
 

@@ -17,14 +17,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding;
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, ObjectRef, reflector};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
+use manifests::admission::ACCEPT_POLICY;
 
 pub use context::{Context, Ctx, HubAddress, HubConfig, HubError};
 
@@ -36,6 +38,10 @@ use fleetctl_kube::runner::metrics::Registry;
 
 /// Reconciles of one controller running at once.
 const CONCURRENCY: u16 = 16;
+
+/// How long the registration controller waits to learn whether the admission rule is in
+/// place before it judges clusters.
+const GUARD_WAIT: Duration = Duration::from_secs(10);
 
 /// Retry delay after a failed reconcile.
 const RETRY: Duration = Duration::from_secs(1);
@@ -69,7 +75,27 @@ fn addon_config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddo
 pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     let reporter = kube::runtime::events::Reporter { controller: "fleetctl-hub".into(), instance: None };
     let recorder = kube::runtime::events::Recorder::new(client.clone(), reporter);
-    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics, recorder });
+    // The binding of the admission rule that guards acceptance, watched: clusters are
+    // accepted only while it is in place (see `registration::admit`).
+    let (guard, guard_writer) = reflector::store();
+    let (guard_changed, guard_changes) = tokio::sync::watch::channel(());
+    let guard_watch = reflector(
+        guard_writer,
+        watcher(
+            Api::<ValidatingAdmissionPolicyBinding>::all(client.clone()),
+            watcher::Config::default().fields(&format!("metadata.name={ACCEPT_POLICY}")),
+        ),
+    )
+    .default_backoff()
+    .touched_objects()
+    .for_each(|_| {
+        guard_changed.send_replace(());
+        async {}
+    });
+    let guard_changes = futures::stream::unfold(guard_changes, |mut changes| async move {
+        changes.changed().await.ok().map(|()| ((), changes))
+    });
+    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics, recorder, admission: guard });
     let clusters: Api<ManagedCluster> = Api::all(client.clone());
     let all = watcher::Config::default;
     // Bounded parallelism keeps memory flat when a thousand clusters arrive at once.
@@ -89,14 +115,27 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    let accept = Controller::new(clusters.clone(), all())
-        .with_config(bounded())
-        .run(
-            |c, ctx: Ctx| async move { measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await },
-            retry("registration"),
-            ctx.clone(),
-        )
-        .for_each(|_| async {});
+    let accept = {
+        let ctx = ctx.clone();
+        let clusters = clusters.clone();
+        async move {
+            // Judged only once the guard is known (a hub without the policy API never
+            // lists it: after the wait, nothing is accepted).
+            let _ = tokio::time::timeout(GUARD_WAIT, ctx.admission.wait_until_ready()).await;
+            Controller::new(clusters, all())
+                .with_config(bounded())
+                .reconcile_all_on(guard_changes)
+                .run(
+                    |c, ctx: Ctx| async move {
+                        measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await
+                    },
+                    retry("registration"),
+                    ctx,
+                )
+                .for_each(|_| async {})
+                .await;
+        }
+    };
 
     let leases = all().fields(&format!("metadata.name={}", CLUSTER_LEASE));
     let lease = Controller::new(clusters.clone(), all())
@@ -136,5 +175,5 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    tokio::join!(import, accept, lease, addon, csr);
+    tokio::join!(guard_watch, import, accept, lease, addon, csr);
 }

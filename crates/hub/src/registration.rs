@@ -21,6 +21,7 @@ use kube::{Resource, ResourceExt};
 use serde_json::json;
 
 use super::context::{Ctx, HUB, HubError, set};
+use crate::manifests::admission::ACCEPT_POLICY;
 use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::{ADDON_GROUP, CLUSTER_GROUP, ManagedCluster, REGISTER_GROUP, WORK_GROUP};
 
@@ -70,7 +71,7 @@ pub fn agent_rbac(cluster: &str) -> AgentRbac {
     let cluster_role = objects::cluster_role(
         meta(&role).with_labels(ours()),
         vec![
-            named_rule(&[CLUSTER_GROUP], &["managedclusters"], &[cluster], READ_WRITE),
+            named_rule(&[CLUSTER_GROUP], &["managedclusters"], &[cluster], &["get", "list", "watch"]),
             named_rule(&[CLUSTER_GROUP], &["managedclusters/status"], &[cluster], STATUS),
             rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["create", "get", "list", "watch"]),
             named_rule(&[REGISTER_GROUP], &["managedclusters/clientcertificates"], &[cluster], &["renew"]),
@@ -143,6 +144,19 @@ async fn deny(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster) -> Resul
 
 async fn admit(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
     let name = cluster.name_any();
+    // Defence in depth: `hubAcceptsClient` means "accepted by someone allowed to" only
+    // while the admission rule enforces it; without it, nobody is accepted.
+    if ctx.admission.is_empty() {
+        let message = format!(
+            "not accepted: the admission policy binding {ACCEPT_POLICY}, which makes accepting a cluster need the \
+             right to update managedclusters/accept, is not installed — run `fleetctl hub install`"
+        );
+        update_conditions(clusters, cluster, |conditions| {
+            set(conditions, c::MANAGED_CLUSTER_HUB_ACCEPTED, c::FALSE, c::REASON_ERROR, &message)
+        })
+        .await?;
+        return Ok(Action::await_change());
+    }
     // The namespaced roles need the cluster namespace; the import controller makes it
     // too, whichever runs first.
     super::import::ensure_namespace(ctx, &name).await?;

@@ -108,13 +108,13 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     );
     let mut leadership = tokio::select! {
         leadership = candidate.acquire() => leadership?,
-        () = shutdown_signal() => return Ok(()),
+        _ = shutdown_signal() => return Ok(()),
     };
     health_state.set_ready(true);
     tokio::select! {
         () = controllers(client, hub, health_state.metrics.clone()) => Ok(()),
         () = leadership.lost() => Err(ServeError::Leader(LeaderError::Lost)),
-        () = shutdown_signal() => {
+        _ = shutdown_signal() => {
             tracing::info!("stopping");
             leadership.release().await;
             Ok(())

@@ -155,6 +155,21 @@ pub enum ConfigError {
         /// The contexts there are.
         contexts: Vec<String>,
     },
+    /// The context names a user or cluster the kubeconfig does not define (client-go's
+    /// `validateContext` refuses it the same way).
+    #[error(
+        "context \"{context}\" in {origin} names {what} \"{name}\", which is not defined there — add it, or choose another context"
+    )]
+    Undefined {
+        /// The context.
+        context: String,
+        /// The file or files.
+        origin: String,
+        /// `user` or `cluster`.
+        what: &'static str,
+        /// The name it gives.
+        name: String,
+    },
     /// The context exists but its cluster or user cannot be used.
     #[error("context \"{context}\" in {origin} cannot be used")]
     Context {
@@ -301,11 +316,25 @@ fn choose_context(kubeconfig: &Kubeconfig, wanted: Option<&str>, origin: &str) -
         (None, Some(current)) if !current.is_empty() => current,
         (None, _) => return Err(ConfigError::NoCurrentContext { origin: origin.to_string(), contexts }),
     };
-    if contexts.iter().any(|context| context == name) {
-        Ok(name.to_string())
-    } else {
-        Err(ConfigError::UnknownContext { context: name.to_string(), origin: origin.to_string(), contexts })
+    let Some(context) = kubeconfig.contexts.iter().find(|context| context.name == name) else {
+        return Err(ConfigError::UnknownContext { context: name.to_string(), origin: origin.to_string(), contexts });
+    };
+    let undefined = |what, wanted: &str| ConfigError::Undefined {
+        context: name.to_string(),
+        origin: origin.to_string(),
+        what,
+        name: wanted.to_string(),
+    };
+    let parts = context.context.as_ref();
+    let user = parts.and_then(|c| c.user.as_deref()).filter(|u| !u.is_empty());
+    if let Some(user) = user.filter(|u| !kubeconfig.auth_infos.iter().any(|named| named.name == *u)) {
+        return Err(undefined("user", user));
     }
+    let cluster = parts.map(|c| c.cluster.as_str()).filter(|c| !c.is_empty());
+    if let Some(cluster) = cluster.filter(|c| !kubeconfig.clusters.iter().any(|named| named.name == *c)) {
+        return Err(undefined("cluster", cluster));
+    }
+    Ok(name.to_string())
 }
 
 #[cfg(test)]
@@ -325,6 +354,16 @@ contexts:
   context: {cluster: c, user: u}
 - name: b
   context: {cluster: c, user: u}
+- name: no-user
+  context: {cluster: c, user: gone}
+- name: no-cluster
+  context: {cluster: gone, user: u}
+clusters:
+- name: c
+  cluster: {server: 'https://c:6443'}
+users:
+- name: u
+  user: {token: t}
 ";
 
     #[test]
@@ -366,7 +405,19 @@ contexts:
     #[test]
     fn an_unknown_context_lists_the_known_ones() {
         let error = choose_context(&kubeconfig(TWO_CONTEXTS), Some("foo"), "/x/y").expect_err("unknown");
-        assert_eq!(error.to_string(), "context \"foo\" not found in /x/y (contexts: a, b)");
+        assert_eq!(error.to_string(), "context \"foo\" not found in /x/y (contexts: a, b, no-user, no-cluster)");
+    }
+
+    #[test]
+    fn a_context_whose_user_or_cluster_is_missing_is_refused_before_any_request() {
+        let config = kubeconfig(TWO_CONTEXTS);
+        let error = choose_context(&config, Some("no-user"), "/k").expect_err("no user");
+        assert_eq!(
+            error.to_string(),
+            "context \"no-user\" in /k names user \"gone\", which is not defined there — add it, or choose another context"
+        );
+        let error = choose_context(&config, Some("no-cluster"), "/k").expect_err("no cluster");
+        assert!(error.to_string().contains("names cluster \"gone\""), "{error}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod objects;
 pub mod reconcile;
 pub mod resolve;
 pub mod runner;
+pub mod validation;
 
 pub use apply::{
     ApplyAction, ApplyError, ApplyOptions, ApplyOutcome, DeleteAction, DeleteOutcome, ObjectKey, ParseError, apply,

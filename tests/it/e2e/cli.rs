@@ -65,7 +65,9 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
     let hub = ["--hub-context", "hub"];
     for name in ["cluster1", "cluster2"] {
         let stdout = ok(env.fleetctl(&[&["import", name, "--cluster-context", name, "-o", "json"][..], &hub].concat()));
-        let result: Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
+        let report: Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
+        assert!(report.get("error").is_none(), "{report}");
+        let result = &report["clusters"][0];
         assert_eq!(result["cluster"], name);
         assert_eq!(result["result"], "imported");
         assert!(result["steps"].as_array().expect("steps").len() >= 5);
@@ -84,16 +86,16 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
 
     let stdout =
         ok(env.fleetctl(&[&["upgrade", "--all", "--to", "0.2.0", "--parallel", "2", "-o", "json"][..], &hub].concat()));
-    let results: Vec<Value> =
-        serde_json::Deserializer::from_str(&stdout).into_iter().map(|v| v.expect("json")).collect();
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let results = report["clusters"].as_array().expect("clusters");
     assert_eq!(results.len(), 2);
-    assert!(results.iter().all(|r| r["result"] == "running 0.2.0"));
+    assert!(results.iter().all(|r| r["result"] == "running 0.2.0"), "{report}");
 
     for name in ["cluster1", "cluster2"] {
         let stdout =
             ok(env.fleetctl(&[&["detach", name, "--yes", "--cluster-context", name, "-o", "json"][..], &hub].concat()));
-        let result: Value = serde_json::from_str(&stdout).expect("json");
-        assert_eq!(result["result"], "detached");
+        let report: Value = serde_json::from_str(&stdout).expect("json");
+        assert_eq!(report["clusters"][0]["result"], "detached");
     }
     let names = ok(env.fleetctl(&[&["get", "clusters", "-o", "name"][..], &hub].concat()));
     assert!(names.trim().is_empty(), "{names}");
@@ -150,8 +152,45 @@ async fn an_import_killed_after_any_step_finishes_when_run_again() {
     assert_eq!(names, ["klusterlet", "klusterlet-registration-agent", "klusterlet-work-agent"], "no duplicates");
 }
 
+/// Starts `fleetctl` with `args`, waits until a line of its stderr contains `ready` (with
+/// `-o json` nothing is printed there: `ready` empty waits a second instead), sends it
+/// `signal`, and returns its output and how long it took to exit after the signal.
+fn signalled(env: &DevUp, args: &[&str], ready: &str, signal: &str) -> (Output, std::time::Duration) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        .args(args)
+        .env("KUBECONFIG", env.kubeconfig())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = Vec::new();
+    if ready.is_empty() {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    } else {
+        for line in lines.by_ref().map_while(Result::ok) {
+            let found = line.contains(ready);
+            seen.push(line);
+            if found {
+                break;
+            }
+        }
+        assert!(seen.last().is_some_and(|l| l.contains(ready)), "{ready:?} in {seen:?}");
+    }
+    let sent = std::time::Instant::now();
+    let status = Command::new("kill").args([signal, &child.id().to_string()]).status().expect("kill");
+    assert!(status.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let mut output = child.wait_with_output().expect("wait");
+    output.stderr = [seen, rest].concat().join("\n").into_bytes();
+    (output, sent.elapsed())
+}
+
 #[tokio::test]
-async fn detaching_a_cluster_whose_dev_cluster_died_cleans_the_hub_with_force() {
+async fn a_dead_cluster_fails_with_a_report_stops_on_signals_and_detaches_with_force() {
     let env = DevUp::start(1);
     ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
     let state: Value =
@@ -165,6 +204,44 @@ async fn detaching_a_cluster_whose_dev_cluster_died_cleans_the_hub_with_force() 
         .as_u64()
         .expect("pid");
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+
+    // A failed upgrade still reports, on stdout, what it did and why it failed.
+    let output = env.fleetctl(&[
+        "upgrade",
+        "cluster1",
+        "--to",
+        "0.2.0",
+        "--hub-context",
+        "hub",
+        "--timeout",
+        "2s",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output).1);
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report on failure");
+    assert_eq!(report["error"]["exitCode"], 3, "{report}");
+    assert_eq!(report["clusters"][0]["result"], "failed");
+    assert!(
+        !report["clusters"][0]["steps"].as_array().expect("steps").is_empty(),
+        "the version was recorded: {report}"
+    );
+
+    // SIGINT stops a waiting detach at once, says what is done and how to go on.
+    let detach = ["detach", "cluster1", "--yes", "--hub-context", "hub", "--timeout", "120s"];
+    let (output, took) = signalled(&env, &detach, "✓ cluster1 hub: ManagedCluster deleted", "-INT");
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(5), "stopped in {took:?}, not at --timeout");
+    assert!(
+        stderr.contains("stopped by SIGINT after cluster1: hub: ManagedCluster deleted: run the same command again"),
+        "{stderr}"
+    );
+    // SIGTERM, with a report for machines.
+    let (output, _) = signalled(&env, &[&detach[..], &["-o", "json"]].concat(), "", "-TERM");
+    assert_eq!(output.status.code(), Some(143), "{}", text(&output).1);
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report when stopped");
+    assert_eq!(report["error"]["exitCode"], 143, "{report}");
 
     let output = env.fleetctl(&["detach", "cluster1", "--yes", "--hub-context", "hub", "--timeout", "3s"]);
     assert_eq!(output.status.code(), Some(3), "timed out without --force: {}", text(&output).1);
@@ -192,14 +269,49 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         "apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: x, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: x, user: x}}]\ncurrent-context: x\n",
     )
     .expect("write");
+    // A namespace someone else made, with data in it, that an import must not take over.
+    let hub = env.client("hub").await;
+    let namespace: k8s_openapi::api::core::v1::Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "team-data"}})).expect("namespace");
+    kube::Api::all(hub.clone()).create(&Default::default(), &namespace).await.expect("create team-data");
+    // A context whose user the kubeconfig does not define.
+    let status = Command::new("kubectl")
+        .args(["config", "set-context", "no-user", "--cluster", "hub", "--user", "nobody"])
+        .env("KUBECONFIG", env.kubeconfig())
+        .status()
+        .expect("kubectl config");
+    assert!(status.success());
+    let long_value = format!("env={}", "v".repeat(64));
     let g = garbage.to_string_lossy().to_string();
     let u = unreachable.to_string_lossy().to_string();
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
         (
             vec!["import", "Bad_Name", "--hub-context", "hub", "--cluster-context", "cluster2"],
-            4,
+            2,
             "invalid cluster name",
         ),
+        (vec!["import", "kube-system", "--hub-context", "hub", "--cluster-context", "cluster2"], 2, "system namespace"),
+        (
+            vec!["import", "team-data", "--hub-context", "hub", "--cluster-context", "cluster2"],
+            4,
+            "pass --adopt-namespace",
+        ),
+        (vec!["import", "c9", "-l", "bad key=x", "--hub-context", "hub"], 2, "invalid label key"),
+        (vec!["import", "c9", "-l", &long_value, "--hub-context", "hub"], 2, "at most 63 characters"),
+        (vec!["import", "c9", "-l", "fleetctl.io/x=y", "--hub-context", "hub"], 2, "is reserved"),
+        (
+            vec!["import", "c9", "-l", "cluster.open-cluster-management.io/clusterset=x", "--hub-context", "hub"],
+            2,
+            "is reserved",
+        ),
+        (vec!["import", "c9", "--hub-context", "hub", "--timeout", "0s"], 2, "greater than zero"),
+        (vec!["upgrade", "--all", "--to", "0.2.0", "--parallel", "0", "--hub-context", "hub"], 2, "--parallel"),
+        (vec!["upgrade", "--all", "--to", "0.2.0", "--timeout", "0s", "--hub-context", "hub"], 2, "greater than zero"),
+        (vec!["get", "clusters", "--hub-context", "no-user"], 4, "names user \"nobody\""),
+        (vec!["detach", "cluster1", "--yes", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
+        (vec!["upgrade", "cluster1", "--to", "0.2.0", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
+        (vec!["describe", "cluster", "cluster1", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
+        (vec!["hub", "install", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
         (vec!["import", "c9", "--hub-kubeconfig", "/nonexistent/kubeconfig"], 4, "no such file"),
         (vec!["import", "c9", "--hub-kubeconfig", &g], 4, "kubeconfig"),
         (vec!["import", "c9", "--hub-context", "nope"], 4, "context \"nope\" not found"),
@@ -213,7 +325,7 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         ),
         (
             vec!["import", "c9", "--hub-context", "hub", "--cluster-context", "cluster2", "--addons", "nope"],
-            4,
+            2,
             "unknown addon",
         ),
         (vec!["upgrade", "ghost", "--to", "0.2.0", "--hub-context", "hub"], 4, "cluster ghost not found"),

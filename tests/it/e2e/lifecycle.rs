@@ -27,6 +27,7 @@ fn import_options(name: &str) -> ImportOptions {
         wait: true,
         print_command: false,
         force: false,
+        adopt_namespace: false,
         timeout: WAIT,
     }
 }

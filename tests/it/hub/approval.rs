@@ -17,7 +17,7 @@ use super::{Hub, bootstrap_token};
 use crate::support::cluster::client_from;
 use fleetctl_kube::kubeconfig::Credentials;
 
-struct Request<'a> {
+pub(super) struct Request<'a> {
     name: &'a str,
     cluster: &'a str,
     common_name: String,
@@ -26,7 +26,7 @@ struct Request<'a> {
     signer: &'a str,
 }
 
-fn agent_request<'a>(name: &'a str, cluster: &'a str) -> Request<'a> {
+pub(super) fn agent_request<'a>(name: &'a str, cluster: &'a str) -> Request<'a> {
     Request {
         name,
         cluster,
@@ -41,7 +41,7 @@ fn agent_request<'a>(name: &'a str, cluster: &'a str) -> Request<'a> {
 }
 
 /// Submits the request as `client`; returns the private key PEM.
-async fn submit(client: &kube::Client, request: &Request<'_>) -> String {
+pub(super) async fn submit(client: &kube::Client, request: &Request<'_>) -> String {
     let key = rcgen::KeyPair::generate().expect("key");
     let mut params = rcgen::CertificateParams::default();
     params.distinguished_name = rcgen::DistinguishedName::new();
@@ -63,7 +63,7 @@ async fn submit(client: &kube::Client, request: &Request<'_>) -> String {
     key.serialize_pem()
 }
 
-async fn bootstrap_client(hub: &Hub, cluster: &str) -> kube::Client {
+pub(super) async fn bootstrap_client(hub: &Hub, cluster: &str) -> kube::Client {
     hub.cluster.client_with_token(&bootstrap_token(&hub.import_secret(cluster).await["import.yaml"])).await
 }
 
@@ -88,7 +88,7 @@ async fn refusal(hub: &Hub, name: &str) -> String {
     event.note.unwrap_or_default()
 }
 
-async fn approved_certificate(hub: &Hub, name: &str) -> String {
+pub(super) async fn approved_certificate(hub: &Hub, name: &str) -> String {
     let api = Api::<CertificateSigningRequest>::all(hub.cluster.client.clone());
     let issued = await_condition(api, name, |c: Option<&CertificateSigningRequest>| {
         c.and_then(|c| c.status.as_ref()).and_then(|s| s.certificate.as_ref()).is_some()
@@ -103,6 +103,16 @@ async fn approved_certificate(hub: &Hub, name: &str) -> String {
         status.conditions.expect("conditions").into_iter().find(|c| c.type_ == "Approved").expect("approved");
     assert_eq!(approved.reason.as_deref(), Some("AutoApprovedByCSRController"));
     String::from_utf8(status.certificate.expect("certificate").0).expect("pem")
+}
+
+/// A client with the certificate the hub approves for `cluster`'s agent.
+pub(super) async fn agent_client(hub: &Hub, cluster: &str) -> kube::Client {
+    let bootstrap = bootstrap_client(hub, cluster).await;
+    let name = format!("{cluster}-agent");
+    let key = submit(&bootstrap, &agent_request(&name, cluster)).await;
+    let cert = approved_certificate(hub, &name).await;
+    let credentials = Credentials::Certificate { cert_pem: cert, key_pem: key };
+    client_from(&hub.cluster.server.kubeconfig_as("agent", credentials)).await
 }
 
 #[tokio::test]
@@ -226,8 +236,12 @@ async fn every_other_csr_is_left_pending_with_an_event_saying_why() {
     submit(&ghost, &agent_request("missing-cluster", "ghost")).await;
     assert!(refusal(&hub, "missing-cluster").await.contains("does not exist"));
 
-    // Already decided CSRs are left exactly as they are.
+    // Already decided CSRs are left exactly as they are: made while c1 does not accept
+    // clients (so they wait), decided by an admin, then judged again once it accepts.
+    let accepts = |on: bool| Patch::Merge(json!({"spec": {"hubAcceptsClient": on}}));
+    hub.clusters().patch("c1", &PatchParams::default(), &accepts(false)).await.expect("c1 no longer accepts");
     submit(&c1, &agent_request("denied", "c1")).await;
+    assert!(refusal(&hub, "denied").await.contains("not accepted"));
     let api = Api::<CertificateSigningRequest>::all(hub.cluster.client.clone());
     let deny =
         json!({"status": {"conditions": [{"type": "Denied", "status": "True", "reason": "Admin", "message": "no"}]}});
@@ -236,7 +250,8 @@ async fn every_other_csr_is_left_pending_with_an_event_saying_why() {
     let approve =
         json!({"status": {"conditions": [{"type": "Approved", "status": "True", "reason": "Admin", "message": "ok"}]}});
     api.patch_approval("pre-approved", &PatchParams::default(), &Patch::Merge(approve)).await.expect("approve");
-    // The valid one settles last: by then the earlier ones were judged.
+    hub.clusters().patch("c1", &PatchParams::default(), &accepts(true)).await.expect("c1 accepts again");
+    // The valid one settles last: by then the earlier ones were judged again.
     submit(&c1, &agent_request("valid", "c1")).await;
     approved_certificate(&hub, "valid").await;
     let denied = api.get("denied").await.expect("denied").status.expect("status").conditions.expect("conditions");

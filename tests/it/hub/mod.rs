@@ -1,5 +1,6 @@
 //! The hub controllers against an in-process dev cluster; the tests play the agent.
 
+mod admission;
 mod approval;
 mod detach;
 mod import;
@@ -54,6 +55,14 @@ impl Hub {
         let api: Api<CustomResourceDefinition> = Api::all(cluster.client.clone());
         for crd in crds::hub() {
             api.create(&PostParams::default(), &crd).await.expect("crd");
+        }
+        // The admission rules `hub install` applies.
+        let (policies, bindings) = fleetctl_hub::manifests::admission::objects();
+        for policy in policies {
+            Api::all(cluster.client.clone()).create(&PostParams::default(), &policy).await.expect("policy");
+        }
+        for binding in bindings {
+            Api::all(cluster.client.clone()).create(&PostParams::default(), &binding).await.expect("binding");
         }
         let mut hub_config = config(&cluster);
         adjust(&mut hub_config);

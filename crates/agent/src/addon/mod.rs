@@ -150,7 +150,7 @@ pub async fn run(options: AddonOptions) -> Result<(), AddonError> {
         () = renew(&client, &options.namespace, name, options.lease_interval) => {}
         () = publish(&client, &options.namespace, name, published) => {}
         () = scan => {}
-        () = shutdown_signal() => {}
+        _ = shutdown_signal() => {}
     }
     Ok(())
 }

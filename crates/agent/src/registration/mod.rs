@@ -84,7 +84,7 @@ pub async fn run(options: AgentOptions) -> Result<(), RegistrationError> {
     let identity = Identity { cluster: options.cluster, agent_id: options.agent_id, namespace: options.namespace };
     tokio::select! {
         () = agent(local, identity) => Ok(()),
-        () = shutdown_signal() => Ok(()),
+        _ = shutdown_signal() => Ok(()),
     }
 }
 

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, split_image};
+
+use super::admission;
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
@@ -34,6 +36,13 @@ fn rules() -> Vec<PolicyRule> {
         rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["get", "list", "watch"]),
         rule(&["certificates.k8s.io"], &["certificatesigningrequests/approval"], &["update", "patch"]),
         named_rule(&["certificates.k8s.io"], &["signers"], &["kubernetes.io/kube-apiserver-client"], &["approve"]),
+        // The approved CSRs of a detached cluster go with it.
+        rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["delete", "deletecollection"]),
+        rule(
+            &["admissionregistration.k8s.io"],
+            &["validatingadmissionpolicies", "validatingadmissionpolicybindings"],
+            &["get", "list", "watch"],
+        ),
         rule(
             &[objects::RBAC_GROUP],
             &["clusterroles", "clusterrolebindings", "roles", "rolebindings"],
@@ -55,9 +64,13 @@ pub struct Install<'a> {
     pub hub_ca_pem: &'a str,
 }
 
-/// Everything `fleetctl hub install` applies, in order: CRDs first.
+/// Everything `fleetctl hub install` applies, in order: CRDs and the admission policies
+/// first, the controller last.
 pub fn objects(install: &Install<'_>) -> Vec<Value> {
     let mut objects: Vec<Value> = crds::hub().iter().map(document).collect();
+    // Before any cluster can be created, the rules that guard it.
+    let (policies, bindings) = admission::objects();
+    objects.extend(policies.iter().map(document).chain(bindings.iter().map(document)));
     let controller = [objects::service_account_subject(HUB_NAMESPACE, HUB_CONTROLLER)];
     objects.extend([
         document(&objects::namespace(meta(HUB_NAMESPACE))),
@@ -109,14 +122,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_hub_install_puts_crds_first_and_the_controller_last() {
+    fn the_hub_install_puts_crds_and_admission_policies_first_and_the_controller_last() {
         let objects =
             objects(&Install { image: "registry.example/fleetctl:1", hub_url: "https://hub:6443", hub_ca_pem: "CA" });
         let kinds: Vec<&str> = objects.iter().filter_map(|o| o["kind"].as_str()).collect();
         let crds = crds::hub().len();
         assert!(kinds[..crds].iter().all(|k| *k == "CustomResourceDefinition"), "{kinds:?}");
-        assert_eq!(kinds[crds..], ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]);
-        let container = &objects[crds + 4]["spec"]["template"]["spec"]["containers"][0];
+        let policies = ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy"];
+        let bindings = ["ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"];
+        assert_eq!(kinds[crds..crds + 4], [policies, bindings].concat());
+        let rest = crds + 4;
+        assert_eq!(kinds[rest..], ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]);
+        let container = &objects[rest + 4]["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(
             container["args"],
             json!(["hub", "--image-repository", "registry.example/fleetctl", "--klusterlet-version", "1"])

@@ -3,6 +3,7 @@
 //!
 //! Everything here is pure: objects in, objects or YAML out.
 
+pub mod admission;
 pub mod import;
 pub mod install;
 

@@ -5,8 +5,27 @@ pub mod health;
 pub mod leader;
 pub mod metrics;
 
-/// Resolves when the process receives SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
+/// The signal that asked the process to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopSignal {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+}
+
+impl StopSignal {
+    /// The signal's name, as `kill -l` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Interrupt => "SIGINT",
+            Self::Terminate => "SIGTERM",
+        }
+    }
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM, saying which.
+pub async fn shutdown_signal() -> StopSignal {
     let terminate = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(mut signal) => {
@@ -17,8 +36,8 @@ pub async fn shutdown_signal() {
         }
     };
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
+        _ = tokio::signal::ctrl_c() => StopSignal::Interrupt,
+        () = terminate => StopSignal::Terminate,
     }
 }
 

@@ -1,0 +1,64 @@
+//! SIGINT and SIGTERM: a command stops within a second, with exit status 130 or 143 and a
+//! line that says what was done and that running it again finishes the job.
+
+use std::future::Future;
+
+use fleetctl_kube::runner::{StopSignal, shutdown_signal};
+use thiserror::Error;
+
+use super::exit::{ExitStatus, Fault};
+
+/// A command stopped by a signal.
+#[derive(Debug, Error)]
+#[error("stopped by {}{}: run the same command again to finish (every step can be run again)", .signal.name(), done_text(.done))]
+pub struct Interrupted {
+    /// The signal.
+    pub signal: StopSignal,
+    /// What had finished, for each cluster reached (empty when the command does not know).
+    pub done: Vec<String>,
+}
+
+fn done_text(done: &[String]) -> String {
+    if done.is_empty() { String::new() } else { format!(" after {}", done.join("; ")) }
+}
+
+impl Fault for Interrupted {
+    fn exit_status(&self) -> ExitStatus {
+        match self.signal {
+            StopSignal::Interrupt => ExitStatus::Interrupted,
+            StopSignal::Terminate => ExitStatus::Terminated,
+        }
+    }
+}
+
+/// Runs `work` until it ends, or until SIGINT or SIGTERM arrives (which wins then, and `work`
+/// is dropped: every step it had finished is kept, on the clusters).
+pub async fn until_stopped<T>(work: impl Future<Output = T>) -> Result<T, StopSignal> {
+    tokio::select! {
+        // The work first: a command that handles the signal itself reports what it did.
+        biased;
+        value = work => Ok(value),
+        signal = shutdown_signal() => Err(signal),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signal_gives_the_shell_status_of_death_by_that_signal() {
+        let stopped = |signal| Interrupted { signal, done: Vec::new() }.exit_status() as u8;
+        assert_eq!(stopped(StopSignal::Interrupt), 128 + 2);
+        assert_eq!(stopped(StopSignal::Terminate), 128 + 15);
+    }
+
+    #[test]
+    fn the_message_says_what_was_done_and_how_to_resume() {
+        let interrupted = Interrupted { signal: StopSignal::Interrupt, done: vec!["c1: 2 of its steps".into()] };
+        assert_eq!(
+            interrupted.to_string(),
+            "stopped by SIGINT after c1: 2 of its steps: run the same command again to finish (every step can be run again)"
+        );
+    }
+}
