@@ -14,6 +14,7 @@ use serde_json::json;
 use super::{LifecycleError, Observer, Outcome, Progress, step, wait_for};
 use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
+use fleetctl_hub::cleanup::deletes_namespace;
 use fleetctl_kube::kube_error;
 use fleetctl_kube::reconcile::{delete, strip_finalizers};
 
@@ -30,7 +31,29 @@ pub struct DetachOptions {
     pub timeout: Duration,
 }
 
-/// Detaches one cluster.
+/// What the klusterlet leaves on a managed cluster, which [`unjoin`] removes: the agent
+/// namespaces (the agents, their hub credentials and private key), its cluster-wide RBAC,
+/// and its CRDs (the Klusterlet is removed first, so that its operator can clean up).
+const TARGET_NAMESPACES: [&str; 2] = [AGENT_NAMESPACE, "open-cluster-management-agent-addon"];
+const TARGET_CLUSTER_RBAC: [&str; 3] =
+    [KLUSTERLET, "klusterlet-bootstrap-kubeconfig", "open-cluster-management:klusterlet-work"];
+const TARGET_CRDS: [&str; 2] =
+    ["klusterlets.operator.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"];
+
+/// The leftovers on a target detach could not reach, and how to remove them.
+fn leftovers_hint(name: &str) -> String {
+    format!(
+        "left on the target, which did not answer: the Klusterlet {KLUSTERLET}, namespaces {} (the agents and \
+         their hub credentials), ClusterRoles and ClusterRoleBindings {}, CRDs {} — remove them with \
+         `fleetctl detach {name} --cluster-kubeconfig FILE` against the target",
+        TARGET_NAMESPACES.join(", "),
+        TARGET_CLUSTER_RBAC.join(", "),
+        TARGET_CRDS.join(", ")
+    )
+}
+
+/// Detaches one cluster. A cluster the hub no longer knows (after a forced detach) is
+/// removed from the target alone, when the target is given.
 pub async fn detach(
     hub: &Client,
     target: Option<&Client>,
@@ -40,14 +63,26 @@ pub async fn detach(
     let name = options.name.as_str();
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
-        return Err(LifecycleError::Refused(format!(
-            "cluster {name} not found — list them with `fleetctl get clusters`"
-        )));
+        return match target {
+            Some(target) => leave_target(target, name, options, observer).await,
+            None => Err(LifecycleError::Refused(format!(
+                "cluster {name} not found — list them with `fleetctl get clusters`"
+            ))),
+        };
     };
     // The server sets a uid on every object it stores; the check is for a hub that does not.
     let uid = cluster
         .uid()
         .ok_or_else(|| LifecycleError::Failed(format!("the hub returned cluster {name} without a uid")))?;
+    // Before anything goes: whether the target is this cluster, to watch it leave; and
+    // whether the hub will delete the cluster namespace (one it made for the cluster).
+    let watched = match target {
+        Some(target) if holds_klusterlet_of(target, name).await => Some(target),
+        _ => None,
+    };
+    let namespaces: Api<Namespace> = Api::all(hub.clone());
+    let namespace = namespaces.get_opt(name).await.map_err(kube_error(format!("reading namespace {name}")))?;
+    let namespace_goes = namespace.as_ref().is_some_and(|ns| deletes_namespace(&cluster, ns));
     let mut steps = Vec::new();
     step(observer, &mut steps, name, "hub: ManagedCluster deleted", async {
         Ok(delete(&clusters, name, &DeleteParams::background()).await?)
@@ -63,33 +98,33 @@ pub async fn detach(
     }
     let gone =
         move |uid: String| move |c: Option<&ManagedCluster>| c.is_none_or(|c| c.uid().as_deref() != Some(uid.as_str()));
-    let what = format!("the agents of {name} to leave and the hub to clean up");
     let graceful = step(
         observer,
         &mut steps,
         name,
         "agents removed, hub cleaned",
-        wait_for(clusters.clone(), name, &what, options.timeout, gone(uid.clone())),
+        agents_leave(&clusters, name, gone(uid.clone()), watched, options.timeout),
     )
     .await;
     let mut target_cleaned = false;
     match graceful {
-        Ok(_) => target_cleaned = true,
+        Ok(()) => target_cleaned = true,
         Err(LifecycleError::Timeout { .. }) if options.force => {
-            observer(Progress::Note {
-                cluster: name.to_string(),
-                message: "the agents did not answer in time: cleaning the hub by force".into(),
-            });
+            let note = |message: String| observer(Progress::Note { cluster: name.to_string(), message });
+            note("the agents did not answer in time: cleaning the hub by force".into());
             if let Some(target) = target {
-                step(
+                let removed = step(
                     observer,
                     &mut steps,
                     name,
                     "target: klusterlet removed directly",
                     unjoin(target, options.timeout),
                 )
-                .await?;
-                target_cleaned = true;
+                .await;
+                match removed {
+                    Ok(()) => target_cleaned = true,
+                    Err(e) => note(format!("the target could not be cleaned: {}", fleetctl_kube::errors::chain(&e))),
+                }
             }
             step(
                 observer,
@@ -102,22 +137,141 @@ pub async fn detach(
         }
         Err(e) => return Err(e),
     }
-    let namespaces: Api<Namespace> = Api::all(hub.clone());
-    let what = format!("namespace {name} to be deleted");
-    step(observer, &mut steps, name, "hub: namespace removed", async {
-        wait_for(namespaces, name, &what, options.timeout, |n: Option<&Namespace>| n.is_none()).await.map(|_| ())
-    })
-    .await?;
+    if namespace_goes {
+        let what = format!("namespace {name} to be deleted");
+        step(observer, &mut steps, name, "hub: namespace removed", async {
+            wait_for(namespaces, name, &what, options.timeout, |n: Option<&Namespace>| n.is_none()).await.map(|_| ())
+        })
+        .await?;
+    } else if namespace.is_some() {
+        let message = format!("namespace {name} is kept: it was not made for the cluster, or the cluster retains it");
+        observer(Progress::Note { cluster: name.to_string(), message });
+    }
     let result = if target_cleaned {
         "detached".to_string()
     } else {
-        let hint = format!(
-            "the klusterlet may still run on the target: remove it with `fleetctl detach {name} --force --cluster-kubeconfig FILE` against the target"
-        );
+        let hint = leftovers_hint(name);
         observer(Progress::Note { cluster: name.to_string(), message: hint.clone() });
         format!("hub cleaned; {hint}")
     };
     Ok(Outcome { cluster: name.to_string(), result, steps, conditions: Vec::new() })
+}
+
+/// Removes the klusterlet of a cluster the hub no longer knows from the target — refusing
+/// a target that is joined as another cluster.
+async fn leave_target(
+    target: &Client,
+    name: &str,
+    options: &DetachOptions,
+    observer: Observer<'_>,
+) -> Result<Outcome, LifecycleError> {
+    let joined_as = match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
+        Ok(klusterlet) => klusterlet.map(|k| k.spec.cluster_name),
+        // No Klusterlet CRD: no klusterlet, though parts of one may remain.
+        Err(kube::Error::Api(status)) if status.code == 404 => None,
+        Err(source) => return Err(LifecycleError::NotAnswering { cluster: "target cluster", source }),
+    };
+    if let Some(other) = joined_as.filter(|joined| joined != name) {
+        return Err(LifecycleError::Refused(format!(
+            "the hub does not know cluster {name}, and the target is joined as cluster {other:?}: \
+             is this the right kubeconfig?"
+        )));
+    }
+    let mut steps = Vec::new();
+    step(observer, &mut steps, name, "target: klusterlet removed directly", unjoin(target, options.timeout)).await?;
+    Ok(Outcome {
+        cluster: name.to_string(),
+        result: format!("removed from the target (the hub had no cluster {name})"),
+        steps,
+        conditions: Vec::new(),
+    })
+}
+
+/// Waits for the agents to leave and the hub to clean up. Holding the target (`watched`:
+/// one that held the cluster's klusterlet when the detach began), it need not wait for the
+/// hub to notice a registration agent that died: once the target holds nothing of the
+/// klusterlet, it tells the hub (as the agent would have), which then finishes at once
+/// rather than after the lease grace.
+async fn agents_leave(
+    clusters: &Api<ManagedCluster>,
+    name: &str,
+    gone: impl Fn(Option<&ManagedCluster>) -> bool + Send + 'static,
+    watched: Option<&Client>,
+    timeout: Duration,
+) -> Result<(), LifecycleError> {
+    let what = format!("the agents of {name} to leave and the hub to clean up");
+    let hub_done = wait_for(clusters.clone(), name, &what, timeout, gone);
+    let Some(target) = watched else { return hub_done.await.map(|_| ()) };
+    tokio::pin!(hub_done);
+    tokio::select! {
+        done = &mut hub_done => return done.map(|_| ()),
+        () = target_clean(target, timeout) => {}
+    }
+    tracing::info!("the target holds nothing of the klusterlet: telling the hub");
+    mark_unavailable(
+        clusters,
+        name,
+        c::FALSE,
+        REASON_KLUSTERLET_REMOVED,
+        "The klusterlet was removed from the managed cluster (seen by fleetctl detach)",
+    )
+    .await?;
+    hub_done.await.map(|_| ())
+}
+
+/// The reason the registration agent gives when it leaves; detach gives it too, for an
+/// agent that could not.
+const REASON_KLUSTERLET_REMOVED: &str = "KlusterletRemoved";
+
+/// Whether the target holds the klusterlet of cluster `name`: only then can detach see it
+/// leave. (A target without it may be another cluster; one that does not answer tells
+/// nothing.)
+async fn holds_klusterlet_of(target: &Client, name: &str) -> bool {
+    match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
+        Ok(klusterlet) => klusterlet.is_some_and(|k| k.spec.cluster_name == name),
+        Err(e) => {
+            tracing::debug!("cannot read the target's klusterlet: {e}");
+            false
+        }
+    }
+}
+
+/// Resolves once the target holds nothing of the klusterlet any more: the Klusterlet gone,
+/// then the agent namespace. If the target stops answering, it never resolves: then
+/// only the hub can tell.
+async fn target_clean(target: &Client, timeout: Duration) {
+    let klusterlets: Api<Klusterlet> = Api::all(target.clone());
+    let namespaces: Api<Namespace> = Api::all(target.clone());
+    let cleaned = async {
+        wait_for(klusterlets, KLUSTERLET, "the klusterlet to go", timeout, |k| k.is_none()).await?;
+        wait_for(namespaces, AGENT_NAMESPACE, "the agent namespace to go", timeout, |n| n.is_none()).await
+    };
+    if let Err(e) = cleaned.await {
+        tracing::debug!("cannot see the target clean itself: {}", fleetctl_kube::errors::chain(&e));
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Sets the cluster's Available condition as its agent would (a cluster already gone is
+/// fine: there is nothing left to tell).
+async fn mark_unavailable(
+    clusters: &Api<ManagedCluster>,
+    name: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+) -> Result<(), LifecycleError> {
+    let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
+        return Ok(());
+    };
+    let mut conditions = cluster.conditions().to_vec();
+    c::set_condition(&mut conditions, c::new_condition(c::MANAGED_CLUSTER_AVAILABLE, status, reason, message));
+    let patch = json!({"status": {"conditions": conditions}});
+    match clusters.patch_status(name, &PatchParams::default(), &Patch::Merge(patch)).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(kube_error(format!("marking {name} unavailable"))(e).into()),
+    }
 }
 
 /// Marks the cluster unavailable so the hub takes its force path, and waits for it to go.
@@ -127,24 +281,8 @@ async fn force_hub(
     uid: &str,
     timeout: Duration,
 ) -> Result<(), LifecycleError> {
-    if let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? {
-        let mut conditions = cluster.conditions().to_vec();
-        c::set_condition(
-            &mut conditions,
-            c::new_condition(
-                c::MANAGED_CLUSTER_AVAILABLE,
-                c::UNKNOWN,
-                c::REASON_LEASE_UPDATE_STOPPED,
-                "Detached by force: the agents did not answer",
-            ),
-        );
-        let patch = json!({"status": {"conditions": conditions}});
-        match clusters.patch_status(name, &PatchParams::default(), &Patch::Merge(patch)).await {
-            Ok(_) => {}
-            Err(kube::Error::Api(status)) if status.code == 404 => return Ok(()),
-            Err(e) => return Err(kube_error(format!("marking {name} unavailable"))(e).into()),
-        }
-    }
+    let message = "Detached by force: the agents did not answer";
+    mark_unavailable(clusters, name, c::UNKNOWN, c::REASON_LEASE_UPDATE_STOPPED, message).await?;
     let uid = uid.to_string();
     let what = format!("the hub to clean up {name}");
     wait_for(clusters.clone(), name, &what, timeout, move |c: Option<&ManagedCluster>| {
@@ -195,17 +333,15 @@ pub async fn unjoin(target: &Client, timeout: Duration) -> Result<(), LifecycleE
         delete(&applied, &name, &gone).await?;
     }
     let namespaces: Api<Namespace> = Api::all(target.clone());
-    for namespace in [AGENT_NAMESPACE, "open-cluster-management-agent-addon"] {
+    for namespace in TARGET_NAMESPACES {
         delete(&namespaces, namespace, &gone).await?;
     }
-    for role in [KLUSTERLET, "klusterlet-bootstrap-kubeconfig", "open-cluster-management:klusterlet-work"] {
+    for role in TARGET_CLUSTER_RBAC {
         delete(&Api::<ClusterRoleBinding>::all(target.clone()), role, &gone).await?;
         delete(&Api::<ClusterRole>::all(target.clone()), role, &gone).await?;
     }
     let crds: Api<CustomResourceDefinition> = Api::all(target.clone());
-    for crd in
-        ["klusterlets.operator.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"]
-    {
+    for crd in TARGET_CRDS {
         delete(&crds, crd, &gone).await?;
     }
     Ok(())

@@ -6,7 +6,7 @@
 
 use fleetctl_api::conditions::{self as c, ANNOTATION_RETAIN_NAMESPACE, LABEL_CLUSTER_NAME};
 use fleetctl_api::names::{ANNOTATION_CREATED_FOR_CLUSTER, is_protected_namespace};
-use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::reconcile::{delete, strip_finalizers};
 use fleetctl_kube::{kube_error, update_conditions};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
@@ -142,6 +142,8 @@ async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<
     let service_account = bootstrap::service_account_name(&name);
     delete(&Api::<ServiceAccount>::namespaced(client.clone(), &name), &service_account, &background).await?;
     delete(&Api::<Secret>::namespaced(client.clone(), &name), &import::secret_name(&name), &background).await?;
+    // The addon configuration goes with the cluster, also from a namespace that stays.
+    delete(&Api::<KlusterletAddonConfig>::namespaced(client.clone(), &name), &name, &background).await?;
     let namespaces = Api::<Namespace>::all(client.clone());
     let namespace = namespaces.get_opt(&name).await.map_err(kube_error(format!("reading namespace {name}")))?;
     if namespace.is_some_and(|ns| deletes_namespace(cluster, &ns)) {
@@ -152,7 +154,7 @@ async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<
 
 /// Whether a detach deletes the cluster's namespace: only one the hub made for this very
 /// cluster, never a protected one, and not when the cluster asks to retain it.
-fn deletes_namespace(cluster: &ManagedCluster, namespace: &Namespace) -> bool {
+pub fn deletes_namespace(cluster: &ManagedCluster, namespace: &Namespace) -> bool {
     let name = cluster.name_any();
     let made_for_it = namespace.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER) == Some(&name);
     made_for_it && !is_protected_namespace(&name) && !cluster.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE)

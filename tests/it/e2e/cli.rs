@@ -248,7 +248,7 @@ async fn a_dead_cluster_fails_with_a_report_stops_on_signals_and_detaches_with_f
     let output = env.fleetctl(&["detach", "cluster1", "--yes", "--force", "--hub-context", "hub", "--timeout", "3s"]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(stdout.contains("remove it with `fleetctl detach cluster1 --force --cluster-kubeconfig"), "{stdout}");
+    assert!(stdout.contains("remove them with `fleetctl detach cluster1 --cluster-kubeconfig FILE`"), "{stdout}");
     let names = ok(env.fleetctl(&["get", "clusters", "-o", "name", "--hub-context", "hub"]));
     assert!(names.trim().is_empty());
 }
@@ -362,6 +362,20 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert_eq!(hub_objects(&env).await, hub_before, "nothing written on the hub");
     assert_eq!(revision(&env, "cluster2"), target_before, "nothing written on the target");
+
+    // Asked explicitly, the import uses the namespace, and the detach keeps it.
+    let adopt = ["import", "team-data", "--adopt-namespace", "--hub-context", "hub", "--cluster-context", "cluster2"];
+    ok(env.fleetctl(&adopt));
+    let output =
+        env.fleetctl(&["detach", "team-data", "--yes", "--hub-context", "hub", "--cluster-context", "cluster2"]);
+    let (_, stderr) = text(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("namespace team-data is kept"), "{stderr}");
+    let kept =
+        kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(hub.clone()).get("team-data").await.expect("kept");
+    assert!(kept.metadata.deletion_timestamp.is_none());
+    let configs = kube::Api::<fleetctl_api::KlusterletAddonConfig>::namespaced(hub, "team-data");
+    assert!(configs.get_opt("team-data").await.expect("get").is_none(), "what import made there is gone");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use fleetctl_api::{ManagedCluster, ManifestWork};
+use fleetctl::lifecycle::detach::DetachOptions;
+use fleetctl_api::{Klusterlet, KlusterletSpec, ManagedCluster, ManifestWork};
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
@@ -12,6 +13,7 @@ use kube::runtime::wait::await_condition;
 use serde_json::json;
 
 use super::{Hub, report};
+use crate::support::cluster::TestCluster;
 
 const AVAILABLE: &str = "ManagedClusterConditionAvailable";
 
@@ -101,6 +103,135 @@ async fn a_forced_detach_of_an_unavailable_cluster_cleans_the_hub_at_once() {
     let ns_uid = Api::<Namespace>::all(hub.cluster.client.clone()).get("c1").await.expect("ns").uid().expect("uid");
     hub.clusters().delete("c1", &DeleteParams::default()).await.expect("delete");
     nothing_left(&hub, "c1", &cluster.uid().expect("uid"), &ns_uid).await;
+}
+
+#[tokio::test]
+async fn a_detach_keeps_a_namespace_that_existed_before_the_cluster_and_what_it_holds() {
+    let hub = Hub::start().await;
+    let namespaces: Api<Namespace> = Api::all(hub.cluster.client.clone());
+    let team: Namespace = serde_json::from_value(json!({"metadata": {"name": "team-data"}})).expect("namespace");
+    namespaces.create(&Default::default(), &team).await.expect("team-data");
+    let data: k8s_openapi::api::core::v1::ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "precious"}, "data": {"k": "v"}})).expect("configmap");
+    let configmaps = Api::namespaced(hub.cluster.client.clone(), "team-data");
+    configmaps.create(&Default::default(), &data).await.expect("data");
+    joined_and_available(&hub, "team-data").await;
+    let namespace = namespaces.get("team-data").await.expect("namespace");
+    assert!(!namespace.annotations().contains_key("fleetctl.io/created-for-cluster"), "only labelled: {namespace:?}");
+    assert_eq!(
+        namespace.labels().get("open-cluster-management.io/cluster-name").map(String::as_str),
+        Some("team-data")
+    );
+    report(&hub, "team-data", json!([{"type": AVAILABLE, "status": "Unknown", "reason": "ManagedClusterLeaseUpdateStopped", "message": "gone"}])).await;
+    let cluster: ManagedCluster = hub.clusters().get("team-data").await.expect("cluster");
+    hub.clusters().delete("team-data", &DeleteParams::default()).await.expect("delete");
+    let uid = cluster.uid().expect("uid");
+    let gone = await_condition(hub.clusters(), "team-data", conditions::is_deleted(&uid));
+    tokio::time::timeout(Duration::from_secs(10), gone).await.expect("cluster gone in time").expect("watch");
+    // The hub's own objects in it are gone; the namespace and the data stay.
+    let secrets = Api::<k8s_openapi::api::core::v1::Secret>::namespaced(hub.cluster.client.clone(), "team-data");
+    assert!(secrets.get_opt("team-data-import").await.expect("get").is_none(), "the import secret is removed");
+    let kept = namespaces.get("team-data").await.expect("the namespace stays");
+    assert!(kept.metadata.deletion_timestamp.is_none());
+    assert!(configmaps.get_opt("precious").await.expect("get").is_some(), "its data stays");
+}
+
+/// A target that holds the klusterlet of `name`: its CRD, the Klusterlet and the agent namespace.
+async fn target_with_klusterlet(name: &str) -> TestCluster {
+    let target = TestCluster::start().await;
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(target.client.clone());
+    crds.create(&Default::default(), &fleetctl_api::crds::klusterlet()).await.expect("crd");
+    let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
+    let klusterlet =
+        Klusterlet::new("klusterlet", KlusterletSpec { cluster_name: name.into(), ..KlusterletSpec::default() });
+    // The CRD is served a moment after it is created.
+    let created = async {
+        loop {
+            match klusterlets.create(&Default::default(), &klusterlet).await {
+                Ok(_) => break,
+                Err(kube::Error::Api(status)) if status.code == 404 => tokio::task::yield_now().await,
+                Err(e) => panic!("klusterlet: {e}"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), created).await.expect("klusterlet in time");
+    let namespace: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": "open-cluster-management-agent"}})).expect("namespace");
+    Api::<Namespace>::all(target.client.clone()).create(&Default::default(), &namespace).await.expect("namespace");
+    target
+}
+
+#[tokio::test]
+async fn a_detach_that_sees_the_target_clean_itself_tells_the_hub_instead_of_waiting_out_the_lease_grace() {
+    let hub = Hub::start().await;
+    joined_and_available(&hub, "c1").await;
+    // The registration agent is dead: nobody will tell the hub that the klusterlet left,
+    // and the lease grace is 5 × 60 s. The work agent still removes the klusterlet.
+    let target = target_with_klusterlet("c1").await;
+    let options = DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(20) };
+    let detach = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {});
+    let remove_klusterlet = async {
+        hub.wait_cluster("c1", |c| c.metadata.deletion_timestamp.is_some()).await;
+        Api::<Klusterlet>::all(target.client.clone())
+            .delete("klusterlet", &DeleteParams::default())
+            .await
+            .expect("delete");
+        let namespaces = Api::<Namespace>::all(target.client.clone());
+        namespaces.delete("open-cluster-management-agent", &DeleteParams::default()).await.expect("delete");
+    };
+    let (outcome, ()) = tokio::join!(detach, remove_klusterlet);
+    assert_eq!(outcome.expect("detached well within the lease grace").result, "detached");
+}
+
+#[tokio::test]
+async fn a_detach_does_not_take_a_target_without_that_clusters_klusterlet_for_a_clean_one() {
+    let hub = Hub::start().await;
+    joined_and_available(&hub, "c1").await;
+    // The wrong kubeconfig: another cluster's klusterlet, which never goes.
+    let other = target_with_klusterlet("c2").await;
+    let options = DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(2) };
+    let result = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&other.client), &options, &|_| {}).await;
+    assert!(matches!(result, Err(fleetctl::lifecycle::LifecycleError::Timeout { .. })), "{result:?}");
+    let cluster = hub.clusters().get("c1").await.expect("still there");
+    assert!(cluster.is_available(), "the hub was not told anything");
+}
+
+#[tokio::test]
+async fn after_a_forced_detach_the_command_it_recommends_removes_the_klusterlet_from_the_target() {
+    let hub = Hub::start().await;
+    joined_and_available(&hub, "c1").await;
+    let target = target_with_klusterlet("c1").await;
+    // The target does not answer: the hub is cleaned by force, and the leftovers named.
+    let options = DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2) };
+    let detach = |target| fleetctl::lifecycle::detach::detach(&hub.cluster.client, target, &options, &|_| {});
+    let forced = detach(None).await.expect("forced");
+    for named in [
+        "open-cluster-management-agent",
+        "klusterlets.operator.open-cluster-management.io",
+        "`fleetctl detach c1 --cluster-kubeconfig FILE`",
+    ] {
+        assert!(forced.result.contains(named), "{named} in {}", forced.result);
+    }
+    assert!(hub.clusters().get_opt("c1").await.expect("get").is_none());
+    // A target joined as another cluster is refused, and keeps its klusterlet.
+    let other = target_with_klusterlet("c2").await;
+    let refused = detach(Some(&other.client)).await.expect_err("the wrong target");
+    assert!(refused.to_string().contains("joined as cluster \"c2\""), "{refused}");
+    assert!(Api::<Klusterlet>::all(other.client.clone()).get_opt("klusterlet").await.expect("get").is_some());
+    // The recommended command, although the hub no longer knows the cluster.
+    let removed = detach(Some(&target.client)).await.expect("removed from the target");
+    assert!(removed.result.starts_with("removed from the target"), "{}", removed.result);
+    let crds = Api::<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>::all(
+        target.client.clone(),
+    );
+    assert!(crds.get_opt("klusterlets.operator.open-cluster-management.io").await.expect("get").is_none());
+    let namespaces = Api::<Namespace>::all(target.client.clone());
+    let agent = namespaces.get_opt("open-cluster-management-agent").await.expect("get");
+    assert!(agent.is_none_or(|ns| ns.metadata.deletion_timestamp.is_some()), "the agent namespace goes");
+    // Run again, it finds nothing left and says so without failing.
+    let again = detach(Some(&target.client)).await.expect("idempotent");
+    assert!(again.result.starts_with("removed from the target"), "{}", again.result);
 }
 
 #[tokio::test]

@@ -23,7 +23,7 @@ fn rules() -> Vec<PolicyRule> {
     vec![
         rule(&[CLUSTER_GROUP], &["managedclusters", "managedclusters/status", "managedclusters/finalizers"], RW),
         rule(&[WORK_GROUP], &["manifestworks", "manifestworks/status", "manifestworks/finalizers"], RW),
-        rule(&[AGENT_GROUP], &["klusterletaddonconfigs"], &["get", "list", "watch", "update", "patch"]),
+        rule(&[AGENT_GROUP], &["klusterletaddonconfigs"], &["get", "list", "watch", "update", "patch", "delete"]),
         rule(
             &[ADDON_GROUP],
             &["managedclusteraddons", "managedclusteraddons/status", "managedclusteraddons/finalizers"],
