@@ -8,7 +8,6 @@ use crate::support::kubectl::{DevServe, kubectl_available};
 
 fn cluster() -> Option<DevServe> {
     if !kubectl_available() {
-        eprintln!("skipping: kubectl is not installed");
         return None;
     }
     Some(DevServe::start())
