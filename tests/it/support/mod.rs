@@ -2,3 +2,4 @@
 
 pub mod cluster;
 pub mod kubectl;
+pub mod proxy;
