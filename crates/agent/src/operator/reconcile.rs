@@ -117,7 +117,7 @@ fn namespace_of(object: &impl ResourceExt) -> String {
 /// Changes the status through `change` and writes it only if it changed. The write carries
 /// the resourceVersion it was computed from, so conditions another writer (the
 /// registration agent) added in between are not lost: the write fails and is retried.
-async fn update_status(
+pub(super) async fn update_status(
     api: &Api<Klusterlet>,
     klusterlet: &Klusterlet,
     change: impl FnOnce(&mut KlusterletStatus) -> bool,

@@ -53,7 +53,16 @@ pub enum RenderError {
     /// A deploy mode other than Default.
     #[error("deploy mode {0} is not supported; use Default")]
     UnsupportedMode(String),
+    /// `spec.registrationConfiguration.clientCertExpirationSeconds` below the API's minimum.
+    #[error(
+        "spec.registrationConfiguration.clientCertExpirationSeconds is {0}; a certificate request may ask for \
+         {MIN_CLIENT_CERT_EXPIRATION_SECONDS} seconds or more (or 0 for the signer's default)"
+    )]
+    CertExpirationTooShort(i32),
 }
+
+/// The shortest lifetime a CSR may ask for (`spec.expirationSeconds`, Kubernetes' minimum).
+pub const MIN_CLIENT_CERT_EXPIRATION_SECONDS: i32 = 600;
 
 /// Everything the operator applies for one Klusterlet, in the order it applies it.
 #[derive(Debug, Clone)]
@@ -149,6 +158,16 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
             .map(str::to_string)
             .to_vec()
     };
+    let mut registration_args = agent_args("registration");
+    let expiration =
+        klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
+    match expiration {
+        0 => {}
+        seconds if seconds < MIN_CLIENT_CERT_EXPIRATION_SECONDS => {
+            return Err(RenderError::CertExpirationTooShort(seconds));
+        }
+        seconds => registration_args.extend(["--client-cert-expiration-seconds".to_string(), seconds.to_string()]),
+    }
     Ok(Desired {
         crd: applied_manifest_work_crd().clone(),
         namespaces: [namespace, &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
@@ -192,7 +211,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
                     container: "registration-controller",
                     service_account: REGISTRATION_SERVICE_ACCOUNT,
                     image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
-                    args: agent_args("registration"),
+                    args: registration_args,
                 },
             ),
             deployment(
@@ -287,14 +306,16 @@ fn resources(klusterlet: &Klusterlet) -> ResourceRequirements {
 
 fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
     let probe = objects::http_probe("/healthz", AGENT_HEALTH_PORT, Some(2), 10);
+    // Ready means serving: the work agent is not while it cannot reach the hub.
+    let readiness = objects::http_probe("/readyz", AGENT_HEALTH_PORT, Some(2), 10);
     let container = Container {
         env: Some(vec![
             objects::env_from_field("POD_NAMESPACE", "metadata.namespace"),
             objects::env("FLEETCTL_HEALTH_ADDR", &format!("0.0.0.0:{AGENT_HEALTH_PORT}")),
         ]),
         ports: Some(vec![objects::container_port("health", AGENT_HEALTH_PORT)]),
-        liveness_probe: Some(probe.clone()),
-        readiness_probe: Some(probe),
+        liveness_probe: Some(probe),
+        readiness_probe: Some(readiness),
         resources: Some(resources(klusterlet)),
         ..objects::container(agent.container, &agent.image, agent.args)
     };
@@ -343,6 +364,26 @@ mod tests {
 
     fn container(d: &Deployment) -> &Container {
         &d.spec.as_ref().unwrap().template.spec.as_ref().unwrap().containers[0]
+    }
+
+    #[test]
+    fn a_requested_certificate_lifetime_reaches_only_the_registration_agent_and_must_be_at_least_600_s() {
+        let with_expiration = |seconds: i32| {
+            let mut k = klusterlet();
+            k.spec.registration_configuration = Some(fleetctl_api::operator::RegistrationConfiguration {
+                client_cert_expiration_seconds: seconds,
+                ..Default::default()
+            });
+            render(&k)
+        };
+        let desired = with_expiration(600).unwrap();
+        let [registration, work] = &desired.deployments[..] else { panic!("two deployments") };
+        let args = container(registration).args.clone().unwrap();
+        assert_eq!(args[6..], ["--client-cert-expiration-seconds", "600"]);
+        assert!(!container(work).args.clone().unwrap().iter().any(|a| a.contains("expiration")));
+        assert!(matches!(with_expiration(599), Err(RenderError::CertExpirationTooShort(599))));
+        let default = with_expiration(0).unwrap();
+        assert_eq!(container(&default.deployments[0]).args.clone().unwrap().len(), 6);
     }
 
     #[test]
