@@ -254,7 +254,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help cluster mcl help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --quiet --verbose --no-color --help cluster mcl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -265,6 +265,14 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -284,7 +292,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe__subcmd__cluster)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,6 +303,14 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -357,6 +357,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;describe'= {
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
             cand -o 'Output format'
             cand --output 'Output format'
             cand -q 'Print only errors: no notes, no progress, only error logs'
@@ -373,6 +375,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;describe;cluster'= {
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
             cand -o 'Output format'
             cand --output 'Output format'
             cand -q 'Print only errors: no notes, no progress, only error logs'
@@ -386,6 +390,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;describe;mcl'= {
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of that cluster'
             cand -o 'Output format'
             cand --output 'Output format'
             cand -q 'Print only errors: no notes, no progress, only error logs'
