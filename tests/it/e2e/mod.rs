@@ -3,6 +3,7 @@
 
 mod addons;
 mod cli;
+mod heal;
 mod image;
 mod lifecycle;
 
