@@ -3,6 +3,7 @@
 
 mod addons;
 mod cli;
+mod fleet;
 mod lifecycle;
 
 use std::path::{Path, PathBuf};
