@@ -14,7 +14,7 @@ use super::progress::Reporter;
 use super::report;
 use super::signals::until_stopped;
 use crate::lifecycle::import::select;
-use crate::lifecycle::rollout::{Rollout, WaveSize, rollout};
+use crate::lifecycle::rollout::{Rollout, RolloutResult, WaveSize, rollout};
 use crate::lifecycle::upgrade::{UpgradeOptions, valid_version};
 
 /// `fleetctl upgrade …`
@@ -101,18 +101,23 @@ pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandErro
     };
     let reporter = Reporter::new(&printer);
     let observer = |event| reporter.show(event);
-    let result = until_stopped(rollout(&hub, &names, &options, &plan, args.wait.timeout, &observer)).await;
+    let mut done = RolloutResult::planned(&names, &plan);
+    let result = until_stopped(rollout(&hub, &options, &plan, args.wait.timeout, &observer, &mut done)).await;
     reporter.finish();
+    let summary = done.summary();
+    let mut results: report::Results =
+        done.clusters.into_iter().map(|(name, result)| (name, result.map_err(CommandError::from))).collect();
     match result {
-        Ok(Ok(done)) => {
-            let summary = done.summary();
-            let results =
-                done.clusters.into_iter().map(|(name, result)| (name, result.map_err(CommandError::from))).collect();
-            report::finish_with(&printer, &reporter, results, Some(summary))
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => return report::fail(&printer, error.into()),
+        // What finished keeps its result; the others say what they had done.
+        Err(signal) => {
+            let unfinished: Vec<String> =
+                names.iter().filter(|name| !results.iter().any(|(done, _)| done == *name)).cloned().collect();
+            results.extend(report::stopped(&reporter, &unfinished, signal));
         }
-        Ok(Err(error)) => report::fail(&printer, error.into()),
-        Err(signal) => report::finish(&printer, &reporter, report::stopped(&reporter, &names, signal)),
     }
+    report::finish_with(&printer, &reporter, results, Some(summary))
 }
 
 #[cfg(test)]

@@ -80,7 +80,8 @@ pub fn waves(clusters: &[String], rollout: &Rollout) -> Vec<Vec<String>> {
 }
 
 /// What a rollout did: the waves, why it stopped early (if it did), and each cluster's
-/// result in the order of the waves.
+/// result in the order of the waves — filled as the rollout goes, so that what finished
+/// is known even when the rollout is dropped half-way (a signal).
 #[derive(Debug)]
 pub struct RolloutResult {
     /// The waves, as planned.
@@ -102,6 +103,11 @@ pub struct RolloutSummary {
 }
 
 impl RolloutResult {
+    /// The rollout of `clusters` as planned, before it starts.
+    pub fn planned(clusters: &[String], rollout: &Rollout) -> Self {
+        Self { waves: waves(clusters, rollout), stopped: None, clusters: Vec::new() }
+    }
+
     /// The waves and the stop, for a report.
     pub fn summary(&self) -> RolloutSummary {
         RolloutSummary { waves: self.waves.clone(), stopped: self.stopped.clone() }
@@ -129,24 +135,23 @@ async fn previous(clusters: &Api<ManagedCluster>, name: &str) -> Result<Previous
     })
 }
 
-/// Upgrades `clusters` wave by wave; `options.timeout` is each cluster's progress deadline,
+/// Upgrades the clusters of `done` (as [`RolloutResult::planned`]) wave by wave, recording
+/// each result there as it ends; `options.timeout` is each cluster's progress deadline,
 /// `rollback_timeout` bounds each rollback. Upgrading no cluster at all is refused.
 pub async fn rollout(
     hub: &Client,
-    clusters: &[String],
     options: &UpgradeOptions,
     rollout: &Rollout,
     rollback_timeout: Duration,
     observer: Observer<'_>,
-) -> Result<RolloutResult, LifecycleError> {
-    if clusters.is_empty() {
+    done: &mut RolloutResult,
+) -> Result<(), LifecycleError> {
+    if done.waves.is_empty() {
         return Err(LifecycleError::Refused("no cluster matches: list them with `fleetctl get clusters`".into()));
     }
     let api: Api<ManagedCluster> = Api::all(hub.clone());
-    let waves = waves(clusters, rollout);
-    let mut results = Vec::new();
+    let waves = &done.waves;
     let mut failures = 0;
-    let mut stopped = None;
     for (index, wave) in waves.iter().enumerate() {
         let canary = index == 0 && rollout.canary > 0;
         let number = index + 1;
@@ -196,8 +201,9 @@ pub async fn rollout(
                     Err(failed(error, undone))
                 }
             };
-            results.push((name, result));
+            done.clusters.push((name, result));
         }
+        let mut stopped = None;
         if canary && failures > 0 {
             stopped = Some(format!("the canary wave had {failures} failure(s), and a canary tolerates none"));
         } else if failures > rollout.max_failures {
@@ -207,12 +213,13 @@ pub async fn rollout(
             observer(Progress::Fleet { message: format!("rollout stopped after wave {number}: {why}") });
             for name in waves.iter().skip(number).flatten() {
                 let result = format!("not upgraded: the rollout stopped after wave {number}");
-                results.push((name.clone(), Ok(Outcome::unchanged(name, result))));
+                done.clusters.push((name.clone(), Ok(Outcome::unchanged(name, result))));
             }
+            done.stopped = stopped;
             break;
         }
     }
-    Ok(RolloutResult { waves, stopped, clusters: results })
+    Ok(())
 }
 
 /// The error of a cluster that failed, with what its rollback did.
