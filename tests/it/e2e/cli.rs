@@ -316,6 +316,8 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         (vec!["upgrade", "cluster1", "--to", "0.2.0", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
         (vec!["describe", "cluster", "cluster1", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
         (vec!["hub", "install", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
+        (vec!["hub", "install", "--image-pull-secret", "no-such-creds", "--hub-context", "hub"], 4, "does not exist"),
+        (vec!["hub", "install", "--image-pull-secret", "Bad_Name", "--hub-context", "hub"], 2, "--image-pull-secret"),
         (vec!["import", "c9", "--hub-kubeconfig", "/nonexistent/kubeconfig"], 4, "no such file"),
         (vec!["import", "c9", "--hub-kubeconfig", &g], 4, "kubeconfig"),
         (vec!["import", "c9", "--hub-context", "nope"], 4, "context \"nope\" not found"),
@@ -362,10 +364,28 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
             ));
         }
     }
-    assert!(cases.len() >= 12);
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert_eq!(hub_objects(&env).await, hub_before, "nothing written on the hub");
     assert_eq!(revision(&env, "cluster2"), target_before, "nothing written on the target");
+
+    // A proxy from the environment is honoured as kubectl honours it: used unless NO_PROXY
+    // names the host.
+    let proxied = |no_proxy: &str| {
+        Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+            .args(["get", "clusters", "--hub-context", "hub"])
+            .env("KUBECONFIG", env.kubeconfig())
+            .env("HTTPS_PROXY", "http://127.0.0.1:9")
+            .env("NO_PROXY", no_proxy)
+            .output()
+            .expect("run")
+    };
+    let bypassed = proxied("127.0.0.1,localhost");
+    assert!(bypassed.status.success(), "NO_PROXY bypasses the proxy: {}", text(&bypassed).1);
+    let through = proxied("example.invalid");
+    let (_, through_stderr) = text(&through);
+    assert_eq!(through.status.code(), Some(4), "{through_stderr}");
+    assert!(through_stderr.contains("tunnel error"), "the dead proxy is used: {through_stderr}");
+    assert!(!through_stderr.contains("kube_client"), "the failure is said once, by fleetctl: {through_stderr}");
 
     // Asked explicitly, the import uses the namespace, and the detach keeps it.
     let adopt = ["import", "team-data", "--adopt-namespace", "--hub-context", "hub", "--cluster-context", "cluster2"];

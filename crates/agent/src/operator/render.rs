@@ -8,13 +8,17 @@ use std::sync::OnceLock;
 use fleetctl_api::{Klusterlet, OPERATOR_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Container, HostAlias, Namespace, PodSpec, ResourceRequirements, ServiceAccount};
+use k8s_openapi::api::core::v1::{
+    Container, HostAlias, LocalObjectReference, Namespace, PodSpec, ResourceRequirements, Secret, ServiceAccount,
+};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::ResourceExt;
 use sha2::{Digest, Sha256};
 
-use fleetctl_api::names::{self, DEFAULT_REPOSITORY, REGISTRATION_DEPLOYMENT, VERSION, WORK_DEPLOYMENT};
+use fleetctl_api::names::{
+    self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, VERSION, WORK_DEPLOYMENT,
+};
 use fleetctl_api::operator::{InstallMode, ResourceQosClass};
 
 /// ServiceAccount of the registration agent.
@@ -58,6 +62,8 @@ pub struct Desired {
     pub crd: CustomResourceDefinition,
     /// The agent namespace and the addon namespace.
     pub namespaces: Vec<Namespace>,
+    /// Registry credentials copied into the agent namespace (see [`Desired::pull_with`]).
+    pub secrets: Vec<Secret>,
     /// The agents' ServiceAccounts.
     pub service_accounts: Vec<ServiceAccount>,
     /// Cluster-wide rules of both agents.
@@ -70,6 +76,28 @@ pub struct Desired {
     pub role_bindings: Vec<RoleBinding>,
     /// The registration and work agents (last: they need everything above).
     pub deployments: Vec<Deployment>,
+}
+
+impl Desired {
+    /// The agents pull their image with `credentials` (the import manifests'
+    /// `open-cluster-management-image-pull-credentials` in the operator's namespace), as
+    /// upstream's operator does: their ServiceAccounts name it, and a copy goes to the
+    /// agent namespace when that is not the operator's own.
+    pub fn pull_with(&mut self, klusterlet: &Klusterlet, credentials: &Secret) {
+        let namespace = klusterlet.spec.agent_namespace();
+        if credentials.metadata.namespace.as_deref() != Some(namespace) {
+            self.secrets.push(Secret {
+                metadata: namespaced_meta(namespace, IMAGE_PULL_SECRET)
+                    .with_labels(labels([(LABEL_KLUSTERLET, klusterlet.name_any().as_str())])),
+                type_: credentials.type_.clone(),
+                data: credentials.data.clone(),
+                ..Secret::default()
+            });
+        }
+        for account in &mut self.service_accounts {
+            account.image_pull_secrets = Some(vec![LocalObjectReference { name: IMAGE_PULL_SECRET.into() }]);
+        }
+    }
 }
 
 /// The addon namespace of an agent namespace: `<namespace>-addon`.
@@ -124,6 +152,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     Ok(Desired {
         crd: applied_manifest_work_crd().clone(),
         namespaces: [namespace, &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
+        secrets: Vec::new(),
         service_accounts: [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]
             .map(|sa| objects::service_account(in_namespace(namespace, sa)))
             .to_vec(),
@@ -292,6 +321,8 @@ fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
 mod tests {
     use k8s_openapi::api::core::v1::Container;
 
+    use fleetctl_api::names::AGENT_NAMESPACE;
+
     use super::*;
     use fleetctl_api::KlusterletSpec;
 
@@ -452,6 +483,29 @@ mod tests {
         let mut unmarked = desired.clone();
         unmarked.metadata.annotations = None;
         assert!(!crd_is_current(&unmarked, &desired));
+    }
+
+    #[test]
+    fn the_agents_pull_with_the_import_credentials_copied_only_into_another_namespace() {
+        let credentials = Secret {
+            metadata: namespaced_meta(AGENT_NAMESPACE, IMAGE_PULL_SECRET),
+            type_: Some("kubernetes.io/dockerconfigjson".into()),
+            ..Secret::default()
+        };
+        let mut same = render(&klusterlet()).unwrap();
+        same.pull_with(&klusterlet(), &credentials);
+        assert!(same.secrets.is_empty(), "the operator's namespace already holds it");
+        for account in &same.service_accounts {
+            let pulls = account.image_pull_secrets.as_ref().expect("imagePullSecrets");
+            assert_eq!(pulls[0].name, IMAGE_PULL_SECRET);
+        }
+        let mut k = klusterlet();
+        k.spec.namespace = "open-cluster-management-other".into();
+        let mut other = render(&k).unwrap();
+        other.pull_with(&k, &credentials);
+        assert_eq!(other.secrets.len(), 1);
+        assert_eq!(other.secrets[0].namespace().as_deref(), Some("open-cluster-management-other"));
+        assert_eq!(other.secrets[0].type_.as_deref(), Some("kubernetes.io/dockerconfigjson"));
     }
 
     #[test]
