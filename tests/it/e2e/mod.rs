@@ -3,6 +3,7 @@
 
 mod addons;
 mod cli;
+mod fleet;
 mod heal;
 mod image;
 mod lifecycle;
