@@ -33,7 +33,7 @@ async fn a_deleted_hub_kubeconfig_secret_heals_with_one_csr_and_works_reach_the_
         s.is_some_and(|s| s.metadata.uid != old)
     })
     .await
-    .expect("the registration agent writes a new hub kubeconfig");
+    .unwrap_or_else(|e| panic!("no new hub kubeconfig ({e}):\n{}", super::logs(&env.dir.path().join("logs/cluster1"))));
 
     let manifest = json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "after-heal", "namespace": "default"}, "data": {"a": "1"}});

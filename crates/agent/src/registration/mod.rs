@@ -280,11 +280,10 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
         watcher(klusterlets.clone(), watcher::Config::default().fields("metadata.name=klusterlet")).boxed();
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &identity.namespace);
     let only = |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
-    let mut secret_changes = futures::stream::select(
-        watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).default_backoff(),
-        watcher(secrets, only(HUB_KUBECONFIG_SECRET)).default_backoff(),
-    )
-    .boxed();
+    let mut bootstrap_changes = watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).default_backoff().boxed();
+    let mut hub_changes = watcher(secrets, only(HUB_KUBECONFIG_SECRET)).default_backoff().boxed();
+    let mut bootstrap_state = Watched::new(connection.bootstrap_version.clone());
+    let mut hub_state = Watched::new(Some(hub.secret_version.clone()));
     let rotation = async {
         match rotate_at {
             // A time already past (a certificate found overdue) renews at once.
@@ -332,10 +331,13 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
                         break;
                     }
                 }
-                event = secret_changes.next() => {
-                    if let Some(Ok(event)) = event
-                        && secret_changed(&event, &hub.secret_version, connection.bootstrap_version.as_deref())
-                    {
+                event = bootstrap_changes.next() => {
+                    if let Some(Ok(event)) = event && bootstrap_state.changed(&event) {
+                        return Ok(Next::Recheck);
+                    }
+                }
+                event = hub_changes.next() => {
+                    if let Some(Ok(event)) = event && hub_state.changed(&event) {
                         return Ok(Next::Recheck);
                     }
                 }
@@ -344,20 +346,33 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
     }
 }
 
-/// Whether a watch event of the two secrets says they are no longer what the connection
-/// was judged from: the hub kubeconfig deleted or rewritten, the bootstrap secret
-/// created, deleted or rewritten.
-fn secret_changed(event: &watcher::Event<Secret>, hub_version: &str, bootstrap_version: Option<&str>) -> bool {
-    let (secret, present) = match event {
-        watcher::Event::Apply(secret) | watcher::Event::InitApply(secret) => (secret, true),
-        watcher::Event::Delete(secret) => (secret, false),
-        watcher::Event::Init | watcher::Event::InitDone => return false,
-    };
-    let version = secret.resource_version();
-    match secret.metadata.name.as_deref() {
-        Some(HUB_KUBECONFIG_SECRET) => !present || version.as_deref() != Some(hub_version),
-        Some(BOOTSTRAP_SECRET) => !present || version.as_deref() != bootstrap_version,
-        _ => false,
+/// One secret as a connection was judged from (`None`: absent), followed through its watch.
+struct Watched {
+    version: Option<String>,
+    /// Whether the current (re)list has shown the secret.
+    listed: bool,
+}
+
+impl Watched {
+    fn new(version: Option<String>) -> Self {
+        Self { version, listed: false }
+    }
+
+    /// Whether a watch event says the secret is no longer what it was: rewritten, deleted,
+    /// created, or missing from a (re)list — a delete in the gap before the watch began.
+    fn changed(&mut self, event: &watcher::Event<Secret>) -> bool {
+        match event {
+            watcher::Event::Init => {
+                self.listed = false;
+                false
+            }
+            watcher::Event::InitApply(secret) | watcher::Event::Apply(secret) => {
+                self.listed = true;
+                secret.resource_version() != self.version
+            }
+            watcher::Event::InitDone => !self.listed && self.version.is_some(),
+            watcher::Event::Delete(_) => true,
+        }
     }
 }
 
@@ -457,4 +472,32 @@ async fn notify_leaving(
         .map_err(kube_error("marking the klusterlet"))?;
     tracing::info!("told the hub the klusterlet is leaving");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secret(version: &str) -> Secret {
+        let mut secret = Secret::default();
+        secret.metadata.resource_version = Some(version.into());
+        secret
+    }
+
+    #[test]
+    fn a_secret_deleted_before_its_watch_began_counts_as_changed() {
+        let mut gone = Watched::new(Some("5".into()));
+        assert!(!gone.changed(&watcher::Event::Init));
+        assert!(gone.changed(&watcher::Event::InitDone), "the list no longer shows it");
+
+        let mut same = Watched::new(Some("5".into()));
+        assert!(!same.changed(&watcher::Event::Init));
+        assert!(!same.changed(&watcher::Event::InitApply(secret("5"))));
+        assert!(!same.changed(&watcher::Event::InitDone));
+        assert!(same.changed(&watcher::Event::Apply(secret("6"))), "rewritten");
+
+        let mut absent = Watched::new(None);
+        assert!(!absent.changed(&watcher::Event::InitDone), "still absent");
+        assert!(absent.changed(&watcher::Event::Apply(secret("1"))), "created");
+    }
 }
