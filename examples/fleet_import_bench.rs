@@ -8,25 +8,13 @@
 
 #[path = "support/binary.rs"]
 mod binary;
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use fleetctl::cli::dev::up_options;
 use fleetctl::cli::flags::TerminalFlags;
 use fleetctl::cli::printer::Printer;
 use fleetctl_devcluster::env;
-
-fn timed(binary: &Path, kubeconfig: &Path, args: &[&str]) -> Result<Duration> {
-    let started = Instant::now();
-    let output = Command::new(binary).args(args).env("KUBECONFIG", kubeconfig).env("NO_COLOR", "1").output()?;
-    let elapsed = started.elapsed();
-    if !output.status.success() {
-        bail!("fleetctl {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
-    }
-    Ok(elapsed)
-}
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -47,7 +35,7 @@ async fn main() -> Result<()> {
 
     let contexts = names.join(",");
     let parallel_text = parallel.to_string();
-    let at_once = timed(
+    let at_once = binary::timed(
         &binary,
         &kubeconfig,
         &[&["import", "--contexts", &contexts, "--parallel", &parallel_text][..], &hub].concat(),
@@ -57,11 +45,12 @@ async fn main() -> Result<()> {
         .chain(names.iter().map(String::as_str))
         .chain(hub)
         .collect();
-    let detached = timed(&binary, &kubeconfig, &detach)?;
+    let detached = binary::timed(&binary, &kubeconfig, &detach)?;
 
     let mut one_by_one = Duration::ZERO;
     for name in &names {
-        one_by_one += timed(&binary, &kubeconfig, &[&["import", name, "--cluster-context", name][..], &hub].concat())?;
+        one_by_one +=
+            binary::timed(&binary, &kubeconfig, &[&["import", name, "--cluster-context", name][..], &hub].concat())?;
     }
     env::down(dir.path(), Duration::from_secs(5)).await?;
 

@@ -9,10 +9,9 @@
 #[path = "support/binary.rs"]
 mod binary;
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use fleetctl::cli::dev::up_options;
 use fleetctl::cli::flags::TerminalFlags;
 use fleetctl::cli::printer::Printer;
@@ -20,16 +19,6 @@ use fleetctl_devcluster::env::{self, UpOptions};
 use futures::StreamExt;
 use kube::api::Api;
 use kube::runtime::watcher;
-
-fn timed(binary: &Path, kubeconfig: &Path, args: &[&str]) -> Result<Duration> {
-    let started = Instant::now();
-    let output = Command::new(binary).args(args).env("KUBECONFIG", kubeconfig).env("NO_COLOR", "1").output()?;
-    let elapsed = started.elapsed();
-    if !output.status.success() {
-        bail!("fleetctl {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
-    }
-    Ok(elapsed)
-}
 
 fn median(mut values: Vec<Duration>) -> Duration {
     values.sort();
@@ -74,13 +63,13 @@ async fn main() -> Result<()> {
         let round_dir = tempfile::tempdir()?;
         let state = env::up(&UpOptions { dir: round_dir.path().to_path_buf(), ..options.clone() }).await?;
         let kubeconfig = state.kubeconfig.clone();
-        imports.push(timed(&binary, &kubeconfig, &[&["import", "cluster1"][..], &hub_ctx].concat())?);
-        upgrades.push(timed(
+        imports.push(binary::timed(&binary, &kubeconfig, &[&["import", "cluster1"][..], &hub_ctx].concat())?);
+        upgrades.push(binary::timed(
             &binary,
             &kubeconfig,
             &[&["upgrade", "cluster1", "--to", "0.2.0"][..], hub_only].concat(),
         )?);
-        detaches.push(timed(&binary, &kubeconfig, &[&["detach", "cluster1", "--yes"][..], &hub_ctx].concat())?);
+        detaches.push(binary::timed(&binary, &kubeconfig, &[&["detach", "cluster1", "--yes"][..], &hub_ctx].concat())?);
         env::down(round_dir.path(), Duration::from_secs(2)).await?;
     }
     println!("lifecycle_bench on dev up (2 CPUs), median of {rounds}:");
@@ -91,7 +80,7 @@ async fn main() -> Result<()> {
     let state = env::up(&options).await?;
     let kubeconfig = state.kubeconfig.clone();
     // Steady state: import once more, let it settle, then look.
-    timed(&binary, &kubeconfig, &[&["import", "cluster1"][..], &hub_ctx].concat())?;
+    binary::timed(&binary, &kubeconfig, &[&["import", "cluster1"][..], &hub_ctx].concat())?;
     tokio::time::sleep(Duration::from_secs(10)).await;
     for (name, needle) in
         [("operator", "agent operator"), ("registration", "agent registration"), ("work", "agent work")]

@@ -1,8 +1,10 @@
 //! The executables an example drives: `fleetctl` and the in-cluster `fleetctld`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Context, Result, bail, ensure};
 
 /// `explicit` when given, else the `fleetctl` built beside this example
 /// (`target/<profile>/examples/<name>` → `target/<profile>/fleetctl`), so the figures
@@ -32,4 +34,17 @@ fn built(name: &str, explicit: Option<&str>) -> Result<PathBuf> {
         binary.display()
     );
     Ok(binary)
+}
+
+/// Runs `binary args…` against `kubeconfig` and returns how long it took; a failure is an
+/// error with its stderr.
+#[allow(dead_code, reason = "not every example times CLI commands")]
+pub fn timed(binary: &Path, kubeconfig: &Path, args: &[&str]) -> Result<Duration> {
+    let started = Instant::now();
+    let output = Command::new(binary).args(args).env("KUBECONFIG", kubeconfig).env("NO_COLOR", "1").output()?;
+    let elapsed = started.elapsed();
+    if !output.status.success() {
+        bail!("fleetctl {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(elapsed)
 }
