@@ -357,13 +357,40 @@ fn ready(set: &ReplicaSet) -> i32 {
     set.status.as_ref().and_then(|s| s.ready_replicas).unwrap_or(0)
 }
 
-/// Whether the ReplicaSet's template is the Deployment's, its hash label aside.
+/// Whether the ReplicaSet's template is the Deployment's, its hash label aside. Empty
+/// lists and maps count as absent, as they do once upstream has stored an object (a
+/// client that sends `args: []` gets back none, and `rollout undo` sends none).
 fn same_template(spec: &DeploymentSpec, set: &ReplicaSet) -> bool {
     let Some(mut template) = set.spec.as_ref().and_then(|s| s.template.clone()) else { return false };
     if let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
         labels.remove(TEMPLATE_HASH_LABEL);
     }
-    serde_json::to_value(&template).ok() == serde_json::to_value(&spec.template).ok()
+    let normal = |t| serde_json::to_value(t).ok().map(|mut v| {
+        prune_empty(&mut v);
+        v
+    });
+    normal(&template) == normal(&spec.template)
+}
+
+/// Removes empty lists and maps (and nulls), innermost first.
+fn prune_empty(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.values_mut().for_each(prune_empty);
+            map.retain(|_, v| !is_empty(v));
+        }
+        Value::Array(items) => items.iter_mut().for_each(prune_empty),
+        _ => {}
+    }
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
 }
 
 /// The `pod-template-hash` of a template: a hash of it and the collision count, in the
@@ -672,6 +699,17 @@ mod tests {
             .collect();
         let names: Vec<String> = sets.iter().take(2).map(|s| s.metadata.name.clone().unwrap()).collect();
         assert_eq!(plan(&d, sets, &t()).delete, names);
+    }
+
+    #[test]
+    fn a_template_with_empty_lists_is_the_same_template_without_them() {
+        let with = deployment(rolling(), 1, "nginx:1");
+        let mut without = with.clone();
+        let mut set = new_replica_set(&with, with.spec.as_ref().unwrap(), 1);
+        set.spec.as_mut().unwrap().template.as_mut().unwrap().spec.as_mut().unwrap().containers[0].args = Some(vec![]);
+        assert!(same_template(without.spec.as_ref().unwrap(), &set));
+        without.spec.as_mut().unwrap().template.spec.as_mut().unwrap().containers[0].image = Some("nginx:2".into());
+        assert!(!same_template(without.spec.as_ref().unwrap(), &set));
     }
 
     #[test]
