@@ -87,7 +87,11 @@ pub fn types() -> Vec<ResourceType> {
             plural: row.plural.to_string(),
             singular: row.kind.to_lowercase(),
             short_names: row.short.iter().map(|s| s.to_string()).collect(),
-            categories: if matches!(row.kind, "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "Service") { vec!["all".to_string()] } else { Vec::new() },
+            categories: if matches!(row.kind, "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "Service") {
+                vec!["all".to_string()]
+            } else {
+                Vec::new()
+            },
             namespaced: row.namespaced,
             subresources: row.sub,
             generation: row.generation,

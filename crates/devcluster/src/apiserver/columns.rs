@@ -39,9 +39,9 @@ fn name(o: &Value, _: jiff::Timestamp) -> Value {
 }
 
 fn age_of(time: &Value, now: jiff::Timestamp) -> Value {
-    time.as_str()
-        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-        .map_or(Value::from("<unknown>"), |t| Value::from(fleetctl_kube::duration::human(now.as_second() - t.as_second())))
+    time.as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()).map_or(Value::from("<unknown>"), |t| {
+        Value::from(fleetctl_kube::duration::human(now.as_second() - t.as_second()))
+    })
 }
 
 fn age(o: &Value, now: jiff::Timestamp) -> Value {
@@ -74,13 +74,19 @@ fn count_keys(v: &Value) -> i64 {
 
 fn containers(o: &Value) -> Value {
     none_if_empty(
-        items(&o["spec"]["template"]["spec"]["containers"]).filter_map(|c| c["name"].as_str()).collect::<Vec<_>>().join(","),
+        items(&o["spec"]["template"]["spec"]["containers"])
+            .filter_map(|c| c["name"].as_str())
+            .collect::<Vec<_>>()
+            .join(","),
     )
 }
 
 fn images(o: &Value) -> Value {
     none_if_empty(
-        items(&o["spec"]["template"]["spec"]["containers"]).filter_map(|c| c["image"].as_str()).collect::<Vec<_>>().join(","),
+        items(&o["spec"]["template"]["spec"]["containers"])
+            .filter_map(|c| c["image"].as_str())
+            .collect::<Vec<_>>()
+            .join(","),
     )
 }
 

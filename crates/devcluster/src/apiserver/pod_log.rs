@@ -27,9 +27,10 @@ fn typed<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 fn container(pod: &Pod, query: &Query) -> Result<String, ApiError> {
     let name = pod.metadata.name.clone().unwrap_or_default();
     let names: Vec<String> = pod.spec.iter().flat_map(|s| s.containers.iter().map(|c| c.name.clone())).collect();
-    let asked = query.non_empty("container").map(str::to_string).or_else(|| {
-        pod.metadata.annotations.as_ref().and_then(|a| a.get(DEFAULT_CONTAINER)).cloned()
-    });
+    let asked = query
+        .non_empty("container")
+        .map(str::to_string)
+        .or_else(|| pod.metadata.annotations.as_ref().and_then(|a| a.get(DEFAULT_CONTAINER)).cloned());
     match (asked, names.as_slice()) {
         (Some(asked), _) if names.contains(&asked) => Ok(asked),
         (Some(asked), _) => Err(ApiError::bad_request(format!("container {asked} is not valid for pod {name}"))),
@@ -66,9 +67,7 @@ impl ApiState {
         let options: Vec<String> =
             OPTIONS.iter().filter_map(|option| query.get(option).map(|value| format!("{option}={value}"))).collect();
         let uri = format!("/containerLogs/{namespace}/{name}/{container}?{}", options.join("&"));
-        let unreachable = |e: &dyn std::fmt::Display| {
-            ApiError::internal(format!("Get \"http://{address}{uri}\": {e}"))
-        };
+        let unreachable = |e: &dyn std::fmt::Display| ApiError::internal(format!("Get \"http://{address}{uri}\": {e}"));
         let stream = tokio::net::TcpStream::connect(&address).await.map_err(|e| unreachable(&e))?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| unreachable(&e))?;
@@ -109,7 +108,10 @@ mod tests {
         assert_eq!(container(&pod(&["a", "b"], Some("b")), &none).unwrap(), "b");
         assert_eq!(container(&pod(&["a", "b"], None), &Query::parse(Some("container=a"))).unwrap(), "a");
         let ambiguous = container(&pod(&["a", "b"], None), &none).unwrap_err();
-        assert_eq!((ambiguous.code, ambiguous.message.as_str()), (400, "a container name must be specified for pod p, choose one of: [a b]"));
+        assert_eq!(
+            (ambiguous.code, ambiguous.message.as_str()),
+            (400, "a container name must be specified for pod p, choose one of: [a b]")
+        );
         let unknown = container(&pod(&["a"], None), &Query::parse(Some("container=x"))).unwrap_err();
         assert_eq!(unknown.message, "container x is not valid for pod p");
     }

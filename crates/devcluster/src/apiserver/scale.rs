@@ -190,7 +190,8 @@ mod tests {
         assert_eq!(scale.metadata.resource_version.as_deref(), Some("7"));
 
         let custom = json!({"metadata": {"name": "c"}, "spec": {"size": 4}, "status": {"count": 1, "sel": "x=y"}});
-        let paths = Paths { spec: ".spec.size".into(), status: ".status.count".into(), selector: Some(".status.sel".into()) };
+        let paths =
+            Paths { spec: ".spec.size".into(), status: ".status.count".into(), selector: Some(".status.sel".into()) };
         let scale = view(&custom, &paths);
         assert_eq!(scale.spec.unwrap().replicas, Some(4));
         assert_eq!(scale.status.unwrap().selector.as_deref(), Some("x=y"));

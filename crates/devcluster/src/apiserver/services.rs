@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Service, ServicePort, ServiceSpec};
+use k8s_openapi::api::core::v1::{
+    EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Service, ServicePort, ServiceSpec,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::Value;
@@ -21,7 +23,12 @@ fn meta() -> ObjectMeta {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    ObjectMeta { name: Some(NAME.into()), namespace: Some(NAMESPACE.into()), labels: Some(labels), ..ObjectMeta::default() }
+    ObjectMeta {
+        name: Some(NAME.into()),
+        namespace: Some(NAMESPACE.into()),
+        labels: Some(labels),
+        ..ObjectMeta::default()
+    }
 }
 
 /// Creates the Service and Endpoints for a server on `port`, or points them at it.
@@ -49,7 +56,12 @@ pub fn ensure_kubernetes(state: &ApiState, port: u16) -> Result<(), ApiError> {
         metadata: meta(),
         subsets: Some(vec![EndpointSubset {
             addresses: Some(vec![EndpointAddress { ip: "127.0.0.1".into(), ..EndpointAddress::default() }]),
-            ports: Some(vec![EndpointPort { name: Some("https".into()), port, protocol: Some("TCP".into()), ..EndpointPort::default() }]),
+            ports: Some(vec![EndpointPort {
+                name: Some("https".into()),
+                port,
+                protocol: Some("TCP".into()),
+                ..EndpointPort::default()
+            }]),
             ..EndpointSubset::default()
         }]),
     };
@@ -60,7 +72,8 @@ pub fn ensure_kubernetes(state: &ApiState, port: u16) -> Result<(), ApiError> {
 /// Creates the object, or replaces what it holds besides its metadata.
 fn put<T: serde::Serialize>(state: &ApiState, plural: &str, object: &T) -> Result<(), ApiError> {
     let rt = state.registry.get("", "v1", plural).ok_or_else(ApiError::no_route)?;
-    let body = serde_json::to_value(object).map_err(|e| ApiError::internal(format!("serializing {plural}/{NAME}: {e}")))?;
+    let body =
+        serde_json::to_value(object).map_err(|e| ApiError::internal(format!("serializing {plural}/{NAME}: {e}")))?;
     match state.create(&rt, Some(NAMESPACE), body.clone(), &WriteOptions::default()) {
         Err(e) if e.code == 409 => {}
         other => return other.map(|_| ()),

@@ -84,7 +84,11 @@ impl Printer {
         let Origin::Custom { columns, .. } = &rt.origin else {
             let columns = super::columns::of(rt)?
                 .into_iter()
-                .map(|c| Column { definition: c.definition(), type_: c.type_.to_string(), source: Source::Builtin(c.cell) })
+                .map(|c| Column {
+                    definition: c.definition(),
+                    type_: c.type_.to_string(),
+                    source: Source::Builtin(c.cell),
+                })
                 .collect();
             return Some(Self { api_version, include, columns });
         };

@@ -78,7 +78,12 @@ impl Podman {
         let mut child = command.spawn()?;
         let pid = child.id().unwrap_or_default();
         let output = capture(&mut child, &launch.output);
-        Ok(Running::Process { child, pid, container: Some(Box::new((self.clone(), name.to_string()))), output })
+        Ok(Running::Process {
+            child: Box::new(child),
+            pid,
+            container: Some(Box::new((self.clone(), name.to_string()))),
+            output,
+        })
     }
 
     /// Removes the container `name` at once (a `podman run` that was killed leaves it).

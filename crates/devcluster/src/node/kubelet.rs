@@ -17,7 +17,8 @@ use super::logs::{LogError, LogOptions, Logs};
 
 /// Serves the endpoint on `listener` until the task is dropped.
 pub async fn serve(listener: tokio::net::TcpListener, logs: Arc<Logs>) {
-    let app = axum::Router::new().route("/containerLogs/{namespace}/{pod}/{container}", get(container_logs)).with_state(logs);
+    let app =
+        axum::Router::new().route("/containerLogs/{namespace}/{pod}/{container}", get(container_logs)).with_state(logs);
     if let Err(e) = axum::serve(listener, app).await {
         tracing::warn!(error = %e, "the kubelet endpoint stopped");
     }

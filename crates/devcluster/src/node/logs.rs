@@ -189,7 +189,9 @@ impl Logs {
             .flatten()
             .map(|e| e.path())
             .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix)))
-            .ok_or_else(|| LogError::NotFound(format!("pod \"{pod}\" in namespace \"{namespace}\" is not on this node")))?;
+            .ok_or_else(|| {
+                LogError::NotFound(format!("pod \"{pod}\" in namespace \"{namespace}\" is not on this node"))
+            })?;
         let mut runs: Vec<(i32, PathBuf)> = std::fs::read_dir(dir.join(container))
             .ok()
             .into_iter()
@@ -216,7 +218,9 @@ impl Logs {
         let runs = self.runs(namespace, pod, container)?;
         let path = if options.previous {
             runs.iter().rev().nth(1).cloned().ok_or_else(|| {
-                LogError::BadRequest(format!("previous terminated container \"{container}\" in pod \"{pod}\" not found"))
+                LogError::BadRequest(format!(
+                    "previous terminated container \"{container}\" in pod \"{pod}\" not found"
+                ))
             })?
         } else {
             runs.last().cloned().ok_or_else(|| {
@@ -376,7 +380,10 @@ mod tests {
         assert_eq!(text(&logs, LogOptions::default()).await.unwrap(), "three\nfour\n");
         assert_eq!(text(&logs, LogOptions { previous: true, ..LogOptions::default() }).await.unwrap(), "one\ntwo\n");
         assert_eq!(text(&logs, LogOptions { tail_lines: Some(1), ..LogOptions::default() }).await.unwrap(), "four\n");
-        assert_eq!(text(&logs, LogOptions { limit_bytes: Some(7), ..LogOptions::default() }).await.unwrap(), "three\nf");
+        assert_eq!(
+            text(&logs, LogOptions { limit_bytes: Some(7), ..LogOptions::default() }).await.unwrap(),
+            "three\nf"
+        );
         let stamped = text(&logs, LogOptions { timestamps: true, ..LogOptions::default() }).await.unwrap();
         let (stamp, rest) = stamped.split_once(' ').unwrap();
         assert!(stamp.parse::<jiff::Timestamp>().is_ok(), "{stamp}");

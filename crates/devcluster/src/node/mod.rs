@@ -247,9 +247,8 @@ impl NodeSimulator {
     pub async fn start(config: NodeConfig) -> Result<Self, NodeError> {
         let logs_dir = config.dir.join("logs").join(&config.name);
         let logs = Arc::new(logs::Logs::new(&logs_dir));
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .map_err(|source| NodeError::Kubelet { source })?;
+        let listener =
+            tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.map_err(|source| NodeError::Kubelet { source })?;
         let kubelet = listener.local_addr().map_err(|source| NodeError::Kubelet { source })?;
         let node = Arc::new(Node { config, logs: logs.clone(), kubelet });
         let pods_dir = node.pods_dir();
@@ -269,7 +268,9 @@ impl NodeSimulator {
         if let Some(podman) = &node.config.podman {
             podman.remove_node(&node.container_label()).await;
         }
-        register::register(&node).await.map_err(|source| NodeError::Register { node: node.config.name.clone(), source })?;
+        register::register(&node)
+            .await
+            .map_err(|source| NodeError::Register { node: node.config.name.clone(), source })?;
         let endpoint = tokio::spawn(kubelet::serve(listener, logs));
         let (stop, stopped) = watch::channel(false);
         let task = tokio::spawn(async move {

@@ -89,7 +89,7 @@ pub enum Running {
     /// A child process (for a podman container, `podman run`).
     Process {
         /// The child.
-        child: tokio::process::Child,
+        child: Box<tokio::process::Child>,
         /// Its pid.
         pid: u32,
         /// The container it runs, if it is `podman run`: removed if podman is killed.
@@ -264,7 +264,7 @@ pub fn spawn_process(
     let mut child = command.spawn()?;
     let pid = child.id().unwrap_or_default();
     let output = capture(&mut child, &launch.output);
-    Ok(Running::Process { child, pid, container: None, output })
+    Ok(Running::Process { child: Box::new(child), pid, container: None, output })
 }
 
 /// Starts the container as a task of this process through the caller's runner.

@@ -116,7 +116,12 @@ fn status(node: &Simulator, version: &str) -> NodeStatus {
         capacity: Some(resources.clone()),
         allocatable: Some(resources),
         conditions: Some(vec![
-            condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            condition(
+                "MemoryPressure",
+                "False",
+                "KubeletHasSufficientMemory",
+                "kubelet has sufficient memory available",
+            ),
             condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
             condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
             condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),

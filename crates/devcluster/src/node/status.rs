@@ -21,10 +21,6 @@ pub fn is_fleetctl_image(image: &str) -> bool {
     repository.rsplit('/').next() == Some("fleetctl")
 }
 
-
-
-
-
 /// What a Pod's downward API (`valueFrom.fieldRef`) can read.
 #[derive(Debug, Clone)]
 pub struct PodFields {
@@ -110,7 +106,6 @@ pub fn expand(text: &str, vars: &[(String, String)]) -> String {
     out.push_str(rest);
     out
 }
-
 
 /// How one container of a simulated Pod is doing.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -76,12 +76,14 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
     }
     for set in &plan.updates {
         let set_name = set.metadata.name.clone().unwrap_or_default();
-        let result = state.write(&sets_rt, Some(namespace), &set_name, None, &WriteOptions::default(), None, &mut |c| {
-            let mut next = c.clone();
-            next["spec"]["replicas"] = Value::from(set.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0));
-            next["metadata"]["annotations"] = serde_json::to_value(&set.metadata.annotations).unwrap_or(Value::Null);
-            Ok(next)
-        });
+        let result =
+            state.write(&sets_rt, Some(namespace), &set_name, None, &WriteOptions::default(), None, &mut |c| {
+                let mut next = c.clone();
+                next["spec"]["replicas"] = Value::from(set.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0));
+                next["metadata"]["annotations"] =
+                    serde_json::to_value(&set.metadata.annotations).unwrap_or(Value::Null);
+                Ok(next)
+            });
         ignore_missing(result.map(|_| ()))?;
     }
     for set_name in &plan.delete {
@@ -203,7 +205,8 @@ fn plan(deployment: &Deployment, mut sets: Vec<ReplicaSet>, now: &Time) -> Plan 
     }
     let (surge, unavailable) = limits(&spec, replicas);
     let recreate = spec.strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("Recreate");
-    let mut counts = Counts { old: old.iter().map(spec_replicas).collect(), new: new.as_ref().map_or(0, spec_replicas) };
+    let mut counts =
+        Counts { old: old.iter().map(spec_replicas).collect(), new: new.as_ref().map_or(0, spec_replicas) };
     if paused {
         // Only scaling: the one active ReplicaSet follows the replicas.
         let active: Vec<usize> = (0..old.len()).filter(|i| counts.old[*i] > 0).collect();
@@ -259,7 +262,14 @@ struct Counts {
 /// One step of a rolling update (upstream's `reconcileNewReplicaSet` and
 /// `reconcileOldReplicaSets`): surge the new ReplicaSet, then scale old ones down,
 /// unavailable Pods first, keeping `replicas − maxUnavailable` available.
-fn roll(counts: &mut Counts, old: &[ReplicaSet], new: Option<&ReplicaSet>, replicas: i32, surge: i32, unavailable: i32) {
+fn roll(
+    counts: &mut Counts,
+    old: &[ReplicaSet],
+    new: Option<&ReplicaSet>,
+    replicas: i32,
+    surge: i32,
+    unavailable: i32,
+) {
     let current: i32 = counts.old.iter().sum::<i32>() + counts.new;
     if counts.new > replicas {
         counts.new = replicas;
@@ -365,10 +375,12 @@ fn same_template(spec: &DeploymentSpec, set: &ReplicaSet) -> bool {
     if let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
         labels.remove(TEMPLATE_HASH_LABEL);
     }
-    let normal = |t| serde_json::to_value(t).ok().map(|mut v| {
-        prune_empty(&mut v);
-        v
-    });
+    let normal = |t| {
+        serde_json::to_value(t).ok().map(|mut v| {
+            prune_empty(&mut v);
+            v
+        })
+    };
     normal(&template) == normal(&spec.template)
 }
 

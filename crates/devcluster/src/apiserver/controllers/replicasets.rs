@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn extra_pods_go_unscheduled_then_pending_then_not_ready_then_newest() {
-        let mut pods = vec![
+        let mut pods = [
             pod(Some("n"), "Running", true, 1),
             pod(Some("n"), "Running", true, 5),
             pod(Some("n"), "Running", false, 2),

@@ -56,7 +56,9 @@ pub(super) fn schedule_all(state: &Shared) -> Step {
         .iter()
         .map(|stored| stored.value())
         .filter(|pod| pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty))
-        .filter_map(|pod| Some(format!("{}/{}", pod["metadata"]["namespace"].as_str()?, pod["metadata"]["name"].as_str()?)))
+        .filter_map(|pod| {
+            Some(format!("{}/{}", pod["metadata"]["namespace"].as_str()?, pod["metadata"]["name"].as_str()?))
+        })
         .collect();
     waiting.iter().try_for_each(|key| schedule(state, key))
 }
@@ -82,10 +84,9 @@ fn pick(state: &Shared) -> Option<String> {
     }
     let page = state.store.list(&pods(), None, None, 0, &|_| true);
     let placed: Vec<Pod> = page.items.iter().filter_map(|s| serde_json::from_value(s.value()).ok()).collect();
-    candidates
-        .iter()
-        .filter_map(|node| node.metadata.name.clone())
-        .min_by_key(|name| placed.iter().filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_ref()) == Some(name)).count())
+    candidates.iter().filter_map(|node| node.metadata.name.clone()).min_by_key(|name| {
+        placed.iter().filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_ref()) == Some(name)).count()
+    })
 }
 
 /// The condition of a Pod no node can take, as upstream words it.
