@@ -13,6 +13,7 @@ use fleetctl_api::conditions::{self as c, FINALIZER_APPLIED_MANIFEST_WORK_CLEANU
 use fleetctl_api::names::{AGENT_NAMESPACE, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, IMAGE_PULL_SECRET};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, crds};
+use fleetctl_devcluster::apiserver::Settings;
 use fleetctl_hub::manifests::import::{self, ImportInputs};
 use fleetctl_kube::ApplyOptions;
 use fleetctl_kube::runner::metrics::Registry;
@@ -54,7 +55,9 @@ impl Managed {
 
     /// `timeout`: how long cleanup waits for the registration agent's word.
     async fn with_timeout(timeout: Duration) -> Self {
-        let cluster = TestCluster::start().await;
+        // The test plays the node and the deployment controller (`set_available`).
+        let server_settings = Settings { workload_controllers: false, ..Settings::default() };
+        let cluster = TestCluster::with_settings(server_settings).await;
         // What `crds.yaml` brings: the Klusterlet CRD only; the operator installs the
         // AppliedManifestWork CRD itself.
         let crd_api: Api<CustomResourceDefinition> = Api::all(cluster.client.clone());

@@ -197,7 +197,11 @@ async fn the_simulator_runs_fleetctl_deployments_and_reports_them_truthfully() {
     let running_pods = wait_pods(&pods, "agent", "a running pod", running).await;
     let pod = &running_pods[0];
     assert_eq!(pod.labels().get("app").map(String::as_str), Some("agent"));
-    assert_eq!(pod.owner_references()[0].name, "agent");
+    // Deployment → ReplicaSet → Pod, as kube-controller-manager makes them, bound to the node.
+    let owner = &pod.owner_references()[0];
+    assert_eq!(owner.kind, "ReplicaSet");
+    assert!(owner.name.starts_with("agent-"), "{}", owner.name);
+    assert_eq!(pod.spec.as_ref().and_then(|s| s.node_name.as_deref()), Some("node1"));
     let status = serde_json::to_value(pod).unwrap()["status"].clone();
     assert_eq!((status["phase"].as_str(), status["podIP"].as_str()), (Some("Running"), Some("127.0.0.1")));
     assert!(container(pod)["containerID"].as_str().unwrap().starts_with("task://"));
@@ -209,11 +213,12 @@ async fn the_simulator_runs_fleetctl_deployments_and_reports_them_truthfully() {
     next(&mut fake.started, "restarted").await;
     wait_pods(&pods, "agent", "restartCount 1", |p| running(p) && container(&p[0])["restartCount"] == 1).await;
 
-    // A changed template replaces the Pod: the old container stops before the new starts.
+    // A changed template rolls: with one replica (25% surge rounds up to one Pod, 25%
+    // unavailable down to none) the new Pod starts, and the old one stops once it is ready.
     let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "main", "args": ["agent", "work"]}]}}}});
     deployments.patch("agent", &PatchParams::default(), &Patch::Strategic(patch)).await.unwrap();
-    assert_eq!(next(&mut fake.stopped, "old stops").await, ["agent", "operator"]);
     assert_eq!(next(&mut fake.started, "new starts").await.command.args, ["agent", "work"]);
+    assert_eq!(next(&mut fake.stopped, "old stops").await, ["agent", "operator"]);
     let replaced =
         wait_pods(&pods, "agent", "the new pod alone", |p| running(p) && p[0].name_any() != pod.name_any()).await;
     wait_deployment(&deployments, "agent", "Available at generation 2", |d| {
@@ -274,18 +279,17 @@ fn available_zero(d: &Deployment) -> bool {
 }
 
 #[tokio::test]
-async fn a_restarted_simulator_removes_the_pods_it_left() {
+async fn a_restarted_simulator_runs_the_pods_bound_to_its_node_again() {
     let c = TestCluster::start().await;
     let dir = tempfile::tempdir().unwrap();
     let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
-    let stale: Pod =
-        serde_json::from_value(json!({"metadata": {"name": "left", "labels": {"fleetctl.io/node": "node1"}},
-        "spec": {"containers": [{"name": "c", "image": "x"}]}}))
-        .unwrap();
-    pods.create(&PostParams::default(), &stale).await.unwrap();
+    let left: Pod = serde_json::from_value(json!({"metadata": {"name": "left", "labels": {"app": "left"}},
+        "spec": {"nodeName": "node1", "containers": [{"name": "c", "image": "x"}]}}))
+    .unwrap();
+    pods.create(&PostParams::default(), &left).await.unwrap();
     let (mode, _fake) = fake_runner();
     let simulator = simulated(&c, dir.path(), mode).await;
-    assert!(pods.get_opt("left").await.unwrap().is_none());
+    wait_pods(&pods, "left", "the pod it was given runs again", running).await;
     simulator.shutdown().await;
 }
 

@@ -14,4 +14,5 @@ mod hub;
 mod kube_ops;
 mod kubectl;
 mod kubectl_auth;
+mod kubectl_workloads;
 mod support;

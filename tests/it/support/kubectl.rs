@@ -72,10 +72,17 @@ pub struct DevServe {
 impl DevServe {
     /// Starts a server on a free port and returns once its kubeconfig exists.
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts a server with more `dev serve` flags (`--node-simulator`).
+    pub fn start_with(flags: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let kubeconfig = dir.path().join("kubeconfig");
         let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
-            .args(["dev", "serve", "--port", "0", "--kubeconfig"])
+            .args(["dev", "serve", "--port", "0"])
+            .args(flags)
+            .arg("--kubeconfig")
             .arg(&kubeconfig)
             // The built-in controllers' failed steps too: what a stuck test needs to show.
             .env("FLEETCTL_LOG", "info,fleetctl_devcluster::apiserver::controllers=debug")

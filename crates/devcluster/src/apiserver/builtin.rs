@@ -34,6 +34,7 @@ struct Row {
 
 const NONE: Subresources = Subresources { status: false, scale: false, approval: false, token: false, finalize: false };
 const STATUS: Subresources = Subresources { status: true, ..NONE };
+const SCALE: Subresources = Subresources { scale: true, ..STATUS };
 
 #[rustfmt::skip]
 const ROWS: &[Row] = &[
@@ -44,8 +45,13 @@ const ROWS: &[Row] = &[
     Row { group: "", version: "v1", kind: "Event", plural: "events", short: &["ev"], namespaced: true, sub: NONE, generation: false, fields: EVENT_FIELDS },
     Row { group: "", version: "v1", kind: "Node", plural: "nodes", short: &["no"], namespaced: false, sub: STATUS, generation: false, fields: &["spec.unschedulable"] },
     Row { group: "", version: "v1", kind: "Pod", plural: "pods", short: &["po"], namespaced: true, sub: STATUS, generation: false, fields: POD_FIELDS },
+    Row { group: "", version: "v1", kind: "Service", plural: "services", short: &["svc"], namespaced: true, sub: STATUS, generation: false, fields: &[] },
+    Row { group: "", version: "v1", kind: "Endpoints", plural: "endpoints", short: &["ep"], namespaced: true, sub: NONE, generation: false, fields: &[] },
+    Row { group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
     Row { group: "events.k8s.io", version: "v1", kind: "Event", plural: "events", short: &["ev"], namespaced: true, sub: NONE, generation: false, fields: &["regarding.kind", "regarding.name", "regarding.namespace", "regarding.uid", "reason", "type"] },
-    Row { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", short: &["deploy"], namespaced: true, sub: STATUS, generation: true, fields: &[] },
+    Row { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", short: &["deploy"], namespaced: true, sub: SCALE, generation: true, fields: &[] },
+    Row { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", short: &["rs"], namespaced: true, sub: SCALE, generation: true, fields: &[] },
+    Row { group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", short: &["sts"], namespaced: true, sub: SCALE, generation: true, fields: &[] },
     Row { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", short: &["crd", "crds"], namespaced: false, sub: STATUS, generation: true, fields: &[] },
     Row { group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
     Row { group: "certificates.k8s.io", version: "v1", kind: "CertificateSigningRequest", plural: "certificatesigningrequests", short: &["csr"], namespaced: false, sub: Subresources { approval: true, ..STATUS }, generation: false, fields: CSR_FIELDS },
@@ -81,7 +87,11 @@ pub fn types() -> Vec<ResourceType> {
             plural: row.plural.to_string(),
             singular: row.kind.to_lowercase(),
             short_names: row.short.iter().map(|s| s.to_string()).collect(),
-            categories: if matches!(row.kind, "Pod" | "Deployment") { vec!["all".to_string()] } else { Vec::new() },
+            categories: if matches!(row.kind, "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "Service") {
+                vec!["all".to_string()]
+            } else {
+                Vec::new()
+            },
             namespaced: row.namespaced,
             subresources: row.sub,
             generation: row.generation,

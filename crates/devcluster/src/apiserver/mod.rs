@@ -10,6 +10,7 @@ mod admission;
 mod auth;
 mod builtin;
 mod cel;
+mod columns;
 mod controllers;
 mod crd;
 mod discovery;
@@ -21,15 +22,18 @@ mod openapi;
 pub mod patch;
 mod persist;
 mod pki;
+mod pod_log;
 mod protobuf;
 mod rbac;
 mod registry;
 mod request;
 mod resource;
 mod reviews;
+mod scale;
 mod schema;
 mod security;
 mod selector;
+mod services;
 mod state;
 mod status;
 mod store;
@@ -161,6 +165,8 @@ impl ApiServer {
             .await
             .map_err(|source| StartError::Bind { port: config.port, source })?;
         let addr = listener.local_addr().map_err(|source| StartError::Bind { port: config.port, source })?;
+        services::ensure_kubernetes(&state, addr.port())
+            .map_err(|source| StartError::Seed { name: "services/kubernetes".into(), source })?;
         let service_listener = tokio::net::TcpListener::bind((SERVICE_HOST, addr.port()))
             .await
             .map_err(|source| StartError::Bind { port: addr.port(), source })?;

@@ -16,6 +16,10 @@ pub struct Settings {
     pub git_version: String,
     /// Directory of the durable store (`dev serve --store`); `None` keeps objects in memory only.
     pub store: Option<std::path::PathBuf>,
+    /// Whether the deployment and ReplicaSet controllers and the scheduler run (off, as
+    /// `kube-controller-manager --controllers=-deployment,-replicaset`: whoever wants a
+    /// Deployment status writes it).
+    pub workload_controllers: bool,
 }
 
 impl Default for Settings {
@@ -25,6 +29,7 @@ impl Default for Settings {
             bookmark_interval: std::time::Duration::from_secs(15),
             git_version: "v1.32.0-fleetctl".to_string(),
             store: None,
+            workload_controllers: true,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! resource comes back as a `meta.k8s.io` Table whose columns are Name and its CRD's
 //! `additionalPrinterColumns` (Age when it declares none), so `kubectl get
 //! managedclusters` shows HUB ACCEPTED, JOINED and AVAILABLE as against a real hub.
-//! Built-in kinds are answered with plain JSON, from which kubectl prints NAME and AGE.
+//! Built-in kinds print upstream's columns ([`super::columns`]); the others Name and Age.
 //!
 //! Column paths are the JSONPath subset CRDs use: `.field`, `['field']`, `[n]`, `[*]` and
 //! `[?(@.path=="value")]` (or `!=`). A path outside it, or one that finds nothing, gives
@@ -68,12 +68,30 @@ enum Source {
     Name,
     /// A column path (`None`: outside the subset, so always empty).
     Path(Option<Vec<Step>>),
+    /// A built-in kind's computed cell.
+    Builtin(super::columns::Cell),
 }
 
 impl Printer {
-    /// The printer for a Table request of `rt`; `None` for built-in kinds (plain JSON).
+    /// The printer for a Table request of `rt`; `None` for built-in kinds without
+    /// columns of their own (plain JSON, from which kubectl prints Name and Age).
     pub fn new(rt: &ResourceType, api_version: &'static str, query: &Query) -> Option<Self> {
-        let Origin::Custom { columns, .. } = &rt.origin else { return None };
+        let include = match query.get("includeObject") {
+            Some("None") => Include::None,
+            Some("Object") => Include::Object,
+            _ => Include::Metadata,
+        };
+        let Origin::Custom { columns, .. } = &rt.origin else {
+            let columns = super::columns::of(rt)?
+                .into_iter()
+                .map(|c| Column {
+                    definition: c.definition(),
+                    type_: c.type_.to_string(),
+                    source: Source::Builtin(c.cell),
+                })
+                .collect();
+            return Some(Self { api_version, include, columns });
+        };
         let age = [json!({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"})];
         let declared = if columns.is_empty() { &age[..] } else { &columns[..] };
         let name = Column {
@@ -92,11 +110,6 @@ impl Printer {
                 source: Source::Path(parse(c["jsonPath"].as_str().unwrap_or_default())),
             }))
             .collect();
-        let include = match query.get("includeObject") {
-            Some("None") => Include::None,
-            Some("Object") => Include::Object,
-            _ => Include::Metadata,
-        };
         Some(Self { api_version, include, columns })
     }
 
@@ -139,6 +152,7 @@ impl Column {
     fn cell(&self, object: &Value, now: jiff::Timestamp) -> Value {
         let path = match &self.source {
             Source::Name => return object["metadata"]["name"].clone(),
+            Source::Builtin(cell) => return cell(object, now),
             Source::Path(None) => return Value::Null,
             Source::Path(Some(path)) => path,
         };

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 
 use super::credentials::SERVICE_ACCOUNT_MOUNT;
-use super::process::{Launch, Running, open_log};
+use super::process::{Launch, Running, capture};
 
 /// The label on every container the simulator starts: `<dev dir>/<node>`.
 pub const NODE_LABEL: &str = "fleetctl.io/dev-node";
@@ -71,15 +71,19 @@ impl Podman {
         service: SocketAddr,
         launch: &Launch,
     ) -> std::io::Result<Running> {
-        let log = open_log(&launch.log)?;
-        let stderr = log.try_clone()?;
         let mut command = self.command();
-        command.args(run_args(image, name, node_label, service, launch)).stdout(log).stderr(stderr);
+        command.args(run_args(image, name, node_label, service, launch)).stdout(Stdio::piped()).stderr(Stdio::piped());
         // If the handle is dropped without an orderly stop, podman goes with it.
         command.kill_on_drop(true);
-        let child = command.spawn()?;
+        let mut child = command.spawn()?;
         let pid = child.id().unwrap_or_default();
-        Ok(Running::Process { child, pid, container: Some(Box::new((self.clone(), name.to_string()))) })
+        let output = capture(&mut child, &launch.output);
+        Ok(Running::Process {
+            child: Box::new(child),
+            pid,
+            container: Some(Box::new((self.clone(), name.to_string()))),
+            output,
+        })
     }
 
     /// Removes the container `name` at once (a `podman run` that was killed leaves it).
@@ -138,7 +142,7 @@ mod tests {
             args: vec!["agent".into(), "work".into()],
             env: vec![("POD_NAMESPACE".into(), "ns".into())],
             credentials: Credentials::under(dir.path()),
-            log: dir.path().join("x.log"),
+            output: super::super::logs::Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         let service: SocketAddr = "127.0.0.2:6443".parse().unwrap();
         let args: Vec<String> = run_args("quay.io/fleetctl/fleetctl:0.1.0", "c1-pod-work", "/d/c1", service, &launch)

@@ -1,37 +1,41 @@
-//! The node simulator: the dev cluster's kubelet and deployment controller in one.
+//! The node simulator: the dev cluster's kubelet.
 //!
-//! It watches the cluster's Deployments. Each replica becomes a Pod object on the
-//! simulated node; each container of a Pod whose image is the fleetctl image (its
-//! repository ends in `fleetctl`) runs as a child process of the image's entrypoint, the
-//! in-cluster executable `fleetctld`, with the container's args and env, plus a kubeconfig
-//! holding a TokenRequest token of the Pod's ServiceAccount. A container `command` runs
-//! another executable of the image instead, found beside the entrypoint.
-//! Containers of other images are reported running without a process. Deployment and
-//! Pod status say what really runs.
+//! It registers its Node (capacity and allocatable from this machine, Ready, a heartbeat
+//! Lease in `kube-node-lease` renewed every 10 s, as a kubelet does) and runs the Pods the
+//! scheduler binds to it (`spec.nodeName`); the apiserver's deployment and ReplicaSet
+//! controllers make those Pods. Each container of a Pod whose image is the fleetctl
+//! image (its repository ends in `fleetctl`) runs as a child process of the image's
+//! entrypoint, the in-cluster executable `fleetctld`, with the container's args and
+//! env, plus a kubeconfig holding a TokenRequest token of the Pod's ServiceAccount. A
+//! container `command` runs another executable of the image instead, found beside the
+//! entrypoint. Containers of other images are reported running without a process. Pod
+//! status says what really runs.
 //!
 //! Lifecycle, as a kubelet would do it:
-//! - a changed Pod template (or a Deployment recreated under the same name) replaces
-//!   the Pods: the old processes get SIGTERM, then SIGKILL after the grace period, and
-//!   new ones start;
+//! - a deleted Pod (or one marked for deletion) has its processes stopped: SIGTERM, then
+//!   SIGKILL after the grace period;
 //! - a process that exits is restarted after a back-off (200 ms doubling up to 5 s,
 //!   back to 200 ms after 10 s up) and its `restartCount` goes up;
-//! - replicas = 0, a deleted (or deleting) Deployment or a deleted Pod stops the processes;
 //! - each replica is its own Pod and process (replicas: 3 runs three processes, which
 //!   is how leader election between them can be tried);
-//! - stdout and stderr go to `<dir>/logs/<node>/<namespace>_<deployment>.log`, and
-//!   the Pod kubeconfigs live in `<dir>/pods/<node>/` (0600), removed with the Pod.
+//! - stdout and stderr go to the container's log (see [`logs`]), served through the
+//!   node's kubelet endpoint to `kubectl logs`, and also to
+//!   `<dir>/logs/<node>/<namespace>_<deployment>.log` for `fleetctl dev logs`; the Pod
+//!   kubeconfigs live in `<dir>/pods/<node>/` (0600), removed with the Pod.
 //!
 //! In-process mode ([`RunMode::InProcess`]) runs containers as tasks of this process
 //! through a runner the caller provides, so that scale runs need no process per agent.
 //!
-//! Everything is driven by watch events; the only timers are the restart back-off and
-//! the termination grace period.
+//! Everything is driven by watch events; the only timers are the restart back-off, the
+//! termination grace period and the heartbeat.
 
 pub mod container;
 pub mod credentials;
-mod deployment;
+mod kubelet;
+pub mod logs;
 mod pod;
 pub mod process;
+mod register;
 pub mod status;
 
 use std::collections::{HashMap, HashSet};
@@ -42,18 +46,17 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, DeleteParams, ListParams};
+use kube::api::Api;
 use kube::runtime::watcher::Event;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use container::Podman;
+use pod::PodHandle;
 use process::Isolation;
-use status::NODE_LABEL;
 
 /// A container the in-process runner is asked to run.
 #[derive(Debug, Clone)]
@@ -159,9 +162,16 @@ pub enum NodeError {
         #[source]
         source: std::io::Error,
     },
-    /// The Pods of a previous run could not be removed.
-    #[error("removing the Pods a previous run of node {node} left")]
-    StalePods {
+    /// The kubelet endpoint could not listen.
+    #[error("opening the kubelet endpoint on 127.0.0.1")]
+    Kubelet {
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The Node could not be registered.
+    #[error("registering node {node}")]
+    Register {
         /// The node.
         node: String,
         /// The cause.
@@ -173,9 +183,18 @@ pub enum NodeError {
 /// What every part of the simulator shares.
 pub(crate) struct Node {
     config: NodeConfig,
+    /// Its containers' logs.
+    logs: Arc<logs::Logs>,
+    /// Where its kubelet endpoint listens.
+    kubelet: SocketAddr,
 }
 
 impl Node {
+    /// The node's address and kubelet port, as its Node object says.
+    fn address(&self) -> SocketAddr {
+        self.kubelet
+    }
+
     fn client(&self) -> Client {
         self.config.client.clone()
     }
@@ -223,12 +242,16 @@ pub struct NodeSimulator {
 }
 
 impl NodeSimulator {
-    /// Removes what a previous run on this node left (Pods, their credentials and
-    /// containers), then starts watching Deployments.
+    /// Removes what a previous run on this node left (Pod credentials and containers),
+    /// registers the Node, then runs the Pods bound to it.
     pub async fn start(config: NodeConfig) -> Result<Self, NodeError> {
-        let node = Arc::new(Node { config });
+        let logs_dir = config.dir.join("logs").join(&config.name);
+        let logs = Arc::new(logs::Logs::new(&logs_dir));
+        let listener =
+            tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.map_err(|source| NodeError::Kubelet { source })?;
+        let kubelet = listener.local_addr().map_err(|source| NodeError::Kubelet { source })?;
+        let node = Arc::new(Node { config, logs: logs.clone(), kubelet });
         let pods_dir = node.pods_dir();
-        let logs_dir = node.config.dir.join("logs").join(&node.config.name);
         for dir in [&pods_dir, &logs_dir] {
             process::private_dir(dir).map_err(|source| NodeError::Dir { path: dir.clone(), source })?;
         }
@@ -245,14 +268,20 @@ impl NodeSimulator {
         if let Some(podman) = &node.config.podman {
             podman.remove_node(&node.container_label()).await;
         }
-        remove_stale_pods(&node).await?;
+        register::register(&node)
+            .await
+            .map_err(|source| NodeError::Register { node: node.config.name.clone(), source })?;
+        let endpoint = tokio::spawn(kubelet::serve(listener, logs));
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(node, stopped));
+        let task = tokio::spawn(async move {
+            run(node, stopped).await;
+            endpoint.abort();
+        });
         Ok(Self { stop, task })
     }
 
-    /// Stops every container (SIGTERM, then SIGKILL after the grace period), removes
-    /// their Pods, and returns once all are gone.
+    /// Stops every container (SIGTERM, then SIGKILL after the grace period) and returns
+    /// once all are gone (the Pods stay, as a stopped kubelet leaves them).
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
         if let Err(e) = (&mut self.task).await {
@@ -261,111 +290,81 @@ impl NodeSimulator {
     }
 }
 
-/// A durable store keeps the Pods of processes that died with the previous cluster
-/// process; they would claim to run.
-async fn remove_stale_pods(node: &Node) -> Result<(), NodeError> {
-    let api: Api<Pod> = Api::all(node.client());
-    let selector = format!("{NODE_LABEL}={}", node.config.name);
-    let stale = |source| NodeError::StalePods { node: node.config.name.clone(), source };
-    let pods = api.list(&ListParams::default().labels(&selector)).await.map_err(stale)?;
-    for pod in pods {
-        let namespace = pod.namespace().unwrap_or_default();
-        match Api::<Pod>::namespaced(node.client(), &namespace).delete(&pod.name_any(), &DeleteParams::default()).await
-        {
-            Ok(_) | Err(kube::Error::Api(_)) => {}
-            Err(e) => return Err(stale(e)),
-        }
-    }
-    Ok(())
-}
-
 type Key = (String, String);
 
 fn key_of<K: ResourceExt>(object: &K) -> Key {
     (object.namespace().unwrap_or_default(), object.name_any())
 }
 
-/// How the dispatcher reaches one Deployment's worker.
-struct Worker {
-    desired: watch::Sender<Option<Arc<Deployment>>>,
-    pod_gone: mpsc::UnboundedSender<String>,
-}
-
-/// Dispatches Deployment events to one worker per Deployment, and Pod deletions to the
-/// worker owning the Pod.
+/// Runs the Pods bound to this node, one worker per Pod (a Pod recreated under the same
+/// name is a new Pod), and stops a Pod's containers once it is deleted or marked for
+/// deletion. Pods bound to the node before it started (a durable store's) run again.
 async fn run(node: Arc<Node>, mut stop: watch::Receiver<bool>) {
-    let deployments = watcher(Api::<Deployment>::all(node.client()), watcher::Config::default()).default_backoff();
-    let pods_config = watcher::Config::default().labels(&format!("{NODE_LABEL}={}", node.config.name));
-    let pods = watcher(Api::<Pod>::all(node.client()), pods_config).default_backoff();
-    let mut deployments = std::pin::pin!(deployments);
+    let heartbeat = tokio::spawn(register::run(node.clone(), stop.clone()));
+    let selector = format!("spec.nodeName={}", node.config.name);
+    let pods = watcher(Api::<Pod>::all(node.client()), watcher::Config::default().fields(&selector)).default_backoff();
     let mut pods = std::pin::pin!(pods);
-    let mut workers: HashMap<Key, Worker> = HashMap::new();
-    let mut tasks = JoinSet::new();
+    let mut running: HashMap<Key, PodHandle> = HashMap::new();
     let mut listed: HashSet<Key> = HashSet::new();
+    // Pods whose containers are being stopped (their grace periods run side by side).
+    let mut stopping = JoinSet::new();
     loop {
-        tokio::select! {
+        let event = tokio::select! {
             _ = stop.wait_for(|stopped| *stopped) => break,
-            event = deployments.next() => match event {
-                Some(Ok(Event::Init)) => listed.clear(),
-                Some(Ok(Event::InitApply(d))) => {
-                    listed.insert(key_of(&d));
-                    dispatch(&node, &mut workers, &mut tasks, d);
-                }
-                // A relist: Deployments deleted while the watch was down are gone.
-                Some(Ok(Event::InitDone)) => {
-                    workers.retain(|key, worker| {
-                        let keep = listed.contains(key);
-                        if !keep {
-                            let _ = worker.desired.send(None);
-                        }
-                        keep
-                    });
-                }
-                Some(Ok(Event::Apply(d))) => dispatch(&node, &mut workers, &mut tasks, d),
-                Some(Ok(Event::Delete(d))) => {
-                    if let Some(worker) = workers.remove(&key_of(&d)) {
-                        let _ = worker.desired.send(None);
+            event = pods.next() => event,
+            // Reaps Pods whose containers have stopped.
+            Some(_) = stopping.join_next(), if !stopping.is_empty() => continue,
+        };
+        match event {
+            Some(Ok(Event::Init)) => listed.clear(),
+            Some(Ok(Event::InitApply(pod))) => {
+                listed.insert(key_of(&pod));
+                dispatch(&node, &mut running, &mut stopping, pod);
+            }
+            // A relist: Pods deleted while the watch was down are gone.
+            Some(Ok(Event::InitDone)) => {
+                let gone: Vec<Key> = running.keys().filter(|k| !listed.contains(*k)).cloned().collect();
+                for key in gone {
+                    if let Some(handle) = running.remove(&key) {
+                        stopping.spawn(handle.stop());
                     }
                 }
-                Some(Err(e)) => tracing::debug!(error = %e, "deployment watch (retrying)"),
-                None => break,
-            },
-            event = pods.next() => match event {
-                // Deleted, or marked for deletion (finalizers pending): the kubelet's cue
-                // to stop the Pod's containers; its worker replaces it.
-                Some(Ok(Event::Delete(pod))) => pod_gone(&workers, &pod),
-                Some(Ok(Event::Apply(pod))) if pod.metadata.deletion_timestamp.is_some() => pod_gone(&workers, &pod),
-                Some(Err(e)) => tracing::debug!(error = %e, "pod watch (retrying)"),
-                _ => {}
-            },
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
+            Some(Ok(Event::Apply(pod))) => dispatch(&node, &mut running, &mut stopping, pod),
+            Some(Ok(Event::Delete(pod))) => {
+                if let Some(handle) = running.remove(&key_of(&pod)) {
+                    stopping.spawn(handle.stop());
+                }
+            }
+            Some(Err(e)) => tracing::debug!(error = %e, "pod watch (retrying)"),
+            None => break,
         }
     }
-    for worker in workers.values() {
-        let _ = worker.desired.send(None);
+    for handle in running.into_values() {
+        stopping.spawn(handle.stop());
     }
-    drop(workers);
-    while tasks.join_next().await.is_some() {}
+    while stopping.join_next().await.is_some() {}
+    heartbeat.abort();
 }
 
-/// Tells the worker of the Pod's Deployment that the Pod is gone.
-fn pod_gone(workers: &HashMap<Key, Worker>, pod: &Pod) {
-    let owner = pod.owner_references().iter().find(|o| o.kind == "Deployment").map(|o| o.name.clone());
-    if let Some(worker) = owner.and_then(|owner| workers.get(&(pod.namespace().unwrap_or_default(), owner))) {
-        let _ = worker.pod_gone.send(pod.name_any());
-    }
-}
-
-fn dispatch(node: &Arc<Node>, workers: &mut HashMap<Key, Worker>, tasks: &mut JoinSet<()>, d: Deployment) {
-    let key = key_of(&d);
-    let d = Arc::new(d);
-    if let Some(worker) = workers.get(&key)
-        && worker.desired.send(Some(d.clone())).is_ok()
+/// Starts a Pod that is new to this node; stops one marked for deletion (the kubelet's
+/// cue) or replaced by another of the same name.
+fn dispatch(node: &Arc<Node>, running: &mut HashMap<Key, PodHandle>, stopping: &mut JoinSet<()>, pod: Pod) {
+    let key = key_of(&pod);
+    let uid = pod.metadata.uid.clone().unwrap_or_default();
+    if let Some(handle) = running.get(&key)
+        && (handle.uid() != uid || pod.metadata.deletion_timestamp.is_some())
+        && let Some(handle) = running.remove(&key)
     {
+        stopping.spawn(handle.stop());
+    }
+    if pod.metadata.deletion_timestamp.is_some() || running.contains_key(&key) || finished(&pod) {
         return;
     }
-    let (desired, receiver) = watch::channel(Some(d));
-    let (pod_gone, gone) = mpsc::unbounded_channel();
-    tasks.spawn(deployment::run(node.clone(), key.clone(), receiver, gone));
-    workers.insert(key, Worker { desired, pod_gone });
+    running.insert(key, PodHandle::start(node.clone(), &pod));
+}
+
+/// A Pod whose containers ran to completion or failed for good is not run again.
+fn finished(pod: &Pod) -> bool {
+    matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded" | "Failed"))
 }

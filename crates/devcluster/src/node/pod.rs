@@ -1,15 +1,14 @@
-//! One Pod: its object on the API server, its containers' processes (or tasks), its
-//! ServiceAccount credentials and its status.
+//! One Pod bound to the node: its containers' processes (or tasks), its
+//! ServiceAccount credentials, its logs and its status.
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Container, Pod, ServiceAccount};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::ResourceExt;
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::wait::await_condition;
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -18,11 +17,9 @@ use tokio::sync::{Notify, OnceCell, watch};
 use super::Node;
 use super::RunMode;
 use super::credentials::Credentials;
+use super::logs::Sink;
 use super::process::{self, Launch};
-use super::status::{
-    self, ContainerPhase, ContainerState, PodFields, container_env, expand, is_fleetctl_image, pod_object, pod_status,
-    service_account,
-};
+use super::status::{ContainerPhase, ContainerState, PodFields, container_env, expand, is_fleetctl_image, pod_status};
 
 /// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
 /// session (the server grants up to two).
@@ -32,24 +29,19 @@ const TOKEN_SECONDS: i64 = 365 * 24 * 3600;
 /// says, since all Pods of all dev clusters share 127.0.0.1.
 const HEALTH_ADDR: &str = "127.0.0.1:0";
 
-/// What the Deployment worker holds of a Pod.
+/// What the node holds of a running Pod.
 pub(super) struct PodHandle {
     name: String,
-    generation: String,
-    shared: Arc<Shared>,
+    uid: String,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
 }
 
 /// What a Pod's tasks share.
 struct Shared {
-    /// The Pod object exists.
-    created: AtomicBool,
     containers: Mutex<Vec<ContainerState>>,
     /// A container changed: the Pod status is written again.
     changed: Notify,
-    /// The Deployment's status is computed again.
-    deployment_changed: Arc<Notify>,
 }
 
 impl Shared {
@@ -58,71 +50,64 @@ impl Shared {
             change(container);
         }
         self.changed.notify_one();
-        self.deployment_changed.notify_one();
+    }
+}
+
+/// The name `fleetctl dev logs` knows a Pod's containers by: its Deployment's (its
+/// ReplicaSet's name without the template hash), else its controller's, else its own.
+fn workload_name(pod: &Pod) -> String {
+    let owner = pod.owner_references().iter().find(|o| o.controller == Some(true)).map(|o| o.name.clone());
+    let Some(owner) = owner else { return pod.name_any() };
+    let hash = pod.labels().get("pod-template-hash").map(|h| format!("-{h}"));
+    match hash.and_then(|h| owner.strip_suffix(&h).map(str::to_string)) {
+        Some(deployment) => deployment,
+        None => owner,
     }
 }
 
 impl PodHandle {
-    /// Starts a Pod for one replica of the Deployment.
-    pub(super) fn start(
-        node: Arc<Node>,
-        deployment: &Deployment,
-        hash: &str,
-        generation: &str,
-        deployment_changed: Arc<Notify>,
-    ) -> Self {
-        let suffix: String = uuid::Uuid::new_v4().simple().to_string().chars().take(5).collect();
-        let deployment_name = deployment.metadata.name.clone().unwrap_or_default();
-        let name = format!("{deployment_name}-{hash}-{suffix}");
-        let containers = status::containers(deployment);
+    /// Starts running a Pod bound to this node.
+    pub(super) fn start(node: Arc<Node>, object: &Pod) -> Self {
+        let name = object.name_any();
+        let namespace = object.namespace().unwrap_or_default();
+        let uid = object.metadata.uid.clone().unwrap_or_default();
+        let spec = object.spec.clone().unwrap_or_default();
+        let containers = spec.containers.clone();
         let shared = Arc::new(Shared {
-            created: AtomicBool::new(false),
             containers: Mutex::new(containers.iter().map(ContainerState::new).collect()),
             changed: Notify::new(),
-            deployment_changed,
         });
-        let namespace = deployment.metadata.namespace.clone().unwrap_or_default();
+        let service_account = spec
+            .service_account_name
+            .clone()
+            .or_else(|| spec.service_account.clone())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "default".to_string());
         let pod = PodInfo {
-            object: pod_object(deployment, &name, hash, &node.config.name),
-            log: node.log_path(&namespace, &deployment_name),
+            log: node.log_path(&namespace, &workload_name(object)),
             credentials_dir: node.pod_dir(&namespace, &name),
             fields: PodFields {
                 namespace,
                 name: name.clone(),
-                uid: String::new(),
-                service_account: service_account(deployment),
+                uid: uid.clone(),
+                service_account,
                 node: node.config.name.clone(),
-                labels: deployment
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.template.metadata.as_ref())
-                    .and_then(|m| m.labels.clone())
-                    .unwrap_or_default(),
+                labels: object.labels().clone(),
             },
             containers,
             credentials: OnceCell::new(),
         };
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(node, pod, shared.clone(), stopped));
-        Self { name, generation: generation.to_string(), shared, stop, task }
+        let task = tokio::spawn(run(node, pod, shared, stopped));
+        Self { name, uid, stop, task }
     }
 
-    /// The Pod's name.
-    pub(super) fn name(&self) -> &str {
-        &self.name
+    /// The uid of the Pod it runs.
+    pub(super) fn uid(&self) -> &str {
+        &self.uid
     }
 
-    /// The Deployment uid and template hash it was started for.
-    pub(super) fn generation(&self) -> &str {
-        &self.generation
-    }
-
-    /// Whether the Pod exists and all its containers run.
-    pub(super) fn ready(&self) -> bool {
-        self.shared.created.load(Ordering::Relaxed) && self.shared.containers.lock().iter().all(ContainerState::ready)
-    }
-
-    /// Stops its containers (SIGTERM, grace, SIGKILL) and deletes the Pod object.
+    /// Stops its containers (SIGTERM, grace, SIGKILL) and removes its files.
     pub(super) async fn stop(self) {
         let _ = self.stop.send(true);
         if let Err(e) = self.task.await {
@@ -133,7 +118,6 @@ impl PodHandle {
 
 /// Everything about a Pod its tasks read.
 struct PodInfo {
-    object: Value,
     log: PathBuf,
     /// Where its ServiceAccount's files go.
     credentials_dir: PathBuf,
@@ -205,72 +189,40 @@ impl PodInfo {
     }
 }
 
-/// The Pod's life: create its object, run its containers, keep its status, and on
-/// stop end the containers and delete the object.
-async fn run(node: Arc<Node>, mut pod: PodInfo, shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
+/// The Pod's life: run its containers, keep its status, and on stop end the
+/// containers and remove its credentials and logs.
+async fn run(node: Arc<Node>, pod: PodInfo, shared: Arc<Shared>, stop: watch::Receiver<bool>) {
     let api: Api<Pod> = Api::namespaced(node.client(), pod.namespace());
-    let Some(uid) = create(&node, &api, &pod, &mut stop).await else {
-        return;
-    };
-    pod.fields.uid = uid;
-    shared.created.store(true, Ordering::Relaxed);
     let start_time = now();
     let pod = Arc::new(pod);
     let containers: Vec<_> = (0..pod.containers.len())
         .map(|index| tokio::spawn(run_container(node.clone(), pod.clone(), shared.clone(), index, stop.clone())))
         .collect();
     let mut written: Option<Value> = None;
+    let mut stop_status = stop.clone();
     loop {
         let status = pod_status(&shared.containers.lock(), &start_time);
         if written.as_ref() != Some(&status) {
             let patch = Patch::Merge(serde_json::json!({ "status": status }));
             match api.patch_status(pod.name(), &PatchParams::default(), &patch).await {
                 Ok(_) => written = Some(status),
-                // Deleted by someone else: the worker hears of it and stops us.
+                // Deleted: the node hears of it and stops us.
                 Err(kube::Error::Api(e)) if e.code == 404 => written = Some(status),
                 Err(e) => tracing::warn!(pod = %pod.name(), error = %e, "writing pod status"),
             }
         }
         tokio::select! {
-            _ = stop.wait_for(|s| *s) => break,
+            _ = stop_status.wait_for(|s| *s) => break,
             () = shared.changed.notified() => {}
         }
     }
     futures::future::join_all(containers).await;
-    match api.delete(pod.name(), &DeleteParams { grace_period_seconds: Some(0), ..DeleteParams::default() }).await {
-        Ok(_) | Err(kube::Error::Api(_)) => {}
-        Err(e) => tracing::warn!(pod = %pod.name(), error = %e, "deleting pod"),
-    }
     if let Err(e) = std::fs::remove_dir_all(&pod.credentials_dir)
         && e.kind() != std::io::ErrorKind::NotFound
     {
         tracing::warn!(pod = %pod.name(), error = %e, "removing the pod's credentials");
     }
-    shared.deployment_changed.notify_one();
-}
-
-/// Creates the Pod object, retrying with back-off (a namespace being created or
-/// deleted refuses it for a while); `None` if stopped first.
-async fn create(node: &Node, api: &Api<Pod>, pod: &PodInfo, stop: &mut watch::Receiver<bool>) -> Option<String> {
-    let object: Pod = match serde_json::from_value(pod.object.clone()) {
-        Ok(object) => object,
-        Err(e) => {
-            tracing::warn!(pod = %pod.name(), error = %e, "a pod from this template cannot be built");
-            return None;
-        }
-    };
-    let mut backoff = Backoff::new(node);
-    loop {
-        match api.create(&PostParams::default(), &object).await {
-            Ok(created) => return Some(created.metadata.uid.unwrap_or_default()),
-            Err(e) => {
-                tracing::debug!(pod = %pod.name(), error = %e, "creating pod (will retry)");
-                if !backoff.pause(stop).await {
-                    return None;
-                }
-            }
-        }
-    }
+    node.logs.remove(pod.namespace(), pod.name(), &pod.fields.uid);
 }
 
 /// Restart delays: doubling from the start value up to the maximum.
@@ -322,13 +274,17 @@ async fn run_container(
         Some(podman) if podman.has_image(&image).await => Some(podman),
         _ => None,
     };
+    let pod_key = (pod.namespace(), pod.name(), pod.fields.uid.as_str());
     if podman.is_none() && !is_fleetctl_image(&image) {
         let id = format!("simulated://{}/{}", pod.name(), container.name);
+        // Nothing runs, so nothing is written: its log is there, and empty.
+        let sink = node.logs.open(pod_key, &container.name, 0, &pod.log);
         shared.update(index, |c| {
             c.phase = ContainerPhase::Running(now());
             c.container_id = Some(id);
         });
         let _ = stop.wait_for(|s| *s).await;
+        sink.close();
         return;
     }
     let label = format!("pod {} container {}", pod.name(), container.name);
@@ -350,7 +306,8 @@ async fn run_container(
                 continue;
             }
         };
-        let launch = launch(&pod, container, credentials);
+        let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
+        let launch = launch(&pod, container, credentials, output.clone());
         let started = match (&node.config.mode, &podman) {
             (_, Some(podman)) => {
                 let name = format!("{}-{}", pod.name(), container.name);
@@ -364,6 +321,7 @@ async fn run_container(
         let mut running = match started {
             Ok(running) => running,
             Err(e) => {
+                output.close();
                 process::log_line(&pod.log, &format!("{label}: cannot start: {e}"));
                 shared.update(index, |c| c.phase = ContainerPhase::Waiting("RunContainerError".into()));
                 if !backoff.pause(&mut stop).await {
@@ -386,9 +344,11 @@ async fn run_container(
         };
         let Some(code) = exited else {
             let code = running.terminate(node.timing().grace).await;
+            output.close();
             process::log_line(&pod.log, &format!("{label}: {id} stopped (exit code {code})"));
             return;
         };
+        output.close();
         process::log_line(&pod.log, &format!("{label}: {id} exited with code {code}"));
         if up_since.elapsed() >= node.timing().backoff_reset {
             backoff.reset();
@@ -407,7 +367,7 @@ async fn run_container(
 /// The container's args and env as the kubelet would give them, plus the simulator's: a
 /// health address of its own, a log level, and the Pod name as host name. How it finds the
 /// API server (its ServiceAccount's files, or a kubeconfig) is for the runtime to say.
-fn launch(pod: &PodInfo, container: &Container, credentials: Credentials) -> Launch {
+fn launch(pod: &PodInfo, container: &Container, credentials: Credentials, output: Sink) -> Launch {
     let (mut env, skipped) = container_env(container.env.as_deref().unwrap_or_default(), &pod.fields);
     if !skipped.is_empty() {
         process::log_line(
@@ -432,5 +392,5 @@ fn launch(pod: &PodInfo, container: &Container, credentials: Credentials) -> Lau
     let mut command = container.command.clone().unwrap_or_default().into_iter();
     let executable = command.next();
     let args = command.chain(container.args.clone().unwrap_or_default()).map(|a| expand(&a, &env)).collect();
-    Launch { command: executable, args, env, credentials, log: pod.log.clone() }
+    Launch { command: executable, args, env, credentials, output }
 }

@@ -26,6 +26,7 @@ use nix::unistd::Pid;
 
 use super::container::Podman;
 use super::credentials::Credentials;
+use super::logs::Sink;
 
 use super::{InProcessCommand, InProcessRunner};
 
@@ -52,8 +53,8 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
     /// The Pod's ServiceAccount files.
     pub credentials: Credentials,
-    /// Where stdout and stderr go (appended).
-    pub log: PathBuf,
+    /// Where stdout and stderr go.
+    pub output: Sink,
 }
 
 impl Launch {
@@ -88,11 +89,13 @@ pub enum Running {
     /// A child process (for a podman container, `podman run`).
     Process {
         /// The child.
-        child: tokio::process::Child,
+        child: Box<tokio::process::Child>,
         /// Its pid.
         pid: u32,
         /// The container it runs, if it is `podman run`: removed if podman is killed.
         container: Option<Box<(Podman, String)>>,
+        /// The tasks copying its stdout and stderr to the log.
+        output: Vec<tokio::task::JoinHandle<()>>,
     },
     /// A task of this process.
     Task {
@@ -116,13 +119,17 @@ impl Running {
     /// Waits until it ends by itself; returns its exit code.
     pub async fn wait(&mut self) -> i32 {
         match self {
-            Self::Process { child, .. } => match child.wait().await {
-                Ok(status) => exit_code(status),
-                Err(e) => {
-                    tracing::warn!(error = %e, "waiting for a container process");
-                    1
-                }
-            },
+            Self::Process { child, output, .. } => {
+                let code = match child.wait().await {
+                    Ok(status) => exit_code(status),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "waiting for a container process");
+                        1
+                    }
+                };
+                drain(output).await;
+                code
+            }
             // A task that panicked ends as a crashed process would: with code 1.
             Self::Task { handle, .. } => handle.await.unwrap_or(1),
         }
@@ -132,13 +139,13 @@ impl Running {
     /// (it cannot be asked to stop). Returns the exit code.
     pub async fn terminate(self, grace: Duration) -> i32 {
         match self {
-            Self::Process { mut child, pid, container } => {
+            Self::Process { mut child, pid, container, mut output } => {
                 // The child is not reaped before we wait on it below, so its pid still
                 // names it even if it has exited already.
                 if let Ok(raw) = i32::try_from(pid) {
                     let _ = kill(Pid::from_raw(raw), Signal::SIGTERM);
                 }
-                match tokio::time::timeout(grace, child.wait()).await {
+                let code = match tokio::time::timeout(grace, child.wait()).await {
                     Ok(Ok(status)) => exit_code(status),
                     _ => {
                         tracing::info!(pid, "container did not stop within its grace period: SIGKILL");
@@ -149,7 +156,9 @@ impl Running {
                         }
                         SIGNAL_BASE + Signal::SIGKILL as i32
                     }
-                }
+                };
+                drain(&mut output).await;
+                code
             }
             Self::Task { handle, .. } => {
                 handle.abort();
@@ -158,6 +167,32 @@ impl Running {
             }
         }
     }
+}
+
+/// How long the copy of a process's output may take after it exited (a child it left
+/// behind may hold the pipe open).
+const DRAIN: Duration = Duration::from_secs(1);
+
+/// Waits until the output of an exited process is copied.
+async fn drain(output: &mut Vec<tokio::task::JoinHandle<()>>) {
+    for task in output.drain(..) {
+        let abort = task.abort_handle();
+        if tokio::time::timeout(DRAIN, task).await.is_err() {
+            abort.abort();
+        }
+    }
+}
+
+/// Starts copying a spawned child's stdout and stderr (both piped) to the log.
+pub fn capture(child: &mut tokio::process::Child, sink: &Sink) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
+    if let Some(stdout) = child.stdout.take() {
+        tasks.push(sink.copy("stdout", stdout));
+    }
+    if let Some(stderr) = child.stderr.take() {
+        tasks.push(sink.copy("stderr", stderr));
+    }
+    tasks
 }
 
 fn exit_code(status: std::process::ExitStatus) -> i32 {
@@ -204,8 +239,6 @@ pub fn spawn_process(
     launch: &Launch,
 ) -> std::io::Result<Running> {
     let program = launch.executable(entrypoint)?;
-    let log = open_log(&launch.log)?;
-    let stderr = log.try_clone()?;
     let mut command = tokio::process::Command::new(program);
     // As exec does: the program learns the name it was called by.
     if let Some(name) = &launch.command {
@@ -218,8 +251,8 @@ pub fn spawn_process(
         .envs(launch.env.iter().map(|(name, value)| (name, value)))
         .envs(isolation.env(&launch.credentials, service))
         .stdin(Stdio::null())
-        .stdout(Stdio::from(log))
-        .stderr(Stdio::from(stderr))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         // If this handle is dropped without an orderly stop (a panic, an aborted task),
         // the process must not outlive it.
         .kill_on_drop(true);
@@ -228,9 +261,10 @@ pub fn spawn_process(
         Isolation::Kubeconfig => None,
     };
     before_exec(&mut command, run);
-    let child = command.spawn()?;
+    let mut child = command.spawn()?;
     let pid = child.id().unwrap_or_default();
-    Ok(Running::Process { child, pid, container: None })
+    let output = capture(&mut child, &launch.output);
+    Ok(Running::Process { child: Box::new(child), pid, container: None, output })
 }
 
 /// Starts the container as a task of this process through the caller's runner.
@@ -340,7 +374,7 @@ mod tests {
             args: vec!["-c".into(), "echo started; exec sleep 30".into()],
             env: vec![],
             credentials: Credentials::under(dir.path()),
-            log: log.clone(),
+            output: Sink::detached(dir.path().join("run.log"), log.clone()),
         };
         let mut running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
         assert!(running.container_id().starts_with("process://"));
@@ -350,6 +384,8 @@ mod tests {
         assert_eq!(code, SIGNAL_BASE + Signal::SIGTERM as i32);
         assert_eq!(std::fs::metadata(&log).unwrap().permissions().mode() & 0o777, 0o600);
         assert!(std::fs::read_to_string(&log).unwrap().contains("started"));
+        let run = std::fs::read_to_string(dir.path().join("run.log")).unwrap();
+        assert!(run.ends_with(" stdout F started\n"), "the run's log is in the CRI format: {run}");
     }
 
     #[tokio::test]
@@ -360,7 +396,7 @@ mod tests {
             args: vec!["-c".into(), "trap '' TERM; echo ready; while :; do sleep 0.05; done".into()],
             env: vec![],
             credentials: Credentials::under(dir.path()),
-            log: dir.path().join("x.log"),
+            output: Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         let running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
         // Give the shell time to install its trap.
@@ -381,7 +417,7 @@ mod tests {
             args: vec!["search-collector".into()],
             env: vec![],
             credentials: Credentials::under(dir.path()),
-            log: dir.path().join("x.log"),
+            output: Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         assert_eq!(launch(None).executable(&entrypoint).unwrap(), entrypoint);
         assert_eq!(launch(None).command_line(), "fleetctld search-collector");

@@ -2,6 +2,9 @@
 //! apiextensions server, reduced to what clients observe: garbage collection of
 //! dependents (background, foreground, orphan), namespace termination and CRD cleanup.
 //!
+//! The workload controllers play kube-controller-manager's deployment and ReplicaSet
+//! controllers and kube-scheduler (`deployments`, `replicasets`, `scheduler`).
+//!
 //! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and
 //! give every namespace its `default` ServiceAccount and `kube-root-ca.crt`.
 //!
@@ -10,8 +13,12 @@
 
 mod crds;
 mod csr;
+pub mod deployments;
 mod gc;
 mod namespaces;
+mod replicasets;
+mod scheduler;
+mod workloads;
 
 pub use namespaces::ensure_defaults;
 
@@ -47,6 +54,20 @@ enum Work {
     NamespaceDefaults(String),
     /// A CSR may be ready to sign.
     Sign(String),
+    /// A Deployment's ReplicaSets and status need a look.
+    Deployment(String),
+    /// A ReplicaSet's Pods and status need a look.
+    ReplicaSet(String),
+    /// A Pod may need a node.
+    Schedule(String),
+    /// A Node changed: Pods waiting for one need a look.
+    ScheduleAll,
+}
+
+impl Work {
+    fn is_workload(&self) -> bool {
+        matches!(self, Self::Deployment(_) | Self::ReplicaSet(_) | Self::Schedule(_) | Self::ScheduleAll)
+    }
 }
 
 /// Runs until the store is dropped.
@@ -91,6 +112,7 @@ const RETRY: std::time::Duration = std::time::Duration::from_millis(100);
 const RETRIES: u32 = 50;
 
 fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
+    workloads::plan(notice, batch);
     let event = &notice.event;
     if !notice.deleting {
         if notice.resource == kinds::namespaces() && event.kind == EventType::Added {
@@ -160,6 +182,9 @@ fn custom_resource_of(resource: &GroupResource) -> Option<(&str, &str)> {
 
 /// Runs one step; `false` when it failed and should run again.
 fn handle(state: &Shared, work: &Work) -> bool {
+    if work.is_workload() && !state.settings.workload_controllers {
+        return true;
+    }
     let outcome = match work {
         Work::Deleting(resource, key) => gc::deleting(state, resource, key),
         Work::OwnerGone(uid) => gc::owner_gone(state, uid),
@@ -168,6 +193,10 @@ fn handle(state: &Shared, work: &Work) -> bool {
         Work::NamespaceDefaults(name) => namespaces::ensure_defaults(state, name),
         Work::CrdCleanup(name) => crds::cleanup(state, name),
         Work::Sign(name) => csr::sign(state, name),
+        Work::Deployment(key) => deployments::sync(state, key),
+        Work::ReplicaSet(key) => replicasets::sync(state, key),
+        Work::Schedule(key) => scheduler::schedule(state, key),
+        Work::ScheduleAll => scheduler::schedule_all(state),
         Work::CrdRemoved(name) => {
             // A CRD created again under the same name since stays served.
             let crds = kinds::custom_resource_definitions();

@@ -9,6 +9,7 @@ mod body;
 mod filters;
 mod resource;
 mod routes;
+mod subresources;
 
 use std::sync::Arc;
 

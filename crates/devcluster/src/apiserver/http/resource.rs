@@ -64,9 +64,12 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
         let body = read_object(request, &content_type).await?;
         return Ok(value_response(201, &state.token_request(namespace.unwrap_or_default(), name, body)?));
     }
-    check_subresource(&rt, sub, &method)?;
     let mut opts = write_options(&query)?;
     opts.user = Some(user.clone());
+    if super::subresources::serves(&rt, sub) {
+        return super::subresources::serve(http, &rt, &target, request, opts).await;
+    }
+    check_subresource(&rt, sub, &method)?;
     // `kubectl get` asks for a Table; only the main resource prints as one.
     let printer = table::requested(&header_str(request.headers(), header::ACCEPT))
         .filter(|_| sub.is_none())

@@ -1,0 +1,143 @@
+//! kubectl against `fleetctl dev serve --node-simulator`: workloads and nodes as
+//! kube-controller-manager and a kubelet show them.
+
+use crate::support::kubectl::{DevServe, kubectl_available};
+
+fn cluster() -> Option<DevServe> {
+    if !kubectl_available() {
+        eprintln!("skipping: kubectl is not installed");
+        return None;
+    }
+    Some(DevServe::start_with(&["--node-simulator"]))
+}
+
+fn deployment(name: &str, image: &str, args: &str) -> String {
+    format!(
+        r"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: {name}
+  template:
+    metadata:
+      labels:
+        app: {name}
+    spec:
+      containers:
+      - name: main
+        image: {image}
+        args: {args}
+"
+    )
+}
+
+fn table(output: &str) -> Vec<Vec<String>> {
+    output.lines().map(|l| l.split_whitespace().map(str::to_string).collect()).collect()
+}
+
+#[test]
+fn get_nodes_shows_the_simulated_node_ready_with_its_kubelet_version_and_address() {
+    let Some(k) = cluster() else { return };
+    let rows = table(&k.ok(&["get", "nodes", "-o", "wide"]));
+    assert_eq!(
+        rows[0][..7],
+        ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP"].map(String::from),
+        "{rows:?}"
+    );
+    assert_eq!(rows.len(), 2, "one node: {rows:?}");
+    assert_eq!(rows[1][1..3], ["Ready", "control-plane"].map(String::from));
+    assert!(rows[1][4].starts_with("v1."), "the kubelet version is the server's: {rows:?}");
+    assert_eq!(rows[1][5], "127.0.0.1");
+    let node = k.json(&["get", "nodes"]);
+    let capacity = &node["items"][0]["status"]["capacity"];
+    assert!(capacity["cpu"].as_str().is_some_and(|c| c.parse::<u32>().is_ok_and(|n| n > 0)), "{capacity}");
+    assert!(capacity["memory"].as_str().is_some_and(|m| m.ends_with("Ki")), "{capacity}");
+    let name = node["items"][0]["metadata"]["name"].as_str().unwrap().to_string();
+    let lease = k.json(&["get", "lease", "-n", "kube-node-lease", &name]);
+    assert_eq!(lease["spec"]["holderIdentity"], name.as_str());
+    assert_eq!(lease["spec"]["leaseDurationSeconds"], 40);
+}
+
+#[test]
+fn cluster_info_finds_the_control_plane_through_the_kubernetes_service() {
+    let Some(k) = cluster() else { return };
+    let info = k.ok(&["cluster-info"]);
+    assert!(info.contains("Kubernetes control plane is running at https://127.0.0.1:"), "{info}");
+    let rows = table(&k.ok(&["get", "svc", "kubernetes"]));
+    assert_eq!(rows[0], ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"].map(String::from));
+    assert_eq!(rows[1][1..4], ["ClusterIP", "127.0.0.2", "<none>"].map(String::from), "its IP is where Pods reach it");
+}
+
+#[test]
+fn logs_come_from_the_kubelet_with_tail_timestamps_previous_and_exec_is_refused() {
+    let Some(k) = cluster() else { return };
+    // `fleetctld --version` prints its version and exits: the kubelet restarts it.
+    k.apply(&deployment("ver", "fleetctl:dev", "[\"--version\"]"));
+    k.ok(&[
+        "wait",
+        "pod",
+        "-l",
+        "app=ver",
+        "--for=jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}=0",
+        "--timeout=60s",
+    ]);
+    let rows = table(&k.ok(&["get", "pods"]));
+    assert_eq!(rows[0], ["NAME", "READY", "STATUS", "RESTARTS", "AGE"].map(String::from), "{rows:?}");
+    let pod = k.json(&["get", "pods", "-l", "app=ver"]);
+    let pod = &pod["items"][0];
+    assert_eq!(pod["metadata"]["ownerReferences"][0]["kind"], "ReplicaSet");
+    assert!(pod["spec"]["nodeName"].is_string(), "scheduled: {pod}");
+
+    let previous = k.ok(&["logs", "deploy/ver", "--previous"]);
+    assert_eq!(previous, format!("fleetctld {}\n", env!("CARGO_PKG_VERSION")));
+    let stamped = k.ok(&["logs", "deploy/ver", "--previous", "--timestamps", "--tail=1"]);
+    let (stamp, text) = stamped.split_once(' ').expect("a timestamp, then the line");
+    assert!(stamp.parse::<jiff::Timestamp>().is_ok(), "{stamped}");
+    assert!(text.starts_with("fleetctld "), "{stamped}");
+    let later = k.ok(&["logs", "deploy/ver", "--previous", "--since-time=2999-01-01T00:00:00Z"]);
+    assert_eq!(later, "", "nothing after that time");
+
+    let missing = k.fails(&["logs", "deploy/ver", "-c", "nope"]);
+    assert!(missing.contains("container nope is not valid for pod"), "{missing}");
+    let exec = k.fails(&["exec", "deploy/ver", "--", "true"]);
+    assert!(exec.contains("not supported by the dev cluster"), "{exec}");
+}
+
+#[test]
+fn rollout_history_undo_and_scale_go_through_replica_sets_with_revisions() {
+    let Some(k) = cluster() else { return };
+    k.apply(&deployment("web", "nginx:1.27", "[]"));
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=60s"]);
+    k.ok(&["set", "image", "deploy/web", "main=nginx:1.28"]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=60s"]);
+    let history = table(&k.ok(&["rollout", "history", "deploy/web"]));
+    let revisions: Vec<&str> = history.iter().skip(2).filter_map(|r| r.first().map(String::as_str)).collect();
+    assert_eq!(revisions, ["1", "2"], "{history:?}");
+
+    k.ok(&["rollout", "undo", "deploy/web"]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=60s"]);
+    let web = k.json(&["get", "deploy/web"]);
+    assert_eq!(web["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.27");
+    assert_eq!(web["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "3");
+    let conditions = web["status"]["conditions"].as_array().unwrap();
+    let progressing = conditions.iter().find(|c| c["type"] == "Progressing").unwrap();
+    assert_eq!(progressing["reason"], "NewReplicaSetAvailable");
+
+    k.ok(&["scale", "deploy/web", "--replicas=3"]);
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=60s"]);
+    let rows = table(&k.ok(&["get", "deploy/web"]));
+    assert_eq!(rows[0], ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"].map(String::from));
+    assert_eq!(rows[1][1..4], ["3/3", "3", "3"].map(String::from));
+    let sets = table(&k.ok(&["get", "rs", "-l", "app=web"]));
+    let desired: Vec<&str> = sets.iter().skip(1).map(|r| r[1].as_str()).collect();
+    let mut sorted = desired.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ["0", "3"], "two ReplicaSets, the old one scaled to zero: {sets:?}");
+    let raw = k.ok(&["get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"]);
+    let scale: serde_json::Value = serde_json::from_str(&raw).expect("a Scale");
+    assert_eq!((scale["spec"]["replicas"].as_i64(), scale["status"]["selector"].as_str()), (Some(3), Some("app=web")));
+}
