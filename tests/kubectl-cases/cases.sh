@@ -193,10 +193,10 @@ c "webhook configurations served" ok get validatingwebhookconfigurations
 c "mutating webhook configurations served" ok get mutatingwebhookconfigurations
 
 area auth
-c "can-i as alice list pods is no" 'fail~no' auth can-i list pods --as=alice
+c "can-i as alice delete pods is no" 'fail~no' auth can-i delete pods --as=alice
 c "can-i as alice get configmaps yes" 'ok~yes' auth can-i get configmaps --as=alice
 c "impersonated get forbidden" 'fail~forbidden' get secrets --as=alice
-c "impersonated get allowed" ok get cm --as=alice -o name --request-timeout=5s
+c "impersonated get of one allowed (r1 grants get, not list)" ok get cm p1 --as=alice -o name --request-timeout=5s
 c "version" 'ok~Server Version' version
 c "healthz" 'ok~ok' get --raw /healthz
 c "readyz" 'ok~ok' get --raw /readyz
