@@ -37,6 +37,7 @@ mod strategy;
 mod table;
 mod tls;
 mod token;
+mod view;
 mod watch;
 
 use std::net::SocketAddr;
