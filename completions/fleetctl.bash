@@ -606,7 +606,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__up)
-            opts="-q -v -h --clusters --dir --image --durable --in-process --ready-timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --clusters --dir --image --durable --in-process --podman --ready-timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1184,7 +1184,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub__subcmd__install)
-            opts="-q -v -h --image --image-registry --hub-url --hub-ca-file --dry-run --hub-kubeconfig --hub-context --quiet --verbose --no-color --help"
+            opts="-q -v -h --image --image-registry --hub-url --hub-ca-file --image-pull-secret --dry-run --hub-kubeconfig --hub-context --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1203,6 +1203,10 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image-pull-secret)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

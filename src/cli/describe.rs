@@ -20,13 +20,14 @@ use serde::{Deserialize, Serialize};
 
 use super::connect::{Role, connect};
 use super::exit::CommandError;
-use super::flags::{HubFlags, OutputFlags};
+use super::flags::{ClusterFlags, HubFlags, OutputFlags};
 use super::get::{self, ReadError, condition_status};
 use super::printer::{self, Cell, NONE, Printer};
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
 use fleetctl_api::names::CLUSTER_LEASE;
-use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_api::operator::KLUSTERLET_NAME;
+use fleetctl_api::{Klusterlet, ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_hub::works::klusterlet_work_name;
 use fleetctl_kube::{KubeError, kube_error};
 
@@ -50,6 +51,9 @@ pub struct DescribeArgs {
     what: What,
     #[command(flatten)]
     hub: HubFlags,
+    /// With the cluster's own kubeconfig, the managed side's view is shown too.
+    #[command(flatten)]
+    cluster: ClusterFlags,
     #[command(flatten)]
     output: OutputFlags,
 }
@@ -70,7 +74,11 @@ pub async fn run(args: DescribeArgs, printer: &Printer) -> Result<(), CommandErr
     let What::Cluster { name } = args.what;
     let printer = printer.with_output(args.output.output);
     let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
-    let description = describe(&client, &name).await?;
+    let mut description = describe(&client, &name).await?;
+    if args.cluster.named() {
+        let (target, _) = connect(&args.cluster.selection(&args.hub), Role::Target).await?;
+        description.managed = Some(managed_side(&target).await?);
+    }
     let now = Timestamp::now();
     let resource_name = format!("managedcluster.cluster.open-cluster-management.io/{name}");
     printer.document(&description, &resource_name, |p| render(&description, p, now))?;
@@ -115,6 +123,33 @@ pub struct Description {
     pub events: Vec<EventState>,
     /// The three acts, as far as the hub's records tell them.
     pub timeline: Vec<Moment>,
+    /// What the managed cluster says, when its kubeconfig was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed: Option<ManagedSide>,
+}
+
+/// The managed side's view: the Klusterlet's conditions (`HubConnectionDegraded` says
+/// whether the agents' hub credentials work).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedSide {
+    /// Whether the Klusterlet `klusterlet` exists on the cluster.
+    pub klusterlet: bool,
+    /// Its conditions.
+    pub conditions: Vec<Condition>,
+}
+
+/// Reads the Klusterlet from the managed cluster; a cluster without the Klusterlet kind
+/// or object has no klusterlet.
+async fn managed_side(target: &Client) -> Result<ManagedSide, ReadError> {
+    let klusterlets: Api<Klusterlet> = Api::all(target.clone());
+    let klusterlet = match klusterlets.get_opt(KLUSTERLET_NAME).await {
+        Ok(klusterlet) => klusterlet,
+        Err(kube::Error::Api(status)) if status.code == 404 => None,
+        Err(source) => return Err(kube_error("reading the klusterlet on the managed cluster")(source).into()),
+    };
+    let conditions = klusterlet.as_ref().and_then(|k| k.status.as_ref()).map(|s| s.conditions.clone());
+    Ok(ManagedSide { klusterlet: klusterlet.is_some(), conditions: conditions.unwrap_or_default() })
 }
 
 /// The agent's lease.
@@ -529,16 +564,8 @@ fn render(d: &Description, printer: &Printer, now: Timestamp) -> String {
         &mut out,
         "Conditions",
         printer,
-        &["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"],
-        conditions.into_iter().map(|cond| {
-            vec![
-                Cell::plain(&cond.type_),
-                Cell::status(Some(&cond.status)),
-                Cell::plain(or_none(&cond.reason)),
-                Cell::plain(printer::age(cond.last_transition_time.0, now)),
-                Cell::plain(or_none(&cond.message)),
-            ]
-        }),
+        &CONDITION_HEADER,
+        conditions.into_iter().map(|cond| condition_row(cond, now)),
     );
     section(
         &mut out,
@@ -603,7 +630,38 @@ fn render(d: &Description, printer: &Printer, now: Timestamp) -> String {
         }
         let _ = writeln!(out, "    {:<6}  {}", ago(&moment.at), moment.what);
     }
+    if let Some(managed) = &d.managed {
+        if managed.klusterlet {
+            section(
+                &mut out,
+                "Managed side (Klusterlet klusterlet)",
+                printer,
+                &CONDITION_HEADER,
+                managed.conditions.iter().map(|cond| condition_row(cond, now)),
+            );
+        } else {
+            out.push_str(
+                "
+Managed side:
+  no Klusterlet on the cluster
+",
+            );
+        }
+    }
     out
+}
+
+/// The columns of a conditions table.
+const CONDITION_HEADER: [&str; 5] = ["TYPE", "STATUS", "REASON", "AGE", "MESSAGE"];
+
+fn condition_row(cond: &Condition, now: Timestamp) -> Vec<Cell> {
+    vec![
+        Cell::plain(&cond.type_),
+        Cell::status(Some(&cond.status)),
+        Cell::plain(or_none(&cond.reason)),
+        Cell::plain(printer::age(cond.last_transition_time.0, now)),
+        Cell::plain(or_none(&cond.message)),
+    ]
 }
 
 /// A titled table indented under its title, or `<none>` when empty.
@@ -672,6 +730,28 @@ mod tests {
             }
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn the_managed_sides_hub_connection_is_shown_only_when_the_cluster_was_read() {
+        let now: Timestamp = "2025-01-01T01:00:00Z".parse().unwrap();
+        let printer = Printer::with(Output::Table, false);
+        let mut d = build(&sample(), None, &[], &[], &[]);
+        assert!(!render(&d, &printer, now).contains("Managed side"));
+        let mut degraded = c::new_condition(
+            c::KLUSTERLET_HUB_CONNECTION_DEGRADED,
+            c::TRUE,
+            "BootstrapSecretFunctional,HubKubeConfigSecretMissing",
+            "secret open-cluster-management-agent/hub-kubeconfig-secret does not exist",
+        );
+        degraded.last_transition_time = Time("2025-01-01T00:59:00Z".parse().unwrap());
+        d.managed = Some(ManagedSide { klusterlet: true, conditions: vec![degraded] });
+        let text = render(&d, &printer, now);
+        let section = &text[text.find("Managed side (Klusterlet klusterlet):").expect("the section")..];
+        let row = section.lines().find(|l| l.contains("HubConnectionDegraded")).expect("the condition");
+        assert!(row.contains("True") && row.contains("BootstrapSecretFunctional,HubKubeConfigSecretMissing"), "{row}");
+        d.managed = Some(ManagedSide { klusterlet: false, conditions: Vec::new() });
+        assert!(render(&d, &printer, now).contains("no Klusterlet on the cluster"));
     }
 
     #[test]

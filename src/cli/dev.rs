@@ -162,8 +162,12 @@ enum DevCommand {
         #[arg(long)]
         durable: bool,
         /// Run controllers and agents as tasks of the cluster processes (for scale runs).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "podman")]
         in_process: bool,
+        /// Run the image as podman containers where it is in local podman storage (build
+        /// it with .ci/image; options for every podman call from FLEETCTL_PODMAN_OPTIONS).
+        #[arg(long)]
+        podman: bool,
         /// How long the hub controller may take to become Available.
         #[arg(long, default_value = "60s", value_parser = fleetctl_kube::duration::parse)]
         ready_timeout: Duration,
@@ -201,12 +205,13 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
             serve::run(ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman })
                 .await?;
         }
-        DevCommand::Up { clusters, dir, image, durable, in_process, ready_timeout } => {
+        DevCommand::Up { clusters, dir, image, durable, in_process, podman, ready_timeout } => {
             let dir = dir.resolve()?;
             let mut options =
                 up_options(printer, current_exe()?, dir.clone(), clusters, image.as_deref(), ready_timeout);
             options.durable = durable;
             options.in_process |= in_process;
+            options.podman = podman;
             let started = Instant::now();
             let state = env::up(&options).await?;
             printer.note(&format!(
@@ -277,7 +282,12 @@ pub fn up_options(
     }
     let image = image.map_or_else(default_image, str::to_string);
     let render = move |endpoint: &Endpoint| {
-        install::objects(&Install { image: &image, hub_url: &endpoint.server, hub_ca_pem: &endpoint.ca_pem })
+        install::objects(&Install {
+            image: &image,
+            hub_url: &endpoint.server,
+            hub_ca_pem: &endpoint.ca_pem,
+            image_pull_secret: None,
+        })
     };
     let hub = HubInstall {
         render: Arc::new(render),

@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use fleetctl_api::names::{DEFAULT_REPOSITORY, VERSION, default_image, image as image_of};
+use fleetctl_api::names::{DEFAULT_REPOSITORY, HUB_NAMESPACE, VERSION, default_image, image as image_of};
+use fleetctl_hub::manifests::import::{DOCKER_CONFIG_JSON, DOCKER_CONFIG_JSON_KEY};
 use fleetctl_hub::manifests::{self, install};
 use fleetctl_kube::certs::pem_of_der;
 use fleetctl_kube::kubeconfig::{self, Endpoint};
 use fleetctl_kube::{ApplyOptions, apply, delete_all};
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kube::config::Kubeconfig;
 use thiserror::Error;
@@ -59,6 +60,12 @@ struct InstallArgs {
     /// The CA bundle (PEM file) that verifies --hub-url (default: your kubeconfig's CA).
     #[arg(long, value_name = "FILE")]
     hub_ca_file: Option<PathBuf>,
+    /// A kubernetes.io/dockerconfigjson Secret in namespace open-cluster-management-hub
+    /// whose registry credentials the controller pulls with and every klusterlet gets
+    /// (create it first with `kubectl create secret docker-registry NAME -n
+    /// open-cluster-management-hub …`).
+    #[arg(long, value_name = "NAME", value_parser = pull_secret_name)]
+    image_pull_secret: Option<String>,
     /// Print the YAML instead of applying it (the address comes from the flags or your
     /// kubeconfig; nothing is read from the hub).
     #[arg(long)]
@@ -83,12 +90,28 @@ enum AddressError {
     /// `--image-registry` is not a registry host.
     #[error("--image-registry {0:?} is not a registry host[:port] (e.g. registry.example.com:5000)")]
     Registry(String),
+    /// `--image-pull-secret` names no usable Secret.
+    #[error(
+        "--image-pull-secret: secret {HUB_NAMESPACE}/{name} {problem}; create it first: `kubectl create namespace \
+         {HUB_NAMESPACE}` and `kubectl create secret docker-registry {name} -n {HUB_NAMESPACE} --docker-server=… \
+         --docker-username=… --docker-password=…`"
+    )]
+    PullSecret {
+        /// Its name.
+        name: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// Reading the pull secret failed.
+    #[error("reading secret {HUB_NAMESPACE}/{0}")]
+    ReadPullSecret(String, #[source] kube::Error),
 }
 
 impl Fault for AddressError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::CaFile { .. } | Self::NoCa => ExitStatus::Refused,
+            Self::CaFile { .. } | Self::NoCa | Self::PullSecret { .. } => ExitStatus::Refused,
+            Self::ReadPullSecret(..) => ExitStatus::Failure,
             Self::Registry(_) => ExitStatus::Usage,
         }
     }
@@ -107,7 +130,12 @@ pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
         HubCommand::Install(install_args) => install_hub(&args.hub, install_args, printer).await,
         HubCommand::Uninstall { purge_crds } => {
             let image = default_image();
-            let mut objects = install::objects(&install::Install { image: &image, hub_url: "", hub_ca_pem: "" });
+            let mut objects = install::objects(&install::Install {
+                image: &image,
+                hub_url: "",
+                hub_ca_pem: "",
+                image_pull_secret: None,
+            });
             if !purge_crds {
                 objects.retain(|o| o["kind"] != "CustomResourceDefinition");
             }
@@ -138,12 +166,19 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Re
         (endpoint, source, None)
     } else {
         let (client, config) = connect(&hub.selection(), Role::Hub).await?;
+        if let Some(name) = &args.image_pull_secret {
+            check_pull_secret(&client, name).await?;
+        }
         let published = cluster_info(&client).await;
         let (endpoint, source) = chosen(args.hub_url.as_deref(), flag_ca, published, &config)?;
         (endpoint, source, Some(client))
     };
-    let objects =
-        install::objects(&install::Install { image: &image, hub_url: &endpoint.server, hub_ca_pem: &endpoint.ca_pem });
+    let objects = install::objects(&install::Install {
+        image: &image,
+        hub_url: &endpoint.server,
+        hub_ca_pem: &endpoint.ca_pem,
+        image_pull_secret: args.image_pull_secret.as_deref(),
+    });
     let Some(client) = client else {
         printer.data(&manifests::to_yaml(&objects))?;
         return Ok(());
@@ -186,6 +221,29 @@ fn chosen(
     }
     let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
     Ok((Endpoint { server, ca_pem: ca(own_ca())? }, Source::Kubeconfig))
+}
+
+/// The pull secret exists in the hub namespace and holds registry credentials (before
+/// anything is applied: a controller that cannot pull would never start).
+async fn check_pull_secret(client: &kube::Client, name: &str) -> Result<(), AddressError> {
+    let problem = |problem| AddressError::PullSecret { name: name.to_string(), problem };
+    let secret = Api::<Secret>::namespaced(client.clone(), HUB_NAMESPACE)
+        .get_opt(name)
+        .await
+        .map_err(|e| AddressError::ReadPullSecret(name.to_string(), e))?
+        .ok_or_else(|| problem("does not exist"))?;
+    if secret.type_.as_deref() != Some(DOCKER_CONFIG_JSON) {
+        return Err(problem("is not of type kubernetes.io/dockerconfigjson"));
+    }
+    if !secret.data.is_some_and(|data| data.contains_key(DOCKER_CONFIG_JSON_KEY)) {
+        return Err(problem("has no .dockerconfigjson key"));
+    }
+    Ok(())
+}
+
+/// `--image-pull-secret` is a Secret name.
+fn pull_secret_name(name: &str) -> Result<String, String> {
+    fleetctl_kube::validation::dns1123_subdomain(name).map(|()| name.to_string())
 }
 
 /// The endpoint a cluster publishes for its joiners (kubeadm's `kube-public/cluster-info`),

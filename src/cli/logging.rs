@@ -44,10 +44,11 @@ pub fn init(flags: &TerminalFlags, printer: &Printer) -> Result<(), LogFilterErr
     Ok(())
 }
 
+/// Without `-v`, kube's client keeps quiet: the command reports its failures itself, once.
 fn default_level(flags: &TerminalFlags) -> &'static str {
     match (flags.quiet, flags.verbose) {
-        (true, _) => "error",
-        (false, 0) => "info",
+        (true, _) => "error,kube_client=off",
+        (false, 0) => "info,kube_client=off",
         (false, 1) => "debug",
         (false, _) => "trace",
     }
@@ -60,8 +61,8 @@ mod tests {
     #[test]
     fn quiet_leaves_errors_and_each_v_says_more() {
         let flags = |quiet, verbose| TerminalFlags { quiet, verbose, no_color: false };
-        assert_eq!(default_level(&flags(true, 0)), "error");
-        assert_eq!(default_level(&flags(false, 0)), "info");
+        assert_eq!(default_level(&flags(true, 0)), "error,kube_client=off");
+        assert_eq!(default_level(&flags(false, 0)), "info,kube_client=off");
         assert_eq!(default_level(&flags(false, 1)), "debug");
         assert_eq!(default_level(&flags(false, 3)), "trace");
     }

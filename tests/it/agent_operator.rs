@@ -10,8 +10,8 @@ use fleetctl_agent::operator::render::{
 };
 use fleetctl_agent::operator::{CONTROLLER_NAME, OperatorSettings, controller};
 use fleetctl_api::conditions::{self as c, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_KLUSTERLET_CLEANUP};
-use fleetctl_api::names::ANNOTATION_HUB_NOTIFIED;
 use fleetctl_api::names::{AGENT_NAMESPACE, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
+use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, IMAGE_PULL_SECRET};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, crds};
 use fleetctl_hub::manifests::import::{self, ImportInputs};
 use fleetctl_kube::ApplyOptions;
@@ -65,6 +65,7 @@ impl Managed {
             hub_ca_pem: "CA",
             token: "t0k",
             image: IMAGE,
+            image_pull_secret: None,
         };
         fleetctl_kube::apply(&cluster.client, &import::objects(&inputs), &ApplyOptions::default())
             .await
@@ -298,6 +299,34 @@ async fn an_image_change_rolls_the_agents() {
         .wait_klusterlet(|k| k.status.as_ref().is_some_and(|s| Some(s.observed_generation) == k.metadata.generation))
         .await;
     assert!(c::is_true(klusterlet.conditions(), c::KLUSTERLET_APPLIED));
+}
+
+#[tokio::test]
+async fn the_agents_pull_with_the_registry_credentials_the_import_manifests_brought() {
+    let managed = Managed::start().await;
+    managed.running().await;
+    let accounts: Api<ServiceAccount> = Api::namespaced(managed.cluster.client.clone(), AGENT_NAMESPACE);
+    let before = accounts.get(REGISTRATION_SERVICE_ACCOUNT).await.expect("account");
+    assert!(before.image_pull_secrets.is_none(), "no reference to credentials that do not exist");
+    let credentials = k8s_openapi::api::core::v1::Secret {
+        metadata: fleetctl_kube::objects::namespaced_meta(AGENT_NAMESPACE, IMAGE_PULL_SECRET),
+        type_: Some("kubernetes.io/dockerconfigjson".into()),
+        data: Some([(".dockerconfigjson".to_string(), k8s_openapi::ByteString(b"{}".to_vec()))].into()),
+        ..Default::default()
+    };
+    Api::namespaced(managed.cluster.client.clone(), AGENT_NAMESPACE)
+        .create(&PostParams::default(), &credentials)
+        .await
+        .expect("credentials");
+    // A change of the Klusterlet makes the operator render again.
+    let patch = json!({"spec": {"workImagePullSpec": "quay.io/fleetctl/fleetctl:0.2.0"}});
+    managed.klusterlets().patch("klusterlet", &PatchParams::default(), &Patch::Merge(patch)).await.expect("patch");
+    for account in [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT] {
+        wait_for(&accounts, account, |a| {
+            a.image_pull_secrets.as_ref().is_some_and(|p| p.iter().any(|r| r.name == IMAGE_PULL_SECRET))
+        })
+        .await;
+    }
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@ use fleetctl_api::work::{DeleteOption, DeletePropagationPolicy, OrphaningRule, S
 use fleetctl_api::{AppliedManifestWork, Manifest, ManifestWork, crds};
 use fleetctl_hub::registration::agent_rbac;
 use fleetctl_kube::kubeconfig::{self, Credentials, Names};
-use fleetctl_kube::runner::metrics::Registry;
+use fleetctl_kube::runner::health::Health;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
@@ -40,7 +40,7 @@ const AGENT_GROUPS: [&str; 2] =
 struct Fleet {
     hub: TestCluster,
     managed: TestCluster,
-    metrics: Registry,
+    health: Health,
     agent: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -73,7 +73,7 @@ impl Fleet {
             Api::<Role>::namespaced(hub.client.clone(), CLUSTER).create(&pp, role).await.expect("role");
             Api::<RoleBinding>::namespaced(hub.client.clone(), CLUSTER).create(&pp, binding).await.expect("binding");
         }
-        Self { hub, managed, metrics: Registry::default(), agent: None }
+        Self { hub, managed, health: Health::default(), agent: None }
     }
 
     /// Everything, with the agent running on its real identity.
@@ -86,7 +86,12 @@ impl Fleet {
 
     /// Writes `hub-kubeconfig-secret` with a fresh certificate of the agent user in `groups`.
     async fn write_secret(&self, groups: &[&str]) {
-        let cert = self.hub.server.client_certificate(AGENT_USER, groups).expect("certificate");
+        self.write_secret_signed_by(&self.hub, groups).await;
+    }
+
+    /// Writes `hub-kubeconfig-secret` for the hub with a certificate `signer`'s CA issued.
+    async fn write_secret_signed_by(&self, signer: &TestCluster, groups: &[&str]) {
+        let cert = signer.server.client_certificate(AGENT_USER, groups).expect("certificate");
         let credentials = Credentials::Certificate { cert_pem: cert.cert_pem.clone(), key_pem: cert.key_pem.clone() };
         let kubeconfig =
             kubeconfig::single(Names::same("hub"), &self.hub.server.url(), self.hub.server.ca_pem(), credentials);
@@ -112,7 +117,7 @@ impl Fleet {
             CLUSTER.into(),
             AGENT_ID.into(),
             AGENT_NAMESPACE.into(),
-            self.metrics.clone(),
+            self.health.clone(),
         )));
     }
 
@@ -158,7 +163,7 @@ impl Fleet {
 
     /// Waits until the agent has run at least one more reconcile than `before`.
     async fn wait_reconciles_after(&self, before: u64) {
-        let metrics = self.metrics.controller(CONTROLLER);
+        let metrics = self.health.metrics.controller(CONTROLLER);
         tokio::time::timeout(WAIT, async {
             while metrics.reconciles() <= before {
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -171,7 +176,7 @@ impl Fleet {
     /// Waits until no reconcile has run for a while: the agent's own writes trigger one
     /// more pass each, and those must be over before writes are counted.
     async fn settle(&self) {
-        let metrics = self.metrics.controller(CONTROLLER);
+        let metrics = self.health.metrics.controller(CONTROLLER);
         tokio::time::timeout(WAIT, async {
             let mut last = metrics.reconciles();
             loop {
@@ -468,7 +473,7 @@ async fn an_unchanged_work_is_not_written_again() {
 
     let hub_writes = fleet.hub.server.state().store.rv();
     let managed_writes = fleet.managed.server.state().store.rv();
-    let before = fleet.metrics.controller(CONTROLLER).reconciles();
+    let before = fleet.health.metrics.controller(CONTROLLER).reconciles();
     // A fresh agent reconciles every work once.
     fleet.start_agent();
     fleet.wait_reconciles_after(before).await;
@@ -508,6 +513,31 @@ async fn the_agent_waits_for_its_secret_and_follows_its_rotation() {
     fleet.create_work("w2", vec![config_map("cm2")], None).await;
     fleet.wait_applied("w2").await;
     assert!(fleet.config_maps().get_opt("cm2").await.expect("read").is_some());
+}
+
+#[tokio::test]
+async fn a_work_agent_the_hub_refuses_is_not_ready_until_its_secret_is_rewritten_without_a_restart() {
+    let mut fleet = Fleet::bare().await;
+    fleet.start_agent();
+    assert!(!fleet.health.is_ready(), "not ready without a hub kubeconfig");
+    fleet.create_work("w1", vec![config_map("cm1")], None).await;
+    fleet.write_secret(&AGENT_GROUPS).await;
+    fleet.wait_applied("w1").await;
+    in_time(fleet.health.until_ready(true)).await;
+
+    // A certificate of a CA the hub does not trust: the hub answers every watch with 401.
+    fleet.write_secret_signed_by(&fleet.managed, &AGENT_GROUPS).await;
+    in_time(fleet.health.until_ready(false)).await;
+
+    // The same agent takes the rewritten secret and serves again.
+    fleet.write_secret(&AGENT_GROUPS).await;
+    fleet.create_work("w2", vec![config_map("cm2")], None).await;
+    fleet.wait_applied("w2").await;
+    in_time(fleet.health.until_ready(true)).await;
+}
+
+async fn in_time(wait: impl std::future::Future<Output = ()>) {
+    tokio::time::timeout(WAIT, wait).await.expect("in time");
 }
 
 #[tokio::test]

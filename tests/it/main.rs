@@ -3,6 +3,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod agent_operator;
+mod agent_registration;
 mod agent_work;
 mod apiserver;
 mod cli_read;

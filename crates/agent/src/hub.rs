@@ -52,11 +52,17 @@ pub async fn connect(local: &Client, namespace: &str, name: &str) -> Result<Opti
     let secrets: Api<Secret> = Api::namespaced(local.clone(), namespace);
     let read_error = |source| HubClientError::Read { namespace: namespace.into(), name: name.into(), source };
     let Some(secret) = secrets.get_opt(name).await.map_err(read_error)? else { return Ok(None) };
+    from_secret(&secret, namespace, name).await.map(Some)
+}
+
+/// A hub client from the `kubeconfig` key of a secret already read (`namespace/name`
+/// name it in errors).
+pub async fn from_secret(secret: &Secret, namespace: &str, name: &str) -> Result<HubConnection, HubClientError> {
     let invalid = |why: String| HubClientError::Invalid { namespace: namespace.into(), name: name.into(), why };
-    let text = kubeconfig::secret_text(&secret);
+    let text = kubeconfig::secret_text(secret);
     let kubeconfig = text.get("kubeconfig").ok_or_else(|| invalid("no kubeconfig key".into()))?;
     let (endpoint, config) = kubeconfig::from_text(kubeconfig).await.map_err(|e| invalid(chain(&e)))?;
     let client = Client::try_from(config).map_err(|e| invalid(chain(&e)))?;
     let secret_version = secret.metadata.resource_version.clone().unwrap_or_default();
-    Ok(Some(HubConnection { client, server: endpoint.server, ca_pem: endpoint.ca_pem, secret_version }))
+    Ok(HubConnection { client, server: endpoint.server, ca_pem: endpoint.ca_pem, secret_version })
 }

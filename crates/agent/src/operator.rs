@@ -6,8 +6,11 @@
 //! - [`render`]: the desired objects of a Klusterlet (pure).
 //! - [`reconcile`]: applying them and reporting status.
 //! - [`cleanup`]: the ordered, resumable removal behind the Klusterlet's finalizer.
+//! - [`hub_connection`]: `HubConnectionDegraded`, from what the hub allows the agents'
+//!   kubeconfigs.
 
 pub mod cleanup;
+pub mod hub_connection;
 pub mod reconcile;
 pub mod render;
 
@@ -152,7 +155,8 @@ async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Act
     Ok(action)
 }
 
-/// Runs the klusterlet controller until the returned future is dropped: the Klusterlet
+/// Runs the klusterlet controllers until the returned future is dropped: the hub
+/// connection check ([`hub_connection`]) and the agents' — the Klusterlet
 /// `klusterlet`, retriggered by changes of the agent Deployments it owns (found through
 /// [`LABEL_KLUSTERLET`]: a cluster-scoped owner cannot be found from a namespaced child's
 /// owner reference by kube-runtime's `owns`).
@@ -161,19 +165,19 @@ pub async fn controller(client: Client, settings: OperatorSettings) {
     let klusterlets: Api<Klusterlet> = Api::all(client.clone());
     let ours = watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET_NAME}"));
     let agents = watcher::Config::default().labels(LABEL_KLUSTERLET);
-    Controller::new(klusterlets, ours)
+    let agents = Controller::new(klusterlets, ours)
         .watches(Api::<Deployment>::all(client), agents, |deployment| {
             deployment.labels().get(LABEL_KLUSTERLET).map(|name| ObjectRef::<Klusterlet>::new(name))
         })
-        .run(reconcile, |_, error, _| retry(CONTROLLER_NAME, error, RETRY), ctx)
+        .run(reconcile, |_, error, _| retry(CONTROLLER_NAME, error, RETRY), ctx.clone())
         .for_each(|result| async move {
             if let Err(error) = result {
                 // Reconcile failures were logged by the error policy; what is left here is
                 // the queue's own news, such as a Klusterlet that went away.
                 tracing::debug!(error = %chain(&error), "klusterlet controller");
             }
-        })
-        .await;
+        });
+    tokio::join!(agents, hub_connection::controller(ctx));
 }
 
 /// Runs the operator until SIGINT/SIGTERM: the controller plus `/healthz` on

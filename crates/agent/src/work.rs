@@ -44,7 +44,6 @@ use fleetctl_api::names::HUB_KUBECONFIG_SECRET;
 use fleetctl_api::work::hub_hash;
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
-use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::runner::shutdown_signal;
 use fleetctl_kube::{ConfigError, KubeError};
 
@@ -101,10 +100,9 @@ pub async fn run(options: AgentOptions) -> Result<(), WorkError> {
     let (local, _) = fleetctl_kube::client(&options.local).await?;
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;
-    health_state.set_ready(true);
     tracing::info!(health = %bound, cluster = %options.cluster, "work agent starting");
     tokio::select! {
-        () = agent(local, options.cluster, options.agent_id, options.namespace, health_state.metrics.clone()) => {}
+        () = agent(local, options.cluster, options.agent_id, options.namespace, health_state) => {}
         _ = shutdown_signal() => tracing::info!("stopping"),
     }
     Ok(())
@@ -125,8 +123,9 @@ enum Wake {
 /// The agent, on the managed cluster `local`, for `cluster` on the hub: watches the hub
 /// kubeconfig secret in `namespace` and runs the work controller with a client made
 /// from it — restarted when the secret changes, stopped while it is missing. Runs until
-/// dropped; counts reconciles in `metrics` under [`CONTROLLER`].
-pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: String, metrics: Registry) {
+/// dropped; counts reconciles in `health.metrics` under [`CONTROLLER`], and is ready
+/// (`/readyz`) only while a controller runs whose watches reach the hub.
+pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: String, health: Health) {
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &namespace);
     let only_ours = watcher::Config::default().fields(&format!("metadata.name={HUB_KUBECONFIG_SECRET}"));
     let mut events = pin!(watcher::watcher(secrets, only_ours).default_backoff());
@@ -163,8 +162,11 @@ pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: 
             Some(Ok(Event::Init | Event::InitDone)) => continue,
             Some(Ok(Event::Delete(_))) => {
                 if running.take().is_some() {
-                    tracing::info!("the hub kubeconfig secret is gone; waiting for a new one");
+                    tracing::warn!(
+                        "the hub kubeconfig secret is gone: works are not applied until a new one is written"
+                    );
                 }
+                health.set_ready(false);
                 continue;
             }
             Some(Ok(Event::Apply(secret) | Event::InitApply(secret))) => secret,
@@ -176,17 +178,21 @@ pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: 
         match hub::connect(&local, &namespace, HUB_KUBECONFIG_SECRET).await {
             Ok(Some(connection)) => {
                 tracing::info!(hub = %connection.server, %cluster, "connected to the hub; starting the controller");
-                running = Some(start(connection, &local, &cluster, &agent_id, &metrics));
+                running = Some(start(connection, &local, &cluster, &agent_id, &health));
             }
-            Ok(None) => running = None,
+            Ok(None) => {
+                running = None;
+                health.set_ready(false);
+            }
             // A broken secret is reported and the controller (if any) keeps its old
-            // client: the next change of the secret is tried again.
+            // client until the watch on the hub fails: the next change of the secret is
+            // tried again.
             Err(error) => tracing::warn!(error = %format!("{error:#}"), "cannot use the hub kubeconfig secret"),
         }
     }
 }
 
-fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &str, metrics: &Registry) -> Running {
+fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &str, health: &Health) -> Running {
     let ctx = Arc::new(controller::Context {
         hub: connection.client,
         local: local.clone(),
@@ -194,7 +200,8 @@ fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &st
         agent_id: agent_id.to_owned(),
         hub_hash: hub_hash(&connection.server),
         kinds: fleetctl_kube::resolve::Kinds::default(),
-        metrics: metrics.controller(CONTROLLER),
+        metrics: health.metrics.controller(CONTROLLER),
+        health: health.clone(),
     });
     Running { secret_version: connection.secret_version, controller: Box::pin(controller::run(ctx)) }
 }

@@ -154,6 +154,18 @@ pub const REASON_HUB_CONNECTION_FUNCTIONAL: &str = "HubConnectionFunctional";
 pub const REASON_HUB_KUBECONFIG_SECRET_MISSING: &str = "HubKubeConfigSecretMissing";
 /// The hub credential is refused.
 pub const REASON_HUB_KUBECONFIG_UNAUTHORIZED: &str = "HubKubeConfigUnauthorized";
+/// `hub-kubeconfig-secret` has no `kubeconfig` (the agent has not been issued one yet).
+pub const REASON_HUB_KUBECONFIG_MISSING: &str = "HubKubeConfigMissing";
+/// No client could be made from `hub-kubeconfig-secret`, or the hub could not be asked.
+pub const REASON_HUB_KUBECONFIG_ERROR: &str = "HubKubeConfigError";
+/// The bootstrap kubeconfig works.
+pub const REASON_BOOTSTRAP_SECRET_FUNCTIONAL: &str = "BootstrapSecretFunctional";
+/// The secret `bootstrap-hub-kubeconfig` is missing.
+pub const REASON_BOOTSTRAP_SECRET_MISSING: &str = "BootstrapSecretMissing";
+/// No client could be made from the bootstrap secret, or the hub could not be asked.
+pub const REASON_BOOTSTRAP_SECRET_ERROR: &str = "BootstrapSecretError";
+/// The bootstrap identity may not do what bootstrapping needs.
+pub const REASON_BOOTSTRAP_SECRET_UNAUTHORIZED: &str = "BootstrapSecretUnauthorized";
 
 // ---------------------------------------------------------------------------------------------
 // ManagedClusterAddOn

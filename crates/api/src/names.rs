@@ -78,6 +78,9 @@ pub const ANNOTATION_KLUSTERLET_VERSION: &str = "fleetctl.io/klusterlet-version"
 pub const AGENT_NAMESPACE: &str = "open-cluster-management-agent";
 /// Secret holding the bootstrap kubeconfig from the import manifests.
 pub const BOOTSTRAP_SECRET: &str = "bootstrap-hub-kubeconfig";
+/// Secret (`kubernetes.io/dockerconfigjson`) of the registry credentials the klusterlet
+/// and its agents pull their image with, as upstream's import manifests name it.
+pub const IMAGE_PULL_SECRET: &str = "open-cluster-management-image-pull-credentials";
 /// Secret holding the agent's hub credentials (`kubeconfig`, `tls.crt`, `tls.key`,
 /// `cluster-name`, `agent-name`).
 pub const HUB_KUBECONFIG_SECRET: &str = "hub-kubeconfig-secret";

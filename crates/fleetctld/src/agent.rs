@@ -62,6 +62,10 @@ enum AgentCommand {
         local: Local,
         #[command(flatten)]
         identity: Identity,
+        /// Lifetime the client certificate requests ask for (spec.expirationSeconds; at
+        /// least 600, the API's minimum). Unset leaves it to the hub's signer.
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(600..))]
+        client_cert_expiration_seconds: Option<u64>,
     },
     /// Apply the hub's ManifestWorks on this cluster.
     Work {
@@ -88,7 +92,12 @@ pub async fn run(args: AgentArgs) -> Result<(), RoleError> {
         AgentCommand::Operator { local } => {
             operator::run(operator::OperatorOptions { local: local.selection(), health: local.health_addr }).await?;
         }
-        AgentCommand::Registration { local, identity } => registration::run(options(&local, identity)).await?,
+        AgentCommand::Registration { local, identity, client_cert_expiration_seconds } => {
+            let settings = registration::Settings {
+                client_cert_expiration: client_cert_expiration_seconds.map(std::time::Duration::from_secs),
+            };
+            registration::run(options(&local, identity), settings).await?;
+        }
         AgentCommand::Work { local, identity } => work::run(options(&local, identity)).await?,
     }
     Ok(())

@@ -53,6 +53,10 @@ pub struct HubArgs {
     /// A cluster whose lease is older than this many lease periods turns Unknown.
     #[arg(long, default_value_t = 5)]
     lease_grace: u32,
+    /// A kubernetes.io/dockerconfigjson Secret in the controller's namespace: its registry
+    /// credentials go to every klusterlet with its import manifests.
+    #[arg(long, value_name = "NAME")]
+    image_pull_secret: Option<String>,
 }
 
 /// Runs the hub controllers until SIGINT/SIGTERM.
@@ -76,6 +80,7 @@ pub async fn run(args: HubArgs) -> Result<(), RoleError> {
         version: args.klusterlet_version,
         token_lifetime: args.token_lifetime,
         lease_grace: args.lease_grace,
+        image_pull_secret: args.image_pull_secret,
     })
     .await?;
     Ok(())

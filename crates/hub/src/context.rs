@@ -35,6 +35,19 @@ pub enum HubError {
          run `fleetctl hub install` again (it records the URL your kubeconfig uses) or set --hub-url on the controller"
     )]
     NoHubAddress(String),
+    /// The registry credentials the controller was told to hand on are not usable.
+    #[error(
+        "the image pull secret {namespace}/{name} {problem}: create it with `kubectl create secret docker-registry \
+         {name} -n {namespace} …` or run `fleetctl hub install` without --image-pull-secret"
+    )]
+    PullSecret {
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
     /// A cluster read from the API has no uid (so nothing can be owned by it).
     #[error("cluster {0} has no uid")]
     NoUid(String),
@@ -45,7 +58,7 @@ impl ReconcileError for HubError {
         match self {
             Self::Kube(e) => e.failure(),
             Self::Waiting(_) => Failure::Waiting,
-            Self::NoToken(_) | Self::NoUid(_) | Self::NoHubAddress(_) => Failure::Failed,
+            Self::NoToken(_) | Self::NoUid(_) | Self::NoHubAddress(_) | Self::PullSecret { .. } => Failure::Failed,
         }
     }
 }
@@ -81,6 +94,18 @@ pub struct HubConfig {
     pub token_lifetime: Duration,
     /// A cluster whose lease is older than this many lease periods turns Unknown.
     pub lease_grace: u32,
+    /// The `kubernetes.io/dockerconfigjson` Secret whose registry credentials every
+    /// klusterlet gets with its import manifests, if the registry needs any.
+    pub image_pull_secret: Option<SecretRef>,
+}
+
+/// A Secret by namespace and name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretRef {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
 }
 
 impl HubConfig {

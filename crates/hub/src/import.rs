@@ -14,6 +14,7 @@ use fleetctl_api::{ManagedCluster, ManifestWork, crds};
 use fleetctl_kube::kubeconfig::secret_text;
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, namespaced_meta};
 use fleetctl_kube::{kube_error, update_conditions};
+use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::Api;
@@ -24,9 +25,9 @@ use kube::{Resource, ResourceExt};
 use serde_json::Value;
 
 use super::bootstrap::{self, Token};
-use super::context::{Ctx, HUB, HubAddress, HubError, set};
+use super::context::{Ctx, HUB, HubAddress, HubError, SecretRef, set};
 use super::works;
-use crate::manifests::import::{self, ImportInputs};
+use crate::manifests::import::{self, DOCKER_CONFIG_JSON, DOCKER_CONFIG_JSON_KEY, ImportInputs};
 
 /// The Klusterlet CRD as a manifest, rendered once: it is the same for every cluster.
 fn klusterlet_crd() -> &'static Value {
@@ -68,7 +69,8 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
     let (hub_url, hub_ca_pem) = match &ctx.config.address {
         HubAddress::External { url, ca_pem } => (url, ca_pem),
         HubAddress::Unknown { in_cluster_url } => {
-            refuse_import(clusters, cluster, ctx, &HubError::NoHubAddress(in_cluster_url.clone())).await?;
+            refuse_import(clusters, cluster, ctx, "HubAddressUnknown", &HubError::NoHubAddress(in_cluster_url.clone()))
+                .await?;
             // Only a restart with the address changes this.
             return Ok(Action::await_change());
         }
@@ -86,7 +88,24 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
         _ => bootstrap::issue(&ctx.client, &name, ctx.config.token_lifetime).await?,
     };
     let image = ctx.config.image(desired_version(cluster, &ctx.config.default_version));
-    let inputs = ImportInputs { cluster: &name, hub_url, hub_ca_pem, token: &token.token, image: &image };
+    let pull_secret = match &ctx.config.image_pull_secret {
+        Some(secret) => match registry_credentials(ctx, secret).await {
+            Ok(credentials) => Some(credentials),
+            Err(e) => {
+                refuse_import(clusters, cluster, ctx, "ImagePullSecretUnusable", &e).await?;
+                return Err(e);
+            }
+        },
+        None => None,
+    };
+    let inputs = ImportInputs {
+        cluster: &name,
+        hub_url,
+        hub_ca_pem,
+        token: &token.token,
+        image: &image,
+        image_pull_secret: pull_secret.as_ref(),
+    };
     let import_objects = import::objects(&inputs);
     let crd_objects = vec![klusterlet_crd().clone()];
     let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;
@@ -114,12 +133,31 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
     Ok(Action::requeue(until_refresh.max(Duration::from_secs(1))))
 }
 
+/// The `.dockerconfigjson` of the registry credentials the klusterlets get.
+async fn registry_credentials(ctx: &Ctx, secret: &SecretRef) -> Result<ByteString, HubError> {
+    let problem =
+        |problem| HubError::PullSecret { namespace: secret.namespace.clone(), name: secret.name.clone(), problem };
+    let found = Api::<Secret>::namespaced(ctx.client.clone(), &secret.namespace)
+        .get_opt(&secret.name)
+        .await
+        .map_err(kube_error(format!("reading the image pull secret {}/{}", secret.namespace, secret.name)))?
+        .ok_or_else(|| problem("does not exist"))?;
+    if found.type_.as_deref() != Some(DOCKER_CONFIG_JSON) {
+        return Err(problem("is not of type kubernetes.io/dockerconfigjson"));
+    }
+    found
+        .data
+        .and_then(|mut data| data.remove(DOCKER_CONFIG_JSON_KEY))
+        .ok_or_else(|| problem("has no .dockerconfigjson"))
+}
+
 /// Says on the cluster why it is not imported: ImportSucceeded=False/ImportFailed and a
-/// warning Event.
+/// warning Event with `reason`.
 async fn refuse_import(
     clusters: &Api<ManagedCluster>,
     cluster: &ManagedCluster,
     ctx: &Ctx,
+    reason: &str,
     why: &HubError,
 ) -> Result<(), HubError> {
     let message = why.to_string();
@@ -130,7 +168,7 @@ async fn refuse_import(
     if changed {
         let event = Event {
             type_: EventType::Warning,
-            reason: "HubAddressUnknown".into(),
+            reason: reason.into(),
             note: Some(message),
             action: "Import".into(),
             secondary: None,

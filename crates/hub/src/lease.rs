@@ -17,9 +17,15 @@ use fleetctl_api::conditions as c;
 use fleetctl_api::names::CLUSTER_LEASE;
 
 /// When the lease of a cluster counts as stale: `None` when it is fresh forever (no
-/// renewal recorded yet is treated as "now").
+/// renewal recorded yet is treated as "now"). The period is the longer of the cluster's
+/// and the one the agent recorded with its last renewal: an agent keeps its old period
+/// until its next renewal after the cluster's changed, and must not be judged by a
+/// shorter one meanwhile.
 fn deadline(lease: &Lease, grace: u32, period: Duration) -> Option<jiff::Timestamp> {
-    let renewed = lease.spec.as_ref()?.renew_time.as_ref()?.0;
+    let spec = lease.spec.as_ref()?;
+    let renewed = spec.renew_time.as_ref()?.0;
+    let recorded = spec.lease_duration_seconds.and_then(|s| u64::try_from(s).ok()).map(Duration::from_secs);
+    let period = recorded.map_or(period, |recorded| recorded.max(period));
     let window = jiff::SignedDuration::try_from(period * grace).ok()?;
     renewed.checked_add(window).ok()
 }
@@ -79,5 +85,22 @@ mod tests {
         };
         let at = deadline(&lease, 5, Duration::from_secs(60)).expect("deadline");
         assert_eq!(at.as_second(), 1300);
+    }
+
+    #[test]
+    fn the_grace_counts_the_longer_of_the_clusters_and_the_agents_recorded_period() {
+        let lease = |recorded: Option<i32>| Lease {
+            spec: Some(k8s_openapi::api::coordination::v1::LeaseSpec {
+                renew_time: Some(MicroTime(jiff::Timestamp::from_second(1000).expect("t"))),
+                lease_duration_seconds: recorded,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        // The cluster's period was cut to 10 s; the agent still renews every 60 s.
+        let shortened = deadline(&lease(Some(60)), 5, Duration::from_secs(10)).expect("deadline");
+        assert_eq!(shortened.as_second(), 1300);
+        let lengthened = deadline(&lease(Some(10)), 5, Duration::from_secs(60)).expect("deadline");
+        assert_eq!(lengthened.as_second(), 1300);
     }
 }

@@ -28,7 +28,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use manifests::admission::ACCEPT_POLICY;
 
-pub use context::{Context, Ctx, HubAddress, HubConfig, HubError};
+pub use context::{Context, Ctx, HubAddress, HubConfig, HubError, SecretRef};
 
 use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
 use fleetctl_api::names::CLUSTER_LEASE;

@@ -71,7 +71,9 @@ pub fn agent_rbac(cluster: &str) -> AgentRbac {
     let cluster_role = objects::cluster_role(
         meta(&role).with_labels(ours()),
         vec![
-            named_rule(&[CLUSTER_GROUP], &["managedclusters"], &[cluster], &["get", "list", "watch"]),
+            // `update` as upstream grants it: the admission policy keeps the agent off the
+            // fields that are the hub's (labels, acceptance, lease, taints).
+            named_rule(&[CLUSTER_GROUP], &["managedclusters"], &[cluster], &["get", "list", "watch", "update"]),
             named_rule(&[CLUSTER_GROUP], &["managedclusters/status"], &[cluster], STATUS),
             rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["create", "get", "list", "watch"]),
             named_rule(&[REGISTER_GROUP], &["managedclusters/clientcertificates"], &[cluster], &["renew"]),
@@ -294,15 +296,34 @@ fn check(csr: &CertificateSigningRequest, cluster: &str, cluster_accepts: Option
 pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Action, HubError> {
     let Some(cluster) = csr.labels().get(LABEL_CLUSTER_NAME).cloned() else { return Ok(Action::await_change()) };
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
-    let accepts = clusters
-        .get_opt(&cluster)
-        .await
-        .map_err(kube_error(format!("reading cluster {cluster}")))?
-        .map(|c| c.spec.hub_accepts_client && c.meta().deletion_timestamp.is_none());
+    let managed = clusters.get_opt(&cluster).await.map_err(kube_error(format!("reading cluster {cluster}")))?;
+    let accepts = managed.as_ref().map(|c| c.spec.hub_accepts_client && c.meta().deletion_timestamp.is_none());
     let name = csr.name_any();
     match judge(&csr, accepts) {
         Verdict::Ignore => {}
         Verdict::Approve => {
+            // A joined cluster's agent asking with the bootstrap identity lost or was refused
+            // its certificate: the hub's record of it says so.
+            let bootstrap =
+                format!("system:serviceaccount:{cluster}:{}", super::bootstrap::service_account_name(&cluster));
+            if let Some(joined) = managed.filter(|m| m.is_joined())
+                && csr.spec.username.as_deref() == Some(bootstrap.as_str())
+            {
+                let event = Event {
+                    type_: EventType::Warning,
+                    reason: "ClusterRebootstrapping".into(),
+                    note: Some(format!(
+                        "the agent of joined cluster {cluster} bootstraps again (csr {name}): its hub credentials were \
+                         lost, corrupted or refused"
+                    )),
+                    action: "Approve".into(),
+                    secondary: Some(csr.object_ref(&())),
+                };
+                ctx.recorder
+                    .publish(&event, &joined.object_ref(&()))
+                    .await
+                    .map_err(kube_error(format!("recording an event for cluster {cluster}")))?;
+            }
             let approval = json!({"status": {"conditions": [{
                 "type": "Approved", "status": "True", "reason": APPROVED_REASON,
                 "message": format!("Approved by the fleetctl hub for managed cluster {cluster}"),

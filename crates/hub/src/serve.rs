@@ -7,7 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 
-use super::{HubAddress, HubConfig, controllers};
+use super::{HubAddress, HubConfig, SecretRef, controllers};
 use fleetctl_api::names::LEADER_LEASE;
 use fleetctl_kube::certs::pem_of_der;
 use fleetctl_kube::runner::health::{self, Health, HealthError};
@@ -42,6 +42,9 @@ pub struct ServeOptions {
     pub token_lifetime: Duration,
     /// Lease grace periods.
     pub lease_grace: u32,
+    /// A `kubernetes.io/dockerconfigjson` Secret in `namespace` whose registry credentials
+    /// go to every klusterlet.
+    pub image_pull_secret: Option<String>,
 }
 
 /// Why the hub controller stopped with an error.
@@ -88,6 +91,10 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         default_version: options.version.clone(),
         token_lifetime: options.token_lifetime,
         lease_grace: options.lease_grace,
+        image_pull_secret: options
+            .image_pull_secret
+            .clone()
+            .map(|name| SecretRef { namespace: options.namespace.clone(), name }),
     };
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;

@@ -334,10 +334,12 @@ async fn service_account_tokens_authenticate_until_tampered_or_orphaned() {
 
     let other_audience = token_for(&c, "b", "agent", json!({"audiences": ["vault"]})).await;
     let vault = c.client_with_token(&other_audience).await;
-    assert!(
-        Api::<Lease>::namespaced(vault, "b").list(&Default::default()).await.is_err(),
-        "a token for another audience is not for the API"
-    );
+    let kube::Error::Api(status) =
+        Api::<Lease>::namespaced(vault, "b").list(&Default::default()).await.expect_err("401")
+    else {
+        panic!()
+    };
+    assert_eq!(status.code, 401, "a token for another audience does not authenticate to the API");
 
     Api::<ServiceAccount>::namespaced(c.client.clone(), "b")
         .delete("agent", &DeleteParams::default())
@@ -437,7 +439,10 @@ async fn an_approved_csr_yields_a_certificate_that_authenticates_with_its_rbac()
         .delete_collection(&DeleteParams::default(), &Default::default())
         .await
         .expect("carol may sweep b");
-    assert!(Api::<ConfigMap>::namespaced(carol, "a").list(&Default::default()).await.is_err(), "nothing more");
+    assert!(
+        crate::support::forbidden(Api::<ConfigMap>::namespaced(carol, "a").list(&Default::default()).await),
+        "nothing more"
+    );
 }
 
 #[tokio::test]

@@ -161,10 +161,12 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
     wait_for(klusterlets, "klusterlet", "the klusterlet to go", WAIT, |k: Option<&Klusterlet>| k.is_none())
         .await
         .expect("no klusterlet");
-    assert!(
-        applied.list(&ListParams::default()).await.map(|l| l.items.is_empty()).unwrap_or(true),
-        "no AppliedManifestWork"
-    );
+    // None left, or their CRD gone with them (then the list is NotFound).
+    match applied.list(&ListParams::default()).await {
+        Ok(list) => assert!(list.items.is_empty(), "no AppliedManifestWork: {:?}", list.items),
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 404, "{status:?}"),
+        Err(e) => panic!("listing AppliedManifestWorks: {e}"),
+    }
     let operators = async {
         while !env.pids(&["agent", "operator"]).is_empty() {
             tokio::time::sleep(Duration::from_millis(100)).await;

@@ -3,6 +3,7 @@
 
 mod addons;
 mod cli;
+mod image;
 mod lifecycle;
 
 use std::path::{Path, PathBuf};
@@ -36,10 +37,20 @@ impl DevUp {
 
     /// An environment run by `program` (a fleetctl binary).
     pub fn start_with(program: &Path, clusters: usize) -> Self {
+        Self::up(program, clusters, &[])
+    }
+
+    /// An environment whose `dev up` gets `args` too (`--podman`, `--image …`).
+    pub fn start_args(clusters: usize, args: &[&str]) -> Self {
+        Self::up(Path::new(env!("CARGO_BIN_EXE_fleetctl")), clusters, args)
+    }
+
+    fn up(program: &Path, clusters: usize, args: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let output = Command::new(program)
             .args(["dev", "up", "--clusters", &clusters.to_string(), "--dir"])
             .arg(dir.path())
+            .args(args)
             .output()
             .expect("dev up runs");
         assert!(
@@ -53,6 +64,15 @@ impl DevUp {
 
     pub fn kubeconfig(&self) -> PathBuf {
         self.dir.path().join("kubeconfig")
+    }
+
+    /// The API server URL of a context, as the kubeconfig names it.
+    pub fn server(&self, context: &str) -> String {
+        let config = Kubeconfig::read_from(self.kubeconfig()).expect("kubeconfig");
+        let named = config.contexts.iter().find(|c| c.name == context).expect("context");
+        let cluster = named.context.as_ref().map(|c| c.cluster.clone()).expect("cluster of the context");
+        let found = config.clusters.iter().find(|c| c.name == cluster).expect("cluster");
+        found.cluster.as_ref().and_then(|c| c.server.clone()).expect("server")
     }
 
     /// A client for a context (`hub`, `cluster1`, …).

@@ -4,10 +4,11 @@ use std::time::Duration;
 
 use fleetctl::lifecycle::detach::DetachOptions;
 use fleetctl_api::{Klusterlet, KlusterletSpec, ManagedCluster, ManifestWork};
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, WatchEvent, WatchParams};
 use kube::runtime::conditions;
 use kube::runtime::wait::await_condition;
 use serde_json::json;
@@ -64,6 +65,12 @@ async fn a_detach_with_the_agent_present_removes_works_in_order_then_everything(
     joined_and_available(&hub, "c1").await;
     let cluster = hub.clusters().get("c1").await.expect("cluster");
     let ns_uid = Api::<Namespace>::all(hub.cluster.client.clone()).get("c1").await.expect("ns").uid().expect("uid");
+    // Every deletion of a work from here on, in the order the server made them.
+    let works: Api<ManifestWork> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    let listed = works.list(&ListParams::default()).await.expect("works");
+    assert_eq!(listed.items.len(), 2, "both klusterlet works exist before the detach");
+    let from = listed.metadata.resource_version.expect("resourceVersion");
+    let mut events = works.watch(&WatchParams::default(), &from).await.expect("watch").boxed();
     hub.clusters().delete("c1", &DeleteParams::default()).await.expect("delete");
     let detaching = hub
         .wait_cluster("c1", |c| {
@@ -72,14 +79,6 @@ async fn a_detach_with_the_agent_present_removes_works_in_order_then_everything(
         })
         .await;
     assert!(fleetctl_api::conditions::find(detaching.conditions(), "Deleting").is_some());
-    // The klusterlet work goes first; the CRD work stays until then.
-    let works: Api<ManifestWork> = Api::namespaced(hub.cluster.client.clone(), "c1");
-    let klusterlet = works.get_opt("c1-klusterlet").await.expect("get");
-    if let Some(work) = klusterlet {
-        let uid = work.uid().expect("uid");
-        let gone = await_condition(works.clone(), "c1-klusterlet", conditions::is_deleted(&uid));
-        tokio::time::timeout(Duration::from_secs(10), gone).await.expect("klusterlet work deleted").expect("watch");
-    }
     // The agent tells the hub it is going.
     report(
         &hub,
@@ -88,6 +87,16 @@ async fn a_detach_with_the_agent_present_removes_works_in_order_then_everything(
     )
     .await;
     nothing_left(&hub, "c1", &cluster.uid().expect("uid"), &ns_uid).await;
+    // The klusterlet work went first; the CRD work stayed until then (upstream's order:
+    // the agents must be gone before the CRD their Klusterlet needs).
+    let mut deleted = Vec::new();
+    while deleted.len() < 2 {
+        let next = tokio::time::timeout(Duration::from_secs(10), events.try_next()).await.expect("in time");
+        if let Some(WatchEvent::Deleted(work)) = next.expect("watch") {
+            deleted.push(work.name_any());
+        }
+    }
+    assert_eq!(deleted, ["c1-klusterlet", "c1-klusterlet-crds"]);
 }
 
 #[tokio::test]

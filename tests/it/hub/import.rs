@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use fleetctl_api::ManifestWork;
 use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
 use k8s_openapi::api::core::v1::Secret;
@@ -88,10 +90,13 @@ async fn the_bootstrap_token_may_ask_for_a_certificate_and_nothing_else() {
     assert!(!can(&bootstrap, "update", "cluster.open-cluster-management.io", "managedclusters", "", "c1").await);
     Api::<fleetctl_api::ManagedCluster>::all(bootstrap.clone()).get("c1").await.expect("reads its own cluster");
     assert!(
-        Api::<fleetctl_api::ManagedCluster>::all(bootstrap.clone()).get("c2").await.is_err(),
+        crate::support::forbidden(Api::<fleetctl_api::ManagedCluster>::all(bootstrap.clone()).get("c2").await),
         "not another cluster"
     );
-    assert!(Api::<Secret>::namespaced(bootstrap, "c1").list(&Default::default()).await.is_err(), "no secrets");
+    assert!(
+        crate::support::forbidden(Api::<Secret>::namespaced(bootstrap, "c1").list(&Default::default()).await),
+        "no secrets"
+    );
 }
 
 #[tokio::test]
@@ -191,4 +196,49 @@ async fn a_second_reconcile_of_an_unchanged_cluster_writes_nothing() {
     .await
     .expect("reconciled again");
     assert_eq!(hub.cluster.server.state().store.rv(), writes_before, "zero writes");
+}
+
+#[tokio::test]
+async fn registry_credentials_reach_the_import_manifests_and_a_missing_pull_secret_is_said_on_the_cluster() {
+    let hub_namespace = fleetctl_api::names::HUB_NAMESPACE;
+    let hub = Hub::with(|config| {
+        config.image_pull_secret =
+            Some(fleetctl_hub::SecretRef { namespace: hub_namespace.into(), name: "registry-creds".into() });
+    })
+    .await;
+    hub.create_cluster("c1", true).await;
+    hub.wait_cluster("c1", |c| {
+        fleetctl_api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded")
+            .is_some_and(|c| c.reason == "ManagedClusterImportFailed" && c.message.contains("registry-creds"))
+    })
+    .await;
+    let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    assert!(secrets.get_opt("c1-import").await.expect("get").is_none(), "no import secret without the credentials");
+
+    let namespace = fleetctl_kube::objects::namespace(fleetctl_kube::objects::meta(hub_namespace));
+    Api::all(hub.cluster.client.clone()).create(&PostParams::default(), &namespace).await.expect("namespace");
+    let credentials = br#"{"auths":{"registry.example":{"auth":"dTpw"}}}"#.to_vec();
+    let pull_secret = Secret {
+        metadata: fleetctl_kube::objects::namespaced_meta(hub_namespace, "registry-creds"),
+        type_: Some("kubernetes.io/dockerconfigjson".into()),
+        data: Some([(".dockerconfigjson".to_string(), k8s_openapi::ByteString(credentials.clone()))].into()),
+        ..Secret::default()
+    };
+    Api::namespaced(hub.cluster.client.clone(), hub_namespace)
+        .create(&PostParams::default(), &pull_secret)
+        .await
+        .expect("pull secret");
+    let data = hub.import_secret("c1").await;
+    let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&data["import.yaml"])
+        .map(|d| serde::Deserialize::deserialize(d).expect("yaml"))
+        .collect();
+    let copied = docs
+        .iter()
+        .find(|d| d["metadata"]["name"] == "open-cluster-management-image-pull-credentials")
+        .expect("the credentials in import.yaml");
+    assert_eq!(copied["type"], "kubernetes.io/dockerconfigjson");
+    let decoded = BASE64.decode(copied["data"][".dockerconfigjson"].as_str().expect("data")).expect("base64");
+    assert_eq!(decoded, credentials);
+    let account = docs.iter().find(|d| d["kind"] == "ServiceAccount").expect("operator account");
+    assert_eq!(account["imagePullSecrets"], json!([{"name": "open-cluster-management-image-pull-credentials"}]));
 }

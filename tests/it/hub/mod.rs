@@ -42,6 +42,7 @@ pub fn config(c: &TestCluster) -> HubConfig {
         default_version: "0.1.0".into(),
         token_lifetime: Duration::from_secs(3600),
         lease_grace: 5,
+        image_pull_secret: None,
     }
 }
 

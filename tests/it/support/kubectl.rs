@@ -49,9 +49,14 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Whether kubectl is installed; tests skip (and say so) when it is not.
+/// Whether kubectl is installed; tests skip (and say so) when it is not — except under
+/// CI, where a missing kubectl fails them (see [`super::skip`]).
 pub fn kubectl_available() -> bool {
-    kubectl_path().is_some()
+    let found = kubectl_path().is_some();
+    if !found {
+        super::skip("kubectl is not installed");
+    }
+    found
 }
 
 /// One `fleetctl dev serve` in the foreground of a child process, with its own

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -17,7 +17,7 @@ use serde_json::json;
 use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, crd_is_current, render};
 use super::{Context, OPERATOR, OperatorError};
 use fleetctl_api::conditions as c;
-use fleetctl_api::names::{REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
+use fleetctl_api::names::{IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::{Klusterlet, KlusterletStatus};
 use fleetctl_kube::errors::chain;
 use fleetctl_kube::kube_error;
@@ -30,7 +30,7 @@ const RESYNC: Duration = Duration::from_secs(300);
 pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action, OperatorError> {
     let api: Api<Klusterlet> = Api::all(ctx.client.clone());
     let generation = klusterlet.meta().generation.unwrap_or_default();
-    let desired = match render(klusterlet) {
+    let mut desired = match render(klusterlet) {
         Ok(desired) => desired,
         Err(error) => {
             // Nothing to retry until the spec changes, which retriggers the controller.
@@ -40,6 +40,9 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
             return Ok(Action::await_change());
         }
     };
+    if let Some(credentials) = registry_credentials(ctx).await? {
+        desired.pull_with(klusterlet, &credentials);
+    }
     match install(ctx, &desired).await {
         Ok(deployments) => {
             let agents = Agents::of(&deployments);
@@ -58,6 +61,16 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
     }
 }
 
+/// The registry credentials the import manifests brought into the operator's namespace,
+/// if the hub handed any on.
+async fn registry_credentials(ctx: &Context) -> Result<Option<Secret>, OperatorError> {
+    Api::<Secret>::namespaced(ctx.client.clone(), &ctx.settings.namespace)
+        .get_opt(IMAGE_PULL_SECRET)
+        .await
+        .map_err(kube_error(format!("reading secret {}/{IMAGE_PULL_SECRET}", ctx.settings.namespace)))
+        .map_err(OperatorError::from)
+}
+
 /// Applies every rendered object in dependency order; returns the agent Deployments as the
 /// server has them (with their status).
 async fn install(ctx: &Context, desired: &Desired) -> Result<Vec<Deployment>, OperatorError> {
@@ -70,6 +83,9 @@ async fn install(ctx: &Context, desired: &Desired) -> Result<Vec<Deployment>, Op
     }
     for namespace in &desired.namespaces {
         OPERATOR.apply(&Api::<Namespace>::all(client.clone()), namespace).await?;
+    }
+    for secret in &desired.secrets {
+        OPERATOR.apply(&Api::<Secret>::namespaced(client.clone(), &namespace_of(secret)), secret).await?;
     }
     for account in &desired.service_accounts {
         OPERATOR.apply(&Api::<ServiceAccount>::namespaced(client.clone(), &namespace_of(account)), account).await?;
@@ -101,7 +117,7 @@ fn namespace_of(object: &impl ResourceExt) -> String {
 /// Changes the status through `change` and writes it only if it changed. The write carries
 /// the resourceVersion it was computed from, so conditions another writer (the
 /// registration agent) added in between are not lost: the write fails and is retried.
-async fn update_status(
+pub(super) async fn update_status(
     api: &Api<Klusterlet>,
     klusterlet: &Klusterlet,
     change: impl FnOnce(&mut KlusterletStatus) -> bool,

@@ -8,13 +8,17 @@ use std::sync::OnceLock;
 use fleetctl_api::{Klusterlet, OPERATOR_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Container, HostAlias, Namespace, PodSpec, ResourceRequirements, ServiceAccount};
+use k8s_openapi::api::core::v1::{
+    Container, HostAlias, LocalObjectReference, Namespace, PodSpec, ResourceRequirements, Secret, ServiceAccount,
+};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::ResourceExt;
 use sha2::{Digest, Sha256};
 
-use fleetctl_api::names::{self, DEFAULT_REPOSITORY, REGISTRATION_DEPLOYMENT, VERSION, WORK_DEPLOYMENT};
+use fleetctl_api::names::{
+    self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, VERSION, WORK_DEPLOYMENT,
+};
 use fleetctl_api::operator::{InstallMode, ResourceQosClass};
 
 /// ServiceAccount of the registration agent.
@@ -49,7 +53,16 @@ pub enum RenderError {
     /// A deploy mode other than Default.
     #[error("deploy mode {0} is not supported; use Default")]
     UnsupportedMode(String),
+    /// `spec.registrationConfiguration.clientCertExpirationSeconds` below the API's minimum.
+    #[error(
+        "spec.registrationConfiguration.clientCertExpirationSeconds is {0}; a certificate request may ask for \
+         {MIN_CLIENT_CERT_EXPIRATION_SECONDS} seconds or more (or 0 for the signer's default)"
+    )]
+    CertExpirationTooShort(i32),
 }
+
+/// The shortest lifetime a CSR may ask for (`spec.expirationSeconds`, Kubernetes' minimum).
+pub const MIN_CLIENT_CERT_EXPIRATION_SECONDS: i32 = 600;
 
 /// Everything the operator applies for one Klusterlet, in the order it applies it.
 #[derive(Debug, Clone)]
@@ -58,6 +71,8 @@ pub struct Desired {
     pub crd: CustomResourceDefinition,
     /// The agent namespace and the addon namespace.
     pub namespaces: Vec<Namespace>,
+    /// Registry credentials copied into the agent namespace (see [`Desired::pull_with`]).
+    pub secrets: Vec<Secret>,
     /// The agents' ServiceAccounts.
     pub service_accounts: Vec<ServiceAccount>,
     /// Cluster-wide rules of both agents.
@@ -70,6 +85,28 @@ pub struct Desired {
     pub role_bindings: Vec<RoleBinding>,
     /// The registration and work agents (last: they need everything above).
     pub deployments: Vec<Deployment>,
+}
+
+impl Desired {
+    /// The agents pull their image with `credentials` (the import manifests'
+    /// `open-cluster-management-image-pull-credentials` in the operator's namespace), as
+    /// upstream's operator does: their ServiceAccounts name it, and a copy goes to the
+    /// agent namespace when that is not the operator's own.
+    pub fn pull_with(&mut self, klusterlet: &Klusterlet, credentials: &Secret) {
+        let namespace = klusterlet.spec.agent_namespace();
+        if credentials.metadata.namespace.as_deref() != Some(namespace) {
+            self.secrets.push(Secret {
+                metadata: namespaced_meta(namespace, IMAGE_PULL_SECRET)
+                    .with_labels(labels([(LABEL_KLUSTERLET, klusterlet.name_any().as_str())])),
+                type_: credentials.type_.clone(),
+                data: credentials.data.clone(),
+                ..Secret::default()
+            });
+        }
+        for account in &mut self.service_accounts {
+            account.image_pull_secrets = Some(vec![LocalObjectReference { name: IMAGE_PULL_SECRET.into() }]);
+        }
+    }
 }
 
 /// The addon namespace of an agent namespace: `<namespace>-addon`.
@@ -121,9 +158,20 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
             .map(str::to_string)
             .to_vec()
     };
+    let mut registration_args = agent_args("registration");
+    let expiration =
+        klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
+    match expiration {
+        0 => {}
+        seconds if seconds < MIN_CLIENT_CERT_EXPIRATION_SECONDS => {
+            return Err(RenderError::CertExpirationTooShort(seconds));
+        }
+        seconds => registration_args.extend(["--client-cert-expiration-seconds".to_string(), seconds.to_string()]),
+    }
     Ok(Desired {
         crd: applied_manifest_work_crd().clone(),
         namespaces: [namespace, &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
+        secrets: Vec::new(),
         service_accounts: [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]
             .map(|sa| objects::service_account(in_namespace(namespace, sa)))
             .to_vec(),
@@ -163,7 +211,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
                     container: "registration-controller",
                     service_account: REGISTRATION_SERVICE_ACCOUNT,
                     image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
-                    args: agent_args("registration"),
+                    args: registration_args,
                 },
             ),
             deployment(
@@ -258,14 +306,16 @@ fn resources(klusterlet: &Klusterlet) -> ResourceRequirements {
 
 fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
     let probe = objects::http_probe("/healthz", AGENT_HEALTH_PORT, Some(2), 10);
+    // Ready means serving: the work agent is not while it cannot reach the hub.
+    let readiness = objects::http_probe("/readyz", AGENT_HEALTH_PORT, Some(2), 10);
     let container = Container {
         env: Some(vec![
             objects::env_from_field("POD_NAMESPACE", "metadata.namespace"),
             objects::env("FLEETCTL_HEALTH_ADDR", &format!("0.0.0.0:{AGENT_HEALTH_PORT}")),
         ]),
         ports: Some(vec![objects::container_port("health", AGENT_HEALTH_PORT)]),
-        liveness_probe: Some(probe.clone()),
-        readiness_probe: Some(probe),
+        liveness_probe: Some(probe),
+        readiness_probe: Some(readiness),
         resources: Some(resources(klusterlet)),
         ..objects::container(agent.container, &agent.image, agent.args)
     };
@@ -292,6 +342,8 @@ fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
 mod tests {
     use k8s_openapi::api::core::v1::Container;
 
+    use fleetctl_api::names::AGENT_NAMESPACE;
+
     use super::*;
     use fleetctl_api::KlusterletSpec;
 
@@ -312,6 +364,26 @@ mod tests {
 
     fn container(d: &Deployment) -> &Container {
         &d.spec.as_ref().unwrap().template.spec.as_ref().unwrap().containers[0]
+    }
+
+    #[test]
+    fn a_requested_certificate_lifetime_reaches_only_the_registration_agent_and_must_be_at_least_600_s() {
+        let with_expiration = |seconds: i32| {
+            let mut k = klusterlet();
+            k.spec.registration_configuration = Some(fleetctl_api::operator::RegistrationConfiguration {
+                client_cert_expiration_seconds: seconds,
+                ..Default::default()
+            });
+            render(&k)
+        };
+        let desired = with_expiration(600).unwrap();
+        let [registration, work] = &desired.deployments[..] else { panic!("two deployments") };
+        let args = container(registration).args.clone().unwrap();
+        assert_eq!(args[6..], ["--client-cert-expiration-seconds", "600"]);
+        assert!(!container(work).args.clone().unwrap().iter().any(|a| a.contains("expiration")));
+        assert!(matches!(with_expiration(599), Err(RenderError::CertExpirationTooShort(599))));
+        let default = with_expiration(0).unwrap();
+        assert_eq!(container(&default.deployments[0]).args.clone().unwrap().len(), 6);
     }
 
     #[test]
@@ -452,6 +524,29 @@ mod tests {
         let mut unmarked = desired.clone();
         unmarked.metadata.annotations = None;
         assert!(!crd_is_current(&unmarked, &desired));
+    }
+
+    #[test]
+    fn the_agents_pull_with_the_import_credentials_copied_only_into_another_namespace() {
+        let credentials = Secret {
+            metadata: namespaced_meta(AGENT_NAMESPACE, IMAGE_PULL_SECRET),
+            type_: Some("kubernetes.io/dockerconfigjson".into()),
+            ..Secret::default()
+        };
+        let mut same = render(&klusterlet()).unwrap();
+        same.pull_with(&klusterlet(), &credentials);
+        assert!(same.secrets.is_empty(), "the operator's namespace already holds it");
+        for account in &same.service_accounts {
+            let pulls = account.image_pull_secrets.as_ref().expect("imagePullSecrets");
+            assert_eq!(pulls[0].name, IMAGE_PULL_SECRET);
+        }
+        let mut k = klusterlet();
+        k.spec.namespace = "open-cluster-management-other".into();
+        let mut other = render(&k).unwrap();
+        other.pull_with(&k, &credentials);
+        assert_eq!(other.secrets.len(), 1);
+        assert_eq!(other.secrets[0].namespace().as_deref(), Some("open-cluster-management-other"));
+        assert_eq!(other.secrets[0].type_.as_deref(), Some("kubernetes.io/dockerconfigjson"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use futures::TryStreamExt;
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
-use kube::api::{Api, PostParams};
+use kube::api::{Api, ListParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::json;
@@ -18,6 +18,9 @@ use fleetctl_kube::kube_error;
 
 /// The signer of agent certificates.
 const SIGNER: &str = "kubernetes.io/kube-apiserver-client";
+/// The most CSRs of one cluster that may wait (neither issued, denied nor failed) at once,
+/// upstream's bound; past it the agent makes no new one until some are settled.
+pub const MAX_PENDING: usize = 10;
 /// The group every agent is in.
 const MANAGED_CLUSTERS_GROUP: &str = "system:open-cluster-management:managed-clusters";
 
@@ -67,6 +70,12 @@ pub async fn obtain(
     }))
     .map_err(|e| RegistrationError::Csr(e.to_string()))?;
     let api: Api<CertificateSigningRequest> = Api::all(hub.clone());
+    let ours = ListParams::default().labels(&format!("{LABEL_CLUSTER_NAME}={cluster}"));
+    let listed = api.list(&ours).await.map_err(kube_error("listing our cluster's csrs"))?;
+    let pending = waiting(&listed.items);
+    if pending >= MAX_PENDING {
+        return Err(RegistrationError::TooManyPending(pending));
+    }
     let created = api.create(&PostParams::default(), &object).await.map_err(kube_error("creating a csr"))?;
     let name = created.name_any();
     tracing::info!(csr = %name, "certificate requested");
@@ -84,6 +93,11 @@ pub async fn obtain(
         Some(Err(why)) => Err(RegistrationError::Refused(format!("csr {name}: {why}"))),
         None => Err(RegistrationError::Watch(format!("csr {name} settled without an outcome"))),
     }
+}
+
+/// How many of the CSRs still wait: neither issued, denied nor failed.
+fn waiting(csrs: &[CertificateSigningRequest]) -> usize {
+    csrs.iter().filter(|csr| outcome(csr).is_none()).count()
 }
 
 /// The certificate of an issued CSR, the reason of a denied or failed one, or `None`.
@@ -115,6 +129,39 @@ pub fn renew_at(cert_pem: &str) -> Option<jiff::Timestamp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csrs_wait_until_issued_denied_or_failed_even_when_approved() {
+        let csr = |status: serde_json::Value| -> CertificateSigningRequest {
+            serde_json::from_value(
+                json!({"metadata": {"name": "c1-x"}, "spec": {"request": "", "signerName": SIGNER}, "status": status}),
+            )
+            .expect("csr")
+        };
+        let condition = |type_: &str| json!({"conditions": [{"type": type_, "status": "True"}]});
+        let csrs = [
+            csr(json!({})),
+            csr(condition("Approved")),
+            csr(json!({"certificate": BASE64.encode("pem"), "conditions": [{"type": "Approved", "status": "True"}]})),
+            csr(condition("Denied")),
+            csr(condition("Failed")),
+        ];
+        assert_eq!(waiting(&csrs), 2);
+    }
+
+    #[test]
+    fn a_renewal_falls_between_75_and_80_percent_of_the_life() {
+        let key = rcgen::KeyPair::generate().expect("key");
+        let mut params = rcgen::CertificateParams::default();
+        let start = time::OffsetDateTime::from_unix_timestamp(1_000_000).expect("time");
+        params.not_before = start;
+        params.not_after = start + time::Duration::seconds(1000);
+        let cert = params.self_signed(&key).expect("cert").pem();
+        for _ in 0..20 {
+            let at = renew_at(&cert).expect("renewal time").as_second() - 1_000_000;
+            assert!((750..=800).contains(&at), "{at}");
+        }
+    }
 
     #[test]
     fn the_request_names_the_agent_and_both_groups() {

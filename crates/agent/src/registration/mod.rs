@@ -3,6 +3,7 @@
 //! first when its Klusterlet is being removed.
 
 pub mod addons;
+pub mod credentials;
 mod csr;
 mod status;
 
@@ -15,7 +16,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
@@ -59,6 +60,11 @@ pub enum RegistrationError {
     /// Watching the CSR failed.
     #[error("{0}")]
     Watch(String),
+    /// Too many CSRs of the cluster wait for the hub.
+    #[error(
+        "{0} certificate requests of this cluster already wait for the hub: making no new one until they are decided"
+    )]
+    TooManyPending(usize),
     /// The hub denied or failed the CSR.
     #[error("the hub refused the certificate request: {0}")]
     Refused(String),
@@ -75,23 +81,33 @@ pub struct Identity {
     pub namespace: String,
 }
 
+/// How the agent asks for its certificates.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The lifetime its CSRs ask for (`spec.expirationSeconds`); `None` leaves it to the
+    /// signer.
+    pub client_cert_expiration: Option<Duration>,
+}
+
 /// Runs the agent until SIGTERM.
-pub async fn run(options: AgentOptions) -> Result<(), RegistrationError> {
+pub async fn run(options: AgentOptions, settings: Settings) -> Result<(), RegistrationError> {
     let (local, _) = fleetctl_kube::client(&options.local).await?;
     let health_state = Health::default();
     let (_, _health) = health::serve(options.health, health_state.clone()).await?;
     health_state.set_ready(true);
     let identity = Identity { cluster: options.cluster, agent_id: options.agent_id, namespace: options.namespace };
     tokio::select! {
-        () = agent(local, identity) => Ok(()),
+        () = agent(local, identity, settings) => Ok(()),
         _ = shutdown_signal() => Ok(()),
     }
 }
 
 /// What ended a connected phase.
 enum Next {
-    /// The hub no longer accepts our certificate (or the bootstrap secret changed).
+    /// The hub no longer accepts our certificate.
     Rebootstrap,
+    /// The hub kubeconfig or the bootstrap secret changed: judge the credentials again.
+    Recheck,
     /// The certificate is due for renewal.
     Rotate,
     /// The Klusterlet is being removed and the hub was told.
@@ -99,11 +115,11 @@ enum Next {
 }
 
 /// The agent's life: connect (bootstrapping when needed), serve, and start over on
-/// rotation or rejection; retries with backoff after failures.
-pub async fn agent(local: Client, identity: Identity) {
+/// rotation, rejection or changed credentials; retries with backoff after failures.
+pub async fn agent(local: Client, identity: Identity, settings: Settings) {
     let mut backoff = Duration::from_millis(200);
     loop {
-        match connected(&local, &identity).await {
+        match connected(&local, &identity, &settings).await {
             Ok(Next::Detached) => return std::future::pending().await,
             Ok(_) => backoff = Duration::from_millis(200),
             Err(e) => {
@@ -115,9 +131,10 @@ pub async fn agent(local: Client, identity: Identity) {
     }
 }
 
-async fn connected(local: &Client, identity: &Identity) -> Result<Next, RegistrationError> {
-    let hub = credentials(local, identity).await?;
-    let next = serve(local, &hub, identity).await?;
+async fn connected(local: &Client, identity: &Identity, settings: &Settings) -> Result<Next, RegistrationError> {
+    let connection = credentials(local, identity, settings).await?;
+    let next = serve(local, &connection, identity).await?;
+    let hub = &connection.hub;
     match next {
         Next::Rebootstrap => {
             tracing::info!("the hub refused our certificate: bootstrapping again");
@@ -130,36 +147,71 @@ async fn connected(local: &Client, identity: &Identity) -> Result<Next, Registra
         }
         Next::Rotate => {
             tracing::info!("renewing the client certificate");
-            let issued = csr::obtain(&hub.client, &identity.cluster, &identity.agent_id, None).await?;
+            let issued =
+                csr::obtain(&hub.client, &identity.cluster, &identity.agent_id, settings.client_cert_expiration)
+                    .await?;
             store(local, identity, &hub.server, &hub.ca_pem, &issued).await?;
         }
+        Next::Recheck => tracing::info!("the hub credentials changed: checking them again"),
         Next::Detached => {}
     }
     Ok(next)
 }
 
-/// A hub connection with the agent's certificate, bootstrapping first if there is none
-/// (or the hub rejects it).
-async fn credentials(local: &Client, identity: &Identity) -> Result<HubConnection, RegistrationError> {
-    if let Some(hub) = hub::connect(local, &identity.namespace, HUB_KUBECONFIG_SECRET).await? {
-        match Api::<ManagedCluster>::all(hub.client.clone()).get(&identity.cluster).await {
-            Ok(_) => return Ok(hub),
-            Err(kube::Error::Api(status)) if matches!(status.code, 401 | 403) => {
-                tracing::info!(code = status.code, "the stored certificate no longer works: bootstrapping");
+/// A working hub connection and the versions of the secrets it was judged from.
+struct Connection {
+    hub: HubConnection,
+    bootstrap_version: Option<String>,
+}
+
+/// A hub connection with the agent's certificate, bootstrapping first when the stored
+/// credentials do not fit (see [`credentials::judge`]) or the hub refuses them.
+async fn credentials(
+    local: &Client,
+    identity: &Identity,
+    settings: &Settings,
+) -> Result<Connection, RegistrationError> {
+    let secrets: Api<Secret> = Api::namespaced(local.clone(), &identity.namespace);
+    let read = |name: &'static str| {
+        let secrets = secrets.clone();
+        async move { secrets.get_opt(name).await.map_err(kube_error(format!("reading secret {name}"))) }
+    };
+    let bootstrap = read(BOOTSTRAP_SECRET).await?;
+    let bootstrap_endpoint = bootstrap.as_ref().and_then(|secret| {
+        let text = kubeconfig::secret_text(secret);
+        let parsed = kube::config::Kubeconfig::from_yaml(text.get("kubeconfig")?).ok()?;
+        kubeconfig::endpoint(&parsed).ok()
+    });
+    let bootstrap_version = bootstrap.as_ref().and_then(ResourceExt::resource_version);
+    let stored = read(HUB_KUBECONFIG_SECRET).await?;
+    let expected = credentials::Expected { cluster: &identity.cluster, agent_id: &identity.agent_id };
+    match credentials::judge(stored.as_ref(), expected, bootstrap_endpoint.as_ref(), jiff::Timestamp::now()) {
+        Ok(_) => {
+            let secret = stored.as_ref().ok_or_else(|| RegistrationError::Watch("the hub secret vanished".into()))?;
+            let hub = hub::from_secret(secret, &identity.namespace, HUB_KUBECONFIG_SECRET).await?;
+            match Api::<ManagedCluster>::all(hub.client.clone()).get(&identity.cluster).await {
+                Ok(_) => return Ok(Connection { hub, bootstrap_version }),
+                Err(kube::Error::Api(status)) if matches!(status.code, 401 | 403) => {
+                    tracing::info!(code = status.code, "the hub refuses the stored certificate: bootstrapping");
+                }
+                Err(e) => return Err(kube_error("reading our managed cluster on the hub")(e).into()),
             }
-            Err(e) => return Err(kube_error("reading our managed cluster on the hub")(e).into()),
         }
+        Err(credentials::Unfit::Missing) => tracing::info!("no hub kubeconfig secret: bootstrapping"),
+        Err(unfit) => tracing::warn!(reason = %unfit, "the hub kubeconfig secret cannot be used: bootstrapping"),
     }
-    let bootstrap = hub::connect(local, &identity.namespace, BOOTSTRAP_SECRET)
-        .await?
+    let bootstrap = bootstrap
         .ok_or_else(|| RegistrationError::NoBootstrap(format!("{}/{BOOTSTRAP_SECRET}", identity.namespace)))?;
+    let bootstrap = hub::from_secret(&bootstrap, &identity.namespace, BOOTSTRAP_SECRET).await?;
     ensure_cluster(&bootstrap.client, &identity.cluster).await?;
-    let issued = csr::obtain(&bootstrap.client, &identity.cluster, &identity.agent_id, None).await?;
+    let issued =
+        csr::obtain(&bootstrap.client, &identity.cluster, &identity.agent_id, settings.client_cert_expiration).await?;
     store(local, identity, &bootstrap.server, &bootstrap.ca_pem, &issued).await?;
     tracing::info!(cluster = %identity.cluster, "joined the hub with a new certificate");
-    hub::connect(local, &identity.namespace, HUB_KUBECONFIG_SECRET)
+    let hub = hub::connect(local, &identity.namespace, HUB_KUBECONFIG_SECRET)
         .await?
-        .ok_or_else(|| RegistrationError::Watch("the hub kubeconfig secret vanished after it was written".into()))
+        .ok_or_else(|| RegistrationError::Watch("the hub kubeconfig secret vanished after it was written".into()))?;
+    Ok(Connection { hub, bootstrap_version })
 }
 
 /// Creates the ManagedCluster if the hub does not have it (a join without `import`).
@@ -217,20 +269,29 @@ fn unauthorized(e: &RegistrationError) -> bool {
 }
 
 /// The connected phase: status and lease on every period, until rotation is due, the
-/// hub refuses us, the bootstrap secret changes, or the Klusterlet is being removed.
-async fn serve(local: &Client, hub: &HubConnection, identity: &Identity) -> Result<Next, RegistrationError> {
+/// hub refuses us, the hub kubeconfig or bootstrap secret changes, or the Klusterlet is
+/// being removed.
+async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> Result<Next, RegistrationError> {
+    let hub = &connection.hub;
     let clusters: Api<ManagedCluster> = Api::all(hub.client.clone());
     let rotate_at = secret_certificate(local, identity).await.and_then(|pem| csr::renew_at(&pem));
     let klusterlets: Api<Klusterlet> = Api::all(local.clone());
     let mut klusterlet_changes =
         watcher(klusterlets.clone(), watcher::Config::default().fields("metadata.name=klusterlet")).boxed();
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &identity.namespace);
-    let bootstrap_config = watcher::Config::default().fields(&format!("metadata.name={BOOTSTRAP_SECRET}"));
-    let mut bootstrap_changes = watcher(secrets, bootstrap_config).boxed();
-    let mut bootstrap_version: Option<String> = None;
+    let only = |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
+    let mut secret_changes = futures::stream::select(
+        watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).default_backoff(),
+        watcher(secrets, only(HUB_KUBECONFIG_SECRET)).default_backoff(),
+    )
+    .boxed();
     let rotation = async {
         match rotate_at {
-            Some(at) => tokio::time::sleep(at.duration_since(jiff::Timestamp::now()).unsigned_abs()).await,
+            // A time already past (a certificate found overdue) renews at once.
+            Some(at) => {
+                let left = at.duration_since(jiff::Timestamp::now());
+                tokio::time::sleep(Duration::try_from(left).unwrap_or(Duration::ZERO)).await;
+            }
             None => std::future::pending().await,
         }
     };
@@ -271,17 +332,32 @@ async fn serve(local: &Client, hub: &HubConnection, identity: &Identity) -> Resu
                         break;
                     }
                 }
-                event = bootstrap_changes.next() => {
-                    if let Some(Ok(watcher::Event::Apply(secret) | watcher::Event::InitApply(secret))) = event {
-                        let version = secret.resource_version();
-                        if bootstrap_version.is_some() && bootstrap_version != version {
-                            return Ok(Next::Rebootstrap);
-                        }
-                        bootstrap_version = version;
+                event = secret_changes.next() => {
+                    if let Some(Ok(event)) = event
+                        && secret_changed(&event, &hub.secret_version, connection.bootstrap_version.as_deref())
+                    {
+                        return Ok(Next::Recheck);
                     }
                 }
             }
         }
+    }
+}
+
+/// Whether a watch event of the two secrets says they are no longer what the connection
+/// was judged from: the hub kubeconfig deleted or rewritten, the bootstrap secret
+/// created, deleted or rewritten.
+fn secret_changed(event: &watcher::Event<Secret>, hub_version: &str, bootstrap_version: Option<&str>) -> bool {
+    let (secret, present) = match event {
+        watcher::Event::Apply(secret) | watcher::Event::InitApply(secret) => (secret, true),
+        watcher::Event::Delete(secret) => (secret, false),
+        watcher::Event::Init | watcher::Event::InitDone => return false,
+    };
+    let version = secret.resource_version();
+    match secret.metadata.name.as_deref() {
+        Some(HUB_KUBECONFIG_SECRET) => !present || version.as_deref() != Some(hub_version),
+        Some(BOOTSTRAP_SECRET) => !present || version.as_deref() != bootstrap_version,
+        _ => false,
     }
 }
 
@@ -312,8 +388,12 @@ async fn heartbeat(
     cluster: &ManagedCluster,
 ) -> Result<(), RegistrationError> {
     let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string();
+    // The period the agent renews at goes with the renewal, so the hub judges staleness by
+    // it even while the cluster's leaseDurationSeconds is being changed.
+    let period = cluster.spec.lease_duration().as_secs();
+    let renewal = json!({"spec": {"renewTime": now, "leaseDurationSeconds": period}});
     Api::<Lease>::namespaced(hub.client.clone(), &identity.cluster)
-        .patch(CLUSTER_LEASE, &PatchParams::default(), &Patch::Merge(json!({"spec": {"renewTime": now}})))
+        .patch(CLUSTER_LEASE, &PatchParams::default(), &Patch::Merge(renewal))
         .await
         .map_err(kube_error("renewing the lease"))?;
     let observed = status::observe(local, &identity.namespace).await;

@@ -25,9 +25,11 @@ use super::status;
 use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
 use fleetctl_api::{AppliedManifestWork, ManifestWork};
+use fleetctl_kube::errors::chain;
 use fleetctl_kube::kube_error;
 use fleetctl_kube::reconcile;
 use fleetctl_kube::resolve::Kinds;
+use fleetctl_kube::runner::health::Health;
 use fleetctl_kube::runner::metrics::ControllerMetrics;
 
 /// How often an unchanged work is applied again, so drift on the managed cluster (an
@@ -61,6 +63,8 @@ pub struct Context {
     pub kinds: Kinds,
     /// Reconcile counters.
     pub metrics: Arc<ControllerMetrics>,
+    /// Readiness: the agent is ready while its watches reach the hub.
+    pub health: Health,
 }
 
 impl Context {
@@ -88,9 +92,36 @@ pub async fn run(ctx: Arc<Context>) {
         })
         // A new kind on the managed cluster may be what a failed manifest was waiting for.
         .reconcile_all_on(established_crds_changed(ctx.local.clone()))
-        .run(reconcile, |_, error, _| reconcile::retry(super::CONTROLLER, error, RETRY_ERROR), ctx)
-        .for_each(|_| future::ready(()))
+        .run(reconcile, |_, error, _| reconcile::retry(super::CONTROLLER, error, RETRY_ERROR), ctx.clone())
+        .for_each(|result| {
+            reachable(&ctx.health, &result);
+            future::ready(())
+        })
         .await;
+}
+
+/// Readiness from the controller's output: a failed watch (the hub's ManifestWorks, or the
+/// records here) makes the agent not ready — and says so once — until a reconcile
+/// completes again (the watch's relist after it recovers reconciles every work).
+fn reachable<T, E: std::error::Error>(
+    health: &Health,
+    result: &Result<T, kube::runtime::controller::Error<E, watcher::Error>>,
+) {
+    match result {
+        Ok(_) => {
+            if !health.is_ready() {
+                tracing::info!("the hub's ManifestWorks are reachable: ready");
+                health.set_ready(true);
+            }
+        }
+        Err(kube::runtime::controller::Error::QueueError(error)) => {
+            if health.is_ready() {
+                tracing::warn!(error = %chain(error), "cannot watch the ManifestWorks on the hub: not ready");
+                health.set_ready(false);
+            }
+        }
+        Err(_) => {}
+    }
 }
 
 /// One pass over a work behind the hub finalizer

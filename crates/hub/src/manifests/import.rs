@@ -4,19 +4,24 @@
 
 use std::collections::BTreeMap;
 
-use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, KLUSTERLET};
+use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, IMAGE_PULL_SECRET, KLUSTERLET};
 use fleetctl_api::operator::{
     ClusterClaimConfiguration, InstallMode, KlusterletDeployOption, RegistrationConfiguration,
 };
 use fleetctl_api::{Klusterlet, KlusterletSpec, OPERATOR_GROUP, WORK_GROUP};
 use fleetctl_kube::kubeconfig::{self, Credentials, Names};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, namespaced_meta, rule};
+use k8s_openapi::ByteString;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Container, PodSpec, Probe};
+use k8s_openapi::api::core::v1::{Container, LocalObjectReference, PodSpec, Probe, Secret};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::config::Kubeconfig;
 use serde_json::Value;
 
+/// The Secret type of registry credentials, and its key.
+pub const DOCKER_CONFIG_JSON: &str = "kubernetes.io/dockerconfigjson";
+/// The key of a `kubernetes.io/dockerconfigjson` Secret.
+pub const DOCKER_CONFIG_JSON_KEY: &str = ".dockerconfigjson";
 /// Port of the operator's `/healthz`.
 const OPERATOR_HEALTH_PORT: u16 = 8443;
 /// Claim suffixes the registration agent reserves, as upstream's import controller sets.
@@ -35,6 +40,9 @@ pub struct ImportInputs<'a> {
     pub token: &'a str,
     /// The fleetctl image the operator and the agents run.
     pub image: &'a str,
+    /// The registry credentials (a `.dockerconfigjson`) the image is pulled with, if the
+    /// registry needs any.
+    pub image_pull_secret: Option<&'a ByteString>,
 }
 
 /// The bootstrap kubeconfig, shaped as upstream's (`default-cluster`, `default-auth`,
@@ -55,7 +63,8 @@ pub fn objects(inputs: &ImportInputs<'_>) -> Vec<Value> {
         meta(AGENT_NAMESPACE).with_annotations(labels([("workload.openshift.io/allowed", "management")])),
     );
     let operator = [objects::service_account_subject(AGENT_NAMESPACE, KLUSTERLET)];
-    vec![
+    let mut account = objects::service_account(namespaced_meta(AGENT_NAMESPACE, KLUSTERLET));
+    let mut objects = vec![
         document(&namespace),
         document(&objects::cluster_role(meta(KLUSTERLET), operator_rules())),
         document(&objects::cluster_role_binding(meta(KLUSTERLET), KLUSTERLET, operator.to_vec())),
@@ -63,14 +72,32 @@ pub fn objects(inputs: &ImportInputs<'_>) -> Vec<Value> {
             namespaced_meta(AGENT_NAMESPACE, BOOTSTRAP_SECRET),
             BTreeMap::from([("kubeconfig".to_string(), kubeconfig)]),
         )),
-        document(&objects::service_account(namespaced_meta(AGENT_NAMESPACE, KLUSTERLET))),
+    ];
+    if let Some(credentials) = inputs.image_pull_secret {
+        objects.push(document(&pull_secret(credentials)));
+        account.image_pull_secrets = Some(vec![LocalObjectReference { name: IMAGE_PULL_SECRET.into() }]);
+    }
+    objects.extend([
+        document(&account),
         document(&operator_deployment(inputs.image)),
         document(&klusterlet(inputs)),
         document(&objects::cluster_role(
             meta("klusterlet-bootstrap-kubeconfig"),
             vec![objects::named_rule(&[""], &["secrets"], &[BOOTSTRAP_SECRET], &["get", "update"])],
         )),
-    ]
+    ]);
+    objects
+}
+
+/// The registry credentials in the agent namespace, where the operator's ServiceAccount
+/// (and through the operator, the agents') pulls with them.
+fn pull_secret(credentials: &ByteString) -> Secret {
+    Secret {
+        metadata: namespaced_meta(AGENT_NAMESPACE, IMAGE_PULL_SECRET),
+        type_: Some(DOCKER_CONFIG_JSON.into()),
+        data: Some(BTreeMap::from([(DOCKER_CONFIG_JSON_KEY.to_string(), credentials.clone())])),
+        ..Secret::default()
+    }
 }
 
 /// The operator's permissions: it creates the agent namespace, their ServiceAccounts,
@@ -144,6 +171,7 @@ mod tests {
             hub_ca_pem: "CA",
             token: "t0k",
             image: "quay.io/fleetctl/fleetctl:0.1.0",
+            image_pull_secret: None,
         }
     }
 
@@ -170,6 +198,23 @@ mod tests {
                 "ClusterRole/klusterlet-bootstrap-kubeconfig",
             ]
         );
+    }
+
+    #[test]
+    fn registry_credentials_come_after_the_bootstrap_secret_and_the_operator_account_pulls_with_them() {
+        let credentials = ByteString(br#"{"auths":{"registry.example":{"auth":"dTpw"}}}"#.to_vec());
+        let with = objects(&ImportInputs { image_pull_secret: Some(&credentials), ..inputs() });
+        let secret: Secret = serde_json::from_value(with[4].clone()).unwrap();
+        assert_eq!(secret.metadata.name.as_deref(), Some(IMAGE_PULL_SECRET));
+        assert_eq!(secret.metadata.namespace.as_deref(), Some(AGENT_NAMESPACE));
+        assert_eq!(secret.type_.as_deref(), Some("kubernetes.io/dockerconfigjson"));
+        assert_eq!(secret.data.unwrap()[".dockerconfigjson"], credentials);
+        assert_eq!(with[5]["kind"], "ServiceAccount");
+        assert_eq!(with[5]["imagePullSecrets"], json!([{"name": IMAGE_PULL_SECRET}]));
+        // Without credentials, neither the Secret nor a dangling reference.
+        let plain = rendered();
+        assert!(plain.iter().all(|o| o["metadata"]["name"] != IMAGE_PULL_SECRET));
+        assert!(plain[4].get("imagePullSecrets").is_none(), "{}", plain[4]);
     }
 
     #[test]

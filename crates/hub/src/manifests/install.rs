@@ -9,7 +9,7 @@ use super::admission;
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::api::core::v1::{Container, LocalObjectReference, PodSpec};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use serde_json::Value;
 
@@ -62,6 +62,9 @@ pub struct Install<'a> {
     pub hub_url: &'a str,
     /// The CA bundle (PEM) that verifies it.
     pub hub_ca_pem: &'a str,
+    /// A `kubernetes.io/dockerconfigjson` Secret in the hub namespace that the controller
+    /// pulls its image with and hands on to every klusterlet, if the registry needs one.
+    pub image_pull_secret: Option<&'a str>,
 }
 
 /// Everything `fleetctl hub install` applies, in order: CRDs and the admission policies
@@ -95,22 +98,27 @@ fn deployment(install: &Install<'_>) -> Deployment {
         liveness_probe: Some(probe("/healthz")),
         readiness_probe: Some(probe("/readyz")),
         resources: Some(objects::requests("10m", "32Mi")),
-        ..objects::container("controller", install.image, controller_args(install.image))
+        ..objects::container("controller", install.image, controller_args(install))
     };
     let pod = PodSpec {
         service_account_name: Some(HUB_CONTROLLER.into()),
         containers: vec![container],
+        image_pull_secrets: install.image_pull_secret.map(|name| vec![LocalObjectReference { name: name.into() }]),
         ..PodSpec::default()
     };
     let meta = namespaced_meta(HUB_NAMESPACE, HUB_CONTROLLER).with_labels(labels([("app", HUB_CONTROLLER)]));
     objects::deployment(meta, HUB_CONTROLLER, BTreeMap::new(), pod)
 }
 
-/// `fleetctld hub`, told to give the klusterlets its own image repository and tag.
-fn controller_args(image: &str) -> Vec<String> {
+/// `fleetctld hub`, told to give the klusterlets its own image repository and tag, and
+/// the registry credentials.
+fn controller_args(install: &Install<'_>) -> Vec<String> {
     let mut args = vec!["hub".to_string()];
-    if let Some((repository, tag)) = split_image(image) {
+    if let Some((repository, tag)) = split_image(install.image) {
         args.extend(["--image-repository".into(), repository.into(), "--klusterlet-version".into(), tag.into()]);
+    }
+    if let Some(secret) = install.image_pull_secret {
+        args.extend(["--image-pull-secret".into(), secret.into()]);
     }
     args
 }
@@ -123,8 +131,12 @@ mod tests {
 
     #[test]
     fn the_hub_install_puts_crds_and_admission_policies_first_and_the_controller_last() {
-        let objects =
-            objects(&Install { image: "registry.example/fleetctl:1", hub_url: "https://hub:6443", hub_ca_pem: "CA" });
+        let objects = objects(&Install {
+            image: "registry.example/fleetctl:1",
+            hub_url: "https://hub:6443",
+            hub_ca_pem: "CA",
+            image_pull_secret: None,
+        });
         let kinds: Vec<&str> = objects.iter().filter_map(|o| o["kind"].as_str()).collect();
         let crds = crds::hub().len();
         assert!(kinds[..crds].iter().all(|k| *k == "CustomResourceDefinition"), "{kinds:?}");
@@ -142,6 +154,21 @@ mod tests {
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_URL", "value": "https://hub:6443"})), "{env:?}");
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_CA", "value": "CA"})), "{env:?}");
         assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
+        assert!(objects[rest + 4]["spec"]["template"]["spec"].get("imagePullSecrets").is_none());
+    }
+
+    #[test]
+    fn the_controller_pulls_with_the_image_pull_secret_and_hands_it_on() {
+        let objects = objects(&Install {
+            image: "registry.example/fleetctl:1",
+            hub_url: "https://hub:6443",
+            hub_ca_pem: "CA",
+            image_pull_secret: Some("registry-creds"),
+        });
+        let pod = &objects.last().unwrap()["spec"]["template"]["spec"];
+        assert_eq!(pod["imagePullSecrets"], json!([{"name": "registry-creds"}]));
+        let args = pod["containers"][0]["args"].as_array().unwrap();
+        assert_eq!(args[args.len() - 2..], [json!("--image-pull-secret"), json!("registry-creds")]);
     }
 
     #[test]

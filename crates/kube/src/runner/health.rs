@@ -5,7 +5,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -19,17 +18,35 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_REQUEST: usize = 8 * 1024;
 
 /// Readiness and metrics shared with the endpoints.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Health {
-    ready: Arc<AtomicBool>,
+    ready: Arc<tokio::sync::watch::Sender<bool>>,
     /// The metrics served at `/metrics`.
     pub metrics: Registry,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Self { ready: Arc::new(tokio::sync::watch::Sender::new(false)), metrics: Registry::default() }
+    }
 }
 
 impl Health {
     /// Marks the process ready (or not).
     pub fn set_ready(&self, ready: bool) {
-        self.ready.store(ready, Ordering::Relaxed);
+        self.ready.send_if_modified(|current| std::mem::replace(current, ready) != ready);
+    }
+
+    /// Whether the process is marked ready.
+    pub fn is_ready(&self) -> bool {
+        *self.ready.borrow()
+    }
+
+    /// Returns once the process is marked `ready` (at once if it is).
+    pub async fn until_ready(&self, ready: bool) {
+        let mut changes = self.ready.subscribe();
+        // The sender lives in `self`, so the channel cannot close while this waits.
+        let _ = changes.wait_for(|now| *now == ready).await;
     }
 }
 
@@ -73,7 +90,7 @@ fn respond(method: &str, target: &str, health: &Health) -> (&'static str, &'stat
     }
     match path {
         "/healthz" | "/livez" => ("200 OK", TEXT, "ok".into()),
-        "/readyz" if health.ready.load(Ordering::Relaxed) => ("200 OK", TEXT, "ok".into()),
+        "/readyz" if health.is_ready() => ("200 OK", TEXT, "ok".into()),
         "/readyz" => ("503 Service Unavailable", TEXT, "not ready".into()),
         "/metrics" => ("200 OK", "text/plain; version=0.0.4; charset=utf-8", health.metrics.render()),
         _ => ("404 Not Found", TEXT, "not found\n".into()),

@@ -1,0 +1,246 @@
+//! Whether the stored hub credentials still fit the agent, judged from the secret alone
+//! (pure): `hub-kubeconfig-secret` must hold a kubeconfig, a certificate and its key; name
+//! this cluster and agent; point at the hub and CA the bootstrap kubeconfig names (a
+//! changed bootstrap kubeconfig means a moved hub or a rotated CA); and its certificate
+//! must be this agent's, match its key and not have expired. Upstream's registration agent
+//! checks the same before it trusts the secret; anything else sends it back to bootstrap.
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::config::Kubeconfig;
+
+use fleetctl_kube::kubeconfig::{self, Endpoint};
+
+/// Why the stored credentials cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unfit {
+    /// There is no secret.
+    #[error("the hub kubeconfig secret is missing")]
+    Missing,
+    /// A key is missing or does not parse.
+    #[error("the hub kubeconfig secret is corrupted: {0}")]
+    Corrupted(String),
+    /// The secret or its certificate names another cluster or agent.
+    #[error("the hub kubeconfig secret is for {found}, not {wanted}")]
+    OtherIdentity {
+        /// What the secret names.
+        found: String,
+        /// What this agent is.
+        wanted: String,
+    },
+    /// The kubeconfig points at another hub than the bootstrap kubeconfig.
+    #[error("the hub kubeconfig points at {found}, the bootstrap kubeconfig at {wanted}")]
+    OtherHub {
+        /// The stored server.
+        found: String,
+        /// The bootstrap server.
+        wanted: String,
+    },
+    /// The kubeconfig trusts another CA than the bootstrap kubeconfig.
+    #[error("the hub CA changed: the bootstrap kubeconfig trusts another one")]
+    CaChanged,
+    /// The certificate has expired.
+    #[error("the client certificate expired at {0}")]
+    Expired(jiff::Timestamp),
+}
+
+/// Who the agent is.
+#[derive(Debug, Clone, Copy)]
+pub struct Expected<'a> {
+    /// Cluster name.
+    pub cluster: &'a str,
+    /// Agent id.
+    pub agent_id: &'a str,
+}
+
+impl Expected<'_> {
+    /// The common name of the agent's certificate.
+    pub fn common_name(&self) -> String {
+        format!("system:open-cluster-management:{}:{}", self.cluster, self.agent_id)
+    }
+}
+
+/// What a usable secret holds.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// The certificate, PEM.
+    pub cert_pem: String,
+    /// Where the kubeconfig points.
+    pub endpoint: Endpoint,
+}
+
+/// Judges the stored secret against the agent and, when it is known, the endpoint of the
+/// bootstrap kubeconfig (a missing bootstrap secret does not make working credentials unfit).
+pub fn judge(
+    secret: Option<&Secret>,
+    expected: Expected<'_>,
+    bootstrap: Option<&Endpoint>,
+    now: jiff::Timestamp,
+) -> Result<Stored, Unfit> {
+    let secret = secret.ok_or(Unfit::Missing)?;
+    let text = kubeconfig::secret_text(secret);
+    let value = |key: &str| text.get(key).filter(|v| !v.trim().is_empty()).ok_or_else(|| missing(key));
+    for (key, wanted) in [("cluster-name", expected.cluster), ("agent-name", expected.agent_id)] {
+        if let Some(found) = text.get(key).filter(|found| found.as_str() != wanted) {
+            return Err(Unfit::OtherIdentity { found: format!("{key} {found}"), wanted: format!("{key} {wanted}") });
+        }
+    }
+    let parsed = Kubeconfig::from_yaml(value("kubeconfig")?).map_err(|e| corrupted("kubeconfig", &e))?;
+    let endpoint = kubeconfig::endpoint(&parsed).map_err(|e| corrupted("kubeconfig", &e))?;
+    let cert_pem = value("tls.crt")?;
+    let (_, pem) = x509_parser::pem::parse_x509_pem(cert_pem.as_bytes()).map_err(|e| corrupted("tls.crt", &e))?;
+    let (_, cert) = x509_parser::parse_x509_certificate(&pem.contents).map_err(|e| corrupted("tls.crt", &e))?;
+    let key = rcgen::KeyPair::from_pem(value("tls.key")?).map_err(|e| corrupted("tls.key", &e))?;
+    if key.public_key_raw() != cert.public_key().subject_public_key.data.as_ref() {
+        return Err(Unfit::Corrupted("tls.key is not the key of tls.crt".into()));
+    }
+    let (common_name, _) = fleetctl_kube::certs::names(cert.subject());
+    if common_name != expected.common_name() {
+        return Err(Unfit::OtherIdentity { found: common_name, wanted: expected.common_name() });
+    }
+    if let Some(bootstrap) = bootstrap {
+        if endpoint.server != bootstrap.server {
+            return Err(Unfit::OtherHub { found: endpoint.server, wanted: bootstrap.server.clone() });
+        }
+        if endpoint.ca_pem.trim() != bootstrap.ca_pem.trim() {
+            return Err(Unfit::CaChanged);
+        }
+    }
+    let not_after =
+        jiff::Timestamp::from_second(cert.validity().not_after.timestamp()).map_err(|e| corrupted("tls.crt", &e))?;
+    if now >= not_after {
+        return Err(Unfit::Expired(not_after));
+    }
+    Ok(Stored { cert_pem: cert_pem.clone(), endpoint })
+}
+
+fn missing(key: &str) -> Unfit {
+    Unfit::Corrupted(format!("no {key}"))
+}
+
+fn corrupted(key: &str, error: &dyn std::fmt::Display) -> Unfit {
+    Unfit::Corrupted(format!("{key}: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use fleetctl_kube::kubeconfig::{Credentials, Names, secret_data};
+
+    use super::*;
+
+    const CLUSTER: &str = "c1";
+    const AGENT: &str = "a1";
+    const HUB: &str = "https://127.0.0.1:6443";
+
+    fn expected() -> Expected<'static> {
+        Expected { cluster: CLUSTER, agent_id: AGENT }
+    }
+
+    /// A CA and a certificate it signed for `cn`, valid for `seconds`.
+    fn issued(cn: &str, seconds: i64) -> (String, String, String) {
+        let ca_key = rcgen::KeyPair::generate().expect("key");
+        let mut ca_params = rcgen::CertificateParams::default();
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca_cert = ca_params.self_signed(&ca_key).expect("ca");
+        let issuer = rcgen::Issuer::new(ca_params, ca_key);
+        let key = rcgen::KeyPair::generate().expect("key");
+        let mut params = rcgen::CertificateParams::default();
+        params.distinguished_name.push(rcgen::DnType::CommonName, cn);
+        let now = time::OffsetDateTime::now_utc();
+        params.not_before = now - time::Duration::seconds(60);
+        params.not_after = now + time::Duration::seconds(seconds);
+        let cert = params.signed_by(&key, &issuer).expect("cert");
+        (ca_cert.pem(), cert.pem(), key.serialize_pem())
+    }
+
+    fn secret(values: &[(&str, &str)]) -> Secret {
+        let values = values.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>();
+        Secret { data: Some(secret_data(values)), ..Secret::default() }
+    }
+
+    /// A secret as the agent writes it, and the bootstrap endpoint it fits.
+    fn good(cn: &str, seconds: i64) -> (Secret, Endpoint) {
+        let (ca, cert, key) = issued(cn, seconds);
+        let credentials = Credentials::Certificate { cert_pem: cert.clone(), key_pem: key.clone() };
+        let config = kubeconfig::to_yaml(&kubeconfig::single(Names::same("hub"), HUB, &ca, credentials));
+        let secret = secret(&[
+            ("kubeconfig", &config),
+            ("tls.crt", &cert),
+            ("tls.key", &key),
+            ("cluster-name", CLUSTER),
+            ("agent-name", AGENT),
+        ]);
+        (secret, Endpoint { server: HUB.into(), ca_pem: ca })
+    }
+
+    fn with(mut secret: Secret, key: &str, value: &str) -> Secret {
+        secret.data.get_or_insert_default().insert(key.into(), k8s_openapi::ByteString(value.as_bytes().to_vec()));
+        secret
+    }
+
+    fn now() -> jiff::Timestamp {
+        jiff::Timestamp::now()
+    }
+
+    #[test]
+    fn the_secret_the_agent_wrote_fits_its_bootstrap_hub() {
+        let (secret, bootstrap) = good(&expected().common_name(), 3600);
+        let stored = judge(Some(&secret), expected(), Some(&bootstrap), now()).expect("fits");
+        assert_eq!(stored.endpoint, bootstrap);
+    }
+
+    #[test]
+    fn a_missing_secret_is_missing() {
+        assert_eq!(judge(None, expected(), None, now()).unwrap_err(), Unfit::Missing);
+    }
+
+    #[test]
+    fn unparseable_kubeconfig_certificate_or_key_is_corrupted() {
+        let (secret, bootstrap) = good(&expected().common_name(), 3600);
+        for key in ["kubeconfig", "tls.crt", "tls.key"] {
+            let broken = with(secret.clone(), key, "garbage: [");
+            let unfit = judge(Some(&broken), expected(), Some(&bootstrap), now()).unwrap_err();
+            assert!(matches!(&unfit, Unfit::Corrupted(why) if why.starts_with(key)), "{key}: {unfit}");
+        }
+        let (_, _, other_key) = issued(&expected().common_name(), 3600);
+        let mismatched = with(secret, "tls.key", &other_key);
+        assert_eq!(
+            judge(Some(&mismatched), expected(), Some(&bootstrap), now()).unwrap_err(),
+            Unfit::Corrupted("tls.key is not the key of tls.crt".into())
+        );
+    }
+
+    #[test]
+    fn a_secret_for_another_cluster_or_agent_is_not_ours() {
+        let (secret, bootstrap) = good(&expected().common_name(), 3600);
+        let other = with(secret, "cluster-name", "c2");
+        assert!(matches!(
+            judge(Some(&other), expected(), Some(&bootstrap), now()),
+            Err(Unfit::OtherIdentity { found, .. }) if found == "cluster-name c2"
+        ));
+        let (foreign, bootstrap) = good("system:open-cluster-management:c2:a1", 3600);
+        assert!(matches!(
+            judge(Some(&foreign), expected(), Some(&bootstrap), now()),
+            Err(Unfit::OtherIdentity { found, .. }) if found == "system:open-cluster-management:c2:a1"
+        ));
+    }
+
+    #[test]
+    fn another_hub_or_a_new_ca_in_the_bootstrap_kubeconfig_makes_the_secret_stale() {
+        let (secret, bootstrap) = good(&expected().common_name(), 3600);
+        let moved = Endpoint { server: "https://hub.example:6443".into(), ..bootstrap.clone() };
+        assert!(matches!(judge(Some(&secret), expected(), Some(&moved), now()), Err(Unfit::OtherHub { .. })));
+        let (new_ca, _, _) = issued("ca", 3600);
+        let rotated = Endpoint { ca_pem: new_ca, ..bootstrap };
+        assert_eq!(judge(Some(&secret), expected(), Some(&rotated), now()).unwrap_err(), Unfit::CaChanged);
+        assert!(judge(Some(&secret), expected(), None, now()).is_ok(), "no bootstrap: nothing to compare");
+    }
+
+    #[test]
+    fn an_expired_certificate_is_stale() {
+        let (secret, bootstrap) = good(&expected().common_name(), 30);
+        let later = now().checked_add(jiff::SignedDuration::from_secs(31)).expect("time");
+        assert!(matches!(judge(Some(&secret), expected(), Some(&bootstrap), later), Err(Unfit::Expired(_))));
+    }
+}
