@@ -254,7 +254,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help cluster mcl help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --quiet --verbose --no-color --help cluster mcl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -265,6 +265,14 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -284,7 +292,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe__subcmd__cluster)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,6 +303,14 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster-context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -356,12 +372,24 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__detach)
-            opts="-y -o -q -v -h --yes --force --no-wait --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -y -o -q -v -h --selector --parallel --yes --force --no-wait --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --hub-kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1248,12 +1276,20 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__import)
-            opts="-l -o -q -v -h --label --addons --no-wait --print-command --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --addons --no-wait --print-command --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --contexts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --label)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1302,7 +1338,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__upgrade)
-            opts="-l -o -q -v -h --all --selector --to --parallel --no-wait --hub-kubeconfig --hub-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --all --selector --to --canary --parallel --wave-size --max-failures --soak --progress-deadline --no-rollback --no-wait --hub-kubeconfig --hub-context --output --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1320,7 +1356,27 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --canary)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wave-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-failures)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --soak)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progress-deadline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -132,21 +132,24 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s l -l label -d 'A label for the ManagedCluster (repeatable)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l contexts -d 'Import the clusters of these contexts, each named as its context (NAME=CONTEXT to name it otherwise), comma-separated' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l parallel -d 'How many clusters to import at once' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s l -l label -d 'A label for the ManagedClusters (repeatable)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l addons -d 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-context -d 'Context of that cluster' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
 yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-wait -d 'Stop once the manifests are applied to the target'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l print-command -d 'Print the one-line command to run on the target instead of applying it'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l force -d 'Import even if the target is joined to another hub'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l all-contexts -d 'Import the cluster of every context of --cluster-kubeconfig but the hub\'s, each named as its context'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-wait -d 'Stop once the manifests are applied to the targets'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l print-command -d 'Print the one-line command to run on the target instead of applying it (one NAME)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l force -d 'Import even if a target is joined to another hub'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l adopt-namespace -d 'Use the hub namespace of the cluster\'s name although it exists already and was not made for this cluster; detach then keeps it and what it holds'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
@@ -154,7 +157,11 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-color -d
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s l -l selector -d 'Clusters matching this label selector' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l to -d 'The klusterlet version to run (e.g. 0.2.0)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l parallel -d 'How many clusters upgrade at once' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l canary -d 'The size of the first wave, which may not fail at all' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l wave-size -l parallel -d 'How many clusters each wave upgrades at once: a number, or a share of the clusters (25%)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l max-failures -d 'How many clusters may fail before the rollout stops (the canary wave tolerates none)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l soak -d 'How long a wave\'s clusters must stay Available before the next wave starts' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l progress-deadline -d 'How long each cluster has to run the new version and be Available (default: --timeout)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l hub-context -d 'Context of the hub in its kubeconfig' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
@@ -164,15 +171,18 @@ yaml\t'YAML on stdout, nothing else'
 name\t'Names only'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l all -d 'Every cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-wait -d 'Record the version and return without waiting'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-rollback -d 'Leave a cluster that failed as it is, rather than restoring its previous version'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-wait -d 'Record the version and return without waiting (one wave, no rollback)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s l -l selector -d 'The clusters matching this label selector' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l parallel -d 'How many clusters to detach at once' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l cluster-context -d 'Context of that cluster' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
@@ -255,6 +265,8 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
@@ -269,6 +281,8 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fi
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
@@ -280,6 +294,8 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-context -d 'Context of that cluster' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'

@@ -368,6 +368,7 @@ fn build(
             period_seconds: cluster.spec.lease_duration().as_secs(),
         }),
         timeline: timeline(cluster, &works),
+        managed: None,
         works,
         addons,
         events,

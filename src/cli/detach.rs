@@ -1,4 +1,6 @@
-//! `fleetctl detach NAME`: Act III.
+//! `fleetctl detach (NAME… | -l SELECTOR)`: Act III, for one cluster or many at once.
+
+use std::num::NonZeroUsize;
 
 use clap::Args;
 use thiserror::Error;
@@ -6,18 +8,29 @@ use thiserror::Error;
 use super::connect::{self, Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
 use super::flags::{ClusterFlags, HubFlags, OutputFlags, WaitFlags};
+use super::many;
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report;
 use super::signals::until_stopped;
+use super::targets::{self, Named, Target};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
+use crate::lifecycle::import::select;
 
 /// `fleetctl detach …`
 #[derive(Debug, Args)]
 pub struct DetachArgs {
-    /// The cluster to detach.
-    name: String,
+    /// The clusters to detach; NAME=CONTEXT (or --cluster-context once per NAME) names the
+    /// target, so that detach can remove the klusterlet directly when the hub cannot.
+    #[arg(value_name = "NAME[=CONTEXT]", required_unless_present = "selector", conflicts_with = "selector")]
+    names: Vec<String>,
+    /// The clusters matching this label selector.
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    selector: Option<String>,
+    /// How many clusters to detach at once.
+    #[arg(long, value_name = "N", default_value = "5")]
+    parallel: NonZeroUsize,
     /// Do not ask (needed when not on a terminal).
     #[arg(long, short = 'y')]
     yes: bool,
@@ -44,6 +57,9 @@ enum ConfirmError {
     /// No one to ask, and no `--yes`.
     #[error("detaching {0} needs confirmation: pass --yes when not on a terminal")]
     NoTerminal(String),
+    /// The selector matched no cluster.
+    #[error("no cluster matches {0:?}: list them with `fleetctl get clusters`")]
+    NoneSelected(String),
     /// The person said no.
     #[error("not confirmed: nothing changed")]
     Declined,
@@ -53,7 +69,7 @@ impl Fault for ConfirmError {
     fn exit_status(&self) -> ExitStatus {
         match self {
             Self::NoTerminal(_) => ExitStatus::Usage,
-            Self::Declined => ExitStatus::Refused,
+            Self::Declined | Self::NoneSelected(_) => ExitStatus::Refused,
         }
     }
 }
@@ -61,38 +77,73 @@ impl Fault for ConfirmError {
 /// Runs `detach`.
 pub async fn run(args: DetachArgs, printer: &Printer) -> Result<(), CommandError> {
     let printer = printer.with_output(args.output.output);
-    let reporter = Reporter::new(&printer);
-    let name = args.name.clone();
-    let result = until_stopped(execute(args, &printer, &reporter)).await;
-    reporter.finish();
-    let results = match result {
-        Ok(result) => vec![(name, result)],
-        Err(signal) => report::stopped(&reporter, &[name], signal),
+    let (hub, hub_config) = match until_stopped(connect(&args.hub.selection(), Role::Hub)).await {
+        Ok(Ok(connected)) => connected,
+        Ok(Err(error)) => return report::fail(&printer, error.into()),
+        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
     };
+    let targets = match until_stopped(chosen(&args, &hub, &hub_config.cluster_url.to_string())).await {
+        Ok(Ok(targets)) => targets,
+        Ok(Err(error)) => return report::fail(&printer, error),
+        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
+    };
+    let names = targets::names(&targets);
+    if !args.yes
+        && let Err(error) = confirm(&printer, &names)
+    {
+        return report::fail(&printer, error);
+    }
+    let reporter = Reporter::new(&printer);
+    let results = many::each(&names, args.parallel, &reporter, |i| {
+        let (args, hub, reporter, target) = (&args, &hub, &reporter, &targets[i]);
+        async move { detach_one(args, hub, target, reporter).await }
+    })
+    .await;
+    reporter.finish();
     report::finish(&printer, &reporter, results)
 }
 
-async fn execute(args: DetachArgs, printer: &Printer, reporter: &Reporter) -> Result<Outcome, CommandError> {
-    let (hub, _) = connect(&args.hub.selection(), Role::Hub).await?;
-    // A target that was named must be usable; it need not answer (it may be the reason
-    // for the detach).
-    let target = if args.cluster.named() {
-        Some(connect::client(&args.cluster.selection(&args.hub), Role::Target).await?.0)
+/// The clusters named, or those the selector matches.
+async fn chosen(args: &DetachArgs, hub: &kube::Client, hub_url: &str) -> Result<Vec<Target>, CommandError> {
+    let Some(selector) = &args.selector else {
+        let named = Named { names: &args.names, contexts: &[], all_contexts: false };
+        return Ok(targets::targets(named, &args.cluster, &args.hub, hub_url, false)?.0);
+    };
+    let names = select(hub, selector).await?;
+    if names.is_empty() {
+        return Err(ConfirmError::NoneSelected(selector.clone()).into());
+    }
+    Ok(names.into_iter().map(|name| Target { name, context: None }).collect())
+}
+
+/// Detaches one cluster. A target that was named must be usable; it need not answer (it
+/// may be the reason for the detach).
+async fn detach_one(
+    args: &DetachArgs,
+    hub: &kube::Client,
+    target: &Target,
+    reporter: &Reporter,
+) -> Result<Outcome, CommandError> {
+    let client = if args.cluster.has_kubeconfig() || target.context.is_some() {
+        let selection = args.cluster.selection(&args.hub, target.context.clone());
+        Some(connect::client(&selection, Role::Target).await?.0)
     } else {
         None
     };
-    if !args.yes {
-        confirm(printer, &args.name)?;
-    }
-    let options = DetachOptions { name: args.name, wait: !args.no_wait, force: args.force, timeout: args.wait.timeout };
-    Ok(detach(&hub, target.as_ref(), &options, &|event| reporter.show(event)).await?)
+    let options =
+        DetachOptions { name: target.name.clone(), wait: !args.no_wait, force: args.force, timeout: args.wait.timeout };
+    Ok(detach(hub, client.as_ref(), &options, &|event| reporter.show(event)).await?)
 }
 
-fn confirm(printer: &Printer, name: &str) -> Result<(), CommandError> {
+fn confirm(printer: &Printer, names: &[String]) -> Result<(), CommandError> {
+    let clusters = names.join(", ");
     if !printer.can_prompt() {
-        return Err(ConfirmError::NoTerminal(name.to_string()).into());
+        return Err(ConfirmError::NoTerminal(clusters).into());
     }
-    let question = format!("Detach cluster {name} from the hub, removing its klusterlet?");
+    let question = match names {
+        [name] => format!("Detach cluster {name} from the hub, removing its klusterlet?"),
+        _ => format!("Detach {} clusters ({clusters}) from the hub, removing their klusterlets?", names.len()),
+    };
     if !printer.confirm(&question)? {
         return Err(ConfirmError::Declined.into());
     }

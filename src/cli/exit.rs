@@ -31,6 +31,22 @@ pub enum ExitStatus {
     Terminated = 143,
 }
 
+impl ExitStatus {
+    /// How grave the status is, for a command over several clusters, which exits with the
+    /// gravest of theirs: a signal, then a usage error, a failure, a timeout (partly done),
+    /// a refusal (nothing changed), success.
+    pub fn severity(self) -> u8 {
+        match self {
+            Self::Success => 0,
+            Self::Refused => 1,
+            Self::Timeout => 2,
+            Self::Failure => 3,
+            Self::Usage => 4,
+            Self::Interrupted | Self::Terminated => 5,
+        }
+    }
+}
+
 impl From<ExitStatus> for ExitCode {
     fn from(status: ExitStatus) -> Self {
         Self::from(status as u8)
@@ -40,7 +56,7 @@ impl From<ExitStatus> for ExitCode {
 /// The text `--help` ends with.
 pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage error; \
 3 timed out waiting; 4 refused by preflight (nothing changed); 130/143 stopped by SIGINT/SIGTERM \
-(run the command again to finish).";
+(run the command again to finish). Over several clusters, the gravest of theirs: 130/143, 2, 1, 3, 4.";
 
 /// An error that knows the exit status it ends a command with.
 pub trait Fault: std::error::Error + Send + Sync + 'static {
@@ -61,6 +77,13 @@ impl CommandError {
         self.status
     }
 
+    /// The same error, said of one cluster of several (`cluster c2: …`), with its status.
+    #[must_use]
+    pub fn of_cluster(self, cluster: &str) -> Self {
+        let error = OfCluster { cluster: cluster.to_string(), source: self.error };
+        Self { status: self.status, error: Box::new(error) }
+    }
+
     /// The error and its causes on one line (`what failed: why: root cause`).
     pub fn chain(&self) -> String {
         fleetctl_kube::errors::chain(self.error.as_ref())
@@ -71,6 +94,15 @@ impl<E: Fault> From<E> for CommandError {
     fn from(error: E) -> Self {
         Self { status: error.exit_status(), error: Box::new(error) }
     }
+}
+
+/// An error of one cluster among several.
+#[derive(Debug, thiserror::Error)]
+#[error("cluster {cluster}")]
+struct OfCluster {
+    cluster: String,
+    #[source]
+    source: Box<dyn std::error::Error + Send + Sync>,
 }
 
 /// A kubeconfig or context that cannot be used: nothing was tried, so nothing changed.
@@ -86,7 +118,11 @@ impl Fault for LifecycleError {
             Self::Refused(_) | Self::NotInitialised | Self::NotAnswering { .. } => ExitStatus::Refused,
             Self::Usage(_) => ExitStatus::Usage,
             Self::Timeout { .. } => ExitStatus::Timeout,
-            Self::Kube(_) | Self::Apply(_) | Self::Watch { .. } | Self::Failed(_) => ExitStatus::Failure,
+            Self::Kube(_) | Self::Apply(_) | Self::Watch { .. } | Self::Failed(_) | Self::RollbackFailed { .. } => {
+                ExitStatus::Failure
+            }
+            // Rolled back, the cluster is as it was; the upgrade's own fault decides.
+            Self::RolledBack { source, .. } => source.exit_status(),
         }
     }
 }
@@ -138,6 +174,29 @@ mod tests {
         ]
         .map(|s| s as u8);
         assert_eq!(codes, [0, 1, 2, 3, 4, 130, 143]);
+    }
+
+    #[test]
+    fn over_several_clusters_a_signal_outranks_a_failure_which_outranks_a_timeout_and_a_refusal() {
+        let mut statuses = [
+            ExitStatus::Refused,
+            ExitStatus::Interrupted,
+            ExitStatus::Success,
+            ExitStatus::Timeout,
+            ExitStatus::Usage,
+            ExitStatus::Failure,
+        ];
+        statuses.sort_by_key(|s| s.severity());
+        let codes = statuses.map(|s| s as u8);
+        assert_eq!(codes, [0, 4, 3, 1, 2, 130]);
+    }
+
+    #[test]
+    fn an_error_of_one_cluster_names_it_and_keeps_its_status() {
+        let timeout = LifecycleError::Timeout { what: "c2 to join".into(), after: Duration::from_secs(1) };
+        let error = CommandError::from(timeout).of_cluster("c2");
+        assert_eq!(error.status(), ExitStatus::Timeout);
+        assert_eq!(error.chain(), "cluster c2: timed out after 1s waiting for c2 to join");
     }
 
     #[test]

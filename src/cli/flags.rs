@@ -62,32 +62,41 @@ impl HubFlags {
             self.hub_kubeconfig.clone(),
             self.hub_context.clone(),
             cluster.cluster_kubeconfig.clone(),
-            cluster.cluster_context.clone(),
+            None,
         )
     }
 }
 
-/// The cluster being imported or detached.
+/// The clusters being imported or detached.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ClusterFlags {
-    /// Kubeconfig of the cluster being imported or detached (default: the hub's file).
+    /// Kubeconfig of the clusters being imported or detached (default: the hub's file).
     #[arg(long, global = true, value_name = "FILE")]
     cluster_kubeconfig: Option<PathBuf>,
-    /// Context of that cluster.
+    /// Context of the cluster; with several NAMEs, once for each, in their order.
     #[arg(long, global = true, value_name = "NAME")]
-    cluster_context: Option<String>,
+    cluster_context: Vec<String>,
 }
 
 impl ClusterFlags {
-    /// The cluster's selection: its own file, else the hub's (people often keep both as
+    /// The selection of a cluster reached through `context` (else the file's
+    /// current-context) of its own file, else of the hub's (people often keep both as
     /// contexts of one kubeconfig); errors name `--cluster-kubeconfig`.
-    pub fn selection(&self, hub: &HubFlags) -> Selection {
-        hub.pair(self).target
+    pub fn selection(&self, hub: &HubFlags, context: Option<String>) -> Selection {
+        let flags = Self { cluster_kubeconfig: self.cluster_kubeconfig.clone(), cluster_context: Vec::new() };
+        let mut selection = hub.pair(&flags).target;
+        selection.context = context;
+        selection
     }
 
-    /// Whether the cluster was named at all.
-    pub fn named(&self) -> bool {
-        self.cluster_kubeconfig.is_some() || self.cluster_context.is_some()
+    /// The contexts `--cluster-context` gave, in order.
+    pub fn contexts(&self) -> &[String] {
+        &self.cluster_context
+    }
+
+    /// Whether the cluster's kubeconfig was given.
+    pub fn has_kubeconfig(&self) -> bool {
+        self.cluster_kubeconfig.is_some()
     }
 }
 
@@ -108,7 +117,7 @@ pub struct WaitFlags {
 }
 
 /// A duration for `--timeout`: zero would time out before the first answer.
-fn positive_duration(text: &str) -> Result<Duration, String> {
+pub fn positive_duration(text: &str) -> Result<Duration, String> {
     let duration = fleetctl_kube::duration::parse(text)?;
     if duration.is_zero() {
         return Err(format!("{text:?} is no time to wait: give a duration greater than zero, like 90s or 5m"));
@@ -124,11 +133,12 @@ mod tests {
     fn errors_about_a_kubeconfig_name_the_flag_that_sets_it() {
         let hub = HubFlags { hub_kubeconfig: Some("/hub".into()), hub_context: None };
         assert_eq!(hub.selection().flag, "--hub-kubeconfig");
-        let target = ClusterFlags { cluster_kubeconfig: None, cluster_context: Some("c1".into()) };
-        let selection = target.selection(&hub);
+        let target = ClusterFlags { cluster_kubeconfig: None, cluster_context: vec!["c1".into()] };
+        let selection = target.selection(&hub, Some("c1".into()));
         assert_eq!(selection.flag, "--cluster-kubeconfig");
         assert_eq!(selection.path, Some(PathBuf::from("/hub")), "the hub's file by default");
-        assert!(target.named() && !ClusterFlags::default().named());
+        assert_eq!(selection.context.as_deref(), Some("c1"));
+        assert!(!target.has_kubeconfig());
     }
 
     #[test]

@@ -1,36 +1,54 @@
-//! `fleetctl import NAME`: Act I from the command line.
+//! `fleetctl import NAME…`: Act I from the command line, for one cluster or many at once
+//! (`--contexts`, `--all-contexts`), `--parallel` at a time.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 
 use clap::Args;
+use thiserror::Error;
 
 use super::connect::{self, Role, connect};
-use super::exit::CommandError;
+use super::exit::{CommandError, ExitStatus, Fault};
 use super::flags::{ClusterFlags, HubFlags, OutputFlags, WaitFlags};
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report;
-use super::signals::until_stopped;
+use super::targets::{self, Named, Target};
+use super::{many, signals::until_stopped};
+use crate::lifecycle::Outcome;
 use crate::lifecycle::import::{ImportOptions, Imported, check_label, import};
 
 /// `fleetctl import …`
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The cluster's name on the hub (a DNS-1123 label).
-    name: String,
-    /// A label for the ManagedCluster (repeatable).
+    /// The clusters' names on the hub (DNS-1123 labels), each reached through the context
+    /// `--cluster-context` gives it, or NAME=CONTEXT.
+    #[arg(value_name = "NAME[=CONTEXT]", required_unless_present_any = ["contexts", "all_contexts"])]
+    names: Vec<String>,
+    /// Import the clusters of these contexts, each named as its context (NAME=CONTEXT to
+    /// name it otherwise), comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "CONTEXT", conflicts_with_all = ["names", "all_contexts"])]
+    contexts: Vec<String>,
+    /// Import the cluster of every context of --cluster-kubeconfig but the hub's, each named
+    /// as its context.
+    #[arg(long, requires = "cluster_kubeconfig", conflicts_with = "names")]
+    all_contexts: bool,
+    /// How many clusters to import at once.
+    #[arg(long, value_name = "N", default_value = "5")]
+    parallel: NonZeroUsize,
+    /// A label for the ManagedClusters (repeatable).
     #[arg(short = 'l', long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     labels: Vec<(String, String)>,
     /// Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller).
     #[arg(long, value_delimiter = ',')]
     addons: Vec<String>,
-    /// Stop once the manifests are applied to the target.
+    /// Stop once the manifests are applied to the targets.
     #[arg(long)]
     no_wait: bool,
-    /// Print the one-line command to run on the target instead of applying it.
-    #[arg(long)]
+    /// Print the one-line command to run on the target instead of applying it (one NAME).
+    #[arg(long, conflicts_with_all = ["contexts", "all_contexts"])]
     print_command: bool,
-    /// Import even if the target is joined to another hub.
+    /// Import even if a target is joined to another hub.
     #[arg(long)]
     force: bool,
     /// Use the hub namespace of the cluster's name although it exists already and was not
@@ -47,6 +65,17 @@ pub struct ImportArgs {
     wait: WaitFlags,
 }
 
+/// `--print-command` for more than one cluster.
+#[derive(Debug, Error)]
+#[error("--print-command prints the command of one cluster: name only one")]
+struct OneCommand;
+
+impl Fault for OneCommand {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Usage
+    }
+}
+
 fn parse_label(text: &str) -> Result<(String, String), String> {
     let (key, value) = text.split_once('=').ok_or_else(|| format!("invalid label {text:?}: write it as key=value"))?;
     check_label(key, value)?;
@@ -56,39 +85,84 @@ fn parse_label(text: &str) -> Result<(String, String), String> {
 /// Runs `import`.
 pub async fn run(args: ImportArgs, printer: &Printer) -> Result<(), CommandError> {
     let printer = printer.with_output(args.output.output);
-    let reporter = Reporter::new(&printer);
-    let name = args.name.clone();
-    let result = until_stopped(execute(args, &reporter)).await;
-    reporter.finish();
-    let result = match result {
-        Ok(Ok(Imported::Command(command))) => return Ok(printer.data(&format!("{command}\n"))?),
-        Ok(Ok(Imported::Already(outcome) | Imported::Done(outcome))) => Ok(outcome),
-        Ok(Err(error)) => Err(error),
-        Err(signal) => return report::finish(&printer, &reporter, report::stopped(&reporter, &[name], signal)),
+    let (hub, hub_config) = match until_stopped(connect(&args.hub.selection(), Role::Hub)).await {
+        Ok(Ok(connected)) => connected,
+        Ok(Err(error)) => return report::fail(&printer, error.into()),
+        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
     };
-    report::finish(&printer, &reporter, vec![(name, result)])
+    let hub_url = hub_config.cluster_url.to_string();
+    let named = Named { names: &args.names, contexts: &args.contexts, all_contexts: args.all_contexts };
+    let targets = match targets::targets(named, &args.cluster, &args.hub, &hub_url, !args.print_command) {
+        Ok((targets, skipped)) => {
+            for context in skipped {
+                printer.note(&format!("skipping context {context}: it is the hub"));
+            }
+            targets
+        }
+        Err(error) => return report::fail(&printer, error.into()),
+    };
+    let reporter = Reporter::new(&printer);
+    if args.print_command {
+        let [target] = targets.as_slice() else { return report::fail(&printer, OneCommand.into()) };
+        let result = until_stopped(import_one(&args, &hub, &hub_url, target, &reporter)).await;
+        reporter.finish();
+        return match result {
+            Ok(Ok(Imported::Command(command))) => Ok(printer.data(&format!("{command}\n"))?),
+            Ok(Ok(Imported::Already(outcome) | Imported::Done(outcome))) => {
+                report::finish(&printer, &reporter, vec![(target.name.clone(), Ok(outcome))])
+            }
+            Ok(Err(error)) => report::finish(&printer, &reporter, vec![(target.name.clone(), Err(error))]),
+            Err(signal) => report::finish(&printer, &reporter, report::stopped(&reporter, &names_of(target), signal)),
+        };
+    }
+    let names = targets::names(&targets);
+    let results = many::each(&names, args.parallel, &reporter, |i| {
+        let (args, hub, hub_url, reporter, target) = (&args, &hub, &hub_url, &reporter, &targets[i]);
+        async move { outcome(import_one(args, hub, hub_url, target, reporter).await?) }
+    })
+    .await;
+    reporter.finish();
+    report::finish(&printer, &reporter, results)
 }
 
-async fn execute(args: ImportArgs, reporter: &Reporter) -> Result<Imported, CommandError> {
-    let (hub, hub_config) = connect(&args.hub.selection(), Role::Hub).await?;
-    // The target answering is part of the import's own preflight.
-    let target = if args.print_command {
+fn names_of(target: &Target) -> [String; 1] {
+    [target.name.clone()]
+}
+
+fn outcome(imported: Imported) -> Result<Outcome, CommandError> {
+    match imported {
+        Imported::Already(outcome) | Imported::Done(outcome) => Ok(outcome),
+        // Only `--print-command` asks for the command, and it is run on its own.
+        Imported::Command(_) => Err(OneCommand.into()),
+    }
+}
+
+/// Imports one cluster: its target must be usable and answer (part of the import's own
+/// preflight); with `--print-command` no target is needed.
+async fn import_one(
+    args: &ImportArgs,
+    hub: &kube::Client,
+    hub_url: &str,
+    target: &Target,
+    reporter: &Reporter,
+) -> Result<Imported, CommandError> {
+    let client = if args.print_command {
         None
     } else {
-        Some(connect::client(&args.cluster.selection(&args.hub), Role::Target).await?.0)
+        let selection = args.cluster.selection(&args.hub, target.context.clone());
+        Some(connect::client(&selection, Role::Target).await?.0)
     };
     let options = ImportOptions {
-        name: args.name,
-        labels: args.labels.into_iter().collect::<BTreeMap<_, _>>(),
-        addons: args.addons,
+        name: target.name.clone(),
+        labels: args.labels.iter().cloned().collect::<BTreeMap<_, _>>(),
+        addons: args.addons.clone(),
         wait: !args.no_wait,
         print_command: args.print_command,
         force: args.force,
         adopt_namespace: args.adopt_namespace,
         timeout: args.wait.timeout,
     };
-    let hub_url = hub_config.cluster_url.to_string();
-    Ok(import(&hub, &hub_url, target.as_ref(), &options, &|event| reporter.show(event)).await?)
+    Ok(import(hub, hub_url, client.as_ref(), &options, &|event| reporter.show(event)).await?)
 }
 
 #[cfg(test)]

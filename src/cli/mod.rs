@@ -13,10 +13,12 @@ mod get;
 mod hub;
 mod import;
 mod logging;
+mod many;
 pub mod printer;
 mod progress;
 mod report;
 mod signals;
+mod targets;
 mod upgrade;
 mod version;
 

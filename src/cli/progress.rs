@@ -46,14 +46,10 @@ impl Reporter {
         self.finished.lock().get(cluster).cloned().unwrap_or_default()
     }
 
-    /// What finished, in words: `c1: step, step` for each cluster with finished steps.
-    pub fn done(&self) -> Vec<String> {
-        let finished = self.finished.lock();
-        let line = |(cluster, steps): (&String, &Vec<StepRecord>)| {
-            let steps: Vec<&str> = steps.iter().map(|s| s.step.as_str()).collect();
-            format!("{cluster}: {}", steps.join(", "))
-        };
-        finished.iter().map(line).collect()
+    /// What finished of one cluster, in words — `c1: step, step` — (nothing when none of
+    /// its steps did).
+    pub fn done_of(&self, cluster: &str) -> Vec<String> {
+        self.finished.lock().get(cluster).map(|steps| done_line(cluster, steps)).into_iter().collect()
     }
 
     fn bar(&self, cluster: &str) -> Option<ProgressBar> {
@@ -78,7 +74,7 @@ impl Reporter {
         if !self.printer.shows_notes() {
             return;
         }
-        let bar = self.bar(cluster_of(&event));
+        let bar = cluster_of(&event).and_then(|cluster| self.bar(cluster));
         let line = match event {
             Progress::Started { step, .. } => {
                 if let Some(bar) = bar {
@@ -90,10 +86,15 @@ impl Reporter {
                 format!("✓ {cluster} {step} ({:.2}s)", elapsed.as_secs_f64())
             }
             Progress::Note { cluster, message } => format!("! {cluster} {message}"),
+            Progress::Fleet { message } => format!("» {message}"),
         };
-        match bar {
-            Some(bar) => bar.println(line),
-            None => self.printer.note(&line),
+        match (bar, &self.bars) {
+            (Some(bar), _) => bar.println(line),
+            // Above the spinners; a stderr that cannot be written leaves nowhere to say so.
+            (None, Some(bars)) => {
+                let _ = bars.multi.println(line);
+            }
+            (None, None) => self.printer.note(&line),
         }
     }
 
@@ -107,6 +108,11 @@ impl Reporter {
     }
 }
 
+fn done_line(cluster: &str, steps: &[StepRecord]) -> String {
+    let steps: Vec<&str> = steps.iter().map(|s| s.step.as_str()).collect();
+    format!("{cluster}: {}", steps.join(", "))
+}
+
 /// The spinner style of a template of this module.
 fn style(template: &str) -> ProgressStyle {
     // Both templates are constants whose placeholders indicatif knows (a unit test parses them).
@@ -114,11 +120,13 @@ fn style(template: &str) -> ProgressStyle {
     ProgressStyle::with_template(template).expect("the spinner templates are valid")
 }
 
-fn cluster_of(event: &Progress) -> &str {
+/// The cluster an event is about (`None`: the fleet).
+fn cluster_of(event: &Progress) -> Option<&str> {
     match event {
         Progress::Started { cluster, .. } | Progress::Finished { cluster, .. } | Progress::Note { cluster, .. } => {
-            cluster
+            Some(cluster)
         }
+        Progress::Fleet { .. } => None,
     }
 }
 
@@ -140,7 +148,9 @@ mod tests {
         reporter.show(finished("c2", "a"));
         assert_eq!(reporter.steps("c1").iter().map(|s| s.step.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert!(reporter.steps("c3").is_empty());
-        assert_eq!(reporter.done(), ["c1: a, b", "c2: a"]);
+        assert_eq!(reporter.done_of("c1"), ["c1: a, b"]);
+        assert_eq!(reporter.done_of("c2"), ["c2: a"]);
+        assert!(reporter.done_of("c3").is_empty());
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! The report of `import`, `upgrade` and `detach`: for each cluster reached, what was done
-//! and how it ended. People get one line per cluster that succeeded (errors go to stderr);
-//! `-o json|yaml` get one document, on failure too, with the error and the exit status.
+//! and how it ended. People get a summary table, one row per cluster (errors go to stderr);
+//! `-o json|yaml` get one document, on failure too, with the error and the exit status. A
+//! command over several clusters exits with the gravest status among theirs.
 
 use serde::Serialize;
 
 use super::exit::CommandError;
-use super::printer::{PrintError, Printer};
+use super::printer::{Cell, PrintError, Printer, Tone};
 use super::progress::Reporter;
 use super::signals::Interrupted;
 use crate::lifecycle::Outcome;
+use crate::lifecycle::rollout::RolloutSummary;
 use fleetctl_kube::runner::StopSignal;
 
 /// How a lifecycle command ended for each cluster it reached, in order.
@@ -19,6 +21,9 @@ pub type Results = Vec<(String, Result<Outcome, CommandError>)>;
 pub struct Report {
     /// Each cluster reached.
     pub clusters: Vec<ClusterReport>,
+    /// The waves of an upgrade's rollout, and why it stopped early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<RolloutSummary>,
     /// The error the command ended with, if it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ReportedError>,
@@ -47,14 +52,19 @@ pub struct ReportedError {
 
 /// The results of clusters that a signal stopped: each with the steps it finished.
 pub fn stopped(reporter: &Reporter, clusters: &[String], signal: StopSignal) -> Results {
-    let error = || Interrupted { signal, done: reporter.done() };
-    clusters.iter().map(|cluster| (cluster.clone(), Err(error().into()))).collect()
+    let error = |cluster: &str| Interrupted { signal, done: reporter.done_of(cluster) };
+    clusters.iter().map(|cluster| (cluster.clone(), Err(error(cluster).into()))).collect()
+}
+
+/// The error of a command a signal stopped before it reached any cluster.
+pub fn interrupted(signal: StopSignal) -> CommandError {
+    Interrupted { signal, done: Vec::new() }.into()
 }
 
 /// Prints the report of a command that failed before it reached any cluster (its
 /// connection or preflight), and returns the error.
 pub fn fail(printer: &Printer, error: CommandError) -> Result<(), CommandError> {
-    let report = Report { clusters: Vec::new(), error: Some(reported(&error)) };
+    let report = Report { clusters: Vec::new(), rollout: None, error: Some(reported(&error)) };
     print(printer, &report)?;
     Err(error)
 }
@@ -63,20 +73,41 @@ fn reported(error: &CommandError) -> ReportedError {
     ReportedError { message: error.chain(), exit_code: error.status() as u8 }
 }
 
-/// Prints the report of the results and returns how the command ends: with the first
-/// cluster's error (the others are named in the report, and on stderr).
+/// Prints the report of the results and returns how the command ends: with the gravest
+/// error (the others are named on stderr, and all in the report). Over several clusters,
+/// each error names its cluster.
 pub fn finish(printer: &Printer, reporter: &Reporter, results: Results) -> Result<(), CommandError> {
-    let (report, errors) = build(reporter, results);
-    print(printer, &report)?;
-    let mut errors = errors.into_iter();
-    let first = errors.next();
-    for (cluster, error) in errors {
-        printer.note(&format!("error: {cluster}: {}", error.chain()));
-    }
-    first.map_or(Ok(()), |(_, error)| Err(error))
+    finish_with(printer, reporter, results, None)
 }
 
-/// The report, and the errors by cluster in order.
+/// [`finish`] for an upgrade's rollout: the report holds its waves too.
+pub fn finish_with(
+    printer: &Printer,
+    reporter: &Reporter,
+    results: Results,
+    rollout: Option<RolloutSummary>,
+) -> Result<(), CommandError> {
+    let several = results.len() > 1;
+    let results = results
+        .into_iter()
+        .map(|(cluster, result)| {
+            let result = result.map_err(|e| if several { e.of_cluster(&cluster) } else { e });
+            (cluster, result)
+        })
+        .collect();
+    let (mut report, mut errors) = build(reporter, results);
+    report.rollout = rollout;
+    print(printer, &report)?;
+    let gravest = errors.iter().enumerate().max_by_key(|(i, (_, e))| (e.status().severity(), usize::MAX - i));
+    let Some(gravest) = gravest.map(|(i, _)| i) else { return Ok(()) };
+    let (_, error) = errors.remove(gravest);
+    for (_, other) in &errors {
+        printer.error(other);
+    }
+    Err(error)
+}
+
+/// The report, and the errors by cluster in order; the report's error is the gravest.
 fn build(reporter: &Reporter, results: Results) -> (Report, Vec<(String, CommandError)>) {
     let mut errors = Vec::new();
     let mut clusters = Vec::new();
@@ -92,23 +123,37 @@ fn build(reporter: &Reporter, results: Results) -> (Report, Vec<(String, Command
             }
         });
     }
-    let error = errors.first().map(|(_, e)| reported(e));
-    (Report { clusters, error }, errors)
+    // The first of the gravest, as `finish` ends with.
+    let gravest = errors.iter().rev().max_by_key(|(_, e)| e.status().severity());
+    let error = gravest.map(|(_, e)| reported(e));
+    (Report { clusters, rollout: None, error }, errors)
 }
 
 fn print(printer: &Printer, report: &Report) -> Result<(), PrintError> {
-    let succeeded = || report.clusters.iter().filter(|c| c.error.is_none()).map(|c| &c.outcome);
+    let succeeded = report.clusters.iter().filter(|c| c.error.is_none()).map(|c| &c.outcome);
     let names: String =
-        succeeded().map(|o| format!("managedcluster.cluster.open-cluster-management.io/{}\n", o.cluster)).collect();
-    printer.document(report, &names, |_| succeeded().map(text).collect())
+        succeeded.map(|o| format!("managedcluster.cluster.open-cluster-management.io/{}\n", o.cluster)).collect();
+    printer.document(report, names.trim_end(), |printer| summary(printer, report))
 }
 
-fn text(outcome: &Outcome) -> String {
-    if outcome.steps.is_empty() {
-        return format!("{}: {}\n", outcome.cluster, outcome.result);
+/// The summary table: each cluster, how it ended and how long its steps took.
+fn summary(printer: &Printer, report: &Report) -> String {
+    if report.clusters.is_empty() {
+        return String::new();
     }
+    let rows: Vec<Vec<Cell>> = report.clusters.iter().map(row).collect();
+    printer.table(&["CLUSTER", "RESULT", "TIME"], &rows)
+}
+
+fn row(cluster: &ClusterReport) -> Vec<Cell> {
+    let outcome = &cluster.outcome;
     let total: f64 = outcome.steps.iter().map(|s| s.seconds).sum();
-    format!("{}: {} ({total:.2}s)\n", outcome.cluster, outcome.result)
+    let result = match &cluster.error {
+        Some(_) => Cell::toned(&outcome.result, Tone::Bad),
+        None => Cell::toned(&outcome.result, Tone::Good),
+    };
+    let time = if outcome.steps.is_empty() { Cell::plain("-") } else { Cell::plain(format!("{total:.2}s")) };
+    vec![Cell::plain(&outcome.cluster), result, time]
 }
 
 #[cfg(test)]
@@ -117,17 +162,47 @@ mod tests {
     use crate::lifecycle::{LifecycleError, StepRecord};
 
     #[test]
-    fn people_read_the_result_and_the_time_it_took() {
+    fn people_read_a_row_per_cluster_with_its_result_and_the_time_it_took() {
         let step = |seconds| StepRecord { step: "s".into(), seconds };
-        let mut outcome = Outcome {
+        let imported = Outcome {
             cluster: "c1".into(),
             result: "imported".into(),
             steps: vec![step(1.5), step(0.25)],
             conditions: Vec::new(),
         };
-        assert_eq!(text(&outcome), "c1: imported (1.75s)\n");
-        outcome.steps.clear();
-        assert_eq!(text(&outcome), "c1: imported\n");
+        let already = Outcome { cluster: "c2".into(), result: "already imported".into(), ..imported.clone() };
+        let already = Outcome { steps: Vec::new(), ..already };
+        let failed = Outcome { cluster: "c3".into(), result: "failed".into(), ..imported.clone() };
+        let report = Report {
+            clusters: vec![
+                ClusterReport { outcome: imported, error: None },
+                ClusterReport { outcome: already, error: None },
+                ClusterReport { outcome: failed, error: Some("boom".into()) },
+            ],
+            rollout: None,
+            error: None,
+        };
+        let printer = Printer::with(crate::cli::flags::Output::Table, false);
+        assert_eq!(
+            summary(&printer, &report),
+            "CLUSTER   RESULT             TIME\nc1        imported           1.75s\nc2        already imported   -\nc3        failed             1.75s\n"
+        );
+    }
+
+    #[test]
+    fn over_several_clusters_the_command_ends_with_the_gravest_error_each_naming_its_cluster() {
+        let printer = Printer::with(crate::cli::flags::Output::Json, false);
+        let reporter = Reporter::new(&printer);
+        let after = std::time::Duration::from_secs(1);
+        let results: Results = vec![
+            ("c1".into(), Err(LifecycleError::Refused("no".into()).into())),
+            ("c2".into(), Err(LifecycleError::Timeout { what: "c2".into(), after }.into())),
+            ("c3".into(), Err(LifecycleError::Failed("boom".into()).into())),
+            ("c4".into(), Err(LifecycleError::Failed("bang".into()).into())),
+        ];
+        let error = finish(&printer, &reporter, results).expect_err("failed");
+        assert_eq!(error.status() as u8, 1);
+        assert_eq!(error.chain(), "cluster c3: boom");
     }
 
     #[test]

@@ -1,23 +1,26 @@
-//! `fleetctl upgrade (NAME… | --all | -l SELECTOR) --to VERSION`: Act II.
+//! `fleetctl upgrade (NAME… | --all | -l SELECTOR) --to VERSION`: Act II, as a progressive
+//! rollout — a canary wave, then waves of `--wave-size`, each soaked before the next, a
+//! failed cluster rolled back, and a stop once more than `--max-failures` failed.
 
-use std::num::NonZeroUsize;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::connect::{Role, connect};
 use super::exit::CommandError;
-use super::flags::{HubFlags, OutputFlags, WaitFlags};
+use super::flags::{HubFlags, OutputFlags, WaitFlags, positive_duration};
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report;
 use super::signals::until_stopped;
 use crate::lifecycle::import::select;
-use crate::lifecycle::upgrade::{UpgradeOptions, upgrade_all, valid_version};
+use crate::lifecycle::rollout::{Rollout, RolloutResult, WaveSize, rollout};
+use crate::lifecycle::upgrade::{UpgradeOptions, valid_version};
 
 /// `fleetctl upgrade …`
 #[derive(Debug, Args)]
 pub struct UpgradeArgs {
-    /// Clusters to upgrade.
+    /// Clusters to upgrade, in this order.
     #[arg(required_unless_present_any = ["all", "selector"], conflicts_with_all = ["all", "selector"])]
     names: Vec<String>,
     /// Every cluster.
@@ -29,11 +32,27 @@ pub struct UpgradeArgs {
     /// The klusterlet version to run (e.g. 0.2.0).
     #[arg(long = "to", value_name = "VERSION", value_parser = parse_version)]
     version: String,
-    /// How many clusters upgrade at once.
-    #[arg(long, default_value_t = NonZeroUsize::MIN)]
-    parallel: NonZeroUsize,
-    /// Record the version and return without waiting.
+    /// The size of the first wave, which may not fail at all.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    canary: usize,
+    /// How many clusters each wave upgrades at once: a number, or a share of the clusters
+    /// (25%).
+    #[arg(long, visible_alias = "parallel", value_name = "N|P%", default_value = "1", value_parser = WaveSize::parse)]
+    wave_size: WaveSize,
+    /// How many clusters may fail before the rollout stops (the canary wave tolerates none).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    max_failures: usize,
+    /// How long a wave's clusters must stay Available before the next wave starts.
+    #[arg(long, value_name = "DURATION", value_parser = fleetctl_kube::duration::parse)]
+    soak: Option<Duration>,
+    /// How long each cluster has to run the new version and be Available (default: --timeout).
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    progress_deadline: Option<Duration>,
+    /// Leave a cluster that failed as it is, rather than restoring its previous version.
     #[arg(long)]
+    no_rollback: bool,
+    /// Record the version and return without waiting (one wave, no rollback).
+    #[arg(long, conflicts_with_all = ["canary", "soak", "max_failures", "progress_deadline", "no_rollback"])]
     no_wait: bool,
     #[command(flatten)]
     hub: HubFlags,
@@ -61,25 +80,44 @@ pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandErro
     let names = match (&args.selector, args.all) {
         (Some(selector), _) => select(&hub, selector).await,
         (None, true) => select(&hub, "").await,
-        (None, false) => Ok(args.names),
+        (None, false) => Ok(args.names.clone()),
     };
     let names = match names {
         Ok(names) => names,
         Err(error) => return report::fail(&printer, error.into()),
     };
-    let options = UpgradeOptions { version: args.version, wait: !args.no_wait, timeout: args.wait.timeout };
+    let options = UpgradeOptions {
+        version: args.version.clone(),
+        wait: !args.no_wait,
+        timeout: args.progress_deadline.unwrap_or(args.wait.timeout),
+    };
+    let plan = Rollout {
+        canary: args.canary,
+        // Without waiting there is nothing to wait between waves for.
+        wave_size: if args.no_wait { WaveSize::Percent(100) } else { args.wave_size },
+        max_failures: args.max_failures,
+        soak: args.soak.unwrap_or_default(),
+        rollback: !args.no_rollback && !args.no_wait,
+    };
     let reporter = Reporter::new(&printer);
     let observer = |event| reporter.show(event);
-    let result = until_stopped(upgrade_all(&hub, &names, args.parallel, &options, &observer)).await;
+    let mut done = RolloutResult::planned(&names, &plan);
+    let result = until_stopped(rollout(&hub, &options, &plan, args.wait.timeout, &observer, &mut done)).await;
     reporter.finish();
-    let results = match result {
-        Ok(Ok(results)) => {
-            results.into_iter().map(|(name, result)| (name, result.map_err(CommandError::from))).collect()
-        }
+    let summary = done.summary();
+    let mut results: report::Results =
+        done.clusters.into_iter().map(|(name, result)| (name, result.map_err(CommandError::from))).collect();
+    match result {
+        Ok(Ok(())) => {}
         Ok(Err(error)) => return report::fail(&printer, error.into()),
-        Err(signal) => report::stopped(&reporter, &names, signal),
-    };
-    report::finish(&printer, &reporter, results)
+        // What finished keeps its result; the others say what they had done.
+        Err(signal) => {
+            let unfinished: Vec<String> =
+                names.iter().filter(|name| !results.iter().any(|(done, _)| done == *name)).cloned().collect();
+            results.extend(report::stopped(&reporter, &unfinished, signal));
+        }
+    }
+    report::finish_with(&printer, &reporter, results, Some(summary))
 }
 
 #[cfg(test)]
@@ -94,5 +132,16 @@ mod tests {
         let error = Cli::try_parse_from(["fleetctl", "upgrade", "c1", "--to", "latest"]).expect_err("not a release");
         assert_eq!(error.exit_code(), 2);
         assert!(error.to_string().contains("invalid version \"latest\""), "{error}");
+    }
+
+    #[test]
+    fn waiting_for_nothing_leaves_no_rollout_to_shape() {
+        for flag in [&["--canary", "1"][..], &["--soak", "1m"], &["--no-rollback"], &["--max-failures", "2"]] {
+            let args = [&["fleetctl", "upgrade", "--all", "--to", "0.2.0", "--no-wait"][..], flag].concat();
+            let error = Cli::try_parse_from(args).expect_err("conflict");
+            assert_eq!(error.kind(), clap::error::ErrorKind::ArgumentConflict, "{flag:?}");
+        }
+        let parallel = ["fleetctl", "upgrade", "--all", "--to", "0.2.0", "--parallel", "25%"];
+        assert!(Cli::try_parse_from(parallel).is_ok(), "--parallel is --wave-size");
     }
 }

@@ -47,6 +47,16 @@ pub struct ImportOptions {
     pub timeout: Duration,
 }
 
+/// Checks a cluster name: a DNS-1123 label (it names the hub namespace too) that is not
+/// the name of a system namespace.
+pub fn check_name(name: &str) -> Result<(), String> {
+    validation::dns1123_label(name).map_err(|why| format!("invalid cluster name {name:?}: a cluster name {why}"))?;
+    if is_protected_namespace(name) {
+        return Err(format!("cluster name {name:?} is the name of a system namespace: choose another name"));
+    }
+    Ok(())
+}
+
 /// Checks a label asked for on the ManagedCluster: Kubernetes' rules for keys and values,
 /// and no key in a domain OCM or fleetctl write themselves.
 pub fn check_label(key: &str, value: &str) -> Result<(), String> {
@@ -184,13 +194,7 @@ async fn preflight(
     options: &ImportOptions,
 ) -> Result<Found, LifecycleError> {
     let name = options.name.as_str();
-    validation::dns1123_label(name)
-        .map_err(|why| LifecycleError::Usage(format!("invalid cluster name {name:?}: a cluster name {why}")))?;
-    if is_protected_namespace(name) {
-        return Err(LifecycleError::Usage(format!(
-            "cluster name {name:?} is the name of a system namespace: choose another name"
-        )));
-    }
+    check_name(name).map_err(LifecycleError::Usage)?;
     if let Some(why) = options.labels.iter().find_map(|(k, v)| check_label(k, v).err()) {
         return Err(LifecycleError::Usage(why));
     }

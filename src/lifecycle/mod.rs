@@ -3,6 +3,7 @@
 
 pub mod detach;
 pub mod import;
+pub mod rollout;
 pub mod upgrade;
 mod wait;
 
@@ -32,6 +33,11 @@ pub enum Progress {
         step: String,
         /// How long it took.
         elapsed: Duration,
+    },
+    /// How an operation over the fleet proceeds (a rollout's waves).
+    Fleet {
+        /// What.
+        message: String,
     },
     /// Something a person should know.
     Note {
@@ -65,6 +71,13 @@ pub struct Outcome {
     pub steps: Vec<StepRecord>,
     /// The cluster's conditions at the end (empty once it is gone).
     pub conditions: Vec<Condition>,
+}
+
+impl Outcome {
+    /// The result of a cluster left as it was.
+    pub fn unchanged(cluster: &str, result: String) -> Self {
+        Self { cluster: cluster.to_string(), result, steps: Vec::new(), conditions: Vec::new() }
+    }
 }
 
 /// Why an operation did not complete; the CLI turns each kind into its exit code.
@@ -114,6 +127,24 @@ pub enum LifecycleError {
     /// Something else failed.
     #[error("{0}")]
     Failed(String),
+    /// An upgrade failed, and the cluster was rolled back to the version it ran before.
+    #[error("upgrade failed and was rolled back to {to}")]
+    RolledBack {
+        /// The version it runs again.
+        to: String,
+        /// Why the upgrade failed.
+        #[source]
+        source: Box<LifecycleError>,
+    },
+    /// An upgrade failed, and so did the rollback.
+    #[error("upgrade failed, and its rollback failed too ({})", fleetctl_kube::errors::chain(.rollback.as_ref()))]
+    RollbackFailed {
+        /// Why the upgrade failed.
+        #[source]
+        source: Box<LifecycleError>,
+        /// Why the rollback failed.
+        rollback: Box<LifecycleError>,
+    },
 }
 
 /// Refuses to act on cluster `name` when it is being detached: only finishing the detach helps.

@@ -1,9 +1,7 @@
 //! Act II: record the desired klusterlet version; the hub re-renders the klusterlet
 //! work, the work agent applies it, the operator rolls the agents, and the agents
-//! report the version they run. Fleet-wide upgrades go in batches, stopping at the
-//! first failure.
+//! report the version they run. Fleet-wide upgrades are rollouts (`super::rollout`).
 
-use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use kube::Client;
@@ -114,33 +112,6 @@ pub async fn upgrade(
         steps,
         conditions: cluster.conditions().to_vec(),
     })
-}
-
-/// Upgrades clusters in batches of `parallel`, and returns each one's result; a batch in
-/// which one fails is the last (the clusters after it are not in the result). Upgrading no
-/// cluster at all (an empty fleet, a selector that matches none) is refused.
-pub async fn upgrade_all(
-    hub: &Client,
-    names: &[String],
-    parallel: NonZeroUsize,
-    options: &UpgradeOptions,
-    observer: Observer<'_>,
-) -> Result<Vec<(String, Result<Outcome, LifecycleError>)>, LifecycleError> {
-    if names.is_empty() {
-        return Err(LifecycleError::Refused("no cluster matches: list them with `fleetctl get clusters`".into()));
-    }
-    let mut results = Vec::new();
-    for batch in names.chunks(parallel.get()) {
-        let upgrades =
-            batch.iter().map(|name| async move { (name.clone(), upgrade(hub, name, options, observer).await) });
-        let batch = futures::future::join_all(upgrades).await;
-        let failed = batch.iter().any(|(_, result)| result.is_err());
-        results.extend(batch);
-        if failed {
-            break;
-        }
-    }
-    Ok(results)
 }
 
 #[cfg(test)]

@@ -205,8 +205,10 @@ fn requester(csr: &CertificateSigningRequest) -> String {
     csr.spec.username.clone().unwrap_or_default()
 }
 
+/// The CSR written last (creation times have seconds only; resourceVersions are ordered).
 fn newest(csrs: &[CertificateSigningRequest]) -> &CertificateSigningRequest {
-    csrs.iter().max_by_key(|c| c.metadata.creation_timestamp.clone().map(|t| t.0)).expect("a csr")
+    let version = |c: &CertificateSigningRequest| c.resource_version().and_then(|v| v.parse::<u64>().ok());
+    csrs.iter().max_by_key(|c| version(c)).expect("a csr")
 }
 
 const BOOTSTRAP_USER: &str = "system:serviceaccount:c1:c1-bootstrap-sa";

@@ -302,8 +302,19 @@ pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Ac
     match judge(&csr, accepts) {
         Verdict::Ignore => {}
         Verdict::Approve => {
+            let approval = json!({"status": {"conditions": [{
+                "type": "Approved", "status": "True", "reason": APPROVED_REASON,
+                "message": format!("Approved by the fleetctl hub for managed cluster {cluster}"),
+                "lastUpdateTime": jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            }]}});
+            Api::<CertificateSigningRequest>::all(ctx.client.clone())
+                .patch_approval(&name, &PatchParams::default(), &Patch::Merge(approval))
+                .await
+                .map_err(kube_error(format!("approving csr {name}")))?;
+            tracing::info!(csr = %name, cluster = %cluster, "approved");
             // A joined cluster's agent asking with the bootstrap identity lost or was refused
-            // its certificate: the hub's record of it says so.
+            // its certificate: the hub's record of it says so (best effort: the approval
+            // stands whether or not the Event can be written).
             let bootstrap =
                 format!("system:serviceaccount:{cluster}:{}", super::bootstrap::service_account_name(&cluster));
             if let Some(joined) = managed.filter(|m| m.is_joined())
@@ -319,21 +330,10 @@ pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Ac
                     action: "Approve".into(),
                     secondary: Some(csr.object_ref(&())),
                 };
-                ctx.recorder
-                    .publish(&event, &joined.object_ref(&()))
-                    .await
-                    .map_err(kube_error(format!("recording an event for cluster {cluster}")))?;
+                if let Err(error) = ctx.recorder.publish(&event, &joined.object_ref(&())).await {
+                    tracing::warn!(%cluster, error = %fleetctl_kube::errors::chain(&error), "recording a rebootstrap event");
+                }
             }
-            let approval = json!({"status": {"conditions": [{
-                "type": "Approved", "status": "True", "reason": APPROVED_REASON,
-                "message": format!("Approved by the fleetctl hub for managed cluster {cluster}"),
-                "lastUpdateTime": jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
-            }]}});
-            Api::<CertificateSigningRequest>::all(ctx.client.clone())
-                .patch_approval(&name, &PatchParams::default(), &Patch::Merge(approval))
-                .await
-                .map_err(kube_error(format!("approving csr {name}")))?;
-            tracing::info!(csr = %name, cluster = %cluster, "approved");
         }
         Verdict::Refuse(why) => {
             tracing::info!(csr = %name, cluster = %cluster, %why, "left pending");

@@ -235,6 +235,35 @@ pub async fn config(selection: &Selection) -> Result<Config, ConfigError> {
     })
 }
 
+/// One context of a kubeconfig, for commands that act on every context of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedContext {
+    /// The context's name.
+    pub name: String,
+    /// The API server of the cluster it names (`None` when the cluster is not defined).
+    pub server: Option<String>,
+}
+
+/// Every context of the selection's kubeconfig, in the file's order.
+pub fn contexts(selection: &Selection) -> Result<Vec<NamedContext>, ConfigError> {
+    let location =
+        locate(selection.path.as_deref(), std::env::var_os("KUBECONFIG").as_deref(), std::env::home_dir().as_deref());
+    let (kubeconfig, _) = read(location, selection.flag)?;
+    Ok(contexts_of(&kubeconfig))
+}
+
+fn contexts_of(kubeconfig: &Kubeconfig) -> Vec<NamedContext> {
+    let server = |cluster: &str| {
+        let named = kubeconfig.clusters.iter().find(|named| named.name == cluster)?;
+        named.cluster.as_ref()?.server.clone()
+    };
+    let context = |named: &::kube::config::NamedContext| NamedContext {
+        name: named.name.clone(),
+        server: named.context.as_ref().and_then(|c| server(&c.cluster)),
+    };
+    kubeconfig.contexts.iter().map(context).collect()
+}
+
 /// Whether [`Selection::in_cluster_or`] picks the service account: in a pod, and
 /// nothing names a kubeconfig.
 fn runs_in_cluster(
@@ -436,6 +465,15 @@ users:
         assert_eq!(pair.hub.flag, "--hub-kubeconfig");
         let pair = KubeconfigPair::new(Some("/hub".into()), None, Some("/target".into()), None);
         assert_eq!(pair.target.path, Some(PathBuf::from("/target")));
+    }
+
+    #[test]
+    fn every_context_of_a_file_is_listed_with_its_server() {
+        let listed = contexts_of(&kubeconfig(TWO_CONTEXTS));
+        let names: Vec<&str> = listed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "no-user", "no-cluster"]);
+        assert_eq!(listed[0].server.as_deref(), Some("https://c:6443"));
+        assert_eq!(listed[3].server, None, "its cluster is not defined");
     }
 
     #[test]

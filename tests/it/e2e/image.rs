@@ -32,7 +32,18 @@ fn missing() -> Option<String> {
     }
     let image = default_image();
     let exists = podman(&["image", "exists", &image]).is_ok_and(|o| o.status.success());
-    (!exists).then(|| format!("the image {image} is not in podman's storage (build it with .ci/image)"))
+    if !exists {
+        return Some(format!("the image {image} is not in podman's storage (build it with .ci/image)"));
+    }
+    // podman may be installed but unable to run containers here (see .ci/podman-env).
+    match podman(&["run", "--rm", "--network", "host", &image, "--version"]) {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => Some(format!(
+            "podman cannot run {image} (source .ci/podman-env for the options CI uses): {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )),
+        Err(e) => Some(format!("podman cannot run: {e}")),
+    }
 }
 
 /// The e2e's tags of the image, removed when dropped.

@@ -3,6 +3,8 @@
 
 mod addons;
 mod cli;
+mod fleet;
+mod heal;
 mod image;
 mod lifecycle;
 

@@ -31,7 +31,8 @@ fn rules() -> Vec<PolicyRule> {
         ),
         rule(&[""], &["namespaces", "secrets", "serviceaccounts"], RW),
         rule(&[""], &["serviceaccounts/token"], &["create"]),
-        rule(&[""], &["events"], &["create", "patch", "update"]),
+        // kube-runtime's Recorder writes events.k8s.io/v1 Events.
+        rule(&["", "events.k8s.io"], &["events"], &["create", "patch", "update"]),
         rule(&["coordination.k8s.io"], &["leases"], RW),
         rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["get", "list", "watch"]),
         rule(&["certificates.k8s.io"], &["certificatesigningrequests/approval"], &["update", "patch"]),
