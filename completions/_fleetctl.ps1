@@ -406,8 +406,8 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;describe' {
             [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
             [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
-            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
-            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of the cluster; with several NAMEs, once for each, in their order')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
@@ -425,8 +425,8 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;describe;cluster' {
             [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
             [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
-            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
-            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of the cluster; with several NAMEs, once for each, in their order')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
@@ -441,8 +441,8 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;describe;mcl' {
             [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
             [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
-            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)')
-            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of that cluster')
+            [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)')
+            [CompletionResult]::new('--cluster-context', '--cluster-context', [CompletionResultType]::ParameterName, 'Context of the cluster; with several NAMEs, once for each, in their order')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')

@@ -369,8 +369,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;describe'= {
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
-            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
-            cand --cluster-context 'Context of that cluster'
+            cand --cluster-kubeconfig 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of the cluster; with several NAMEs, once for each, in their order'
             cand -o 'Output format'
             cand --output 'Output format'
             cand -q 'Print only errors: no notes, no progress, only error logs'
@@ -387,8 +387,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;describe;cluster'= {
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
-            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
-            cand --cluster-context 'Context of that cluster'
+            cand --cluster-kubeconfig 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of the cluster; with several NAMEs, once for each, in their order'
             cand -o 'Output format'
             cand --output 'Output format'
             cand -q 'Print only errors: no notes, no progress, only error logs'
@@ -402,8 +402,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;describe;mcl'= {
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
-            cand --cluster-kubeconfig 'Kubeconfig of the cluster being imported or detached (default: the hub''s file)'
-            cand --cluster-context 'Context of that cluster'
+            cand --cluster-kubeconfig 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)'
+            cand --cluster-context 'Context of the cluster; with several NAMEs, once for each, in their order'
             cand -o 'Output format'
             cand --output 'Output format'
             cand -q 'Print only errors: no notes, no progress, only error logs'

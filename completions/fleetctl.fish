@@ -265,8 +265,8 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-context -d 'Context of that cluster' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
@@ -281,8 +281,8 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fi
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-context -d 'Context of that cluster' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'
@@ -294,8 +294,8 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-kubeconfig -d 'Kubeconfig of the cluster being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-context -d 'Context of that cluster' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
 wide\t'A table with more columns'
 json\t'JSON on stdout, nothing else'

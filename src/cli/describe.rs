@@ -75,8 +75,9 @@ pub async fn run(args: DescribeArgs, printer: &Printer) -> Result<(), CommandErr
     let printer = printer.with_output(args.output.output);
     let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
     let mut description = describe(&client, &name).await?;
-    if args.cluster.named() {
-        let (target, _) = connect(&args.cluster.selection(&args.hub), Role::Target).await?;
+    if args.cluster.has_kubeconfig() || !args.cluster.contexts().is_empty() {
+        let context = args.cluster.contexts().first().cloned();
+        let (target, _) = connect(&args.cluster.selection(&args.hub, context), Role::Target).await?;
         description.managed = Some(managed_side(&target).await?);
     }
     let now = Timestamp::now();
