@@ -754,14 +754,32 @@ fn create_configmap_sent_as_protobuf_creates_the_configmap() {
 }
 
 #[test]
-fn create_of_a_kind_sent_as_unreadable_protobuf_is_refused_with_a_pointer_to_json() {
+fn create_deployment_role_binding_and_priorityclass_sent_as_protobuf_are_stored_as_sent() {
     let Some(k) = cluster() else { return };
-    // kubectl sends the Deployment of `create deployment` as protobuf, which this
-    // server does not read for that kind.
-    let err = k.fails(&["create", "deployment", "web", "--image=nginx:1.27"]);
-    assert!(err.contains("protobuf"), "{err}");
-    assert!(err.contains("JSON"), "{err}");
-    assert!(names(&k, &["get", "deployments"]).is_empty());
+    // kubectl sends the objects its `create` generators build as protobuf; every built-in kind
+    // decodes through the same field tables.
+    k.ok(&["create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80"]);
+    let deployment = k.json(&["get", "deployment", "web"]);
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(deployment["spec"]["selector"]["matchLabels"], serde_json::json!({"app": "web"}));
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], "nginx:1.27");
+    assert_eq!(container["ports"][0]["containerPort"], 80);
+    k.ok(&["create", "role", "r1", "--verb=get,list", "--resource=configmaps"]);
+    let role = k.json(&["get", "role", "r1"]);
+    assert_eq!(
+        role["rules"],
+        serde_json::json!([{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}])
+    );
+    k.ok(&["create", "rolebinding", "rb1", "--role=r1", "--serviceaccount=default:bot"]);
+    let binding = k.json(&["get", "rolebinding", "rb1"]);
+    assert_eq!(
+        binding["subjects"],
+        serde_json::json!([{"kind": "ServiceAccount", "name": "bot", "namespace": "default"}])
+    );
+    k.ok(&["create", "priorityclass", "high", "--value=1000", "--preemption-policy=Never"]);
+    let class = k.json(&["get", "priorityclass", "high"]);
+    assert_eq!((class["value"].clone(), class["preemptionPolicy"].clone()), (1000.into(), "Never".into()));
 }
 
 #[test]

@@ -113,14 +113,19 @@ async fn a_body_over_three_mebibytes_is_too_large() {
 #[tokio::test]
 async fn protobuf_of_a_kind_kubectl_never_sends_is_refused_with_a_pointer_to_json() {
     let c = TestCluster::start().await;
-    // k8s\0 + runtime.Unknown{typeMeta{apiVersion "v1", kind "Pod"}, raw ""}
+    // CRDs travel as JSON only (kubectl and client-go never send them as protobuf):
+    // k8s\0 + runtime.Unknown{typeMeta{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}}.
     let mut body = b"k8s\0".to_vec();
-    body.extend_from_slice(&[0x0a, 0x09, 0x0a, 0x02, b'v', b'1', 0x12, 0x03, b'P', b'o', b'd', 0x12, 0x00]);
-    let pods = "/api/v1/namespaces/default/pods";
+    let type_meta =
+        [&[0x0a, 0x17][..], b"apiextensions.k8s.io/v1", &[0x12, 0x18], b"CustomResourceDefinition"].concat();
+    body.extend_from_slice(&[0x0a, type_meta.len() as u8]);
+    body.extend_from_slice(&type_meta);
+    body.extend_from_slice(&[0x12, 0x00]);
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
     assert_refused(
         &c,
         "POST",
-        pods,
+        crds,
         "application/vnd.kubernetes.protobuf",
         body,
         (415, "UnsupportedMediaType", "send JSON"),

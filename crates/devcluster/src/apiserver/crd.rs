@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::object;
 use super::registry::{Origin, Registry, ResourceType, Subresources};
+use super::schema;
 use super::status::{ApiError, Cause};
 
 /// The finalizer that keeps a CRD until its custom resources are gone.
@@ -101,6 +102,11 @@ fn check(crd: &Value, name: &str) -> Vec<Cause> {
             "spec.scope",
             format!("Unsupported value: {}: supported values: \"Cluster\", \"Namespaced\"", spec["scope"]),
         ));
+    }
+    for (i, version) in versions(crd).enumerate() {
+        if let Some(schema) = version["schema"].get("openAPIV3Schema") {
+            causes.extend(schema::structural::check(schema, &format!("spec.versions[{i}].schema.openAPIV3Schema")));
+        }
     }
     let storage = versions(crd).filter(|v| v["storage"] == true).count();
     if versions(crd).next().is_some() && storage != 1 {

@@ -56,6 +56,10 @@ struct ContinueToken {
     start: String,
 }
 
+/// Upstream's answer to a continue token whose snapshot has been compacted away.
+const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. \
+     You can start a new list without the continue parameter.";
+
 fn decode_continue(token: &str) -> Result<ContinueToken, ApiError> {
     URL_SAFE_NO_PAD.decode(token).ok().and_then(|raw| serde_json::from_slice(&raw).ok()).ok_or_else(|| {
         ApiError::bad_request("invalid continue token: pass back the token of the previous page unchanged")
@@ -93,7 +97,14 @@ impl ApiState {
                 let items: Vec<Stored> = item.into_iter().filter(|s| filter.matches_stored(s)).collect();
                 super::store::Page { items, rv: self.store.rv(), next: None }
             }
-            _ => self.scan(rt, namespace, token.as_ref().map(|t| t.start.as_str()), limit, &filter),
+            _ => match &token {
+                // A later page shows the objects as they were at the first page's resourceVersion.
+                Some(token) => self
+                    .store
+                    .list_at(&gr, namespace, Some(&token.start), limit, &|s| filter.matches_stored(s), token.rv)
+                    .map_err(|_| ApiError::expired(CONTINUE_EXPIRED))?,
+                None => self.scan(rt, namespace, None, limit, &filter),
+            },
         };
         let rv = token.map_or(page.rv, |t| t.rv);
         // Only an unfiltered list says how much is left, as upstream: counting what a

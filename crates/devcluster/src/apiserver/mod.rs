@@ -41,6 +41,7 @@ mod strategy;
 mod table;
 mod tls;
 mod token;
+mod view;
 mod watch;
 
 use std::net::SocketAddr;

@@ -263,7 +263,7 @@ impl ApiState {
         check_builtin_fields(rt, &object, opts)?;
         strategy.prepare_create(&mut object);
         let mut causes: Vec<Cause> = kinds::check_name(rt, &name).into_iter().collect();
-        causes.extend(self.custom_schema(rt, &mut object, opts)?);
+        causes.extend(self.custom_schema(rt, &mut object, None, opts)?);
         causes.extend(strategy.validate_create(&object));
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
@@ -273,11 +273,13 @@ impl ApiState {
         Ok(object)
     }
 
-    /// Defaults, prunes and validates a custom resource against its schema.
+    /// Defaults, prunes and validates a custom resource against its schema (`old`: the stored
+    /// object of an update, for transition rules).
     fn custom_schema(
         &self,
         rt: &ResourceType,
         object: &mut Value,
+        old: Option<&Value>,
         opts: &WriteOptions,
     ) -> Result<Vec<Cause>, ApiError> {
         let Some(schema) = rt.schema() else {
@@ -295,7 +297,7 @@ impl ApiState {
             }
         }
         schema::prune(object, schema);
-        Ok(schema::validate(object, schema)
+        Ok(schema::validate(object, old, schema)
             .into_iter()
             .map(|e| Cause { reason: e.reason, field: e.field, message: e.message })
             .collect())
@@ -553,7 +555,7 @@ impl ApiState {
             check_builtin_fields(rt, &next, opts)?;
             let strategy = strategy::of(rt);
             strategy.prepare_update(old, &mut next);
-            let mut causes = self.custom_schema(rt, &mut next, opts)?;
+            let mut causes = self.custom_schema(rt, &mut next, Some(old), opts)?;
             causes.extend(strategy.validate_update(old, &next));
             if !causes.is_empty() {
                 return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));

@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 
 use super::patch::ListStrategy;
 
+mod rules;
+pub mod structural;
+
 /// Stands in for a missing sub-schema; it declares nothing, so everything under it is unknown.
 static NO_SCHEMA: Value = Value::Null;
 
@@ -162,10 +165,11 @@ fn is_resource_meta(key: &str, value: &Value, resource_root: bool) -> bool {
 // ---------------------------------------------------------------------------------------------
 
 /// Validates an object (already defaulted and pruned) against its schema; the root
-/// `apiVersion`, `kind` and `metadata` are left to the generic object checks.
-pub fn validate(object: &Value, schema: &Value) -> Vec<FieldError> {
+/// `apiVersion`, `kind` and `metadata` are left to the generic object checks. `old` is the stored
+/// object on an update, for the transition rules (`oldSelf`) of `x-kubernetes-validations`.
+pub fn validate(object: &Value, old: Option<&Value>, schema: &Value) -> Vec<FieldError> {
     let mut validator = Validator { errors: Vec::new() };
-    validator.value(object, schema, "", true);
+    validator.value(object, old, schema, "", true);
     validator.errors
 }
 
@@ -174,7 +178,7 @@ struct Validator {
 }
 
 impl Validator {
-    fn value(&mut self, value: &Value, schema: &Value, path: &str, root: bool) {
+    fn value(&mut self, value: &Value, old: Option<&Value>, schema: &Value, path: &str, root: bool) {
         if value.is_null() {
             self.null(schema, path);
             return;
@@ -189,11 +193,15 @@ impl Validator {
         self.enumeration(value, schema, path);
         match value {
             Value::Number(_) => self.bounds(value, schema, path),
-            Value::String(s) => self.length(value, s, schema, path),
-            Value::Array(items) => self.array(items, schema, path),
-            Value::Object(map) => self.object(map, schema, path, root),
+            Value::String(s) => {
+                self.length(value, s, schema, path);
+                self.pattern(value, s, schema, path);
+            }
+            Value::Array(items) => self.array(items, old, schema, path),
+            Value::Object(map) => self.object(map, old, schema, path, root),
             _ => {}
         }
+        self.errors.extend(rules::check(value, old, schema, path));
     }
 
     /// A null is fine when nullable, or when a default exists (defaulting replaces it), or
@@ -283,8 +291,43 @@ impl Validator {
         }
     }
 
+    /// `pattern` is an ECMA-262 expression in the schema; the RE2 subset CRDs use reads the same
+    /// in Rust's regex syntax. A pattern that does not compile was refused with its CRD.
+    fn pattern(&mut self, value: &Value, s: &str, schema: &Value, path: &str) {
+        let Some(pattern) = schema.get("pattern").and_then(Value::as_str) else { return };
+        if regex::Regex::new(pattern).is_ok_and(|re| !re.is_match(s)) {
+            self.invalid(path, value, format!("{path} in body should match '{pattern}'"));
+        }
+    }
+
+    /// Items of a `set` list are unique, as are the key values of a `map` list's items.
+    fn uniqueness(&mut self, items: &[Value], schema: &Value, path: &str) {
+        let identity = |item: &Value| -> Option<Value> {
+            match strategy_of(schema) {
+                ListStrategy::Set => Some(item.clone()),
+                ListStrategy::Map(keys) => {
+                    Some(Value::Object(keys.iter().filter_map(|k| Some((k.clone(), item.get(k)?.clone()))).collect()))
+                }
+                ListStrategy::Atomic => None,
+            }
+        };
+        let mut seen = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let Some(id) = identity(item) else { return };
+            if seen.contains(&id) {
+                self.errors.push(FieldError {
+                    field: format!("{path}[{i}]"),
+                    reason: "FieldValueDuplicate",
+                    message: format!("Duplicate value: {id}"),
+                });
+            } else {
+                seen.push(id);
+            }
+        }
+    }
+
     /// Upstream reports the item count, not the list, as the bad value of a size error.
-    fn array(&mut self, items: &[Value], schema: &Value, path: &str) {
+    fn array(&mut self, items: &[Value], old: Option<&Value>, schema: &Value, path: &str) {
         let count = items.len() as u64;
         if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
             && count < min
@@ -298,13 +341,19 @@ impl Validator {
             let detail = format!("{path} in body should have at most {max} items");
             self.invalid(path, &Value::from(count), detail);
         }
+        self.uniqueness(items, schema, path);
         let item_schema = items_schema(schema);
         for (i, item) in items.iter().enumerate() {
-            self.value(item, item_schema, &format!("{path}[{i}]"), false);
+            // Transition rules see the old item of a map list by its keys, of other lists by position.
+            let old_item = old.and_then(Value::as_array).and_then(|old_items| match strategy_of(schema) {
+                ListStrategy::Map(keys) => old_items.iter().find(|o| keys.iter().all(|k| o.get(k) == item.get(k))),
+                _ => old_items.get(i),
+            });
+            self.value(item, old_item, item_schema, &format!("{path}[{i}]"), false);
         }
     }
 
-    fn object(&mut self, map: &Map<String, Value>, schema: &Value, path: &str, root: bool) {
+    fn object(&mut self, map: &Map<String, Value>, old: Option<&Value>, schema: &Value, path: &str, root: bool) {
         let skipped = |key: &str| root && matches!(key, "apiVersion" | "kind" | "metadata");
         let required = schema.get("required").and_then(Value::as_array);
         for name in required.into_iter().flatten().filter_map(Value::as_str) {
@@ -317,13 +366,14 @@ impl Validator {
             }
         }
         for (key, value) in map.iter().filter(|(key, _)| !skipped(key)) {
+            let old_value = old.and_then(|old| old.get(key));
             if let Some(property) = property(schema, key) {
-                self.value(value, property, &child(path, key), false);
+                self.value(value, old_value, property, &child(path, key), false);
                 continue;
             }
             match schema.get("additionalProperties") {
                 Some(extra @ Value::Object(_)) => {
-                    self.value(value, extra, &format!("{path}[{key}]"), false);
+                    self.value(value, old_value, extra, &format!("{path}[{key}]"), false);
                 }
                 Some(Value::Bool(false)) => {
                     let detail = format!("{} in body is a forbidden property", child(path, key));
@@ -452,7 +502,7 @@ mod tests {
     /// Validates `spec` against a schema whose `spec` property is `spec_schema`.
     fn check_spec(spec_schema: Value, spec: Value) -> Vec<FieldError> {
         let schema = json!({"type": "object", "properties": {"spec": spec_schema}});
-        validate(&json!({"spec": spec}), &schema)
+        validate(&json!({"spec": spec}), None, &schema)
     }
 
     fn check_field(field_schema: Value, value: Value) -> Vec<FieldError> {
@@ -699,6 +749,32 @@ mod tests {
     // --- validation -------------------------------------------------------------------------
 
     #[test]
+    fn strings_match_their_pattern() {
+        let schema = json!({"type": "string", "pattern": "^[a-z]+$"});
+        assert_eq!(check_field(schema.clone(), json!("abc")), vec![]);
+        assert_eq!(
+            check_field(schema, json!("ABC")),
+            vec![err("spec.f", "FieldValueInvalid", "Invalid value: \"ABC\": spec.f in body should match '^[a-z]+$'")]
+        );
+    }
+
+    #[test]
+    fn set_items_and_map_keys_are_unique() {
+        let set = json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}});
+        assert_eq!(check_field(set.clone(), json!(["a", "b"])), vec![]);
+        assert_eq!(
+            check_field(set, json!(["a", "b", "a"])),
+            vec![err("spec.f[2]", "FieldValueDuplicate", "Duplicate value: \"a\"")]
+        );
+        let map = json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+            "items": {"type": "object", "properties": {"name": {"type": "string"}, "v": {"type": "integer"}}}});
+        assert_eq!(
+            check_field(map, json!([{"name": "x", "v": 1}, {"name": "x", "v": 2}])),
+            vec![err("spec.f[1]", "FieldValueDuplicate", "Duplicate value: {\"name\":\"x\"}")]
+        );
+    }
+
+    #[test]
     fn valid_object_has_no_errors() {
         let schema = json!({"type": "object", "required": ["spec"], "properties": {
             "spec": {"type": "object", "required": ["replicas"], "properties": {
@@ -711,7 +787,7 @@ mod tests {
         }});
         let obj = json!({"apiVersion": "a/v1", "kind": "K", "metadata": {"name": "x"},
             "spec": {"replicas": 3, "ratio": 2, "name": "n", "on": true, "tags": ["a"]}});
-        assert_eq!(validate(&obj, &schema), vec![]);
+        assert_eq!(validate(&obj, None, &schema), vec![]);
     }
 
     #[test]
@@ -830,9 +906,9 @@ mod tests {
         let schema = json!({"type": "object", "required": ["spec", "apiVersion", "metadata"],
             "properties": {"spec": {"type": "object", "required": ["a", "b"],
                 "properties": {"a": {"type": "string"}, "b": {"type": "string", "nullable": true}}}}});
-        assert_eq!(validate(&json!({}), &schema), vec![err("spec", "FieldValueRequired", "Required value")]);
+        assert_eq!(validate(&json!({}), None, &schema), vec![err("spec", "FieldValueRequired", "Required value")]);
         assert_eq!(
-            validate(&json!({"spec": {"b": null}}), &schema),
+            validate(&json!({"spec": {"b": null}}), None, &schema),
             vec![err("spec.a", "FieldValueRequired", "Required value")]
         );
     }
@@ -999,7 +1075,7 @@ mod tests {
                                                                    "maxLength": 1}}}
         }});
         let obj = json!({"apiVersion": "a/v1", "kind": "K", "metadata": {"name": "long"}});
-        assert_eq!(validate(&obj, &schema), vec![]);
+        assert_eq!(validate(&obj, None, &schema), vec![]);
     }
 
     #[test]

@@ -400,31 +400,50 @@ impl Store {
         let Some(table) = inner.tables.get(resource) else {
             return Page { items: Vec::new(), rv, next: None };
         };
-        let prefix = namespace.map(|ns| format!("{ns}/"));
-        let start = match (after, &prefix) {
-            (Some(a), _) => Bound::Excluded(a.to_string()),
-            (None, Some(p)) => Bound::Included(p.clone()),
-            (None, None) => Bound::Unbounded,
+        let range = Range::new(namespace, after);
+        page(table.objects.range(range.bounds()).map(|(k, s)| (k.as_str(), s)), &range, limit, keep, rv)
+    }
+
+    /// Lists as [`Store::list`] does, but the objects as they stood at resourceVersion `at` (a
+    /// continue token's snapshot): objects changed since show their state then, objects created
+    /// since are left out and objects deleted since are back. `Err(oldest)` when the history
+    /// kept no longer reaches back to `at`.
+    pub fn list_at(
+        &self,
+        resource: &GroupResource,
+        namespace: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+        keep: &dyn Fn(&Stored) -> bool,
+        at: u64,
+    ) -> Result<Page, u64> {
+        let inner = self.inner.read();
+        let Some(table) = inner.tables.get(resource) else {
+            return Ok(Page { items: Vec::new(), rv: at, next: None });
         };
-        let mut items = Vec::new();
-        let mut next = None;
-        let mut last_key = None;
-        for (k, stored) in table.objects.range((start, Bound::Unbounded)) {
-            if prefix.as_ref().is_some_and(|p| !k.starts_with(p.as_str())) {
-                break;
-            }
-            if !keep(stored) {
+        if at < table.compacted {
+            return Err(table.compacted + 1);
+        }
+        let range = Range::new(namespace, after);
+        let mut view: BTreeMap<&str, Stored> =
+            table.objects.range(range.bounds()).map(|(k, s)| (k.as_str(), s.clone())).collect();
+        let mut settled = HashSet::new();
+        // The first change after `at` of each key tells what the key held at `at`.
+        for event in table.history.iter().filter(|e| e.rv > at) {
+            if !range.contains(&event.key) || !settled.insert(event.key.as_str()) {
                 continue;
             }
-            if limit > 0 && items.len() == limit {
-                // One more match exists past the page: the client continues after the last key.
-                next = last_key;
-                break;
-            }
-            items.push(stored.clone());
-            last_key = Some(k.clone());
+            let then = match event.kind {
+                EventType::Added => None,
+                EventType::Modified => event.prev.clone(),
+                EventType::Deleted => Some(event.json.clone()),
+            };
+            match then {
+                Some(json) => view.insert(event.key.as_str(), Stored { rv: resource_version(&json), json }),
+                None => view.remove(event.key.as_str()),
+            };
         }
-        Page { items, rv, next }
+        Ok(page(view.iter().map(|(k, s)| (*k, s)), &range, limit, keep, at))
     }
 
     /// How many objects of a resource (in a namespace, or all) come after `key`.
@@ -640,6 +659,70 @@ impl Store {
     }
 }
 
+/// The keys a list covers: a namespace's (or all), after a continue token's key.
+struct Range {
+    prefix: Option<String>,
+    after: Option<String>,
+}
+
+impl Range {
+    fn new(namespace: Option<&str>, after: Option<&str>) -> Self {
+        Self { prefix: namespace.map(|ns| format!("{ns}/")), after: after.map(str::to_string) }
+    }
+
+    fn bounds(&self) -> (Bound<String>, Bound<String>) {
+        let start = match (&self.after, &self.prefix) {
+            (Some(a), _) => Bound::Excluded(a.clone()),
+            (None, Some(p)) => Bound::Included(p.clone()),
+            (None, None) => Bound::Unbounded,
+        };
+        (start, Bound::Unbounded)
+    }
+
+    fn contains(&self, key: &str) -> bool {
+        self.prefix.as_ref().is_none_or(|p| key.starts_with(p.as_str()))
+            && self.after.as_ref().is_none_or(|a| key > a.as_str())
+    }
+}
+
+/// One page of `objects` (in key order, from the range's start): those `keep` accepts, at most
+/// `limit` (0: no limit), with the key to continue after when more match.
+fn page<'a>(
+    objects: impl Iterator<Item = (&'a str, &'a Stored)>,
+    range: &Range,
+    limit: usize,
+    keep: &dyn Fn(&Stored) -> bool,
+    rv: u64,
+) -> Page {
+    let mut items = Vec::new();
+    let mut next = None;
+    let mut last_key = None;
+    for (k, stored) in objects {
+        if !range.contains(k) {
+            break;
+        }
+        if !keep(stored) {
+            continue;
+        }
+        if limit > 0 && items.len() == limit {
+            // One more match exists past the page: the client continues after the last key.
+            next = last_key;
+            break;
+        }
+        items.push(stored.clone());
+        last_key = Some(k.to_string());
+    }
+    Page { items, rv, next }
+}
+
+/// The resourceVersion written in a stored object's JSON.
+fn resource_version(json: &Bytes) -> u64 {
+    serde_json::from_slice::<Value>(json)
+        .ok()
+        .and_then(|object| object::resource_version(&object).ok().flatten())
+        .unwrap_or_default()
+}
+
 fn index(inner: &mut Inner, target: &ObjectRef, object: &Value) {
     if let Some(uid) = object::uid(object) {
         inner.uids.insert(uid.to_string(), target.clone());
@@ -705,5 +788,50 @@ mod tests {
         assert_eq!(store.revision(&cms), 8);
         let next = store.put(&cms, "ns/c9", Expect::Absent, json!({})).expect("put after reopening");
         assert_eq!(next.rv, 9);
+    }
+
+    fn names(page: &Page) -> Vec<String> {
+        page.items
+            .iter()
+            .map(|s| {
+                format!("{}:{}", s.value()["metadata"]["name"].as_str().unwrap_or_default(), s.value()["data"]["v"])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_list_at_an_older_resource_version_shows_the_objects_as_they_were_then() {
+        let (store, _rx) = Store::new(8);
+        let cms = GroupResource::new("", "configmaps");
+        let cm = |name: &str, v: u64| json!({"metadata": {"name": name}, "data": {"v": v}});
+        for name in ["a", "b", "c"] {
+            store.put(&cms, &format!("ns/{name}"), Expect::Absent, cm(name, 1)).expect("put");
+        }
+        let at = store.rv();
+        let b = store.get(&cms, "ns/b").expect("b");
+        store.remove(&cms, "ns/b", b.rv).expect("remove");
+        let c = store.get(&cms, "ns/c").expect("c");
+        store.put(&cms, "ns/c", Expect::Rv(c.rv), cm("c", 2)).expect("update");
+        store.put(&cms, "ns/bb", Expect::Absent, cm("bb", 1)).expect("put");
+        let then = store.list_at(&cms, Some("ns"), Some("ns/a"), 0, &|_| true, at).expect("in history");
+        assert_eq!(names(&then), ["b:1", "c:1"]);
+        assert_eq!(then.rv, at);
+        let paged = store.list_at(&cms, Some("ns"), Some("ns/a"), 1, &|_| true, at).expect("in history");
+        assert_eq!((names(&paged), paged.next.as_deref()), (vec!["b:1".to_string()], Some("ns/b")));
+        let now = store.list(&cms, Some("ns"), Some("ns/a"), 0, &|_| true);
+        assert_eq!(names(&now), ["bb:1", "c:2"]);
+    }
+
+    #[test]
+    fn a_list_at_a_compacted_resource_version_is_expired() {
+        let (store, _rx) = Store::new(2);
+        let cms = GroupResource::new("", "configmaps");
+        store.put(&cms, "ns/a", Expect::Absent, json!({"metadata": {"name": "a"}})).expect("put");
+        let at = store.rv();
+        for name in ["b", "c", "d"] {
+            store.put(&cms, &format!("ns/{name}"), Expect::Absent, json!({"metadata": {"name": name}})).expect("put");
+        }
+        assert!(store.list_at(&cms, None, None, 0, &|_| true, at).is_err());
+        assert!(store.list_at(&cms, None, None, 0, &|_| true, store.rv() - 1).is_ok());
     }
 }

@@ -18,7 +18,7 @@ use super::resource::present;
 use super::state::Shared;
 use super::status::ApiError;
 use super::store::{Event, EventType, Subscription};
-use super::table::Printer;
+use super::view::View;
 
 /// Upper bound of one write when events queue up.
 const MAX_BATCH: usize = 256 * 1024;
@@ -36,7 +36,7 @@ struct Plan {
     bookmarks: bool,
     timeout: Duration,
     /// Events carry a one-row Table instead of the object (`kubectl get -w`).
-    printer: Option<Printer>,
+    view: Option<View>,
 }
 
 /// Starts a watch; the stream is the response body.
@@ -45,7 +45,7 @@ pub fn start(
     rt: Arc<ResourceType>,
     namespace: Option<String>,
     query: &Query,
-    printer: Option<Printer>,
+    view: Option<View>,
 ) -> Result<impl Stream<Item = Result<Bytes, Infallible>> + use<>, ApiError> {
     let filter = Filter::from_query(&rt, query)?;
     let initial_events = query.flag("sendInitialEvents");
@@ -69,7 +69,7 @@ pub fn start(
     };
     let timeout = query.number("timeoutSeconds")?.map_or(DEFAULT_TIMEOUT, Duration::from_secs);
     let bookmarks = query.flag("allowWatchBookmarks");
-    let plan = Plan { rt, namespace, filter, from, initial_events, bookmarks, timeout, printer };
+    let plan = Plan { rt, namespace, filter, from, initial_events, bookmarks, timeout, view };
     let (tx, rx) = mpsc::channel::<Bytes>(256);
     tokio::spawn(run(state, plan, tx));
     Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok(b), rx)) }))
@@ -179,12 +179,12 @@ fn render(plan: &Plan, event: &Event, api_version: &str) -> Option<Bytes> {
     Some(line(kind.as_str(), &encode(plan, &event.json, api_version)))
 }
 
-/// An event's object as this watch shows it: the object, or a Table of it.
+/// An event's object as this watch shows it: the object, a Table of it, or its metadata.
 fn encode(plan: &Plan, json: &Bytes, api_version: &str) -> Bytes {
     let object = present(json, api_version);
-    let Some(printer) = &plan.printer else { return object };
+    let Some(view) = &plan.view else { return object };
     let value: Value = serde_json::from_slice(&object).unwrap_or(Value::Null);
-    Bytes::from(serde_json::to_vec(&printer.object(&value, jiff::Timestamp::now())).unwrap_or_default())
+    Bytes::from(serde_json::to_vec(&view.object(&value, jiff::Timestamp::now())).unwrap_or_default())
 }
 
 /// How a change looks through the watch's selectors: an object that starts matching

@@ -15,7 +15,7 @@ use super::super::registry::ResourceType;
 use super::super::request::Query;
 use super::super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
 use super::super::status::ApiError;
-use super::super::table::{self, Printer};
+use super::super::view::View;
 use super::super::watch;
 use super::body::{read_body, read_object};
 use super::filters::RequestInfo;
@@ -70,26 +70,24 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
         return super::subresources::serve(http, &rt, &target, request, opts).await;
     }
     check_subresource(&rt, sub, &method)?;
-    // `kubectl get` asks for a Table; only the main resource prints as one.
-    let printer = table::requested(&header_str(request.headers(), header::ACCEPT))
-        .filter(|_| sub.is_none())
-        .and_then(|version| Printer::new(&rt, version, &query));
+    // `kubectl get` asks for a Table, metadata informers for metadata; only for the main resource.
+    let view = View::requested(&rt, &header_str(request.headers(), header::ACCEPT), &query).filter(|_| sub.is_none());
     match (&method, target.name.as_deref()) {
         (&Method::GET, None) if query.flag("watch") => {
-            watch_response(http, rt.clone(), target.namespace.clone(), &query, printer)
+            watch_response(http, rt.clone(), target.namespace.clone(), &query, view)
         }
         (&Method::GET, None) => {
             let list = state.list(&rt, namespace, &query)?;
-            Ok(bytes_response(200, printed(list, printer.as_ref(), Printer::list)?, "application/json"))
+            Ok(bytes_response(200, printed(list, view.as_ref(), View::list)?, "application/json"))
         }
         (&Method::GET, Some(name)) if query.flag("watch") => {
             let mut query = query.clone();
             query.set("fieldSelector", &format!("metadata.name={name}"));
-            watch_response(http, rt.clone(), target.namespace.clone(), &query, printer)
+            watch_response(http, rt.clone(), target.namespace.clone(), &query, view)
         }
         (&Method::GET, Some(name)) => {
             let object = state.get(&rt, namespace, name)?;
-            Ok(bytes_response(200, printed(object, printer.as_ref(), Printer::object)?, "application/json"))
+            Ok(bytes_response(200, printed(object, view.as_ref(), View::object)?, "application/json"))
         }
         (&Method::POST, None) => {
             let body = read_object(request, &content_type).await?;
@@ -142,17 +140,17 @@ fn check_subresource(rt: &ResourceType, sub: Option<&str>, method: &Method) -> R
     Ok(())
 }
 
-/// A response body as JSON, or as the Table `printer` makes of it.
+/// A response body as JSON, or in the `view` the client asked for.
 fn printed(
     body: Bytes,
-    printer: Option<&Printer>,
-    print: fn(&Printer, &Value, jiff::Timestamp) -> Value,
+    view: Option<&View>,
+    print: fn(&View, &Value, jiff::Timestamp) -> Value,
 ) -> Result<Bytes, ApiError> {
-    let Some(printer) = printer else { return Ok(body) };
+    let Some(view) = view else { return Ok(body) };
     let value: Value = serde_json::from_slice(&body).map_err(|e| ApiError::internal(e.to_string()))?;
-    let table = serde_json::to_vec(&print(printer, &value, jiff::Timestamp::now()))
-        .map_err(|e| ApiError::internal(format!("serializing the table: {e}")))?;
-    Ok(Bytes::from(table))
+    let shown = serde_json::to_vec(&print(view, &value, jiff::Timestamp::now()))
+        .map_err(|e| ApiError::internal(format!("serializing the view: {e}")))?;
+    Ok(Bytes::from(shown))
 }
 
 fn watch_response(
@@ -160,9 +158,9 @@ fn watch_response(
     rt: Arc<ResourceType>,
     namespace: Option<String>,
     query: &Query,
-    printer: Option<Printer>,
+    view: Option<View>,
 ) -> Result<Response, ApiError> {
-    let stream = watch::start(http.state.clone(), rt, namespace, query, printer)?;
+    let stream = watch::start(http.state.clone(), rt, namespace, query, view)?;
     let mut response = Response::new(Body::from_stream(stream));
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));

@@ -6,7 +6,10 @@
 //! A built-in kind without a strategy of its own gets [`Default`], which only checks
 //! the body decodes as its typed struct.
 
+mod certificates;
 mod config;
+mod rbac;
+mod scheduling;
 mod typed;
 mod workloads;
 
@@ -44,6 +47,12 @@ pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
         ("apps", "deployments") => &workloads::Deployments,
         ("", "configmaps") => &config::ConfigMaps,
         ("", "secrets") => &config::Secrets,
+        ("rbac.authorization.k8s.io", "roles") => &rbac::Roles { namespaced: true },
+        ("rbac.authorization.k8s.io", "clusterroles") => &rbac::Roles { namespaced: false },
+        ("rbac.authorization.k8s.io", "rolebindings") => &rbac::Bindings { namespaced: true },
+        ("rbac.authorization.k8s.io", "clusterrolebindings") => &rbac::Bindings { namespaced: false },
+        ("scheduling.k8s.io", "priorityclasses") => &scheduling::PriorityClasses,
+        ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         _ => &Default,
     }
 }

@@ -1,0 +1,71 @@
+//! The shape of the field tables: how one protobuf field maps onto the JSON form of its object.
+
+/// How a field's value is read and written as JSON. The special types of apimachinery, whose JSON
+/// form is not their message form, are handled here once for every kind.
+#[derive(Clone, Copy)]
+pub enum Type {
+    Str,
+    /// Bytes, written as standard base64 as Go's encoding/json does for `[]byte`.
+    Bytes,
+    Bool,
+    /// Any varint integer (int32 or int64): negative int32s are sign-extended to ten bytes on the wire.
+    Int,
+    /// meta/v1 Time {1 seconds int64, 2 nanos int32}, written as RFC 3339 in whole seconds.
+    Time,
+    /// meta/v1 MicroTime, the same message as Time, written with six fractional digits.
+    MicroTime,
+    /// resource.Quantity {1 string}, written as that string.
+    Quantity,
+    /// intstr.IntOrString {1 type, 2 intVal, 3 strVal}, written as a number or a string.
+    IntOrString,
+    /// runtime.RawExtension and meta/v1 FieldsV1 {1 raw bytes}: JSON text, embedded as is.
+    RawJson,
+    /// A named `[]string` as a map value (ExtraValue): a message of `repeated string items = 1`,
+    /// written as a bare array.
+    Items,
+    Message(&'static [Field]),
+}
+
+/// How a field maps onto JSON, mirroring the Go struct field's shape and `omitempty`.
+#[derive(Clone, Copy)]
+pub enum Rule {
+    /// A value field with `omitempty`: left out when zero. The Go encoder writes these even when empty.
+    OmitEmpty,
+    /// A pointer, a struct, or a field without `omitempty`: written whenever it is on the wire.
+    Present,
+    /// A repeated field: a JSON array, left out when empty.
+    List,
+    /// A `map<string, T>` (repeated entries {1 key, 2 value}): a JSON object, left out when empty.
+    Map,
+    /// An embedded struct inlined in JSON (`json:",inline"`) but a nested message on the wire: its
+    /// fields land in the enclosing object.
+    Inline,
+}
+
+/// One entry of a message table.
+pub struct Field {
+    pub number: u32,
+    pub name: &'static str,
+    pub ty: Type,
+    pub rule: Rule,
+}
+
+pub const fn omit(number: u32, name: &'static str, ty: Type) -> Field {
+    Field { number, name, ty, rule: Rule::OmitEmpty }
+}
+
+pub const fn keep(number: u32, name: &'static str, ty: Type) -> Field {
+    Field { number, name, ty, rule: Rule::Present }
+}
+
+pub const fn list(number: u32, name: &'static str, ty: Type) -> Field {
+    Field { number, name, ty, rule: Rule::List }
+}
+
+pub const fn map(number: u32, name: &'static str, ty: Type) -> Field {
+    Field { number, name, ty, rule: Rule::Map }
+}
+
+pub const fn merge(number: u32, ty: Type) -> Field {
+    Field { number, name: "", ty, rule: Rule::Inline }
+}
