@@ -28,6 +28,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::support::cluster::TestCluster;
+use crate::support::{Restartable, assert_a_fresh_pass_writes_nothing, until};
 
 const WAIT: Duration = Duration::from_secs(10);
 const IMAGE: &str = "quay.io/fleetctl/fleetctl:0.1.0";
@@ -45,6 +46,19 @@ struct Managed {
 impl Drop for Managed {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+impl Restartable for Managed {
+    async fn restart_and_reconcile(&mut self) {
+        let before = self.reconciles();
+        self.restart();
+        let metrics = self.metrics.controller(CONTROLLER_NAME);
+        until("a fresh operator reconciles", || metrics.reconciles() > before && metrics.in_flight() == 0).await;
+    }
+
+    fn writes(&self) -> Vec<u64> {
+        vec![self.cluster.server.state().store.rv()]
     }
 }
 
@@ -100,8 +114,8 @@ impl Managed {
         self.metrics.controller(CONTROLLER_NAME).reconciles()
     }
 
-    fn writes(&self) -> u64 {
-        self.cluster.server.state().store.rv()
+    fn waits(&self) -> u64 {
+        self.metrics.controller(CONTROLLER_NAME).waits()
     }
 
     /// Waits until the Klusterlet satisfies `check`.
@@ -130,20 +144,6 @@ impl Managed {
         self.set_available(REGISTRATION_DEPLOYMENT, 1).await;
         self.set_available(WORK_DEPLOYMENT, 1).await;
         self.wait_klusterlet(|k| c::is_true(k.conditions(), c::KLUSTERLET_AVAILABLE)).await
-    }
-
-    /// Waits until nothing has been written for a while (the controller's own writes
-    /// retrigger it once more).
-    async fn settle(&self) {
-        let mut last = self.writes();
-        loop {
-            tokio::time::sleep(Duration::from_millis(400)).await;
-            let now = self.writes();
-            if now == last {
-                return;
-            }
-            last = now;
-        }
     }
 }
 
@@ -336,18 +336,7 @@ async fn the_agents_pull_with_the_registry_credentials_the_import_manifests_brou
 async fn a_second_reconcile_of_an_unchanged_klusterlet_writes_nothing() {
     let mut managed = Managed::start().await;
     managed.running().await;
-    tokio::time::timeout(WAIT, managed.settle()).await.expect("settles");
-    let writes_before = managed.writes();
-    let reconciles_before = managed.reconciles();
-    managed.restart();
-    tokio::time::timeout(WAIT, async {
-        while managed.reconciles() <= reconciles_before {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("reconciled again");
-    assert_eq!(managed.writes(), writes_before, "zero writes");
+    assert_a_fresh_pass_writes_nothing(&mut managed).await;
 }
 
 #[tokio::test]
@@ -359,9 +348,11 @@ async fn deletion_waits_for_the_hub_notification_then_removes_everything() {
     applied_work(&client, "abc-w1", &uid).await;
     applied_work(&client, "abc-other", "another-agent").await;
 
+    let waits_before = managed.waits();
     managed.klusterlets().delete("klusterlet", &DeleteParams::default()).await.expect("delete");
-    // The registration agent runs, so the operator waits for its word.
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The registration agent runs, so the operator's pass over the deletion waits for its
+    // word (counted as a wait) and leaves everything in place.
+    until("the deletion is reconciled and waits", || managed.waits() > waits_before).await;
     assert!(exists(&managed.klusterlets(), "klusterlet").await, "held by the finalizer");
     assert!(exists(&managed.deployments(), REGISTRATION_DEPLOYMENT).await, "agents kept until the hub is told");
 
