@@ -471,7 +471,7 @@ async fn notify_leaving(
     let leaving = [(
         c::MANAGED_CLUSTER_AVAILABLE,
         c::FALSE,
-        "KlusterletRemoved",
+        c::REASON_KLUSTERLET_REMOVED,
         "The klusterlet is being removed from the managed cluster",
     )];
     report(clusters, cluster, &leaving, None).await?;
