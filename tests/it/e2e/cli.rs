@@ -424,3 +424,77 @@ fn the_demo_plays_the_three_acts_and_leaves_nothing_behind() {
     let left: Vec<_> = std::fs::read_dir(tmp.path()).expect("read tmp").collect();
     assert!(left.is_empty(), "the demo's directory is gone: {left:?}");
 }
+
+/// The paths taken less often, one after another on one environment: `hub install
+/// --dry-run` prints and changes nothing; `import --print-command` does the hub side only,
+/// and its command pasted on the target imports it; `upgrade --no-wait` records the version
+/// and returns, and the cluster gets there on its own; `hub uninstall` removes the hub
+/// controller but keeps the CRDs (and what they hold) unless `--purge-crds`.
+#[tokio::test]
+async fn dry_run_install_pasted_import_no_wait_upgrade_and_uninstall_with_and_without_crds() {
+    use fleetctl::lifecycle::upgrade::running_version;
+    use fleetctl::lifecycle::wait_for;
+    use fleetctl_api::ManagedCluster;
+    use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::Api;
+
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    let deployments: Api<Deployment> = Api::namespaced(hub.clone(), HUB_NAMESPACE);
+    let image = |d: &Deployment| {
+        d.spec.as_ref().and_then(|s| s.template.spec.as_ref()).and_then(|p| p.containers[0].image.clone())
+    };
+    let installed = image(&deployments.get(HUB_CONTROLLER).await.expect("controller"));
+
+    let other = "example.com/other/fleetctl:9.9.9";
+    let printed = ok(env.fleetctl(&["hub", "install", "--dry-run", "--image", other, "--hub-context", "hub"]));
+    assert!(printed.contains(&format!("image: {other}")), "the dry run prints the objects: {printed}");
+    assert!(printed.contains("kind: CustomResourceDefinition"), "{printed}");
+    assert_eq!(image(&deployments.get(HUB_CONTROLLER).await.expect("controller")), installed, "nothing applied");
+
+    let target_before = revision(&env, "cluster1").await;
+    let command = ok(env.fleetctl(&["import", "cluster1", "--print-command", "--hub-context", "hub"]));
+    assert_eq!(command.lines().count(), 1, "one line to paste: {command}");
+    assert_eq!(revision(&env, "cluster1").await, target_before, "the target is not touched");
+    let clusters: Api<ManagedCluster> = Api::all(hub.clone());
+    assert!(clusters.get_opt("cluster1").await.expect("read").is_some(), "the hub side is done");
+    if crate::support::kubectl::kubectl_available() {
+        let pasted = Command::new("sh")
+            .args(["-c", command.trim()])
+            .env("KUBECONFIG", env.dir.path().join("cluster1.kubeconfig"))
+            .output()
+            .expect("sh");
+        assert!(pasted.status.success(), "the pasted command: {}", text(&pasted).1);
+    } else {
+        ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    }
+    wait_for(clusters.clone(), "cluster1", "cluster1 imported", super::WAIT, |c: Option<&ManagedCluster>| {
+        c.is_some_and(fleetctl::lifecycle::import::imported)
+    })
+    .await
+    .expect("imported");
+
+    let report =
+        ok(env.fleetctl(&["upgrade", "cluster1", "--to", "0.2.0", "--no-wait", "--hub-context", "hub", "-o", "json"]));
+    let report: Value = serde_json::from_str(&report).expect("JSON");
+    assert!(report.get("error").is_none(), "{report}");
+    let upgraded = |c: Option<&ManagedCluster>| c.is_some_and(|c| running_version(c) == Some("0.2.0"));
+    wait_for(clusters.clone(), "cluster1", "cluster1 at 0.2.0", super::WAIT, upgraded).await.expect("upgraded");
+
+    ok(env.fleetctl(&["detach", "cluster1", "--yes", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let crds: Api<CustomResourceDefinition> = Api::all(hub.clone());
+    let managed_clusters = <ManagedCluster as kube::CustomResourceExt>::crd_name();
+    ok(env.fleetctl(&["hub", "uninstall", "--hub-context", "hub"]));
+    wait_for(deployments, HUB_CONTROLLER, "the hub controller to go", super::WAIT, |d: Option<&Deployment>| {
+        d.is_none()
+    })
+    .await
+    .expect("no controller");
+    assert!(crds.get_opt(managed_clusters).await.expect("read").is_some(), "the CRDs stay without --purge-crds");
+    ok(env.fleetctl(&["hub", "uninstall", "--purge-crds", "--hub-context", "hub"]));
+    wait_for(crds, managed_clusters, "the CRDs to go", super::WAIT, |c: Option<&CustomResourceDefinition>| c.is_none())
+        .await
+        .expect("no CRD");
+}
