@@ -70,29 +70,9 @@ async fn main() -> Result<()> {
     let store = dir.path().join("store");
     println!("durable store figures; store directory {}", store.display());
 
-    let server = start(Settings::default()).await?;
-    let rate = create_many(&client(&server).await?, config.objects, config.c).await?;
-    let held = server.state().store.len();
-    ensure!(held >= config.objects, "the in-memory server holds {held} objects after {} creates", config.objects);
-    println!(
-        "creates (POST), in memory:        {:>8}/s  ({} objects, {} concurrent clients)",
-        numbers::thousands(rate as u64),
-        numbers::thousands(config.objects),
-        config.c
-    );
-    server.shutdown().await;
-
+    creates(&config, Settings::default(), "in memory:       ").await?;
     let durable = Settings { store: Some(store.clone()), ..Settings::default() };
-    let server = start(durable.clone()).await?;
-    let rate = create_many(&client(&server).await?, config.objects, config.c).await?;
-    let want = server.state().store.len();
-    println!(
-        "creates (POST), --store:          {:>8}/s  ({} objects, {} concurrent clients, each fsynced before its answer)",
-        numbers::thousands(rate as u64),
-        numbers::thousands(config.objects),
-        config.c
-    );
-    server.shutdown().await;
+    let want = creates(&config, durable.clone(), "--store:         ").await?;
     let file = store.join("store.redb");
     let size = std::fs::metadata(&file).with_context(|| format!("reading {}", file.display()))?.len();
     println!(
@@ -125,6 +105,25 @@ async fn main() -> Result<()> {
     }
     report("restart after a crash (repair)", &crashed, config.objects);
     Ok(())
+}
+
+/// Creates `objects` ConfigMaps in a fresh server with `settings`, prints the rate, and
+/// returns how many objects the server holds.
+async fn creates(config: &Config, settings: Settings, label: &str) -> Result<usize> {
+    let durable = settings.store.is_some();
+    let server = start(settings).await?;
+    let rate = create_many(&client(&server).await?, config.objects, config.c).await?;
+    let held = server.state().store.len();
+    ensure!(held >= config.objects, "the server holds {held} objects after {} creates", config.objects);
+    println!(
+        "creates (POST), {label} {:>8}/s  ({} objects, {} concurrent clients{})",
+        numbers::thousands(rate as u64),
+        numbers::thousands(config.objects),
+        config.c,
+        if durable { ", each fsynced before its answer" } else { "" }
+    );
+    server.shutdown().await;
+    Ok(held)
 }
 
 async fn start(settings: Settings) -> Result<ApiServer> {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use fleetctl_kube::runner::leader::Candidate;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
-use kube::api::{Api, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::wait::await_condition;
 
 use crate::support::cluster::TestCluster;
@@ -89,12 +89,13 @@ async fn a_silent_holders_claim_is_taken_once_it_has_expired_and_not_before() {
 async fn a_leader_whose_lease_is_taken_over_hears_that_it_lost() {
     let c = TestCluster::start().await;
     let mut a = candidate(&c, "a", Duration::from_secs(3)).acquire().await.expect("a leads");
-    let mut lease = leases(&c).get(LEASE).await.expect("lease");
-    let spec = lease.spec.get_or_insert_with(Default::default);
-    spec.holder_identity = Some("usurper".into());
-    spec.renew_time = Some(MicroTime(jiff::Timestamp::now()));
-    spec.lease_duration_seconds = Some(60);
-    leases(&c).replace(LEASE, &PostParams::default(), &lease).await.expect("take over");
+    // Unconditionally (no resourceVersion), as a usurper would, so a's renewals cannot race it.
+    let usurped = serde_json::json!({"spec": {
+        "holderIdentity": "usurper",
+        "renewTime": MicroTime(jiff::Timestamp::now()),
+        "leaseDurationSeconds": 60,
+    }});
+    leases(&c).patch(LEASE, &PatchParams::default(), &Patch::Merge(usurped)).await.expect("take over");
     tokio::time::timeout(WAIT, a.lost()).await.expect("a hears it lost");
     assert_eq!(holder(&leases(&c).get(LEASE).await.expect("lease")), Some("usurper"), "a does not take it back");
 }
