@@ -64,6 +64,18 @@ async fn version_health_and_openapi_answer() {
     assert!(verbose.ends_with("readyz check passed\n"), "{verbose}");
     assert_eq!(text("/livez/ping").await, (200, "ok".to_string()));
     assert_eq!(text("/healthz/no-such-check").await.0, 404);
+    // /metrics counts the answers by verb, resource and code, and the objects stored.
+    let configmaps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+        kube::Api::namespaced(c.client.clone(), "default");
+    configmaps.list(&Default::default()).await.expect("list");
+    let (status, metrics) = text("/metrics").await;
+    assert_eq!(status, 200);
+    let listed = metrics
+        .lines()
+        .find(|l| l.starts_with("apiserver_request_total{code=\"200\",group=\"\",resource=\"configmaps\",subresource=\"\",verb=\"LIST\""))
+        .unwrap_or_else(|| panic!("{metrics}"));
+    assert!(listed.ends_with(" 1"), "{listed}");
+    assert!(metrics.contains("apiserver_storage_objects{resource=\"namespaces\"} "), "{metrics}");
     let (status, root) = raw(&c.client, "GET", "/openapi/v3", "", Vec::new()).await;
     assert_eq!(status, 200);
     let url = root["paths"]["api/v1"]["serverRelativeURL"].as_str().expect("api/v1 url");

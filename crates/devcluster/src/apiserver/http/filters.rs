@@ -97,11 +97,13 @@ pub async fn log(request: Request, next: Next) -> Response {
     response
 }
 
-/// Resolves the [`RequestInfo`].
-pub async fn request_info(mut request: Request, next: Next) -> Response {
+/// Resolves the [`RequestInfo`], and counts the answer for `/metrics`.
+pub async fn request_info(State(http): State<Arc<Http>>, mut request: Request, next: Next) -> Response {
     let info = RequestInfo::of(&request);
-    request.extensions_mut().insert(info);
-    next.run(request).await
+    request.extensions_mut().insert(info.clone());
+    let response = next.run(request).await;
+    http.metrics.record(&info, response.status().as_u16());
+    response
 }
 
 /// Finds the [`User`]: a bearer token, else the connection's client certificate;

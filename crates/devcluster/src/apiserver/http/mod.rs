@@ -7,6 +7,7 @@
 
 mod body;
 mod filters;
+mod metrics;
 mod resource;
 mod routes;
 mod subresources;
@@ -24,12 +25,20 @@ use super::state::Shared;
 use super::status::ApiError;
 
 /// What every layer and handler of one server shares.
-#[derive(Clone)]
 pub struct Http {
     /// The server state.
     pub state: Shared,
     /// `host:port` clients reach the server at (legacy discovery reports it).
     pub address: String,
+    /// Requests answered, for `/metrics`.
+    pub metrics: metrics::RequestMetrics,
+}
+
+impl Http {
+    /// The shared part of a server listening at `address`.
+    pub fn new(state: Shared, address: String) -> Self {
+        Self { state, address, metrics: metrics::RequestMetrics::default() }
+    }
 }
 
 /// The router of one API server: the routes behind the filter chain.
@@ -41,7 +50,7 @@ pub fn router(http: Http) -> axum::Router {
         .layer(from_fn_with_state(http.clone(), filters::authorization))
         .layer(from_fn_with_state(http.clone(), filters::impersonation))
         .layer(from_fn_with_state(http.clone(), filters::authentication))
-        .layer(axum::middleware::from_fn(filters::request_info))
+        .layer(from_fn_with_state(http.clone(), filters::request_info))
         .layer(axum::middleware::from_fn(filters::log))
         .with_state(http)
 }

@@ -29,6 +29,7 @@ pub fn routes() -> Router {
             );
     }
     router
+        .route("/metrics", get(metrics))
         .route("/version", get(version))
         .route("/version/", get(version))
         .route("/api", get(core_groups))
@@ -99,6 +100,25 @@ async fn one_check(endpoint: Health, check: String) -> Response {
     } else {
         text(StatusCode::NOT_FOUND, "404 page not found\n".into())
     }
+}
+
+/// `/metrics`: requests answered and objects stored, by resource.
+async fn metrics(State(http): State<Arc<Http>>) -> Response {
+    let store = &http.state.store;
+    let objects = http
+        .state
+        .registry
+        .all_resources()
+        .into_iter()
+        .map(|r| {
+            let name = if r.group.is_empty() { r.resource.clone() } else { format!("{}.{}", r.resource, r.group) };
+            (name, store.keys(&r, None).len())
+        })
+        .filter(|(_, count)| *count > 0)
+        .collect();
+    let mut response = (StatusCode::OK, http.metrics.render(&objects)).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"));
+    response
 }
 
 fn accept(headers: &HeaderMap) -> &str {
