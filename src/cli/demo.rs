@@ -181,6 +181,7 @@ async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
             name: name.into(),
             labels: [("environment".to_string(), "demo".to_string())].into(),
             addons: Vec::new(),
+            addon_settings: Default::default(),
             wait: true,
             print_command: false,
             force: false,

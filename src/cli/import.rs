@@ -16,7 +16,7 @@ use super::report;
 use super::targets::{self, Named, Target};
 use super::{many, signals::until_stopped};
 use crate::lifecycle::Outcome;
-use crate::lifecycle::import::{ImportOptions, Imported, check_label, import};
+use crate::lifecycle::import::{AddonSettings, ImportOptions, Imported, check_label, import};
 
 /// `fleetctl import …`
 #[derive(Debug, Args)]
@@ -156,6 +156,7 @@ async fn import_one(
         name: target.name.clone(),
         labels: args.labels.iter().cloned().collect::<BTreeMap<_, _>>(),
         addons: args.addons.clone(),
+        addon_settings: AddonSettings::default(),
         wait: !args.no_wait,
         print_command: args.print_command,
         force: args.force,

@@ -24,6 +24,7 @@ fn import_options(name: &str) -> ImportOptions {
         name: name.to_string(),
         labels: Default::default(),
         addons: Vec::new(),
+        addon_settings: Default::default(),
         wait: true,
         print_command: false,
         force: false,
