@@ -4,6 +4,7 @@
 mod addons;
 mod cli;
 mod fleet;
+mod fleet_file;
 mod heal;
 mod image;
 mod lifecycle;
