@@ -245,6 +245,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Import the cluster of every context of --cluster-kubeconfig but the hub''s, each named as its context')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Stop once the manifests are applied to the targets')
             [CompletionResult]::new('--print-command', '--print-command', [CompletionResultType]::ParameterName, 'Print the one-line command to run on the target instead of applying it (one NAME)')
+            [CompletionResult]::new('--auto', '--auto', [CompletionResultType]::ParameterName, 'Let the hub apply the import manifests itself: write each target''s kubeconfig (its context alone) into the cluster''s auto-import-secret, which the hub deletes once it has imported the cluster')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Import even if a target is joined to another hub')
             [CompletionResult]::new('--adopt-namespace', '--adopt-namespace', [CompletionResultType]::ParameterName, 'Use the hub namespace of the cluster''s name although it exists already and was not made for this cluster; detach then keeps it and what it holds')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')

@@ -1366,7 +1366,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__import)
-            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --addons --no-wait --print-command --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --addons --no-wait --print-command --auto --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

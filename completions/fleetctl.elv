@@ -220,6 +220,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --all-contexts 'Import the cluster of every context of --cluster-kubeconfig but the hub''s, each named as its context'
             cand --no-wait 'Stop once the manifests are applied to the targets'
             cand --print-command 'Print the one-line command to run on the target instead of applying it (one NAME)'
+            cand --auto 'Let the hub apply the import manifests itself: write each target''s kubeconfig (its context alone) into the cluster''s auto-import-secret, which the hub deletes once it has imported the cluster'
             cand --force 'Import even if a target is joined to another hub'
             cand --adopt-namespace 'Use the hub namespace of the cluster''s name although it exists already and was not made for this cluster; detach then keeps it and what it holds'
             cand -q 'Print only errors: no notes, no progress, only error logs'

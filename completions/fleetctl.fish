@@ -151,6 +151,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l timeout -d 
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l all-contexts -d 'Import the cluster of every context of --cluster-kubeconfig but the hub\'s, each named as its context'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-wait -d 'Stop once the manifests are applied to the targets'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l print-command -d 'Print the one-line command to run on the target instead of applying it (one NAME)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l auto -d 'Let the hub apply the import manifests itself: write each target\'s kubeconfig (its context alone) into the cluster\'s auto-import-secret, which the hub deletes once it has imported the cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l force -d 'Import even if a target is joined to another hub'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l adopt-namespace -d 'Use the hub namespace of the cluster\'s name although it exists already and was not made for this cluster; detach then keeps it and what it holds'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'

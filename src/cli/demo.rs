@@ -184,6 +184,7 @@ async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
             addon_settings: Default::default(),
             wait: true,
             print_command: false,
+            auto_import: None,
             force: false,
             adopt_namespace: false,
             timeout: WAIT,

@@ -25,6 +25,7 @@ pub fn import_options(fleet: &Fleet, desired: &Desired, timeout: Duration) -> Im
         addon_settings: addon_settings(fleet, desired),
         wait: true,
         print_command: false,
+        auto_import: None,
         force: false,
         adopt_namespace: false,
         timeout,

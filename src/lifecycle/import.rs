@@ -10,14 +10,15 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::config::Kubeconfig;
 use kube::{Client, ResourceExt};
 
 use super::{LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
 use fleetctl_api::names::{
-    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace,
-    is_reserved_label,
+    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
+    AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace, is_reserved_label,
 };
 use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
 use fleetctl_kube::kubeconfig::{self, secret_text};
@@ -41,6 +42,9 @@ pub struct ImportOptions {
     pub wait: bool,
     /// Stop after the import secret and return the command to paste on the target.
     pub print_command: bool,
+    /// Let the hub apply the import manifests itself: this kubeconfig of the target goes
+    /// into the cluster's auto-import secret (its Debug output hides the credentials).
+    pub auto_import: Option<Kubeconfig>,
     /// Import even if the target is joined to another hub.
     pub force: bool,
     /// Use a hub namespace of the cluster's name that exists already (detach then keeps it).
@@ -394,6 +398,29 @@ async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result
     Ok((take("crds.yaml")?, take("import.yaml")?))
 }
 
+/// Writes the cluster's auto-import secret with the target's kubeconfig: the hub applies
+/// the import manifests itself, and deletes the secret once it has.
+async fn write_auto_import(hub: &Client, name: &str, kubeconfig: &Kubeconfig) -> Result<(), LifecycleError> {
+    let secret = Secret {
+        metadata: ObjectMeta {
+            name: Some(AUTO_IMPORT_SECRET.into()),
+            namespace: Some(name.to_string()),
+            ..ObjectMeta::default()
+        },
+        type_: Some(AUTO_IMPORT_TYPE_KUBECONFIG.into()),
+        data: Some(kubeconfig::secret_data(BTreeMap::from([(
+            AUTO_IMPORT_KEY_KUBECONFIG.to_string(),
+            kubeconfig::to_yaml(kubeconfig),
+        )]))),
+        ..Secret::default()
+    };
+    Api::<Secret>::namespaced(hub.clone(), name)
+        .patch(AUTO_IMPORT_SECRET, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(&secret))
+        .await
+        .map_err(kube_error(format!("writing secret {name}/{AUTO_IMPORT_SECRET}")))?;
+    Ok(())
+}
+
 /// The one-line command a person pastes on the target (as the ACM console builds it).
 pub fn paste_command(crds: &str, import: &str) -> String {
     format!(
@@ -455,23 +482,28 @@ pub async fn import(
         }));
     }
     step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
-    let (crds, manifests) =
-        step(observer, &mut steps, name, "hub: import secret rendered", import_manifests(hub, name, options.timeout))
-            .await?;
-    if options.print_command {
-        return Ok(Imported::Command(paste_command(&crds, &manifests)));
+    if let Some(kubeconfig) = &options.auto_import {
+        let write = write_auto_import(hub, name, kubeconfig);
+        step(observer, &mut steps, name, "hub: auto-import secret written", write).await?;
+    } else {
+        let rendered = import_manifests(hub, name, options.timeout);
+        let (crds, manifests) = step(observer, &mut steps, name, "hub: import secret rendered", rendered).await?;
+        if options.print_command {
+            return Ok(Imported::Command(paste_command(&crds, &manifests)));
+        }
+        let target = target.ok_or_else(|| {
+            LifecycleError::Usage("the target cluster is needed to apply the import manifests".into())
+        })?;
+        let apply_options = ApplyOptions { crd_timeout: options.timeout, ..ApplyOptions::default() };
+        step(observer, &mut steps, name, "target: klusterlet CRD established", async {
+            apply_yaml(target, &crds, &apply_options).await.map_err(LifecycleError::from)
+        })
+        .await?;
+        step(observer, &mut steps, name, "target: import manifests applied", async {
+            apply_yaml(target, &manifests, &apply_options).await.map_err(LifecycleError::from)
+        })
+        .await?;
     }
-    let target = target
-        .ok_or_else(|| LifecycleError::Usage("the target cluster is needed to apply the import manifests".into()))?;
-    let apply_options = ApplyOptions { crd_timeout: options.timeout, ..ApplyOptions::default() };
-    step(observer, &mut steps, name, "target: klusterlet CRD established", async {
-        apply_yaml(target, &crds, &apply_options).await.map_err(LifecycleError::from)
-    })
-    .await?;
-    step(observer, &mut steps, name, "target: import manifests applied", async {
-        apply_yaml(target, &manifests, &apply_options).await.map_err(LifecycleError::from)
-    })
-    .await?;
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     if options.wait {
         let joined = format!("cluster {name} to join");

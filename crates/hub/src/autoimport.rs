@@ -157,7 +157,9 @@ fn target_of(secret: &Secret) -> Result<Target, String> {
     };
     match secret.type_.as_deref() {
         None | Some("" | "Opaque") if data.contains_key(AUTO_IMPORT_KEY_KUBECONFIG) => kubeconfig(&mut data),
-        None | Some("" | "Opaque") if data.contains_key(AUTO_IMPORT_KEY_TOKEN) && data.contains_key(AUTO_IMPORT_KEY_SERVER) => {
+        None | Some("" | "Opaque")
+            if data.contains_key(AUTO_IMPORT_KEY_TOKEN) && data.contains_key(AUTO_IMPORT_KEY_SERVER) =>
+        {
             token(data)
         }
         None | Some("" | "Opaque") => Err("kubeconfig or token/server pair is missing".into()),
@@ -231,8 +233,10 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>
         return Ok(Action::await_change());
     }
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
-    let what = format!("secret {name}/{AUTO_IMPORT_SECRET}");
-    let Some(secret) = secrets.get_opt(AUTO_IMPORT_SECRET).await.map_err(kube_error(format!("reading {what}")))? else {
+    let what = format!("{name}/{AUTO_IMPORT_SECRET}");
+    let Some(secret) =
+        secrets.get_opt(AUTO_IMPORT_SECRET).await.map_err(kube_error(format!("reading secret {what}")))?
+    else {
         state.forget(&name);
         return Ok(Action::await_change());
     };

@@ -27,6 +27,7 @@ fn import_options(name: &str) -> ImportOptions {
         addon_settings: Default::default(),
         wait: true,
         print_command: false,
+        auto_import: None,
         force: false,
         adopt_namespace: false,
         timeout: WAIT,

@@ -2,6 +2,7 @@
 //! controllers and the klusterlet agents.
 
 mod addons;
+mod auto_import;
 mod cli;
 mod fleet;
 mod fleet_file;
