@@ -13,11 +13,12 @@ use fleetctl_agent::operator::{OperatorSettings, controller as operator};
 use fleetctl_agent::registration::credentials::{Expected, judge};
 use fleetctl_agent::registration::{Identity, Settings, agent};
 use fleetctl_api::conditions::{self as c, LABEL_CLUSTER_NAME};
-use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET};
+use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, CLUSTER_LEASE, HUB_KUBECONFIG_SECRET};
 use fleetctl_api::{Klusterlet, KlusterletSpec};
 use fleetctl_hub::HubAddress;
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -335,6 +336,33 @@ async fn a_renewal_due_while_the_hub_is_unreachable_happens_when_it_is_back() {
     let csrs = fleet.csrs().await;
     assert_eq!(csrs.len(), 2, "one new CSR");
     assert_eq!(requester(newest(&csrs)), format!("system:open-cluster-management:{CLUSTER}:{AGENT_ID}"));
+}
+
+/// Upstream's registration agent renews at the period its ManagedCluster names now; the
+/// default period is 60 s and a tick is at least half of it away, so only an agent that
+/// follows the change (not one that waits for its old-period tick) renews with the new
+/// period within the test's wait.
+#[tokio::test]
+async fn a_changed_lease_duration_is_renewed_with_at_once_not_after_the_old_periods_tick() {
+    let fleet = Fleet::joined().await;
+    let leases: Api<Lease> = Api::namespaced(fleet.hub.cluster.client.clone(), CLUSTER);
+    let renewed_with = |seconds: i32| {
+        move |l: Option<&Lease>| l.and_then(|l| l.spec.as_ref()).and_then(|s| s.lease_duration_seconds) == Some(seconds)
+    };
+    tokio::time::timeout(WAIT, await_condition(leases.clone(), CLUSTER_LEASE, renewed_with(60)))
+        .await
+        .expect("renewed with the default period")
+        .expect("watch");
+    fleet
+        .hub
+        .clusters()
+        .patch(CLUSTER, &PatchParams::default(), &Patch::Merge(json!({"spec": {"leaseDurationSeconds": 5}})))
+        .await
+        .expect("shorten the lease");
+    tokio::time::timeout(WAIT, await_condition(leases, CLUSTER_LEASE, renewed_with(5)))
+        .await
+        .expect("the agent renews with the new period at once")
+        .expect("watch");
 }
 
 #[tokio::test]

@@ -266,6 +266,18 @@ fn check(round: usize, w: usize, model: &mut Model, actual: &BTreeMap<String, (S
     }
 }
 
+/// The model as a request left it that the kill cut off. A killed server cannot answer, so
+/// an answer (a 409, a 500, …) is a wrong one, never a kill: the test fails on it.
+fn cut_off(model: Model, error: &kube::Error) -> Model {
+    if let kube::Error::Api(status) = error {
+        panic!(
+            "the server answered {} {:?} ({}) where only a kill may stop a write",
+            status.code, status.reason, status.message
+        );
+    }
+    model
+}
+
 /// Creates, updates and deletes its own ConfigMaps until a request fails (the server
 /// was killed); acknowledged outcomes go into the model.
 async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, seed: u64) -> Model {
@@ -282,7 +294,7 @@ async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, se
             model.in_flight = Some((name.clone(), Some(data.clone())));
             match api.create(&PostParams::default(), &config_map(&name, &data)).await {
                 Ok(created) => model.acked.insert(name, Some((data, rv(&created)))),
-                Err(_) => return model,
+                Err(e) => return cut_off(model, &e),
             };
         } else {
             let (name, current_rv) = present[rng.below(present.len() as u64) as usize].clone();
@@ -292,13 +304,13 @@ async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, se
                 model.in_flight = Some((name.clone(), Some(data.clone())));
                 match api.replace(&name, &PostParams::default(), &cm).await {
                     Ok(updated) => model.acked.insert(name, Some((data, rv(&updated)))),
-                    Err(_) => return model,
+                    Err(e) => return cut_off(model, &e),
                 };
             } else {
                 model.in_flight = Some((name.clone(), None));
                 match api.delete(&name, &DeleteParams::default()).await {
                     Ok(_) => model.acked.insert(name, None),
-                    Err(_) => return model,
+                    Err(e) => return cut_off(model, &e),
                 };
             }
         }

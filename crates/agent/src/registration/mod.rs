@@ -282,6 +282,9 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
     let only = |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
     let mut bootstrap_changes = watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).default_backoff().boxed();
     let mut hub_changes = watcher(secrets, only(HUB_KUBECONFIG_SECRET)).default_backoff().boxed();
+    // The hub's view of our cluster, so a changed leaseDurationSeconds is followed at once
+    // rather than after a tick of the old period (our role may watch this one name).
+    let mut cluster_changes = watcher(clusters.clone(), only(&identity.cluster)).default_backoff().boxed();
     let mut bootstrap_state = Watched::new(connection.bootstrap_version.clone());
     let mut hub_state = Watched::new(Some(hub.secret_version.clone()));
     let rotation = async {
@@ -339,6 +342,13 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
                 event = hub_changes.next() => {
                     if let Some(Ok(event)) = event && hub_state.changed(&event) {
                         return Ok(Next::Recheck);
+                    }
+                }
+                event = cluster_changes.next() => {
+                    if let Some(Ok(watcher::Event::Apply(changed) | watcher::Event::InitApply(changed))) = event
+                        && changed.spec.lease_duration() != period
+                    {
+                        break;
                     }
                 }
             }
@@ -461,7 +471,7 @@ async fn notify_leaving(
     let leaving = [(
         c::MANAGED_CLUSTER_AVAILABLE,
         c::FALSE,
-        "KlusterletRemoved",
+        c::REASON_KLUSTERLET_REMOVED,
         "The klusterlet is being removed from the managed cluster",
     )];
     report(clusters, cluster, &leaving, None).await?;
