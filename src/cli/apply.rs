@@ -21,11 +21,11 @@ use super::progress::Reporter;
 use super::report::{self, Report, Results};
 use super::signals::until_stopped;
 use crate::fleet::apply::{ApplyReport, import_options, rollout_of, target_selection, upgrades};
-use crate::fleet::file::Desired;
+use crate::fleet::file::{Desired, Reach};
 use crate::fleet::plan::Action;
 use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
-use crate::lifecycle::import::{Imported, import};
+use crate::lifecycle::import::{AutoImport, Imported, import};
 use crate::lifecycle::rollout::{RolloutResult, RolloutSummary, rollout};
 use crate::lifecycle::upgrade::UpgradeOptions;
 
@@ -128,10 +128,24 @@ async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> 
     let imported = many::each(&importing, args.parallel, reporter, |i| {
         let (cluster, observer) = (&desired[&importing[i]], &observer);
         async move {
+            let mut options = import_options(fleet, cluster, timeout);
             let selection = target_selection(cluster, hub_kubeconfig.as_deref());
-            let (target, _) = connect::client(&selection, Role::Target).await?;
-            let options = import_options(fleet, cluster, timeout);
-            outcome(import(hub, hub_url, Some(&target), &options, observer).await?)
+            let target = match &cluster.reach {
+                Reach::Context => Some(connect::client(&selection, Role::Target).await?.0),
+                Reach::HubWithContext => {
+                    let target = connect::client(&selection, Role::Target).await?.0;
+                    let kubeconfig = fleetctl_kube::standalone(&selection)
+                        .map_err(|source| connect::ConnectError::Config { role: Role::Target, source })?;
+                    options.auto_import = Some(AutoImport::Kubeconfig(kubeconfig));
+                    Some(target)
+                }
+                Reach::HubWithSecret(secret) => {
+                    let (namespace, name) = (secret.namespace.clone(), secret.name.clone());
+                    options.auto_import = Some(AutoImport::Copy { namespace, name });
+                    None
+                }
+            };
+            outcome(import(hub, hub_url, target.as_ref(), &options, observer).await?)
         }
     })
     .await;

@@ -16,7 +16,7 @@ use super::report;
 use super::targets::{self, Named, Target};
 use super::{many, signals::until_stopped};
 use crate::lifecycle::Outcome;
-use crate::lifecycle::import::{AddonSettings, ImportOptions, Imported, check_label, import};
+use crate::lifecycle::import::{AddonSettings, AutoImport, ImportOptions, Imported, check_label, import};
 
 /// `fleetctl import …`
 #[derive(Debug, Args)]
@@ -157,10 +157,10 @@ async fn import_one(
         let selection = args.cluster.selection(&args.hub, target.context.clone());
         let client = connect::client(&selection, Role::Target).await?.0;
         let auto_import = match args.auto {
-            true => Some(
+            true => Some(AutoImport::Kubeconfig(
                 fleetctl_kube::standalone(&selection)
                     .map_err(|source| connect::ConnectError::Config { role: Role::Target, source })?,
-            ),
+            )),
             false => None,
         };
         (Some(client), auto_import)

@@ -18,6 +18,7 @@ use thiserror::Error;
 use crate::lifecycle::import::{check_label, check_name};
 use crate::lifecycle::rollout::WaveSize;
 use crate::lifecycle::upgrade::valid_version;
+use fleetctl_kube::validation;
 
 /// A fleet: the hub, the defaults of its clusters, and the clusters.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -212,6 +213,59 @@ pub struct Cluster {
     /// The klusterlet version it runs (default: defaults.version).
     #[serde(default)]
     pub version: Option<Version>,
+    /// Let the hub import it itself (its `auto-import-secret`), for hubs that reach their
+    /// clusters: with `secretRef`, from a Secret on the hub; else from the kubeconfig and
+    /// context above, handed to the hub.
+    #[serde(default)]
+    pub auto_import: Option<AutoImportSource>,
+}
+
+/// Where an auto-import's credentials come from.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AutoImportSource {
+    /// A Secret on the hub holding a `kubeconfig`, or a `server` and `token` (with `ca.crt`,
+    /// or `insecure-skip-tls-verify: "true"`), copied into the cluster's auto-import-secret;
+    /// then no kubeconfig or context of the cluster is used.
+    #[serde(default)]
+    pub secret_ref: Option<SecretRef>,
+}
+
+/// A Secret on the hub.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SecretRef {
+    /// Its namespace.
+    #[serde(deserialize_with = "namespace")]
+    #[schemars(pattern(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"))]
+    pub namespace: String,
+    /// Its name.
+    #[serde(deserialize_with = "object_name")]
+    #[schemars(length(max = 253))]
+    pub name: String,
+}
+
+fn namespace<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    checked(deserializer, "a namespace", |text| {
+        validation::dns1123_label(text).map(|()| text.to_string()).map_err(|why| format!("namespace {text:?} {why}"))
+    })
+}
+
+fn object_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    checked(deserializer, "a secret name", |text| {
+        validation::dns1123_subdomain(text).map(|()| text.to_string()).map_err(|why| format!("name {text:?} {why}"))
+    })
+}
+
+/// How apply reaches a cluster to import it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// From here, through its kubeconfig and context.
+    Context,
+    /// By the hub, with its kubeconfig and context handed over.
+    HubWithContext,
+    /// By the hub, with a copy of a Secret on the hub.
+    HubWithSecret(SecretRef),
 }
 
 /// A cluster name, checked as `fleetctl import` checks it.
@@ -382,6 +436,14 @@ impl<'de> Deserialize<'de> for Clusters {
                     if clusters.iter().any(|c| c.name == cluster.name) {
                         return Err(de::Error::custom(format!("cluster {} is listed twice", cluster.name.0)));
                     }
+                    let copied = cluster.auto_import.as_ref().is_some_and(|a| a.secret_ref.is_some());
+                    if copied && (cluster.kubeconfig.is_some() || cluster.context.is_some()) {
+                        return Err(de::Error::custom(format!(
+                            "cluster {}: autoImport.secretRef gives the hub its credentials, so kubeconfig and \
+                             context would go unused: remove them, or drop secretRef to hand the hub that context",
+                            cluster.name.0
+                        )));
+                    }
                     clusters.push(cluster);
                 }
                 Ok(Clusters(clusters))
@@ -406,6 +468,8 @@ pub struct Desired {
     pub addons: BTreeMap<String, fleetctl_api::addon::ProxyPolicy>,
     /// The klusterlet version it runs, if the fleet says.
     pub version: Option<String>,
+    /// How it is imported.
+    pub reach: Reach,
 }
 
 impl Fleet {
@@ -432,6 +496,11 @@ impl Fleet {
             labels,
             addons,
             version: cluster.version.as_ref().or(defaults.version.as_ref()).map(|v| v.0.clone()),
+            reach: match &cluster.auto_import {
+                None => Reach::Context,
+                Some(AutoImportSource { secret_ref: None }) => Reach::HubWithContext,
+                Some(AutoImportSource { secret_ref: Some(secret) }) => Reach::HubWithSecret(secret.clone()),
+            },
         }
     }
 
@@ -587,6 +656,26 @@ mod tests {
         assert!(wave.contains("invalid wave size"), "{wave}");
         let kind = error_of("apiVersion: fleetctl.io/v2\nkind: Fleet\nclusters: []\n");
         assert!(kind.starts_with("fleet.yaml:1:13: apiVersion: unknown variant `fleetctl.io/v2`"), "{kind}");
+    }
+
+    #[test]
+    fn a_cluster_is_imported_from_here_or_by_the_hub_from_its_context_or_a_hub_secret() {
+        let text = format!(
+            "{HEAD}clusters:\n- name: a\n- name: b\n  autoImport: {{}}\n- name: c\n  autoImport:\n    secretRef: \
+             {{namespace: creds, name: c-admin}}\n"
+        );
+        let reaches: Vec<Reach> = parse(&text).expect("parses").desired().into_iter().map(|d| d.reach).collect();
+        let secret = SecretRef { namespace: "creds".into(), name: "c-admin".into() };
+        assert_eq!(reaches, [Reach::Context, Reach::HubWithContext, Reach::HubWithSecret(secret)]);
+        let both = error_of(&format!(
+            "{HEAD}clusters:\n- name: c\n  context: c\n  autoImport: {{secretRef: {{namespace: n, name: s}}}}\n"
+        ));
+        assert!(both.contains("kubeconfig and context would go unused"), "{both}");
+        let bad = error_of(&format!(
+            "{HEAD}clusters:\n- name: c\n  autoImport: {{secretRef: {{namespace: N_s, name: s}}}}\n"
+        ));
+        assert!(bad.starts_with("fleet.yaml:5:39: "), "{bad}");
+        assert!(bad.contains("clusters[0].autoImport.secretRef.namespace: namespace \"N_s\""), "{bad}");
     }
 
     #[test]

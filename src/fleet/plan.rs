@@ -9,7 +9,7 @@ use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 use serde::Serialize;
 
-use super::file::{Desired, Fleet};
+use super::file::{Desired, Fleet, Reach};
 use crate::lifecycle::LifecycleError;
 use crate::lifecycle::import::{
     AddonSettings, LabelChanges, addon_changes, addon_config, imported, imported_by_fleetctl,
@@ -158,7 +158,11 @@ pub fn diff(fleet: &Fleet, state: &HubState, prune: bool) -> Plan {
 }
 
 fn import_detail(cluster: &Desired, exists: bool) -> String {
-    let mut parts = vec![format!("through context {}", cluster.context)];
+    let mut parts = vec![match &cluster.reach {
+        Reach::Context => format!("through context {}", cluster.context),
+        Reach::HubWithContext => format!("by the hub, through context {}", cluster.context),
+        Reach::HubWithSecret(secret) => format!("by the hub, with secret {}/{}", secret.namespace, secret.name),
+    }];
     if exists {
         parts.insert(0, "finish the import".to_string());
     }

@@ -42,15 +42,30 @@ pub struct ImportOptions {
     pub wait: bool,
     /// Stop after the import secret and return the command to paste on the target.
     pub print_command: bool,
-    /// Let the hub apply the import manifests itself: this kubeconfig of the target goes
-    /// into the cluster's auto-import secret (its Debug output hides the credentials).
-    pub auto_import: Option<Kubeconfig>,
+    /// Let the hub apply the import manifests itself, with these credentials in the
+    /// cluster's auto-import secret.
+    pub auto_import: Option<AutoImport>,
     /// Import even if the target is joined to another hub.
     pub force: bool,
     /// Use a hub namespace of the cluster's name that exists already (detach then keeps it).
     pub adopt_namespace: bool,
     /// How long to wait.
     pub timeout: Duration,
+}
+
+/// The credentials an auto-import hands the hub.
+#[derive(Debug, Clone)]
+pub enum AutoImport {
+    /// The target's own kubeconfig (its Debug output hides the credentials).
+    Kubeconfig(Kubeconfig),
+    /// A copy of a Secret on the hub that holds them (a `kubeconfig`, or `server` and
+    /// `token`), so that they never pass through here.
+    Copy {
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
 }
 
 /// How the addon agents reach the network: the proxy policy of each (absent: none), and
@@ -398,20 +413,40 @@ async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result
     Ok((take("crds.yaml")?, take("import.yaml")?))
 }
 
-/// Writes the cluster's auto-import secret with the target's kubeconfig: the hub applies
-/// the import manifests itself, and deletes the secret once it has.
-async fn write_auto_import(hub: &Client, name: &str, kubeconfig: &Kubeconfig) -> Result<(), LifecycleError> {
+/// Writes the cluster's auto-import secret: the hub applies the import manifests itself,
+/// and deletes the secret once it has.
+async fn write_auto_import(hub: &Client, name: &str, auto: &AutoImport) -> Result<(), LifecycleError> {
+    let (type_, data) = match auto {
+        AutoImport::Kubeconfig(kubeconfig) => {
+            let text = kubeconfig::to_yaml(kubeconfig);
+            let data = kubeconfig::secret_data(BTreeMap::from([(AUTO_IMPORT_KEY_KUBECONFIG.to_string(), text)]));
+            (Some(AUTO_IMPORT_TYPE_KUBECONFIG.to_string()), data)
+        }
+        AutoImport::Copy { namespace, name: source } => {
+            let found = Api::<Secret>::namespaced(hub.clone(), namespace)
+                .get_opt(source)
+                .await
+                .map_err(kube_error(format!("reading secret {namespace}/{source}")))?
+                .ok_or_else(|| {
+                    LifecycleError::Refused(format!(
+                        "secret {namespace}/{source}, which holds the credentials of cluster {name}, does not exist on \
+                         the hub"
+                    ))
+                })?;
+            let data = found.data.filter(|d| !d.is_empty()).ok_or_else(|| {
+                LifecycleError::Refused(format!("secret {namespace}/{source} holds no credentials for cluster {name}"))
+            })?;
+            (found.type_, data)
+        }
+    };
     let secret = Secret {
         metadata: ObjectMeta {
             name: Some(AUTO_IMPORT_SECRET.into()),
             namespace: Some(name.to_string()),
             ..ObjectMeta::default()
         },
-        type_: Some(AUTO_IMPORT_TYPE_KUBECONFIG.into()),
-        data: Some(kubeconfig::secret_data(BTreeMap::from([(
-            AUTO_IMPORT_KEY_KUBECONFIG.to_string(),
-            kubeconfig::to_yaml(kubeconfig),
-        )]))),
+        type_,
+        data: Some(data),
         ..Secret::default()
     };
     Api::<Secret>::namespaced(hub.clone(), name)
@@ -485,8 +520,8 @@ pub async fn import(
         }));
     }
     step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
-    if let Some(kubeconfig) = &options.auto_import {
-        let write = write_auto_import(hub, name, kubeconfig);
+    if let Some(auto) = &options.auto_import {
+        let write = write_auto_import(hub, name, auto);
         step(observer, &mut steps, name, "hub: auto-import secret written", write).await?;
     } else {
         let rendered = import_manifests(hub, name, options.timeout);

@@ -8,25 +8,37 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
-use kube::api::Api;
+use kube::api::{Api, PostParams};
 use serde_json::Value;
 
 use super::DevUp;
 use fleetctl_api::ManagedCluster;
 
-/// A fleet file of `clusters` (name, labels) in a folder of its own, on the hub of `dev up`.
-fn write_fleet(dir: &Path, clusters: &[(&str, &str)]) -> PathBuf {
+/// A fleet file of `clusters` (name, labels, more of its fields) in a folder of its own,
+/// on the hub of `dev up`.
+fn write_fleet_with(dir: &Path, clusters: &[(&str, &str, &str)]) -> PathBuf {
     let mut text = String::from(
         "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nhub:\n  context: hub\ndefaults:\n  labels:\n    env: dev\n\
          clusters:\n",
     );
-    for (name, labels) in clusters {
+    for (name, labels, more) in clusters {
         text.push_str(&format!("  - name: {name}\n    labels: {{{labels}}}\n"));
+        for line in more.lines() {
+            text.push_str(&format!("    {line}\n"));
+        }
     }
     let path = dir.join("fleet.yaml");
     std::fs::write(&path, text).expect("fleet file");
     path
+}
+
+/// A fleet file of `clusters` (name, labels), each imported through the context of its name.
+fn write_fleet(dir: &Path, clusters: &[(&str, &str)]) -> PathBuf {
+    let clusters: Vec<(&str, &str, &str)> = clusters.iter().map(|(name, labels)| (*name, *labels, "")).collect();
+    write_fleet_with(dir, &clusters)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -65,8 +77,9 @@ async fn cluster_names(env: &DevUp) -> Vec<String> {
 async fn apply_makes_the_hub_match_the_file_and_a_rerun_plans_nothing_and_prune_detaches_only_when_asked() {
     let env = DevUp::start(3);
     let dir = tempfile::tempdir().expect("tempdir");
-    let three = [("cluster1", "tier: \"1\""), ("cluster2", ""), ("cluster3", "")];
-    let file = write_fleet(dir.path(), &three);
+    // cluster3 is imported by the hub, with its context handed over (as `import --auto`).
+    let three = [("cluster1", "tier: \"1\"", ""), ("cluster2", "", ""), ("cluster3", "", "autoImport: {}")];
+    let file = write_fleet_with(dir.path(), &three);
     let file_arg = file.to_string_lossy().to_string();
 
     // The plan shows the imports and changes nothing.
@@ -77,6 +90,7 @@ async fn apply_makes_the_hub_match_the_file_and_a_rerun_plans_nothing_and_prune_
     let header: Vec<&str> = table.lines().next().expect("header").split_whitespace().collect();
     assert_eq!(header, ["CLUSTER", "ACTION", "DETAIL"], "{table}");
     assert!(table.contains("through context cluster1; labels env=dev,tier=1"), "{table}");
+    assert!(table.contains("by the hub, through context cluster3"), "{table}");
     assert!(cluster_names(&env).await.is_empty(), "plan changed nothing");
 
     let report_path = dir.path().join("report.json");
@@ -102,7 +116,8 @@ async fn apply_makes_the_hub_match_the_file_and_a_rerun_plans_nothing_and_prune_
     assert!(text(&again.stderr).contains("no changes: the hub matches the fleet file"), "{}", text(&again.stderr));
 
     // A label changed in the file is changed on the hub, and only that.
-    let file = write_fleet(dir.path(), &[("cluster1", "tier: \"2\""), ("cluster2", ""), ("cluster3", "")]);
+    let three = [("cluster1", "tier: \"2\"", ""), ("cluster2", "", ""), ("cluster3", "", "autoImport: {}")];
+    let file = write_fleet_with(dir.path(), &three);
     assert_eq!(planned(&env, &file, &[]), pairs(&[("cluster1", "relabel")]));
     let output = env.fleetctl(&["apply", "-f", &file_arg, "-o", "json"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -151,7 +166,29 @@ async fn a_bad_fleet_file_is_refused_naming_its_line_and_field_and_a_killed_appl
 
     // Killed once the first cluster's hub objects are written, the apply leaves a half-done
     // fleet; the same apply again finishes it.
-    let file = write_fleet(dir.path(), &[("cluster1", ""), ("cluster2", "")]);
+    // cluster2 is imported by the hub, from a copy of a Secret on the hub that holds its
+    // kubeconfig: apply never reaches it.
+    let hub = env.client("hub").await;
+    let kubeconfig = fleetctl_kube::kubeconfig::to_yaml(
+        &fleetctl_kube::standalone(&fleetctl_kube::Selection::new(Some(env.kubeconfig()), Some("cluster2".into())))
+            .expect("cluster2's kubeconfig"),
+    );
+    let namespace = Namespace {
+        metadata: ObjectMeta { name: Some("creds".into()), ..ObjectMeta::default() },
+        ..Namespace::default()
+    };
+    Api::<Namespace>::all(hub.clone()).create(&PostParams::default(), &namespace).await.expect("namespace");
+    let credentials = Secret {
+        metadata: ObjectMeta { name: Some("cluster2-admin".into()), ..ObjectMeta::default() },
+        type_: Some("auto-import/kubeconfig".into()),
+        data: Some(fleetctl_kube::kubeconfig::secret_data([("kubeconfig".to_string(), kubeconfig)].into())),
+        ..Secret::default()
+    };
+    Api::<Secret>::namespaced(hub.clone(), "creds").create(&PostParams::default(), &credentials).await.expect("secret");
+    let by_hub = "autoImport: {secretRef: {namespace: creds, name: cluster2-admin}}";
+    let file = write_fleet_with(dir.path(), &[("cluster1", "", ""), ("cluster2", "", by_hub)]);
+    let table = text(&env.fleetctl(&["plan", "-f", &file.to_string_lossy()]).stdout);
+    assert!(table.contains("by the hub, with secret creds/cluster2-admin"), "{table}");
     let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
         .args(["apply", "-f", &file.to_string_lossy(), "--parallel", "1"])
         .env("KUBECONFIG", env.kubeconfig())
@@ -184,8 +221,12 @@ async fn a_bad_fleet_file_is_refused_naming_its_line_and_field_and_a_killed_appl
         report["clusters"].as_array().expect("clusters").iter().filter_map(|c| c["cluster"].as_str()).collect();
     assert_eq!(clusters, ["cluster1", "cluster2"], "{report}");
     assert_eq!(planned(&env, &file, &[]), [], "finished: nothing left to do");
-    let hub = Api::<ManagedCluster>::all(env.client("hub").await);
+    let clusters = Api::<ManagedCluster>::all(hub.clone());
     for name in ["cluster1", "cluster2"] {
-        assert!(hub.get(name).await.expect(name).is_available(), "{name}");
+        assert!(clusters.get(name).await.expect(name).is_available(), "{name}");
     }
+    let steps = report["clusters"][1]["steps"].as_array().expect("steps").iter().filter_map(|s| s["step"].as_str());
+    let steps: Vec<&str> = steps.collect();
+    assert!(steps.contains(&"hub: auto-import secret written"), "cluster2 was the hub's to import: {steps:?}");
+    assert!(!steps.iter().any(|s| s.starts_with("target:")), "{steps:?}");
 }
