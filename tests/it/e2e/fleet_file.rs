@@ -15,11 +15,12 @@ use kube::api::{Api, PostParams};
 use serde_json::Value;
 
 use super::DevUp;
+use fleetctl::lifecycle::upgrade::running_version;
 use fleetctl_api::ManagedCluster;
 
 /// A fleet file of `clusters` (name, labels, more of its fields) in a folder of its own,
 /// on the hub of `dev up`.
-fn write_fleet_with(dir: &Path, clusters: &[(&str, &str, &str)]) -> PathBuf {
+fn write_fleet(dir: &Path, clusters: &[(&str, &str, &str)]) -> PathBuf {
     let mut text = String::from(
         "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nhub:\n  context: hub\ndefaults:\n  labels:\n    env: dev\n\
          clusters:\n",
@@ -33,12 +34,6 @@ fn write_fleet_with(dir: &Path, clusters: &[(&str, &str, &str)]) -> PathBuf {
     let path = dir.join("fleet.yaml");
     std::fs::write(&path, text).expect("fleet file");
     path
-}
-
-/// A fleet file of `clusters` (name, labels), each imported through the context of its name.
-fn write_fleet(dir: &Path, clusters: &[(&str, &str)]) -> PathBuf {
-    let clusters: Vec<(&str, &str, &str)> = clusters.iter().map(|(name, labels)| (*name, *labels, "")).collect();
-    write_fleet_with(dir, &clusters)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -79,7 +74,7 @@ async fn apply_makes_the_hub_match_the_file_and_a_rerun_plans_nothing_and_prune_
     let dir = tempfile::tempdir().expect("tempdir");
     // cluster3 is imported by the hub, with its context handed over (as `import --auto`).
     let three = [("cluster1", "tier: \"1\"", ""), ("cluster2", "", ""), ("cluster3", "", "autoImport: {}")];
-    let file = write_fleet_with(dir.path(), &three);
+    let file = write_fleet(dir.path(), &three);
     let file_arg = file.to_string_lossy().to_string();
 
     // The plan shows the imports and changes nothing.
@@ -117,7 +112,7 @@ async fn apply_makes_the_hub_match_the_file_and_a_rerun_plans_nothing_and_prune_
 
     // A label changed in the file is changed on the hub, and only that.
     let three = [("cluster1", "tier: \"2\"", ""), ("cluster2", "", ""), ("cluster3", "", "autoImport: {}")];
-    let file = write_fleet_with(dir.path(), &three);
+    let file = write_fleet(dir.path(), &three);
     assert_eq!(planned(&env, &file, &[]), pairs(&[("cluster1", "relabel")]));
     let output = env.fleetctl(&["apply", "-f", &file_arg, "-o", "json"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -125,8 +120,23 @@ async fn apply_makes_the_hub_match_the_file_and_a_rerun_plans_nothing_and_prune_
     let cluster1 = hub.get("cluster1").await.expect("cluster1");
     assert_eq!(cluster1.labels().get("tier").map(String::as_str), Some("2"));
 
+    // A version in the file is an upgrade, through the rollout.
+    let old = running_version(&hub.get("cluster2").await.expect("cluster2")).expect("a version").to_string();
+    let three =
+        [("cluster1", "tier: \"2\"", ""), ("cluster2", "", "version: 0.2.0"), ("cluster3", "", "autoImport: {}")];
+    let file = write_fleet(dir.path(), &three);
+    let table = text(&env.fleetctl(&["plan", "-f", &file_arg]).stdout);
+    assert!(table.contains(&format!("{old} → 0.2.0")), "{table}");
+    let output = env.fleetctl(&["apply", "-f", &file_arg, "-o", "json"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let report = json_of(&output);
+    assert_eq!(report["clusters"][0]["result"], "running 0.2.0", "{report}");
+    assert_eq!(report["rollout"]["waves"], serde_json::json!([["cluster2"]]), "{report}");
+    assert_eq!(running_version(&hub.get("cluster2").await.expect("cluster2")), Some("0.2.0"));
+    assert_eq!(planned(&env, &file, &[]), []);
+
     // cluster3 leaves the file: without --prune it stays; --prune asks first, and detaches it.
-    let file = write_fleet(dir.path(), &[("cluster1", "tier: \"2\""), ("cluster2", "")]);
+    let file = write_fleet(dir.path(), &[("cluster1", "tier: \"2\"", ""), ("cluster2", "", "version: 0.2.0")]);
     let kept = env.fleetctl(&["apply", "-f", &file_arg]);
     assert!(kept.status.success(), "{}", text(&kept.stderr));
     assert!(text(&kept.stderr).contains("left alone without --prune: cluster3"), "{}", text(&kept.stderr));
@@ -186,7 +196,7 @@ async fn a_bad_fleet_file_is_refused_naming_its_line_and_field_and_a_killed_appl
     };
     Api::<Secret>::namespaced(hub.clone(), "creds").create(&PostParams::default(), &credentials).await.expect("secret");
     let by_hub = "autoImport: {secretRef: {namespace: creds, name: cluster2-admin}}";
-    let file = write_fleet_with(dir.path(), &[("cluster1", "", ""), ("cluster2", "", by_hub)]);
+    let file = write_fleet(dir.path(), &[("cluster1", "", ""), ("cluster2", "", by_hub)]);
     let table = text(&env.fleetctl(&["plan", "-f", &file.to_string_lossy()]).stdout);
     assert!(table.contains("by the hub, with secret creds/cluster2-admin"), "{table}");
     let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
