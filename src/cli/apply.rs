@@ -22,7 +22,7 @@ use super::report::{self, Report, Results};
 use super::signals::until_stopped;
 use crate::fleet::apply::{ApplyReport, import_options, rollout_of, target_selection, upgrades};
 use crate::fleet::file::{Desired, Reach};
-use crate::fleet::plan::Action;
+use crate::fleet::plan::{Action, Plan};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
 use crate::lifecycle::import::{AutoImport, Imported, import};
@@ -72,8 +72,8 @@ pub async fn run(args: ApplyArgs, printer: &Printer) -> Result<(), CommandError>
     let printer = printer.with_output(args.output.output);
     let planned = match until_stopped(planned(&args.fleet, &args.hub)).await {
         Ok(Ok(planned)) => planned,
-        Ok(Err(error)) => return report::fail(&printer, error),
-        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
+        Ok(Err(error)) => return report::fail_keeping(&printer, error, keeper(&args, None)),
+        Err(signal) => return report::fail_keeping(&printer, report::interrupted(signal), keeper(&args, None)),
     };
     note_unlisted(&printer, &planned.plan, args.fleet.prune);
     if planned.plan.changes.is_empty() {
@@ -84,20 +84,22 @@ pub async fn run(args: ApplyArgs, printer: &Printer) -> Result<(), CommandError>
         && !args.yes
         && let Err(error) = confirm(&printer, &detaching)
     {
-        return report::fail(&printer, error);
+        return report::fail_keeping(&printer, error, keeper(&args, Some(&planned.plan)));
     }
     let reporter = Reporter::new(&printer);
     let (results, rollouts) = carry_out(&args, &planned, &reporter).await;
     let results = merge(results);
     reporter.finish();
     let rollout = merge_rollouts(rollouts);
-    let path = args.report.clone();
-    let file = args.fleet.file.clone();
-    let plan = &planned.plan;
-    report::finish_keeping(&printer, &reporter, results, rollout, |report: &Report| match &path {
+    report::finish_keeping(&printer, &reporter, results, rollout, keeper(&args, Some(&planned.plan)))
+}
+
+/// What keeps the report: `--report FILE`, with the plan carried out (if there was one).
+fn keeper<'a>(args: &'a ApplyArgs, plan: Option<&'a Plan>) -> impl FnOnce(&Report) -> Result<(), CommandError> + 'a {
+    move |report: &Report| match &args.report {
         None => Ok(()),
-        Some(path) => write_report(path, &ApplyReport { file: file.clone(), plan, result: report }),
-    })
+        Some(path) => write_report(path, &ApplyReport { file: args.fleet.file.clone(), plan, result: report }),
+    }
 }
 
 fn write_report<R: serde::Serialize>(path: &PathBuf, report: &ApplyReport<'_, R>) -> Result<(), CommandError> {

@@ -64,8 +64,21 @@ pub fn interrupted(signal: StopSignal) -> CommandError {
 /// Prints the report of a command that failed before it reached any cluster (its
 /// connection or preflight), and returns the error.
 pub fn fail(printer: &Printer, error: CommandError) -> Result<(), CommandError> {
+    fail_keeping(printer, error, |_| Ok(()))
+}
+
+/// [`fail`], handing the report to `keep` too (to write it to a file); an error of `keep`
+/// is said on stderr.
+pub fn fail_keeping(
+    printer: &Printer,
+    error: CommandError,
+    keep: impl FnOnce(&Report) -> Result<(), CommandError>,
+) -> Result<(), CommandError> {
     let report = Report { clusters: Vec::new(), rollout: None, error: Some(reported(&error)) };
     print(printer, &report)?;
+    if let Err(not_kept) = keep(&report) {
+        printer.error(&not_kept);
+    }
     Err(error)
 }
 

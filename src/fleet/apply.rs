@@ -74,8 +74,9 @@ pub fn upgrades(fleet: &Fleet, plan: &Plan, skip: &[String]) -> Vec<(String, Vec
 pub struct ApplyReport<'a, R: Serialize> {
     /// The fleet file.
     pub file: PathBuf,
-    /// The plan as it was when apply started.
-    pub plan: &'a Plan,
+    /// The plan as it was when apply started (none when apply could not plan).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<&'a Plan>,
     /// What apply did (as `-o json` prints it).
     #[serde(flatten)]
     pub result: &'a R,

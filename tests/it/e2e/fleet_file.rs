@@ -171,6 +171,14 @@ async fn a_bad_fleet_file_is_refused_naming_its_line_and_field_and_a_killed_appl
             let stderr = text(&output.stderr);
             assert!(stderr.contains(want), "{command}: {stderr}");
         }
+        // The pipeline's report says so too.
+        let report_path = dir.path().join("report.json");
+        let output = env.fleetctl(&["apply", "-f", &file_arg, "--report", &report_path.to_string_lossy()]);
+        assert_eq!(output.status.code(), Some(2));
+        let saved: Value = serde_json::from_slice(&std::fs::read(&report_path).expect("report")).expect("JSON");
+        assert_eq!(saved["error"]["exitCode"], 2, "{saved}");
+        assert!(saved["error"]["message"].as_str().is_some_and(|m| m.contains(want)), "{saved}");
+        assert!(saved.get("plan").is_none(), "nothing was planned: {saved}");
     }
     assert!(cluster_names(&env).await.is_empty(), "a bad file changes nothing");
 
