@@ -217,21 +217,27 @@ fn unverified(config: &mut Kubeconfig) {
     }
 }
 
-/// One pass over one cluster.
-pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>) -> Result<Action, AutoImportError> {
-    let name = cluster.name_any();
+/// Whether the hub imports the cluster now (`Some`), and whether because an immediate
+/// import was asked for (`Some(true)`): an accepted cluster not being deleted, whose
+/// auto-import is not disabled, once (upstream's default strategy, ImportOnly) unless asked
+/// to import again.
+fn wanted(cluster: &ManagedCluster) -> Option<bool> {
     let annotations = cluster.annotations();
     if cluster.meta().deletion_timestamp.is_some()
         || !cluster.spec.hub_accepts_client
         || annotations.contains_key(ANNOTATION_DISABLE_AUTO_IMPORT)
     {
-        return Ok(Action::await_change());
+        return None;
     }
     let immediate = annotations.get(ANNOTATION_IMMEDIATE_IMPORT).is_some_and(String::is_empty);
-    // Import once (upstream's default strategy, ImportOnly), unless asked to again.
-    if c::is_true(cluster.conditions(), c::MANAGED_CLUSTER_IMPORT_SUCCEEDED) && !immediate {
-        return Ok(Action::await_change());
-    }
+    let imported = c::is_true(cluster.conditions(), c::MANAGED_CLUSTER_IMPORT_SUCCEEDED);
+    (immediate || !imported).then_some(immediate)
+}
+
+/// One pass over one cluster.
+pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>) -> Result<Action, AutoImportError> {
+    let name = cluster.name_any();
+    let Some(immediate) = wanted(&cluster) else { return Ok(Action::await_change()) };
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
     let what = format!("{name}/{AUTO_IMPORT_SECRET}");
     let Some(secret) =
@@ -423,6 +429,31 @@ mod tests {
         assert!(!reports(&with(c::REASON_IMPORT_FAILED, "the hub controller knows only its in-cluster address")));
         assert!(!reports(&with(c::REASON_WAIT_FOR_IMPORTING, "Wait for importing")));
         assert!(!reports(&[]));
+    }
+
+    #[test]
+    fn a_cluster_is_auto_imported_once_unless_disabled_or_asked_to_again() {
+        let cluster = |annotations: &[(&str, &str)], imported: bool| {
+            let mut cluster = ManagedCluster::accepted("c1");
+            cluster.metadata.annotations =
+                Some(annotations.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+            if imported {
+                let status = cluster.status.get_or_insert_with(Default::default);
+                let condition = c::new_condition(c::MANAGED_CLUSTER_IMPORT_SUCCEEDED, c::TRUE, c::REASON_IMPORTED, "");
+                status.conditions.push(condition);
+            }
+            cluster
+        };
+        assert_eq!(wanted(&cluster(&[], false)), Some(false));
+        assert_eq!(wanted(&cluster(&[], true)), None, "imported once");
+        assert_eq!(wanted(&cluster(&[(ANNOTATION_IMMEDIATE_IMPORT, "")], true)), Some(true), "asked again");
+        let completed = cluster(&[(ANNOTATION_IMMEDIATE_IMPORT, IMMEDIATE_IMPORT_COMPLETED)], true);
+        assert_eq!(wanted(&completed), None, "the immediate import was done");
+        let disabled = cluster(&[(ANNOTATION_DISABLE_AUTO_IMPORT, ""), (ANNOTATION_IMMEDIATE_IMPORT, "")], false);
+        assert_eq!(wanted(&disabled), None, "disabled wins over immediate, as upstream");
+        let mut refused = cluster(&[], false);
+        refused.spec.hub_accepts_client = false;
+        assert_eq!(wanted(&refused), None);
     }
 
     #[test]
