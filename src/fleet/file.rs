@@ -84,9 +84,9 @@ pub struct Defaults {
     #[serde(default)]
     #[schemars(schema_with = "addons_schema")]
     pub addons: BTreeMap<Addon, AddonSettings>,
-    /// The proxy of the addon agents whose proxyPolicy is CustomProxy.
+    /// The proxy of the addon agents whose proxyPolicy is CustomProxy (default: none).
     #[serde(default)]
-    pub addon_proxy: Option<AddonProxy>,
+    pub addon_proxy: AddonProxy,
     /// How upgrades roll out over the fleet.
     #[serde(default)]
     pub rollout: RolloutSettings,
@@ -506,7 +506,7 @@ impl Fleet {
 
     /// The proxy of addon agents with proxyPolicy CustomProxy.
     pub fn addon_proxy(&self) -> fleetctl_api::addon::ProxyConfig {
-        let proxy = self.defaults.addon_proxy.clone().unwrap_or_default();
+        let proxy = self.defaults.addon_proxy.clone();
         fleetctl_api::addon::ProxyConfig {
             http_proxy: proxy.http_proxy,
             https_proxy: proxy.https_proxy,

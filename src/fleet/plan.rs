@@ -108,7 +108,7 @@ pub fn addon_settings(fleet: &Fleet, desired: &Desired) -> AddonSettings {
 pub fn diff(fleet: &Fleet, state: &HubState, prune: bool) -> Plan {
     let on_hub: BTreeMap<String, &ManagedCluster> = state.clusters.iter().map(|c| (c.name_any(), c)).collect();
     let configs: BTreeMap<(String, String), &KlusterletAddonConfig> =
-        state.addons.iter().map(|c| ((c.namespace().unwrap_or_default(), c.name_any()), c)).collect();
+        state.addons.iter().filter_map(|c| Some(((c.namespace()?, c.name_any()), c))).collect();
     let mut changes = Vec::new();
     let desired = fleet.desired();
     for cluster in &desired {

@@ -192,15 +192,11 @@ async fn client_of(target: Target) -> Result<Client, String> {
     let config = match target {
         Target::Kubeconfig(text) => kubeconfig::from_text(&text).await.map_err(|e| format!("its kubeconfig: {e}"))?.1,
         Target::Token { server, token, ca_pem } => {
-            let mut config = kubeconfig::single(
-                Names::same("target"),
-                &server,
-                ca_pem.as_deref().unwrap_or_default(),
-                Credentials::Token(token),
-            );
-            if ca_pem.is_none() {
-                unverified(&mut config);
-            }
+            let names = Names::same("target");
+            let config = match ca_pem {
+                Some(ca_pem) => kubeconfig::single(names, &server, &ca_pem, Credentials::Token(token)),
+                None => unverified(kubeconfig::single(names, &server, "", Credentials::Token(token))),
+            };
             kube::Config::from_custom_kubeconfig(config, &KubeConfigOptions::default())
                 .await
                 .map_err(|e| format!("its server and token: {e}"))?
@@ -209,12 +205,13 @@ async fn client_of(target: Target) -> Result<Client, String> {
     Client::try_from(config).map_err(|e| format!("a client for it: {e}"))
 }
 
-/// The kubeconfig's clusters reached without verifying their certificates.
-fn unverified(config: &mut Kubeconfig) {
+/// The kubeconfig with its clusters reached without verifying their certificates.
+fn unverified(mut config: Kubeconfig) -> Kubeconfig {
     for cluster in config.clusters.iter_mut().filter_map(|c| c.cluster.as_mut()) {
         cluster.certificate_authority_data = None;
         cluster.insecure_skip_tls_verify = Some(true);
     }
+    config
 }
 
 /// Whether the hub imports the cluster now (`Some`), and whether because an immediate
@@ -246,8 +243,8 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>
         state.forget(&name);
         return Ok(Action::await_change());
     };
-    let version = secret.resource_version().unwrap_or_default();
-    if state.applied_with(&name).as_deref() == Some(version.as_str()) {
+    let version = secret.resource_version();
+    if version.is_some() && state.applied_with(&name) == version {
         return Ok(Action::await_change());
     }
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
@@ -306,7 +303,9 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>
         report(c::REASON_IMPORT_FAILED, message.clone()).await?;
         return Err(failed(message));
     }
-    state.succeeded(&name, version);
+    if let Some(version) = version {
+        state.succeeded(&name, version);
+    }
     report(c::REASON_IMPORTING, APPLIED.into()).await?;
     tracing::info!(cluster = %name, "auto-import: the import manifests are applied");
     if immediate {
