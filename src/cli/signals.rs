@@ -86,6 +86,16 @@ pub async fn until_stopped<T>(work: impl Future<Output = T>) -> Result<T, StopSi
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn a_signal_that_arrives_between_two_waits_stops_the_next_one() {
+        listen();
+        nix::sys::signal::raise(nix::sys::signal::Signal::SIGTERM).expect("raise");
+        // No wait was running when it came; the next one still hears it.
+        let stopped = until_stopped(std::future::pending::<()>()).await;
+        assert_eq!(stopped, Err(StopSignal::Terminate));
+        assert_eq!(until_stopped(std::future::pending::<()>()).await, Err(StopSignal::Terminate), "and it stays");
+    }
+
     #[test]
     fn a_signal_gives_the_shell_status_of_death_by_that_signal() {
         let stopped = |signal| Interrupted { signal, done: Vec::new() }.exit_status() as u8;

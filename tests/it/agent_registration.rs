@@ -439,6 +439,44 @@ async fn the_operator_reports_hub_connection_degraded_with_upstreams_reasons() {
     assert_eq!(healed.1, "HubConnectionFunctional");
 }
 
+/// The hub sees what the operator sees: the registration agent copies the Klusterlet's
+/// HubConnectionDegraded (here written as the operator would, for an identity the hub
+/// refuses some of what the agents need while it may still report) onto its
+/// ManagedCluster, on the change rather than at the next lease period (60 s, longer than
+/// the wait), and follows it back to False.
+#[tokio::test]
+async fn the_hub_sees_the_operators_hub_connection_degraded_on_the_managed_cluster() {
+    let fleet = Fleet::joined().await;
+    let klusterlets: Api<Klusterlet> = Api::all(fleet.managed.client.clone());
+    let klusterlet =
+        Klusterlet::new("klusterlet", KlusterletSpec { cluster_name: CLUSTER.into(), ..Default::default() });
+    klusterlets.create(&PostParams::default(), &klusterlet).await.expect("klusterlet");
+    let operator_says = |status: &str, reason: &str| {
+        let condition = json!({"type": c::KLUSTERLET_HUB_CONNECTION_DEGRADED, "status": status, "reason": reason,
+            "message": format!("{reason} (test)"), "lastTransitionTime": "2026-01-01T00:00:00Z"});
+        let klusterlets = klusterlets.clone();
+        async move {
+            let status = json!({"status": {"conditions": [condition]}});
+            klusterlets
+                .patch_status("klusterlet", &PatchParams::default(), &Patch::Merge(status))
+                .await
+                .expect("status");
+        }
+    };
+    let on_hub = |status: &'static str, reason: &'static str| {
+        move |cluster: &fleetctl_api::ManagedCluster| {
+            c::find(cluster.conditions(), c::KLUSTERLET_HUB_CONNECTION_DEGRADED)
+                .is_some_and(|d| d.status == status && d.reason == reason && d.message == format!("{reason} (test)"))
+        }
+    };
+    let refused = "BootstrapSecretFunctional,HubKubeConfigUnauthorized";
+    operator_says(c::TRUE, refused).await;
+    let degraded = fleet.hub.wait_cluster(CLUSTER, on_hub(c::TRUE, refused)).await;
+    assert!(degraded.is_available(), "still Available: the agent reports, it only lacks some rights");
+    operator_says(c::FALSE, "HubConnectionFunctional").await;
+    fleet.hub.wait_cluster(CLUSTER, on_hub(c::FALSE, "HubConnectionFunctional")).await;
+}
+
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
 impl Drop for AbortOnDrop {

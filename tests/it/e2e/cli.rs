@@ -498,3 +498,59 @@ async fn dry_run_install_pasted_import_no_wait_upgrade_and_uninstall_with_and_wi
         .await
         .expect("no CRD");
 }
+
+/// Runs `fleetctl args` in a pseudo-terminal (util-linux `script`), answers `answer` once
+/// the terminal shows `question`, and returns the exit code and what the terminal showed;
+/// `None` (with a notice) where `script` is missing.
+fn in_terminal(env: &DevUp, args: &[&str], question: &str, answer: &str) -> Option<(Option<i32>, String)> {
+    use std::io::{Read, Write};
+    if Command::new("script").arg("--version").output().is_err() {
+        crate::support::skip("the prompt test needs util-linux `script` for a terminal");
+        return None;
+    }
+    let command = [env!("CARGO_BIN_EXE_fleetctl")].iter().chain(args).copied().collect::<Vec<_>>().join(" ");
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("KUBECONFIG", env.kubeconfig())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script");
+    let mut terminal = child.stdout.take().expect("stdout");
+    let mut shown = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&shown).contains(question) {
+        let read = terminal.read(&mut chunk).expect("read the terminal");
+        assert!(read > 0, "the terminal closed before asking {question:?}: {}", String::from_utf8_lossy(&shown));
+        shown.extend_from_slice(&chunk[..read]);
+    }
+    let mut keys = child.stdin.take().expect("stdin");
+    keys.write_all(answer.as_bytes()).expect("answer");
+    terminal.read_to_end(&mut shown).expect("the rest");
+    let status = child.wait().expect("wait");
+    drop(keys);
+    Some((status.code(), String::from_utf8_lossy(&shown).into_owned()))
+}
+
+/// A person at a terminal is asked before a detach; "no" changes nothing (exit 4), "yes"
+/// detaches.
+#[tokio::test]
+async fn detach_at_a_terminal_asks_and_a_no_changes_nothing() {
+    use fleetctl_api::ManagedCluster;
+    let env = DevUp::start(1);
+    ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let detach = ["detach", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"];
+    let question = "Detach cluster cluster1 from the hub, removing its klusterlet?";
+    let Some((code, shown)) = in_terminal(&env, &detach, question, "n") else { return };
+    assert_eq!(code, Some(4), "declined: {shown}");
+    assert!(shown.contains("not confirmed: nothing changed"), "{shown}");
+    let clusters: kube::Api<ManagedCluster> = kube::Api::all(env.client("hub").await);
+    let kept = clusters.get("cluster1").await.expect("still there");
+    assert!(kept.metadata.deletion_timestamp.is_none(), "not being deleted");
+
+    let Some((code, shown)) = in_terminal(&env, &detach, question, "y") else { return };
+    assert_eq!(code, Some(0), "confirmed: {shown}");
+    assert!(clusters.get_opt("cluster1").await.expect("read").is_none(), "detached: {shown}");
+}

@@ -9,10 +9,16 @@ pub mod proxy;
 pub const REQUIRE_TOOLS: &str = "FLEETCTL_REQUIRE_TOOLS";
 
 /// Says that a test cannot run here and why; under CI ([`REQUIRE_TOOLS`]) that is a
-/// failure, elsewhere a notice (the caller then returns).
+/// failure, elsewhere a notice (the caller then returns). The notice also goes straight to
+/// the terminal, since the test runner shows nothing of what a passing test printed.
 pub fn skip(why: &str) {
+    use std::io::Write;
     assert!(std::env::var_os(REQUIRE_TOOLS).is_none(), "{why} ({REQUIRE_TOOLS} is set: CI provides every tool)");
-    eprintln!("skipping: {why}");
+    let notice = format!("skipping {}: {why}", std::thread::current().name().unwrap_or("a test"));
+    eprintln!("{notice}");
+    if let Ok(mut terminal) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        let _ = writeln!(terminal, "{notice}");
+    }
 }
 
 /// Whether a request was refused by authorization (403), not failed any other way.
