@@ -36,6 +36,8 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to make the hub match a fleet file; changes nothing')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show everything the hub knows about one cluster')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -243,6 +245,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Import the cluster of every context of --cluster-kubeconfig but the hub''s, each named as its context')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Stop once the manifests are applied to the targets')
             [CompletionResult]::new('--print-command', '--print-command', [CompletionResultType]::ParameterName, 'Print the one-line command to run on the target instead of applying it (one NAME)')
+            [CompletionResult]::new('--auto', '--auto', [CompletionResultType]::ParameterName, 'Let the hub apply the import manifests itself: write each target''s kubeconfig (its context alone) into the cluster''s auto-import-secret, which the hub deletes once it has imported the cluster')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Import even if a target is joined to another hub')
             [CompletionResult]::new('--adopt-namespace', '--adopt-namespace', [CompletionResultType]::ParameterName, 'Use the hub namespace of the cluster''s name although it exists already and was not made for this cluster; detach then keeps it and what it holds')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
@@ -296,6 +299,45 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask (needed when not on a terminal)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'When the agents do not answer within --timeout, clean the hub anyway')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Start the detach and return')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;plan' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--prune', '--prune', [CompletionResultType]::ParameterName, 'Detach the clusters fleetctl imported that the file does not list')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;apply' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Write the JSON report of what was done to this file too (also on failure)')
+            [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'How many clusters to import or detach at once')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the cluster(s) (e.g. 90s, 5m)')
+            [CompletionResult]::new('--prune', '--prune', [CompletionResultType]::ParameterName, 'Detach the clusters fleetctl imported that the file does not list')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before detaching (needed with --prune when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before detaching (needed with --prune when not on a terminal)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
@@ -494,6 +536,8 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to make the hub match a fleet file; changes nothing')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Show everything the hub knows about one cluster')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -545,6 +589,12 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;help;detach' {
+            break
+        }
+        'fleetctl;help;plan' {
+            break
+        }
+        'fleetctl;help;apply' {
             break
         }
         'fleetctl;help;get' {

@@ -16,6 +16,9 @@ _fleetctl() {
             ",$1")
                 cmd="fleetctl"
                 ;;
+            fleetctl,apply)
+                cmd="fleetctl__subcmd__apply"
+                ;;
             fleetctl,completion)
                 cmd="fleetctl__subcmd__completion"
                 ;;
@@ -42,6 +45,9 @@ _fleetctl() {
                 ;;
             fleetctl,import)
                 cmd="fleetctl__subcmd__import"
+                ;;
+            fleetctl,plan)
+                cmd="fleetctl__subcmd__plan"
                 ;;
             fleetctl,upgrade)
                 cmd="fleetctl__subcmd__upgrade"
@@ -124,6 +130,9 @@ _fleetctl() {
             fleetctl__subcmd__get__subcmd__help,help)
                 cmd="fleetctl__subcmd__get__subcmd__help__subcmd__help"
                 ;;
+            fleetctl__subcmd__help,apply)
+                cmd="fleetctl__subcmd__help__subcmd__apply"
+                ;;
             fleetctl__subcmd__help,completion)
                 cmd="fleetctl__subcmd__help__subcmd__completion"
                 ;;
@@ -150,6 +159,9 @@ _fleetctl() {
                 ;;
             fleetctl__subcmd__help,import)
                 cmd="fleetctl__subcmd__help__subcmd__import"
+                ;;
+            fleetctl__subcmd__help,plan)
+                cmd="fleetctl__subcmd__help__subcmd__plan"
                 ;;
             fleetctl__subcmd__help,upgrade)
                 cmd="fleetctl__subcmd__help__subcmd__upgrade"
@@ -212,12 +224,62 @@ _fleetctl() {
 
     case "${cmd}" in
         fleetctl)
-            opts="-q -v -h -V --quiet --verbose --no-color --help --version dev demo hub import upgrade detach get describe completion version help"
+            opts="-q -v -h -V --quiet --verbose --no-color --help --version dev demo hub import upgrade detach plan apply get describe completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__apply)
+            opts="-f -y -o -q -v -h --file --prune --yes --report --parallel --hub-kubeconfig --hub-context --output --timeout --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -826,8 +888,22 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help)
-            opts="dev demo hub import upgrade detach get describe completion version help"
+            opts="dev demo hub import upgrade detach plan apply get describe completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1105,6 +1181,20 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__help__subcmd__upgrade)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1276,7 +1366,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__import)
-            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --addons --no-wait --print-command --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --addons --no-wait --print-command --auto --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1328,6 +1418,44 @@ _fleetctl() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__plan)
+            opts="-f -o -q -v -h --file --prune --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 *)

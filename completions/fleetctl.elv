@@ -33,6 +33,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand import 'Import a cluster into the hub (Act I)'
             cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
             cand detach 'Detach a cluster from the hub (Act III)'
+            cand plan 'Show what `apply` would change to make the hub match a fleet file; changes nothing'
+            cand apply 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists'
             cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
             cand describe 'Show everything the hub knows about one cluster'
             cand completion 'Print a shell completion script'
@@ -218,6 +220,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --all-contexts 'Import the cluster of every context of --cluster-kubeconfig but the hub''s, each named as its context'
             cand --no-wait 'Stop once the manifests are applied to the targets'
             cand --print-command 'Print the one-line command to run on the target instead of applying it (one NAME)'
+            cand --auto 'Let the hub apply the import manifests itself: write each target''s kubeconfig (its context alone) into the cluster''s auto-import-secret, which the hub deletes once it has imported the cluster'
             cand --force 'Import even if a target is joined to another hub'
             cand --adopt-namespace 'Use the hub namespace of the cluster''s name although it exists already and was not made for this cluster; detach then keeps it and what it holds'
             cand -q 'Print only errors: no notes, no progress, only error logs'
@@ -269,6 +272,43 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --yes 'Do not ask (needed when not on a terminal)'
             cand --force 'When the agents do not answer within --timeout, clean the hub anyway'
             cand --no-wait 'Start the detach and return'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;plan'= {
+            cand -f 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)'
+            cand --file 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --prune 'Detach the clusters fleetctl imported that the file does not list'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;apply'= {
+            cand -f 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)'
+            cand --file 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)'
+            cand --report 'Write the JSON report of what was done to this file too (also on failure)'
+            cand --parallel 'How many clusters to import or detach at once'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --timeout 'How long to wait for the cluster(s) (e.g. 90s, 5m)'
+            cand --prune 'Detach the clusters fleetctl imported that the file does not list'
+            cand -y 'Do not ask before detaching (needed with --prune when not on a terminal)'
+            cand --yes 'Do not ask before detaching (needed with --prune when not on a terminal)'
             cand -q 'Print only errors: no notes, no progress, only error logs'
             cand --quiet 'Print only errors: no notes, no progress, only error logs'
             cand -v 'Log more (repeat for more detail); logs go to stderr'
@@ -449,6 +489,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand import 'Import a cluster into the hub (Act I)'
             cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
             cand detach 'Detach a cluster from the hub (Act III)'
+            cand plan 'Show what `apply` would change to make the hub match a fleet file; changes nothing'
+            cand apply 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists'
             cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
             cand describe 'Show everything the hub knows about one cluster'
             cand completion 'Print a shell completion script'
@@ -487,6 +529,10 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;upgrade'= {
         }
         &'fleetctl;help;detach'= {
+        }
+        &'fleetctl;help;plan'= {
+        }
+        &'fleetctl;help;apply'= {
         }
         &'fleetctl;help;get'= {
             cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'

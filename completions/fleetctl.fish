@@ -35,6 +35,8 @@ complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "hub" -d 'Install 
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "import" -d 'Import a cluster into the hub (Act I)'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "upgrade" -d 'Upgrade the klusterlet of clusters (Act II)'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "detach" -d 'Detach a cluster from the hub (Act III)'
+complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "plan" -d 'Show what `apply` would change to make the hub match a fleet file; changes nothing'
+complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "apply" -d 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "get" -d 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "describe" -d 'Show everything the hub knows about one cluster'
 complete -c fleetctl -n "__fish_fleetctl_needs_command" -f -a "completion" -d 'Print a shell completion script'
@@ -149,6 +151,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l timeout -d 
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l all-contexts -d 'Import the cluster of every context of --cluster-kubeconfig but the hub\'s, each named as its context'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-wait -d 'Stop once the manifests are applied to the targets'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l print-command -d 'Print the one-line command to run on the target instead of applying it (one NAME)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l auto -d 'Let the hub apply the import manifests itself: write each target\'s kubeconfig (its context alone) into the cluster\'s auto-import-secret, which the hub deletes once it has imported the cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l force -d 'Import even if a target is joined to another hub'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l adopt-namespace -d 'Use the hub namespace of the cluster\'s name although it exists already and was not made for this cluster; detach then keeps it and what it holds'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
@@ -196,6 +199,36 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s q -l quiet 
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s f -l file -d 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
+wide\t'A table with more columns'
+json\t'JSON on stdout, nothing else'
+yaml\t'YAML on stdout, nothing else'
+name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l prune -d 'Detach the clusters fleetctl imported that the file does not list'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l no-color -d 'No colours (also NO_COLOR)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s f -l file -d 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l report -d 'Write the JSON report of what was done to this file too (also on failure)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l parallel -d 'How many clusters to import or detach at once' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
+wide\t'A table with more columns'
+json\t'JSON on stdout, nothing else'
+yaml\t'YAML on stdout, nothing else'
+name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l prune -d 'Detach the clusters fleetctl imported that the file does not list'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s y -l yes -d 'Do not ask before detaching (needed with --prune when not on a terminal)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l no-color -d 'No colours (also NO_COLOR)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
@@ -320,17 +353,19 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s q -l quiet
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "dev" -d 'The embedded dev cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "hub" -d 'Install or remove the hub'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "import" -d 'Import a cluster into the hub (Act I)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "upgrade" -d 'Upgrade the klusterlet of clusters (Act II)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "detach" -d 'Detach a cluster from the hub (Act III)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "get" -d 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "describe" -d 'Show everything the hub knows about one cluster'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "completion" -d 'Print a shell completion script'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "version" -d 'Print the CLI\'s version and the image it deploys by default'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach get describe completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "dev" -d 'The embedded dev cluster'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "hub" -d 'Install or remove the hub'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "import" -d 'Import a cluster into the hub (Act I)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "upgrade" -d 'Upgrade the klusterlet of clusters (Act II)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "detach" -d 'Detach a cluster from the hub (Act III)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "plan" -d 'Show what `apply` would change to make the hub match a fleet file; changes nothing'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "apply" -d 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "get" -d 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "describe" -d 'Show everything the hub knows about one cluster'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "completion" -d 'Print a shell completion script'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "version" -d 'Print the CLI\'s version and the image it deploys by default'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "serve" -d 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "up" -d 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "down" -d 'Stop the dev environment (its clusters and everything they run)'

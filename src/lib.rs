@@ -6,4 +6,5 @@
 //! roles, run by `fleetctld`) and `fleetctl-devcluster` (the embedded dev cluster).
 
 pub mod cli;
+pub mod fleet;
 pub mod lifecycle;

@@ -135,7 +135,9 @@ async fn detach_one(
     Ok(detach(hub, client.as_ref(), &options, &|event| reporter.show(event)).await?)
 }
 
-fn confirm(printer: &Printer, names: &[String]) -> Result<(), CommandError> {
+/// Asks before detaching `names`: refused when no one can answer (pass --yes), or when the
+/// answer is no.
+pub(super) fn confirm(printer: &Printer, names: &[String]) -> Result<(), CommandError> {
     let clusters = names.join(", ");
     if !printer.can_prompt() {
         return Err(ConfirmError::NoTerminal(clusters).into());

@@ -10,6 +10,7 @@ use fleetctl_devcluster::env::EnvError;
 use fleetctl_devcluster::serve::ServeError;
 use fleetctl_kube::{ApplyError, ConfigError};
 
+use crate::fleet::file::FileError;
 use crate::lifecycle::LifecycleError;
 
 /// The documented exit codes (`--help`, README).
@@ -124,6 +125,13 @@ impl Fault for LifecycleError {
             // Rolled back, the cluster is as it was; the upgrade's own fault decides.
             Self::RolledBack { source, .. } => source.exit_status(),
         }
+    }
+}
+
+/// A fleet file that cannot be read or is not a valid fleet: nothing was changed.
+impl Fault for FileError {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Usage
     }
 }
 

@@ -57,6 +57,16 @@ impl HubFlags {
         self.pair(&ClusterFlags::default()).hub
     }
 
+    /// The hub's selection: these flags where given, else `kubeconfig` and `context` (a
+    /// fleet file's hub).
+    pub fn selection_over(&self, kubeconfig: Option<PathBuf>, context: Option<String>) -> Selection {
+        let flags = Self {
+            hub_kubeconfig: self.hub_kubeconfig.clone().or(kubeconfig),
+            hub_context: self.hub_context.clone().or(context),
+        };
+        flags.selection()
+    }
+
     fn pair(&self, cluster: &ClusterFlags) -> KubeconfigPair {
         KubeconfigPair::new(
             self.hub_kubeconfig.clone(),

@@ -16,7 +16,7 @@ use super::report;
 use super::targets::{self, Named, Target};
 use super::{many, signals::until_stopped};
 use crate::lifecycle::Outcome;
-use crate::lifecycle::import::{ImportOptions, Imported, check_label, import};
+use crate::lifecycle::import::{AddonSettings, AutoImport, ImportOptions, Imported, check_label, import};
 
 /// `fleetctl import …`
 #[derive(Debug, Args)]
@@ -48,6 +48,11 @@ pub struct ImportArgs {
     /// Print the one-line command to run on the target instead of applying it (one NAME).
     #[arg(long, conflicts_with_all = ["contexts", "all_contexts"])]
     print_command: bool,
+    /// Let the hub apply the import manifests itself: write each target's kubeconfig
+    /// (its context alone) into the cluster's auto-import-secret, which the hub deletes
+    /// once it has imported the cluster.
+    #[arg(long, conflicts_with = "print_command")]
+    auto: bool,
     /// Import even if a target is joined to another hub.
     #[arg(long)]
     force: bool,
@@ -146,18 +151,28 @@ async fn import_one(
     target: &Target,
     reporter: &Reporter,
 ) -> Result<Imported, CommandError> {
-    let client = if args.print_command {
-        None
+    let (client, auto_import) = if args.print_command {
+        (None, None)
     } else {
         let selection = args.cluster.selection(&args.hub, target.context.clone());
-        Some(connect::client(&selection, Role::Target).await?.0)
+        let client = connect::client(&selection, Role::Target).await?.0;
+        let auto_import = match args.auto {
+            true => Some(AutoImport::Kubeconfig(
+                fleetctl_kube::standalone(&selection)
+                    .map_err(|source| connect::ConnectError::Config { role: Role::Target, source })?,
+            )),
+            false => None,
+        };
+        (Some(client), auto_import)
     };
     let options = ImportOptions {
         name: target.name.clone(),
         labels: args.labels.iter().cloned().collect::<BTreeMap<_, _>>(),
         addons: args.addons.clone(),
+        addon_settings: AddonSettings::default(),
         wait: !args.no_wait,
         print_command: args.print_command,
+        auto_import,
         force: args.force,
         adopt_namespace: args.adopt_namespace,
         timeout: args.wait.timeout,

@@ -1,6 +1,7 @@
 //! The command line: clap definitions, one module per subcommand, the printer every command
 //! writes through, and the exit status every error carries.
 
+mod apply;
 mod completion;
 mod connect;
 mod demo;
@@ -14,6 +15,7 @@ mod hub;
 mod import;
 mod logging;
 mod many;
+mod plan;
 pub mod printer;
 mod progress;
 mod report;
@@ -55,6 +57,11 @@ enum Command {
     Upgrade(upgrade::UpgradeArgs),
     /// Detach a cluster from the hub (Act III).
     Detach(detach::DetachArgs),
+    /// Show what `apply` would change to make the hub match a fleet file; changes nothing.
+    Plan(plan::PlanArgs),
+    /// Make the hub match a fleet file: import, relabel, set addons, upgrade, and with
+    /// --prune detach the clusters it no longer lists.
+    Apply(apply::ApplyArgs),
     /// Show managed clusters or addons (a table, or -o wide|json|yaml|name).
     Get(get::GetArgs),
     /// Show everything the hub knows about one cluster.
@@ -102,6 +109,8 @@ impl Cli {
                 Command::Import(args) => import::run(args, printer).await,
                 Command::Upgrade(args) => upgrade::run(args, printer).await,
                 Command::Detach(args) => detach::run(args, printer).await,
+                Command::Plan(args) => plan::run(args, printer).await,
+                Command::Apply(args) => apply::run(args, printer).await,
                 Command::Get(args) => get::run(args, printer).await,
                 Command::Describe(args) => describe::run(args, printer).await,
                 Command::Completion(args) => completion::run(args, printer),

@@ -64,8 +64,21 @@ pub fn interrupted(signal: StopSignal) -> CommandError {
 /// Prints the report of a command that failed before it reached any cluster (its
 /// connection or preflight), and returns the error.
 pub fn fail(printer: &Printer, error: CommandError) -> Result<(), CommandError> {
+    fail_keeping(printer, error, |_| Ok(()))
+}
+
+/// [`fail`], handing the report to `keep` too (to write it to a file); an error of `keep`
+/// is said on stderr.
+pub fn fail_keeping(
+    printer: &Printer,
+    error: CommandError,
+    keep: impl FnOnce(&Report) -> Result<(), CommandError>,
+) -> Result<(), CommandError> {
     let report = Report { clusters: Vec::new(), rollout: None, error: Some(reported(&error)) };
     print(printer, &report)?;
+    if let Err(not_kept) = keep(&report) {
+        printer.error(&not_kept);
+    }
     Err(error)
 }
 
@@ -87,6 +100,18 @@ pub fn finish_with(
     results: Results,
     rollout: Option<RolloutSummary>,
 ) -> Result<(), CommandError> {
+    finish_keeping(printer, reporter, results, rollout, |_| Ok(()))
+}
+
+/// [`finish_with`], handing the report to `keep` too (to write it to a file) once it is
+/// printed; an error of `keep` ends the command when nothing graver does.
+pub fn finish_keeping(
+    printer: &Printer,
+    reporter: &Reporter,
+    results: Results,
+    rollout: Option<RolloutSummary>,
+    keep: impl FnOnce(&Report) -> Result<(), CommandError>,
+) -> Result<(), CommandError> {
     let several = results.len() > 1;
     let results = results
         .into_iter()
@@ -98,11 +123,15 @@ pub fn finish_with(
     let (mut report, mut errors) = build(reporter, results);
     report.rollout = rollout;
     print(printer, &report)?;
+    let kept = keep(&report);
     let gravest = errors.iter().enumerate().max_by_key(|(i, (_, e))| (e.status().severity(), usize::MAX - i));
-    let Some(gravest) = gravest.map(|(i, _)| i) else { return Ok(()) };
+    let Some(gravest) = gravest.map(|(i, _)| i) else { return kept };
     let (_, error) = errors.remove(gravest);
     for (_, other) in &errors {
         printer.error(other);
+    }
+    if let Err(not_kept) = kept {
+        printer.error(&not_kept);
     }
     Err(error)
 }

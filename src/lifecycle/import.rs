@@ -8,16 +8,17 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::config::Kubeconfig;
 use kube::{Client, ResourceExt};
 
 use super::{LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, wait_for};
-use fleetctl_api::addon::KlusterletAddonAgentConfigSpec;
+use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
 use fleetctl_api::names::{
-    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace,
-    is_reserved_label,
+    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
+    AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace, is_reserved_label,
 };
 use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
 use fleetctl_kube::kubeconfig::{self, secret_text};
@@ -35,16 +36,46 @@ pub struct ImportOptions {
     pub labels: BTreeMap<String, String>,
     /// Addons to enable.
     pub addons: Vec<String>,
+    /// Their proxy settings (none: no proxy).
+    pub addon_settings: AddonSettings,
     /// Wait until the cluster is Available (else stop once the manifests are applied).
     pub wait: bool,
     /// Stop after the import secret and return the command to paste on the target.
     pub print_command: bool,
+    /// Let the hub apply the import manifests itself, with these credentials in the
+    /// cluster's auto-import secret.
+    pub auto_import: Option<AutoImport>,
     /// Import even if the target is joined to another hub.
     pub force: bool,
     /// Use a hub namespace of the cluster's name that exists already (detach then keeps it).
     pub adopt_namespace: bool,
     /// How long to wait.
     pub timeout: Duration,
+}
+
+/// The credentials an auto-import hands the hub.
+#[derive(Debug, Clone)]
+pub enum AutoImport {
+    /// The target's own kubeconfig (its Debug output hides the credentials).
+    Kubeconfig(Kubeconfig),
+    /// A copy of a Secret on the hub that holds them (a `kubeconfig`, or `server` and
+    /// `token`), so that they never pass through here.
+    Copy {
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
+}
+
+/// How the addon agents reach the network: the proxy policy of each (absent: none), and
+/// the proxy of those with `CustomProxy`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AddonSettings {
+    /// Proxy policies by addon.
+    pub policies: BTreeMap<String, ProxyPolicy>,
+    /// The proxy of agents with `CustomProxy`.
+    pub proxy: ProxyConfig,
 }
 
 /// Checks a cluster name: a DNS-1123 label (it names the hub namespace too) that is not
@@ -78,6 +109,8 @@ struct Found {
     /// Whether the cluster namespace is fleetctl's to make (and so a detach's to delete):
     /// absent, or made for this cluster before.
     namespace_ours: bool,
+    /// Its KlusterletAddonConfig, if it has one.
+    addons: Option<KlusterletAddonConfig>,
 }
 
 impl Found {
@@ -90,16 +123,16 @@ impl Found {
 
 /// How the labels fleetctl set on a ManagedCluster change with this import.
 #[derive(Debug, Default, PartialEq)]
-struct LabelChanges {
+pub struct LabelChanges {
     /// Labels set or given a new value.
-    set: BTreeMap<String, String>,
+    pub set: BTreeMap<String, String>,
     /// Labels an earlier import set that this one leaves out, and so removes.
-    removed: Vec<String>,
+    pub removed: Vec<String>,
 }
 
 impl LabelChanges {
     /// Compares the labels asked for with those the existing cluster has from fleetctl.
-    fn of(cluster: &ManagedCluster, asked: &BTreeMap<String, String>) -> Self {
+    pub fn of(cluster: &ManagedCluster, asked: &BTreeMap<String, String>) -> Self {
         let current = cluster.labels();
         let set = asked.iter().filter(|(k, v)| current.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone()));
         let owned = owned_labels(cluster);
@@ -107,11 +140,13 @@ impl LabelChanges {
         Self { set: set.collect(), removed }
     }
 
-    fn is_empty(&self) -> bool {
+    /// Whether nothing changes.
+    pub fn is_empty(&self) -> bool {
         self.set.is_empty() && self.removed.is_empty()
     }
 
-    fn describe(&self, cluster: &str) -> String {
+    /// The changes in words.
+    pub fn describe(&self, cluster: &str) -> String {
         let mut parts = Vec::new();
         if !self.set.is_empty() {
             let set: Vec<String> = self.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -124,12 +159,22 @@ impl LabelChanges {
     }
 }
 
+/// The managed-fields entries of fleetctl's own server-side applies (an import's).
+fn applied_by_fleetctl(cluster: &ManagedCluster) -> impl Iterator<Item = &ManagedFieldsEntry> {
+    let entries = cluster.metadata.managed_fields.iter().flatten();
+    entries.filter(|e| e.manager.as_deref() == Some(FIELD_MANAGER) && e.operation.as_deref() == Some("Apply"))
+}
+
+/// Whether fleetctl imported the cluster: an import applies the ManagedCluster with its
+/// own field manager, which nothing else does (ACM's console and `kubectl` do not).
+pub fn imported_by_fleetctl(cluster: &ManagedCluster) -> bool {
+    applied_by_fleetctl(cluster).next().is_some()
+}
+
 /// The label keys fleetctl's own server-side applies own on the cluster.
 fn owned_labels(cluster: &ManagedCluster) -> Vec<String> {
-    let entries = cluster.metadata.managed_fields.iter().flatten();
-    let ours =
-        entries.filter(|e| e.manager.as_deref() == Some(FIELD_MANAGER) && e.operation.as_deref() == Some("Apply"));
-    ours.filter_map(|e| e.fields_v1.as_ref())
+    applied_by_fleetctl(cluster)
+        .filter_map(|e| e.fields_v1.as_ref())
         .filter_map(|fields| fields.0.pointer("/f:metadata/f:labels").and_then(|l| l.as_object()).cloned())
         .flat_map(|labels| labels.into_iter().filter_map(|(k, _)| k.strip_prefix("f:").map(str::to_string)))
         .collect()
@@ -220,11 +265,19 @@ async fn preflight(
         .get_opt(name)
         .await
         .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?;
+    let addons = match &existing {
+        Some(_) => Api::<KlusterletAddonConfig>::namespaced(hub.clone(), name)
+            .get_opt(name)
+            .await
+            .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?,
+        None => None,
+    };
     let found = Found {
         namespace_ours: namespace
             .as_ref()
             .is_none_or(|ns| ns.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER).is_some_and(|c| c == name)),
         cluster: existing,
+        addons,
     };
     if !found.namespace_ours && !found.retains_namespace(options) {
         return Err(LifecycleError::Refused(format!(
@@ -251,10 +304,12 @@ async fn preflight(
     Ok(found)
 }
 
-fn addon_config(name: &str, addons: &[String]) -> KlusterletAddonConfig {
+/// The KlusterletAddonConfig of a cluster with `addons` on, with their settings.
+pub fn addon_config(name: &str, addons: &[String], settings: &AddonSettings) -> KlusterletAddonConfig {
     let on = |addon: &str| {
         if addons.iter().any(|a| a == addon) {
-            KlusterletAddonAgentConfigSpec::enabled()
+            let proxy_policy = settings.policies.get(addon).cloned().unwrap_or_default();
+            KlusterletAddonAgentConfigSpec { enabled: true, proxy_policy }
         } else {
             KlusterletAddonAgentConfigSpec::default()
         }
@@ -269,11 +324,45 @@ fn addon_config(name: &str, addons: &[String]) -> KlusterletAddonConfig {
             application_manager: on("application-manager"),
             cert_policy_controller: on("cert-policy-controller"),
             iam_policy_controller: on("iam-policy-controller"),
+            proxy_config: settings.proxy.clone(),
             ..KlusterletAddonConfigSpec::default()
         },
     );
     config.metadata.namespace = Some(name.to_string());
     config
+}
+
+/// Each addon's part of a KlusterletAddonConfig, by addon name.
+fn agents(spec: &KlusterletAddonConfigSpec) -> [(&'static str, &KlusterletAddonAgentConfigSpec); 5] {
+    [
+        ("application-manager", &spec.application_manager),
+        ("cert-policy-controller", &spec.cert_policy_controller),
+        ("config-policy-controller", &spec.policy_controller),
+        ("iam-policy-controller", &spec.iam_policy_controller),
+        ("search-collector", &spec.search_collector),
+    ]
+}
+
+/// How the addons of a cluster change from `current` (`None`: it has no KlusterletAddonConfig
+/// yet) to `desired`, in words: empty when nothing changes.
+pub fn addon_changes(current: Option<&KlusterletAddonConfigSpec>, desired: &KlusterletAddonConfigSpec) -> Vec<String> {
+    let none = KlusterletAddonConfigSpec::default();
+    let current = current.unwrap_or(&none);
+    let mut changes = Vec::new();
+    for ((addon, was), (_, wanted)) in agents(current).into_iter().zip(agents(desired)) {
+        match (was.enabled, wanted.enabled) {
+            (false, true) => changes.push(format!("enable {addon}")),
+            (true, false) => changes.push(format!("disable {addon}")),
+            (true, true) if was.proxy_policy != wanted.proxy_policy => {
+                changes.push(format!("{addon} proxy policy {}", wanted.proxy_policy));
+            }
+            _ => {}
+        }
+    }
+    if current.proxy_config != desired.proxy_config {
+        changes.push("addon proxy settings".into());
+    }
+    changes
 }
 
 /// Writes the namespace, the ManagedCluster and its KlusterletAddonConfig. A namespace
@@ -301,7 +390,7 @@ async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Re
         .patch(name, &ssa, &Patch::Apply(&cluster))
         .await
         .map_err(kube_error(format!("writing ManagedCluster {name}")))?;
-    let config = addon_config(name, &options.addons);
+    let config = addon_config(name, &options.addons, &options.addon_settings);
     Api::<KlusterletAddonConfig>::namespaced(hub.clone(), name)
         .patch(name, &ssa, &Patch::Apply(&config))
         .await
@@ -322,6 +411,49 @@ async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result
     let mut data = secret_text(&secret);
     let mut take = |key: &str| data.remove(key).ok_or_else(|| LifecycleError::Failed(format!("{what}: no {key}")));
     Ok((take("crds.yaml")?, take("import.yaml")?))
+}
+
+/// Writes the cluster's auto-import secret: the hub applies the import manifests itself,
+/// and deletes the secret once it has.
+async fn write_auto_import(hub: &Client, name: &str, auto: &AutoImport) -> Result<(), LifecycleError> {
+    let (type_, data) = match auto {
+        AutoImport::Kubeconfig(kubeconfig) => {
+            let text = kubeconfig::to_yaml(kubeconfig);
+            let data = kubeconfig::secret_data(BTreeMap::from([(AUTO_IMPORT_KEY_KUBECONFIG.to_string(), text)]));
+            (Some(AUTO_IMPORT_TYPE_KUBECONFIG.to_string()), data)
+        }
+        AutoImport::Copy { namespace, name: source } => {
+            let found = Api::<Secret>::namespaced(hub.clone(), namespace)
+                .get_opt(source)
+                .await
+                .map_err(kube_error(format!("reading secret {namespace}/{source}")))?
+                .ok_or_else(|| {
+                    LifecycleError::Refused(format!(
+                        "secret {namespace}/{source}, which holds the credentials of cluster {name}, does not exist on \
+                         the hub"
+                    ))
+                })?;
+            let data = found.data.filter(|d| !d.is_empty()).ok_or_else(|| {
+                LifecycleError::Refused(format!("secret {namespace}/{source} holds no credentials for cluster {name}"))
+            })?;
+            (found.type_, data)
+        }
+    };
+    let secret = Secret {
+        metadata: ObjectMeta {
+            name: Some(AUTO_IMPORT_SECRET.into()),
+            namespace: Some(name.to_string()),
+            ..ObjectMeta::default()
+        },
+        type_,
+        data: Some(data),
+        ..Secret::default()
+    };
+    Api::<Secret>::namespaced(hub.clone(), name)
+        .patch(AUTO_IMPORT_SECRET, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(&secret))
+        .await
+        .map_err(kube_error(format!("writing secret {name}/{AUTO_IMPORT_SECRET}")))?;
+    Ok(())
 }
 
 /// The one-line command a person pastes on the target (as the ACM console builds it, but
@@ -355,6 +487,15 @@ pub async fn import(
     if !changes.is_empty() {
         observer(Progress::Note { cluster: name.to_string(), message: changes.describe(name) });
     }
+    let desired_addons = addon_config(name, &options.addons, &options.addon_settings);
+    let addons_changed = match &found.cluster {
+        Some(_) => addon_changes(found.addons.as_ref().map(|c| &c.spec), &desired_addons.spec),
+        None => Vec::new(),
+    };
+    if !addons_changed.is_empty() {
+        let message = format!("addons of cluster {name} updated: {}", addons_changed.join(", "));
+        observer(Progress::Note { cluster: name.to_string(), message });
+    }
     let mut steps = Vec::new();
     const HUB_OBJECTS: &str = "hub: namespace, ManagedCluster, KlusterletAddonConfig";
     if let Some(cluster) = found.cluster.as_ref().filter(|c| imported(c)) {
@@ -362,10 +503,15 @@ pub async fn import(
             cluster: name.to_string(),
             message: format!("cluster {name} is already imported and available"),
         });
-        if !changes.is_empty() {
+        if !changes.is_empty() || !addons_changed.is_empty() {
             step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
         }
-        let result = if changes.is_empty() { "already imported" } else { "already imported; labels updated" };
+        let result = match (changes.is_empty(), addons_changed.is_empty()) {
+            (true, true) => "already imported",
+            (false, true) => "already imported; labels updated",
+            (true, false) => "already imported; addons updated",
+            (false, false) => "already imported; labels and addons updated",
+        };
         return Ok(Imported::Already(Outcome {
             cluster: name.to_string(),
             result: result.into(),
@@ -374,23 +520,28 @@ pub async fn import(
         }));
     }
     step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
-    let (crds, manifests) =
-        step(observer, &mut steps, name, "hub: import secret rendered", import_manifests(hub, name, options.timeout))
-            .await?;
-    if options.print_command {
-        return Ok(Imported::Command(paste_command(&crds, &manifests)));
+    if let Some(auto) = &options.auto_import {
+        let write = write_auto_import(hub, name, auto);
+        step(observer, &mut steps, name, "hub: auto-import secret written", write).await?;
+    } else {
+        let rendered = import_manifests(hub, name, options.timeout);
+        let (crds, manifests) = step(observer, &mut steps, name, "hub: import secret rendered", rendered).await?;
+        if options.print_command {
+            return Ok(Imported::Command(paste_command(&crds, &manifests)));
+        }
+        let target = target.ok_or_else(|| {
+            LifecycleError::Usage("the target cluster is needed to apply the import manifests".into())
+        })?;
+        let apply_options = ApplyOptions { crd_timeout: options.timeout, ..ApplyOptions::default() };
+        step(observer, &mut steps, name, "target: klusterlet CRD established", async {
+            apply_yaml(target, &crds, &apply_options).await.map_err(LifecycleError::from)
+        })
+        .await?;
+        step(observer, &mut steps, name, "target: import manifests applied", async {
+            apply_yaml(target, &manifests, &apply_options).await.map_err(LifecycleError::from)
+        })
+        .await?;
     }
-    let target = target
-        .ok_or_else(|| LifecycleError::Usage("the target cluster is needed to apply the import manifests".into()))?;
-    let apply_options = ApplyOptions { crd_timeout: options.timeout, ..ApplyOptions::default() };
-    step(observer, &mut steps, name, "target: klusterlet CRD established", async {
-        apply_yaml(target, &crds, &apply_options).await.map_err(LifecycleError::from)
-    })
-    .await?;
-    step(observer, &mut steps, name, "target: import manifests applied", async {
-        apply_yaml(target, &manifests, &apply_options).await.map_err(LifecycleError::from)
-    })
-    .await?;
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     if options.wait {
         let joined = format!("cluster {name} to join");
@@ -468,7 +619,7 @@ pub async fn select(hub: &Client, selector: &str) -> Result<Vec<String>, Lifecyc
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
     use serde_json::json;
 
     use super::*;

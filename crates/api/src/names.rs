@@ -71,6 +71,40 @@ pub fn is_reserved_label(key: &str) -> bool {
 pub const ANNOTATION_KLUSTERLET_VERSION: &str = "fleetctl.io/klusterlet-version";
 
 // ---------------------------------------------------------------------------------------------
+// Auto-import: the Secret upstream's managedcluster-import-controller reads in a cluster's
+// namespace to import the cluster itself (ACM's `auto-import-secret`)
+// ---------------------------------------------------------------------------------------------
+
+/// The Secret in the cluster namespace whose credentials let the hub import the cluster.
+pub const AUTO_IMPORT_SECRET: &str = "auto-import-secret";
+/// Its type when it holds a kubeconfig (`kubeconfig`).
+pub const AUTO_IMPORT_TYPE_KUBECONFIG: &str = "auto-import/kubeconfig";
+/// Its type when it holds an API server and a token (`server`, `token`).
+pub const AUTO_IMPORT_TYPE_KUBETOKEN: &str = "auto-import/kubetoken";
+/// The key of the target's kubeconfig.
+pub const AUTO_IMPORT_KEY_KUBECONFIG: &str = "kubeconfig";
+/// The key of the target's API server URL.
+pub const AUTO_IMPORT_KEY_SERVER: &str = "server";
+/// The key of the bearer token for it.
+pub const AUTO_IMPORT_KEY_TOKEN: &str = "token";
+/// The key of the CA bundle (PEM) that verifies `server` (fleetctl's: upstream never
+/// verifies a token secret's server).
+pub const AUTO_IMPORT_KEY_CA: &str = "ca.crt";
+/// The key that, set to `"true"`, says to reach `server` without verifying it (fleetctl's:
+/// without `ca.crt` it must be said).
+pub const AUTO_IMPORT_KEY_INSECURE: &str = "insecure-skip-tls-verify";
+/// On the auto-import Secret: keep it once the cluster is imported (else it is deleted).
+pub const ANNOTATION_KEEPING_AUTO_IMPORT_SECRET: &str =
+    "managedcluster-import-controller.open-cluster-management.io/keeping-auto-import-secret";
+/// On a ManagedCluster: the hub never applies its import manifests itself.
+pub const ANNOTATION_DISABLE_AUTO_IMPORT: &str = "import.open-cluster-management.io/disable-auto-import";
+/// On a ManagedCluster, empty: import it again now, although it was imported; the hub sets
+/// it to [`IMMEDIATE_IMPORT_COMPLETED`] when done.
+pub const ANNOTATION_IMMEDIATE_IMPORT: &str = "import.open-cluster-management.io/immediate-import";
+/// The value of [`ANNOTATION_IMMEDIATE_IMPORT`] once the import it asked for is done.
+pub const IMMEDIATE_IMPORT_COMPLETED: &str = "Completed";
+
+// ---------------------------------------------------------------------------------------------
 // The managed side
 // ---------------------------------------------------------------------------------------------
 

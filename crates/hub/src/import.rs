@@ -120,6 +120,8 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
     let klusterlet_available = cluster.is_joined() && klusterlet_work_available(ctx, &name).await?;
     update_conditions(clusters, cluster, |conditions| {
         let (status, reason, message) = match (cluster.is_joined(), klusterlet_available) {
+            // Until the cluster joins, the auto-import tells how its import goes.
+            (false, _) if super::autoimport::reports(conditions) => return false,
             (false, _) => (c::FALSE, c::REASON_WAIT_FOR_IMPORTING, "Wait for importing"),
             (true, false) => {
                 (c::FALSE, c::REASON_IMPORTING, "Importing resources are applied, wait for resources be available")

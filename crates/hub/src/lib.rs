@@ -1,7 +1,8 @@
-//! The hub controllers (`fleetctld hub`): import, registration (accept and
+//! The hub controllers (`fleetctld hub`): import, auto-import, registration (accept and
 //! CSR approval), lease and cleanup, run under leader election with health and metrics.
 
 pub mod addons;
+pub mod autoimport;
 pub mod bootstrap;
 pub mod cleanup;
 pub mod context;
@@ -31,7 +32,7 @@ use manifests::admission::ACCEPT_POLICY;
 pub use context::{Context, Ctx, HubAddress, HubConfig, HubError, SecretRef};
 
 use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
-use fleetctl_api::names::CLUSTER_LEASE;
+use fleetctl_api::names::{AUTO_IMPORT_SECRET, CLUSTER_LEASE};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::reconcile::{self, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
@@ -115,6 +116,27 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
+    // The hub applies the import manifests itself to clusters whose auto-import secret
+    // says how to reach them; the import secret's rendering brings a waiting cluster back.
+    let auto_import_state = Arc::new(autoimport::State::default());
+    let auto_import = Controller::new(clusters.clone(), all())
+        .with_config(bounded())
+        .watches(
+            Api::<Secret>::all(client.clone()),
+            all().fields(&format!("metadata.name={AUTO_IMPORT_SECRET}")),
+            cluster_of,
+        )
+        .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
+        .run(
+            move |c, ctx: Ctx| {
+                let state = auto_import_state.clone();
+                async move { measured(&ctx.clone(), "auto-import", autoimport::reconcile(c, ctx, state)).await }
+            },
+            retry("auto-import"),
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
+
     let accept = {
         let ctx = ctx.clone();
         let clusters = clusters.clone();
@@ -175,5 +197,5 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    tokio::join!(guard_watch, import, accept, lease, addon, csr);
+    tokio::join!(guard_watch, import, auto_import, accept, lease, addon, csr);
 }

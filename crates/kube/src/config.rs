@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use ::kube::config::{InClusterError, KubeConfigOptions, Kubeconfig, KubeconfigError};
 use ::kube::{Client, Config};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use secrecy::SecretString;
 use thiserror::Error;
 
 /// The flag named in errors when a selection does not say which flag set its path.
@@ -181,6 +184,18 @@ pub enum ConfigError {
         #[source]
         source: KubeconfigError,
     },
+    /// The context cannot be handed on as a kubeconfig of its own.
+    #[error(
+        "context \"{context}\" in {origin} {why}: it cannot be handed to the hub — use a context with a token or a client certificate"
+    )]
+    NotPortable {
+        /// The context.
+        context: String,
+        /// The file or files.
+        origin: String,
+        /// What is in the way.
+        why: &'static str,
+    },
     /// In-cluster configuration was asked for outside a pod (or without a token).
     #[error("no in-cluster configuration — run in a pod with a service account, or pass {flag}")]
     InCluster {
@@ -232,6 +247,64 @@ pub async fn config(selection: &Selection) -> Result<Config, ConfigError> {
         context,
         origin,
         source,
+    })
+}
+
+/// The selection's context as a kubeconfig of its own — that context, its cluster and its
+/// user, current — to hand to another party that reaches the cluster with it (the hub, in
+/// an auto-import secret). Certificates, keys and tokens kept in files are inlined; a user
+/// whose credentials come from a program on this machine (`exec`, `auth-provider`) cannot
+/// be handed on.
+pub fn standalone(selection: &Selection) -> Result<Kubeconfig, ConfigError> {
+    let location =
+        locate(selection.path.as_deref(), std::env::var_os("KUBECONFIG").as_deref(), std::env::home_dir().as_deref());
+    let (kubeconfig, origin) = read(location, selection.flag)?;
+    let context = choose_context(&kubeconfig, selection.context.as_deref(), &origin)?;
+    let portable =
+        |why: &'static str| ConfigError::NotPortable { context: context.clone(), origin: origin.clone(), why };
+    let named = kubeconfig.contexts.iter().find(|c| c.name == context).cloned();
+    let parts = named.as_ref().and_then(|c| c.context.clone()).unwrap_or_default();
+    let mut cluster = kubeconfig
+        .clusters
+        .iter()
+        .find(|c| c.name == parts.cluster)
+        .cloned()
+        .ok_or_else(|| portable("names no cluster"))?;
+    let mut user = match parts.user.as_deref() {
+        Some(user) => kubeconfig.auth_infos.iter().find(|u| u.name == user).cloned(),
+        None => None,
+    }
+    .ok_or_else(|| portable("names no user"))?;
+    let inline =
+        |path: &str| std::fs::read(path).map_err(|source| ConfigError::Read { path: PathBuf::from(path), source });
+    if let Some(details) = cluster.cluster.as_mut()
+        && let Some(path) = details.certificate_authority.take()
+    {
+        details.certificate_authority_data = Some(BASE64.encode(inline(&path)?));
+    }
+    if let Some(auth) = user.auth_info.as_mut() {
+        if auth.exec.is_some() || auth.auth_provider.is_some() {
+            return Err(portable("gets its credentials from a program on this machine (exec or auth-provider)"));
+        }
+        if let Some(path) = auth.client_certificate.take() {
+            auth.client_certificate_data = Some(BASE64.encode(inline(&path)?));
+        }
+        if let Some(path) = auth.client_key.take() {
+            auth.client_key_data = Some(SecretString::from(BASE64.encode(inline(&path)?)));
+        }
+        if let Some(path) = auth.token_file.take() {
+            let token = String::from_utf8_lossy(&inline(&path)?).trim().to_string();
+            auth.token = Some(SecretString::from(token));
+        }
+    }
+    Ok(Kubeconfig {
+        api_version: Some("v1".into()),
+        kind: Some("Config".into()),
+        clusters: vec![cluster],
+        auth_infos: vec![user],
+        contexts: named.into_iter().collect(),
+        current_context: Some(context),
+        ..Kubeconfig::default()
     })
 }
 
@@ -483,5 +556,39 @@ users:
             error.to_string(),
             "kubeconfig /nonexistent/k: no such file — pass --hub-kubeconfig or set KUBECONFIG"
         );
+    }
+
+    #[test]
+    fn a_context_handed_on_carries_only_its_own_entries_with_files_inlined() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ca = dir.path().join("ca.crt");
+        std::fs::write(&ca, "CA PEM").expect("ca");
+        let token = dir.path().join("token");
+        std::fs::write(&token, "TOKEN\n").expect("token");
+        let text = format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: a\ncontexts:\n- name: a\n  context: {{cluster: c, user: u}}\n\
+             - name: b\n  context: {{cluster: d, user: v}}\n- name: x\n  context: {{cluster: c, user: plugin}}\n\
+             clusters:\n- name: c\n  cluster: {{server: 'https://c'}}\n- name: d\n  cluster: {{server: 'https://d', \
+             certificate-authority: {}}}\nusers:\n- name: u\n  user: {{token: t}}\n- name: v\n  user: {{tokenFile: {}}}\n\
+             - name: plugin\n  user: {{exec: {{apiVersion: client.authentication.k8s.io/v1, command: aws}}}}\n",
+            ca.display(),
+            token.display()
+        );
+        let path = dir.path().join("config");
+        std::fs::write(&path, text).expect("kubeconfig");
+        let selection = |context: &str| Selection::new(Some(path.clone()), Some(context.into()));
+        let b = standalone(&selection("b")).expect("b");
+        assert_eq!(b.current_context.as_deref(), Some("b"));
+        assert_eq!((b.contexts.len(), b.clusters.len(), b.auth_infos.len()), (1, 1, 1));
+        let cluster = b.clusters[0].cluster.as_ref().expect("cluster");
+        assert_eq!(cluster.certificate_authority, None);
+        assert_eq!(cluster.certificate_authority_data.as_deref(), Some(BASE64.encode("CA PEM").as_str()));
+        let user = b.auth_infos[0].auth_info.as_ref().expect("user");
+        use secrecy::ExposeSecret;
+        assert_eq!(user.token.as_ref().map(|t| t.expose_secret().to_string()).as_deref(), Some("TOKEN"));
+        assert_eq!(user.token_file, None);
+        let error = standalone(&selection("x")).expect_err("exec");
+        assert!(matches!(error, ConfigError::NotPortable { .. }), "{error}");
+        assert!(error.to_string().contains("a program on this machine"), "{error}");
     }
 }

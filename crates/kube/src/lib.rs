@@ -20,7 +20,7 @@ pub use apply::{
     apply_yaml, delete_all, parse_documents,
 };
 pub use conditions::update_conditions;
-pub use config::{ConfigError, KubeconfigPair, NamedContext, Selection, client, config, contexts};
+pub use config::{ConfigError, KubeconfigPair, NamedContext, Selection, client, config, contexts, standalone};
 pub use reconcile::{FieldManager, KubeError, kube_error};
 
 /// The field manager of every server-side apply fleetctl makes, so ownership of the

@@ -2,8 +2,10 @@
 //! controllers and the klusterlet agents.
 
 mod addons;
+mod auto_import;
 mod cli;
 mod fleet;
+mod fleet_file;
 mod heal;
 mod image;
 mod lifecycle;

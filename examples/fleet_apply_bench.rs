@@ -1,0 +1,89 @@
+//! Fleets as code on one `dev up --clusters N`: the time of `fleetctl plan -f FLEET` on an
+//! empty hub and the changes it shows, of `fleetctl apply -f FLEET` importing them all
+//! (`--parallel P`), the changes a second plan shows (0), and the time of `apply --prune
+//! --yes` once one cluster has left the file.
+//!
+//! ```sh
+//! cargo build --workspace --release && cargo run --release --example fleet_apply_bench [-- CLUSTERS [PARALLEL]]
+//! ```
+
+#[path = "support/binary.rs"]
+mod binary;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, ensure};
+use fleetctl::cli::dev::up_options;
+use fleetctl::cli::flags::TerminalFlags;
+use fleetctl::cli::printer::Printer;
+use fleetctl_devcluster::env;
+
+/// A fleet file of `names`, each reached through the context of its name.
+fn fleet_file(path: &Path, names: &[String]) -> Result<()> {
+    let mut text = String::from(
+        "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nhub: {context: hub}\ndefaults:\n  labels: {env: bench}\nclusters:\n",
+    );
+    for name in names {
+        text.push_str(&format!("  - name: {name}\n"));
+    }
+    Ok(std::fs::write(path, text)?)
+}
+
+/// Runs `fleetctl plan -o json`: how long it took and how many changes it planned.
+fn plan(binary: &Path, kubeconfig: &Path, file: &str, prune: bool) -> Result<(Duration, usize)> {
+    let mut args = vec!["plan", "-f", file, "-o", "json"];
+    if prune {
+        args.push("--prune");
+    }
+    let started = Instant::now();
+    let output = Command::new(binary).args(&args).env("KUBECONFIG", kubeconfig).output()?;
+    let elapsed = started.elapsed();
+    ensure!(output.status.success(), "plan failed: {}", String::from_utf8_lossy(&output.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    let changes = plan["changes"].as_array().context("the plan's changes")?.len();
+    Ok((elapsed, changes))
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let clusters: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(20);
+    let parallel: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(10);
+    let binary = binary::fleetctl(None)?;
+    let dir = tempfile::tempdir()?;
+    let printer = Printer::new(&TerminalFlags::default());
+    let options =
+        up_options(&printer, binary.clone(), dir.path().to_path_buf(), clusters, None, Duration::from_secs(300));
+    let started = Instant::now();
+    let state = env::up(&options).await?;
+    let up = started.elapsed();
+    let kubeconfig = state.kubeconfig.clone();
+    let names: Vec<String> = (1..=clusters).map(|i| format!("cluster{i}")).collect();
+    let path = dir.path().join("fleet.yaml");
+    fleet_file(&path, &names)?;
+    let file = path.to_string_lossy().to_string();
+    let parallel_text = parallel.to_string();
+
+    let (first_plan, planned) = plan(&binary, &kubeconfig, &file, false)?;
+    let apply = ["apply", "-f", &file, "--parallel", &parallel_text, "--timeout", "10m"];
+    let applied = binary::timed(&binary, &kubeconfig, &apply)?;
+    let (rerun_plan, left) = plan(&binary, &kubeconfig, &file, true)?;
+    let rerun_apply = binary::timed(&binary, &kubeconfig, &apply)?;
+    fleet_file(&path, &names[..clusters - 1])?;
+    let (_, to_prune) = plan(&binary, &kubeconfig, &file, true)?;
+    let pruned = binary::timed(&binary, &kubeconfig, &[&apply[..], &["--prune", "--yes"]].concat())?;
+    let (_, after_prune) = plan(&binary, &kubeconfig, &file, true)?;
+    env::down(dir.path(), Duration::from_secs(5)).await?;
+
+    println!("fleet_apply_bench on dev up --clusters {clusters} (up in {:.1} s):", up.as_secs_f64());
+    println!("  plan on the empty hub               {:>8.2} s  ({planned} changes)", first_plan.as_secs_f64());
+    println!("  apply (--parallel {parallel:>2})                {:>8.2} s", applied.as_secs_f64());
+    println!("  plan again                          {:>8.2} s  ({left} changes)", rerun_plan.as_secs_f64());
+    println!("  apply again (nothing to do)         {:>8.2} s", rerun_apply.as_secs_f64());
+    println!(
+        "  apply --prune, one left the file    {:>8.2} s  ({to_prune} change; {after_prune} after)",
+        pruned.as_secs_f64()
+    );
+    Ok(())
+}

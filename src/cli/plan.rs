@@ -1,0 +1,136 @@
+//! `fleetctl plan -f FLEET [--prune]`: what `apply` would change to make the hub match the
+//! fleet file, as a table (or `-o json|yaml|name`); nothing changes.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use kube::Client;
+
+use super::connect::{Role, connect};
+use super::exit::CommandError;
+use super::flags::{HubFlags, OutputFlags};
+use super::printer::{Cell, Printer};
+use super::report;
+use super::signals::until_stopped;
+use crate::fleet::file::{self, Fleet};
+use crate::fleet::plan::{self, Plan};
+
+/// The fleet file and what to do with clusters it does not list.
+#[derive(Debug, Clone, Args)]
+pub struct FleetFlags {
+    /// The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml).
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Detach the clusters fleetctl imported that the file does not list.
+    #[arg(long)]
+    pub prune: bool,
+}
+
+/// `fleetctl plan …`
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    fleet: FleetFlags,
+    /// Override the file's hub.
+    #[command(flatten)]
+    hub: HubFlags,
+    #[command(flatten)]
+    output: OutputFlags,
+}
+
+/// A fleet file read, its hub reached, and the plan that makes the hub match it.
+pub struct Planned {
+    /// The fleet.
+    pub fleet: Fleet,
+    /// The hub.
+    pub hub: Client,
+    /// Its API server, as its kubeconfig names it.
+    pub hub_url: String,
+    /// The hub's kubeconfig, which the clusters' contexts are in unless the file says otherwise.
+    pub hub_kubeconfig: Option<PathBuf>,
+    /// The plan.
+    pub plan: Plan,
+}
+
+/// Reads the fleet file (a bad one is a usage error, before the hub is asked anything),
+/// connects to its hub (the flags override the file's) and plans.
+pub async fn planned(flags: &FleetFlags, hub: &HubFlags) -> Result<Planned, CommandError> {
+    let fleet = file::load(&flags.file)?;
+    let selection = hub.selection_over(fleet.hub.kubeconfig.clone(), fleet.hub.context.clone());
+    let (client, config) = connect(&selection, Role::Hub).await?;
+    let state = plan::read(&client).await?;
+    let plan = plan::diff(&fleet, &state, flags.prune);
+    let hub_url = config.cluster_url.to_string();
+    Ok(Planned { fleet, hub: client, hub_url, hub_kubeconfig: selection.path, plan })
+}
+
+/// Runs `plan`.
+pub async fn run(args: PlanArgs, printer: &Printer) -> Result<(), CommandError> {
+    let printer = printer.with_output(args.output.output);
+    let planned = match until_stopped(planned(&args.fleet, &args.hub)).await {
+        Ok(Ok(planned)) => planned,
+        Ok(Err(error)) => return report::fail(&printer, error),
+        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
+    };
+    note_unlisted(&printer, &planned.plan, args.fleet.prune);
+    print(&printer, &planned.plan)
+}
+
+/// Says which clusters `--prune` would detach, when it was not given.
+pub fn note_unlisted(printer: &Printer, plan: &Plan, prune: bool) {
+    if !prune && !plan.unlisted.is_empty() {
+        printer.note(&format!(
+            "not in the fleet file, left alone without --prune: {} (imported by fleetctl)",
+            plan.unlisted.join(", ")
+        ));
+    }
+}
+
+/// Prints the plan: a row per change, or a line saying there is none.
+pub fn print(printer: &Printer, plan: &Plan) -> Result<(), CommandError> {
+    let names: String = plan
+        .changes
+        .iter()
+        .map(|c| format!("managedcluster.cluster.open-cluster-management.io/{}\n", c.cluster))
+        .collect();
+    printer.document(plan, names.trim_end(), |printer| table(printer, plan))?;
+    Ok(())
+}
+
+fn table(printer: &Printer, plan: &Plan) -> String {
+    if plan.changes.is_empty() {
+        return "No changes: the hub matches the fleet file.\n".into();
+    }
+    let rows: Vec<Vec<Cell>> = plan
+        .changes
+        .iter()
+        .map(|c| vec![Cell::plain(&c.cluster), Cell::plain(c.action.as_str()), Cell::plain(&c.detail)])
+        .collect();
+    printer.table(&["CLUSTER", "ACTION", "DETAIL"], &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::flags::Output;
+    use crate::fleet::plan::{Action, Change};
+
+    #[test]
+    fn people_read_a_row_per_change_or_that_there_is_none() {
+        let printer = Printer::with(Output::Table, false);
+        let change =
+            |cluster: &str, action, detail: &str| Change { cluster: cluster.into(), action, detail: detail.into() };
+        let plan = Plan {
+            changes: vec![
+                change("c1", Action::Import, "through context c1"),
+                change("c2", Action::Upgrade, "0.1.0 → 0.2.0"),
+            ],
+            unlisted: Vec::new(),
+        };
+        assert_eq!(
+            table(&printer, &plan),
+            "CLUSTER   ACTION    DETAIL\nc1        import    through context c1\nc2        upgrade   0.1.0 → 0.2.0\n"
+        );
+        assert_eq!(table(&printer, &Plan::default()), "No changes: the hub matches the fleet file.\n");
+    }
+}
