@@ -342,7 +342,7 @@ async fn run_in_process(command: InProcessCommand) -> Result<(), InProcessError>
 /// The command line for a container run in process. The process environment is
 /// shared, so the container's variables become the flags that read them (`env =` in
 /// the clap definitions), and `KUBECONFIG` becomes `--kubeconfig`.
-fn in_process_args(command: &InProcessCommand) -> Vec<String> {
+pub(crate) fn in_process_args(command: &InProcessCommand) -> Vec<String> {
     let mut root = fleetctld::Cli::command();
     // Global flags (such as an addon's `--kubeconfig`) reach the subcommands only once built.
     root.build();
