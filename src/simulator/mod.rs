@@ -46,6 +46,10 @@ use fleetctl_api::ManagedCluster;
 use fleetctl_devcluster::apiserver::in_process::InProcessServer;
 use fleetctl_devcluster::apiserver::{ServerConfig, Settings, StartError};
 
+/// The label every imported simulated cluster carries (`true`), so that fleet commands
+/// can select them (`fleetctl detach -l simulated=true`).
+pub const SIMULATED_LABEL: &str = "simulated";
+
 /// Watch events each resource of a simulated cluster keeps for resuming watches, and the
 /// depth of its change broadcast: its agents watch a handful of objects each.
 const WATCH_DEPTH: usize = 64;
@@ -137,7 +141,7 @@ pub async fn import_fleet(
             async move {
                 let options = ImportOptions {
                     name: cluster.name().to_string(),
-                    labels: Default::default(),
+                    labels: [(SIMULATED_LABEL.to_string(), "true".to_string())].into(),
                     addons: Vec::new(),
                     wait: false,
                     print_command: false,
