@@ -10,7 +10,7 @@
 //!
 //! ```sh
 //! cargo build --workspace --release
-//! cargo run --release --example fleet_scale -- --clusters 1000 [--parallel 32] [--upgrade-parallel 100] [--steady 120]
+//! cargo run --release --example fleet_scale -- --clusters 1000 [--parallel 32] [--upgrade-parallel 100] [--steady 120] [--settle 60]
 //! ```
 
 #[path = "support/binary.rs"]
@@ -50,6 +50,7 @@ struct Args {
     parallel: NonZeroUsize,
     upgrade_parallel: usize,
     steady: Duration,
+    settle: Duration,
 }
 
 fn args() -> Result<Args> {
@@ -58,6 +59,7 @@ fn args() -> Result<Args> {
         parallel: NonZeroUsize::new(32).context("32")?,
         upgrade_parallel: 100,
         steady: Duration::from_secs(120),
+        settle: Duration::from_secs(60),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -67,7 +69,10 @@ fn args() -> Result<Args> {
             "--parallel" => parsed.parallel = value.parse()?,
             "--upgrade-parallel" => parsed.upgrade_parallel = value.parse()?,
             "--steady" => parsed.steady = Duration::from_secs(value.parse()?),
-            other => bail!("unknown flag {other}: --clusters N --parallel K --upgrade-parallel K --steady SECONDS"),
+            "--settle" => parsed.settle = Duration::from_secs(value.parse()?),
+            other => bail!(
+                "unknown flag {other}: --clusters N --parallel K --upgrade-parallel K --steady SECONDS --settle SECONDS"
+            ),
         }
     }
     Ok(parsed)
@@ -106,7 +111,8 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
     let cpus = std::thread::available_parallelism().map_or(0, NonZeroUsize::get);
     let hub_record = state.clusters.first().context("the hub")?;
     let api_server = hub_record.pid;
-    let controller = *process::pids_in_group(api_server, "fleetctld hub").first().context("the hub controller process")?;
+    let controller =
+        *process::pids_in_group(api_server, "fleetctld hub").first().context("the hub controller process")?;
     let hub = env::client_for(&state.kubeconfig, Some(env::HUB)).await?;
     let kubeconfig = state.kubeconfig.as_path();
     let hub_flags = ["--hub-context", env::HUB];
@@ -135,6 +141,9 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
     // Steady state.
     let objects = count_objects(&hub).await?;
     println!("  dev hub API server objects {objects}");
+    // What the import set going (the klusterlet works' status, first renewals) ends
+    // within a lease period; the window starts after it.
+    tokio::time::sleep(args.settle).await;
     let (writes, events) = steady_state(&hub, args.steady).await?;
     let lease_rate = n as f64 / f64::from(fleetctl_api::cluster::DEFAULT_LEASE_DURATION_SECONDS);
     println!(

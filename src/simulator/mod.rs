@@ -50,6 +50,9 @@ use fleetctl_devcluster::apiserver::{ServerConfig, Settings, StartError};
 /// can select them (`fleetctl detach -l simulated=true`).
 pub const SIMULATED_LABEL: &str = "simulated";
 
+/// The name prefix of the clusters `fleetctl dev fleet` simulates (`sim-00001`…).
+pub const PREFIX: &str = "sim";
+
 /// Watch events each resource of a simulated cluster keeps for resuming watches, and the
 /// depth of its change broadcast: its agents watch a handful of objects each.
 const WATCH_DEPTH: usize = 64;
