@@ -34,12 +34,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use bytes::{Buf, Bytes, BytesMut};
 use fleetctl_devcluster::apiserver::{ApiServer, GroupResource, ServerConfig, Settings};
-use serde::Deserialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::runtime::Handle;
 use tokio::time::MissedTickBehavior;
 
+/// The argument (`memory-server=HISTORY`) under which this program is the memory figure's
+/// server, in a process of its own so that its memory is its alone.
+const MEMORY_SERVER: &str = "memory-server=";
 /// Thread name prefix of the server's runtime (`comm` keeps 15 bytes).
 const SERVER_THREAD: &str = "bench-server";
 /// Thread name prefix of the client's runtime.
@@ -95,6 +98,9 @@ impl Config {
 }
 
 fn main() -> Result<()> {
+    if let Some(history) = std::env::args().nth(1).and_then(|a| a.strip_prefix(MEMORY_SERVER).map(str::to_owned)) {
+        return memory_server(history.parse().context("the memory server's history")?);
+    }
     let config = Config::load()?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // Two runtimes with as many workers as cores each: the server gets what it would get
@@ -135,7 +141,7 @@ async fn run(config: &Config, cores: usize, server_rt: Handle) -> Result<()> {
          CPU/request is per-thread CPU time split by runtime)"
     );
     // Memory first, on fresh servers, while the process has allocated little else.
-    memory(config, &server_rt).await?;
+    memory(config).await?;
     throughput(config, &server_rt, cores).await?;
     watch_latency(config, &server_rt).await?;
     Ok(())
@@ -153,16 +159,14 @@ struct MemoryFigures {
     json_per_object: f64,
 }
 
-async fn memory(config: &Config, rt: &Handle) -> Result<()> {
+async fn memory(config: &Config) -> Result<()> {
     println!();
     println!(
-        "memory: RSS growth while creating {} small ConfigMaps (name + one data key) in a fresh server",
+        "memory: RSS growth of a fresh server (a process of its own) while {} small ConfigMaps \
+         (name + one data key) are created in it",
         numbers::thousands(config.mem)
     );
-    // Both servers stay up until both readings are taken, so memory the first one frees
-    // cannot be reused by the second and hide its growth.
-    let mut servers = Vec::new();
-    let default = measure_memory(config, rt, Settings::default(), &mut servers).await?;
+    let default = measure_memory(config, Settings::default().history).await?;
     let history = Settings::default().history;
     println!(
         "  {:>8.0} B/object   (target ≤ {:.0} B)  {}   VmRSS {} KiB -> {} KiB",
@@ -179,57 +183,144 @@ async fn memory(config: &Config, rt: &Handle) -> Result<()> {
         default.json_per_object,
     );
     // Diagnostic: the same with the smallest event history, to show what history costs.
-    let lean = measure_memory(config, rt, Settings { history: 1, ..Settings::default() }, &mut servers).await?;
+    let lean = measure_memory(config, 1).await?;
     println!(
         "  {:>8.0} B/object   with history=1 (diagnostic): the event history costs ~{:.0} B per object it holds",
         lean.bytes_per_object,
         (default.bytes_per_object - lean.bytes_per_object) * config.mem as f64 / config.mem.min(history) as f64,
     );
-    for server in servers {
-        shutdown(rt, server).await?;
-    }
     Ok(())
 }
 
-/// What this measures: the growth of the whole process's resident set while `mem`
-/// objects are created through HTTP. It includes everything the server keeps per
-/// object (the stored JSON, the BTreeMap and uid index entries, the event history of
-/// the resource with its parsed copy of each object) and allocator overhead and
-/// fragmentation. The client's share is fixed before the first reading: its
-/// connections, buffers and latency vectors exist already (the warm-up touched them),
-/// so client growth during the measurement is only what the allocator does not hand
-/// back. The server's per-connection buffers and worker threads are warmed up too.
-async fn measure_memory(
-    config: &Config,
-    rt: &Handle,
-    settings: Settings,
-    keep: &mut Vec<ApiServer>,
-) -> Result<MemoryFigures> {
-    let server = start_server(rt, settings).await?;
-    let mut workers = connect_workers(&Endpoint::of(&server)?, config.c).await?;
+/// What this measures: the growth of the server process's resident set while `mem`
+/// objects are created through HTTP — everything the server keeps per object (the stored
+/// JSON, the BTreeMap and uid index entries, the event history of the resource with its
+/// parsed copy of each object), allocator overhead and fragmentation; the client runs in
+/// this process and is not counted. The server's connections and threads are warmed up
+/// before the first reading.
+async fn measure_memory(config: &Config, history: usize) -> Result<MemoryFigures> {
+    let mut server = MemoryServer::start(history)?;
+    let mut workers = connect_workers(&server.endpoint, config.c).await?;
     // Warm-up: one object per connection, in another namespace, so every connection,
     // thread and code path has allocated its steady-state buffers before the first
     // reading. (Their history events are pushed out later, a ~2 KB × c error.)
     assign(&mut workers, 900_000, config.c, config.mem);
     let (mut workers, _) = run_phase(workers, Op::Create, "kube-public").await?;
-    let len_before = server.state().store.len();
-    let rss_before_kib = rss_kib()?;
+    let before = server.held()?;
+    let rss_before_kib = server.rss_kib()?;
     assign(&mut workers, 0, config.mem, config.mem);
     let (workers, _) = run_phase(workers, Op::Create, "default").await?;
-    let rss_after_kib = rss_kib()?;
-    let len_after = server.state().store.len();
+    let rss_after_kib = server.rss_kib()?;
+    let after = server.held()?;
     drop(workers);
-    let page = server.state().store.list(&GroupResource::new("", "configmaps"), Some("default"), None, 0, &|_| true);
-    let json_bytes: usize = page.items.iter().map(|s| s.json.len()).sum();
-    keep.push(server);
     Ok(MemoryFigures {
         bytes_per_object: rss_after_kib.saturating_sub(rss_before_kib) as f64 * 1024.0 / config.mem as f64,
         rss_before_kib,
         rss_after_kib,
-        len_before,
-        len_after,
-        json_per_object: json_bytes as f64 / page.items.len().max(1) as f64,
+        len_before: before.len,
+        len_after: after.len,
+        json_per_object: after.default_json_bytes as f64 / after.default_items.max(1) as f64,
     })
+}
+
+/// How the memory server says where it listens and who may talk to it.
+#[derive(Serialize, Deserialize)]
+struct Hello {
+    addr: SocketAddr,
+    ca_pem: String,
+    cert_pem: String,
+    key_pem: String,
+}
+
+/// What the memory server holds.
+#[derive(Serialize, Deserialize)]
+struct Held {
+    /// Objects in the store.
+    len: usize,
+    /// ConfigMaps in `default`, and their stored JSON.
+    default_items: usize,
+    default_json_bytes: usize,
+}
+
+/// This program as the memory figure's server: it starts an API server with `history`,
+/// prints a [`Hello`] line, then a [`Held`] line for every line it reads, until its input
+/// ends.
+fn memory_server(history: usize) -> Result<()> {
+    let runtime = tokio::runtime::Runtime::new().context("building the runtime")?;
+    runtime.block_on(async {
+        let settings = Settings { history, ..Settings::default() };
+        let server = ApiServer::start(ServerConfig { port: 0, settings, ..ServerConfig::default() }).await?;
+        let client = server.client_certificate("bench", &["system:masters"])?;
+        let hello = Hello {
+            addr: server.addr(),
+            ca_pem: server.ca_pem().into(),
+            cert_pem: client.cert_pem,
+            key_pem: client.key_pem,
+        };
+        println!("{}", serde_json::to_string(&hello)?);
+        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        while lines.next_line().await?.is_some() {
+            let store = &server.state().store;
+            let page = store.list(&GroupResource::new("", "configmaps"), Some("default"), None, 0, &|_| true);
+            let held = Held {
+                len: store.len(),
+                default_items: page.items.len(),
+                default_json_bytes: page.items.iter().map(|s| s.json.len()).sum(),
+            };
+            println!("{}", serde_json::to_string(&held)?);
+        }
+        server.shutdown().await;
+        Ok(())
+    })
+}
+
+/// The memory server, a child process; killed when dropped.
+struct MemoryServer {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: std::io::BufReader<std::process::ChildStdout>,
+    endpoint: Endpoint,
+}
+
+impl MemoryServer {
+    fn start(history: usize) -> Result<Self> {
+        let mut child = std::process::Command::new(std::env::current_exe().context("this program")?)
+            .arg(format!("{MEMORY_SERVER}{history}"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .context("starting the memory server")?;
+        let input = child.stdin.take().context("the server's input")?;
+        let mut output = std::io::BufReader::new(child.stdout.take().context("the server's output")?);
+        let hello: Hello = serde_json::from_str(&read_line(&mut output)?).context("the server's hello")?;
+        let endpoint = Endpoint::new(hello.addr, &hello.ca_pem, &hello.cert_pem, &hello.key_pem)?;
+        Ok(Self { child, input, output, endpoint })
+    }
+
+    fn held(&mut self) -> Result<Held> {
+        writeln!(self.input).context("asking the server")?;
+        serde_json::from_str(&read_line(&mut self.output)?).context("the server's answer")
+    }
+
+    fn rss_kib(&self) -> Result<u64> {
+        let path = format!("/proc/{}/status", self.child.id());
+        let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+        let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).context("no VmRSS")?;
+        line.trim().trim_end_matches("kB").trim().parse().context("VmRSS is not a number")
+    }
+}
+
+impl Drop for MemoryServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_line(output: &mut impl std::io::BufRead) -> Result<String> {
+    let mut line = String::new();
+    ensure!(output.read_line(&mut line).context("reading the server")? > 0, "the memory server ended");
+    Ok(line)
 }
 
 // ---------------------------------------------------------------------------------
@@ -645,22 +736,26 @@ struct Endpoint {
 
 impl Endpoint {
     fn of(server: &ApiServer) -> Result<Self> {
+        let client = server.client_certificate("bench", &["system:masters"])?;
+        Self::new(server.addr(), server.ca_pem(), &client.cert_pem, &client.key_pem)
+    }
+
+    fn new(addr: SocketAddr, ca_pem: &str, cert_pem: &str, key_pem: &str) -> Result<Self> {
         use rustls::pki_types::pem::PemObject;
         use rustls::pki_types::{CertificateDer, PrivateKeyDer};
         let mut roots = rustls::RootCertStore::empty();
-        for cert in CertificateDer::pem_slice_iter(server.ca_pem().as_bytes()) {
+        for cert in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
             roots.add(cert.context("reading the CA")?)?;
         }
-        let client = server.client_certificate("bench", &["system:masters"])?;
-        let chain = CertificateDer::pem_slice_iter(client.cert_pem.as_bytes()).collect::<Result<Vec<_>, _>>()?;
-        let key = PrivateKeyDer::from_pem_slice(client.key_pem.as_bytes())?;
+        let chain = CertificateDer::pem_slice_iter(cert_pem.as_bytes()).collect::<Result<Vec<_>, _>>()?;
+        let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes())?;
         let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()?
             .with_root_certificates(roots)
             .with_client_auth_cert(chain, key)?;
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Self { addr: server.addr(), tls: tokio_rustls::TlsConnector::from(std::sync::Arc::new(config)) })
+        Ok(Self { addr, tls: tokio_rustls::TlsConnector::from(std::sync::Arc::new(config)) })
     }
 }
 
@@ -870,12 +965,6 @@ fn cpu_split() -> CpuSplit {
 }
 
 /// The process's resident set in KiB, from `/proc/self/status`.
-fn rss_kib() -> Result<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
-    let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).context("no VmRSS in /proc/self/status")?;
-    line.trim().trim_end_matches("kB").trim().parse().context("VmRSS is not a number")
-}
-
 fn percentile(sorted: &[u64], p: f64) -> u64 {
     if sorted.is_empty() {
         return 0;

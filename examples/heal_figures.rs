@@ -109,7 +109,8 @@ async fn figures(binary: &Path, dir: &Path, kubeconfig: &Path, runs: usize) -> R
         cert: std::fs::read_to_string(dir.join("hub/store/ca.crt")).context("the hub CA (durable store)")?,
         key: std::fs::read_to_string(dir.join("hub/store/ca.key")).context("the hub CA key (durable store)")?,
     };
-    println!("heal figures on dev up --clusters 1 (2 CPUs), {runs} run(s) per fault:");
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    println!("heal figures on dev up --clusters 1 ({cpus} CPUs), {runs} run(s) per fault:");
     let mut medians = Vec::new();
     for fault in Fault::ALL {
         let mut times = Vec::new();

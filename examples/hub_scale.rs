@@ -66,7 +66,8 @@ async fn main() -> Result<()> {
         watcher::Config::default().labels("managedcluster-import-controller.open-cluster-management.io/import-secret");
     let mut appeared = watcher(secrets, config).applied_objects().boxed();
 
-    println!("hub_scale: {clusters} ManagedClusters created at once on a dev hub (2 CPUs)");
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    println!("hub_scale: {clusters} ManagedClusters created at once on a dev hub ({cpus} CPUs)");
     let started = Instant::now();
     let api: Api<ManagedCluster> = Api::all(client.clone());
     let creates = futures::stream::iter(0..clusters)

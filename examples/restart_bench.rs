@@ -5,12 +5,12 @@
 //!
 //! ```text
 //! cargo run --release --example restart_bench
-//! cargo run --release --example restart_bench -- objects=20000 c=8 memory_n=10000
+//! cargo run --release --example restart_bench -- objects=20000 c=8
 //! ```
 //!
-//! Overrides (argument `key=value`): `objects` stored before the restart (default
-//! 100,000), `c` concurrent clients (16), `memory_n` creates for the
-//! in-memory comparison (20,000), `restarts` timed restarts of each kind (3).
+//! Overrides (argument `key=value`): `objects` created — in memory and with the store, the
+//! same count so the two rates compare like with like — and stored before the restart
+//! (default 100,000), `c` concurrent clients (16), `restarts` timed restarts of each kind (3).
 //!
 //! Server and client share one runtime and the machine's cores. The clients are
 //! kube-rs clients built from the server's admin kubeconfig (TLS and a client
@@ -43,7 +43,6 @@ const TARGET_RESTART: Duration = Duration::from_secs(2);
 struct Config {
     objects: usize,
     c: usize,
-    memory_n: usize,
     restarts: usize,
 }
 
@@ -58,12 +57,7 @@ impl Config {
                 }
             }
         };
-        let config = Self {
-            objects: get("objects", 100_000)?,
-            c: get("c", 16)?,
-            memory_n: get("memory_n", 20_000)?,
-            restarts: get("restarts", 3)?,
-        };
+        let config = Self { objects: get("objects", 100_000)?, c: get("c", 16)?, restarts: get("restarts", 3)? };
         ensure!(config.c > 0 && config.objects > 0 && config.restarts > 0, "objects, c and restarts must be ≥ 1");
         Ok(config)
     }
@@ -76,31 +70,9 @@ async fn main() -> Result<()> {
     let store = dir.path().join("store");
     println!("durable store figures; store directory {}", store.display());
 
-    if config.memory_n > 0 {
-        let server = start(Settings::default()).await?;
-        let rate = create_many(&client(&server).await?, config.memory_n, config.c).await?;
-        let held = server.state().store.len();
-        ensure!(held >= config.memory_n, "the in-memory server holds {held} objects after {} creates", config.memory_n);
-        println!(
-            "creates (POST), in memory:        {:>8}/s  ({} objects, {} concurrent clients)",
-            numbers::thousands(rate as u64),
-            numbers::thousands(config.memory_n),
-            config.c
-        );
-        server.shutdown().await;
-    }
-
+    creates(&config, Settings::default(), "in memory:       ").await?;
     let durable = Settings { store: Some(store.clone()), ..Settings::default() };
-    let server = start(durable.clone()).await?;
-    let rate = create_many(&client(&server).await?, config.objects, config.c).await?;
-    let want = server.state().store.len();
-    println!(
-        "creates (POST), --store:          {:>8}/s  ({} objects, {} concurrent clients, each fsynced before its answer)",
-        numbers::thousands(rate as u64),
-        numbers::thousands(config.objects),
-        config.c
-    );
-    server.shutdown().await;
+    let want = creates(&config, durable.clone(), "--store:         ").await?;
     let file = store.join("store.redb");
     let size = std::fs::metadata(&file).with_context(|| format!("reading {}", file.display()))?.len();
     println!(
@@ -133,6 +105,25 @@ async fn main() -> Result<()> {
     }
     report("restart after a crash (repair)", &crashed, config.objects);
     Ok(())
+}
+
+/// Creates `objects` ConfigMaps in a fresh server with `settings`, prints the rate, and
+/// returns how many objects the server holds.
+async fn creates(config: &Config, settings: Settings, label: &str) -> Result<usize> {
+    let durable = settings.store.is_some();
+    let server = start(settings).await?;
+    let rate = create_many(&client(&server).await?, config.objects, config.c).await?;
+    let held = server.state().store.len();
+    ensure!(held >= config.objects, "the server holds {held} objects after {} creates", config.objects);
+    println!(
+        "creates (POST), {label} {:>8}/s  ({} objects, {} concurrent clients{})",
+        numbers::thousands(rate as u64),
+        numbers::thousands(config.objects),
+        config.c,
+        if durable { ", each fsynced before its answer" } else { "" }
+    );
+    server.shutdown().await;
+    Ok(held)
 }
 
 async fn start(settings: Settings) -> Result<ApiServer> {

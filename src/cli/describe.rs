@@ -32,10 +32,11 @@ use fleetctl_hub::works::klusterlet_work_name;
 use fleetctl_kube::{KubeError, kube_error};
 
 /// ManagedCluster conditions in the order a cluster's life sets them.
-const CONDITION_ORDER: [&str; 6] = [
+const CONDITION_ORDER: [&str; 7] = [
     c::MANAGED_CLUSTER_HUB_ACCEPTED,
     c::MANAGED_CLUSTER_JOINED,
     c::MANAGED_CLUSTER_AVAILABLE,
+    c::KLUSTERLET_HUB_CONNECTION_DEGRADED,
     c::MANAGED_CLUSTER_IMPORT_SUCCEEDED,
     c::MANAGED_CLUSTER_CLOCK_SYNCED,
     c::MANAGED_CLUSTER_DELETING,

@@ -432,9 +432,13 @@ mod tests {
 
     #[test]
     fn get_mcl_is_get_clusters_and_a_selector_excludes_names() {
-        assert!(Cli::try_parse_from(["fleetctl", "get", "mcl", "-l", "env=prod"]).is_ok());
-        assert!(Cli::try_parse_from(["fleetctl", "get", "clusters", "c1", "-o", "wide"]).is_ok());
-        assert!(Cli::try_parse_from(["fleetctl", "get", "clusters", "c1", "-l", "env=prod"]).is_err());
-        assert!(Cli::try_parse_from(["fleetctl", "get", "addons", "c1"]).is_ok());
+        let parsed = |args: &[&str]| format!("{:?}", Cli::try_parse_from(args).expect("parses").command);
+        let clusters = parsed(&["fleetctl", "get", "clusters", "-l", "env=prod"]);
+        for alias in ["mcl", "cluster", "managedcluster", "managedclusters", "mcls"] {
+            assert_eq!(parsed(&["fleetctl", "get", alias, "-l", "env=prod"]), clusters, "{alias}");
+        }
+        assert!(clusters.contains("env=prod"), "{clusters}");
+        let both = Cli::try_parse_from(["fleetctl", "get", "clusters", "c1", "-l", "env=prod"]).expect_err("refused");
+        assert_eq!(both.kind(), clap::error::ErrorKind::ArgumentConflict);
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use fleetctl_api::names::{DEFAULT_REPOSITORY, HUB_NAMESPACE, VERSION, default_image, image as image_of};
-use fleetctl_hub::manifests::import::{DOCKER_CONFIG_JSON, DOCKER_CONFIG_JSON_KEY};
+use fleetctl_hub::manifests::import::docker_config;
 use fleetctl_hub::manifests::{self, install};
 use fleetctl_kube::certs::pem_of_der;
 use fleetctl_kube::kubeconfig::{self, Endpoint};
@@ -232,13 +232,7 @@ async fn check_pull_secret(client: &kube::Client, name: &str) -> Result<(), Addr
         .await
         .map_err(|e| AddressError::ReadPullSecret(name.to_string(), e))?
         .ok_or_else(|| problem("does not exist"))?;
-    if secret.type_.as_deref() != Some(DOCKER_CONFIG_JSON) {
-        return Err(problem("is not of type kubernetes.io/dockerconfigjson"));
-    }
-    if !secret.data.is_some_and(|data| data.contains_key(DOCKER_CONFIG_JSON_KEY)) {
-        return Err(problem("has no .dockerconfigjson key"));
-    }
-    Ok(())
+    docker_config(&secret).map(drop).map_err(problem)
 }
 
 /// `--image-pull-secret` is a Secret name.

@@ -114,7 +114,10 @@ impl Cli {
             runtime.block_on(command)
         } else {
             runtime
-                .block_on(signals::until_stopped(command))
+                .block_on(async {
+                    signals::listen();
+                    signals::until_stopped(command).await
+                })
                 .unwrap_or_else(|signal| Err(signals::Interrupted { signal, done: Vec::new() }.into()))
         };
         // A blocking task still running (a prompt, a file read) must not hold the exit.

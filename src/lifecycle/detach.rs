@@ -212,16 +212,12 @@ async fn agents_leave(
         clusters,
         name,
         c::FALSE,
-        REASON_KLUSTERLET_REMOVED,
+        c::REASON_KLUSTERLET_REMOVED,
         "The klusterlet was removed from the managed cluster (seen by fleetctl detach)",
     )
     .await?;
     hub_done.await.map(|_| ())
 }
-
-/// The reason the registration agent gives when it leaves; detach gives it too, for an
-/// agent that could not.
-const REASON_KLUSTERLET_REMOVED: &str = "KlusterletRemoved";
 
 /// Whether the target holds the klusterlet of cluster `name`: only then can detach see it
 /// leave. (A target without it may be another cluster; one that does not answer tells

@@ -324,11 +324,14 @@ async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result
     Ok((take("crds.yaml")?, take("import.yaml")?))
 }
 
-/// The one-line command a person pastes on the target (as the ACM console builds it).
+/// The one-line command a person pastes on the target (as the ACM console builds it, but
+/// waiting for the Klusterlet CRD to be Established instead of sleeping two seconds).
 pub fn paste_command(crds: &str, import: &str) -> String {
     format!(
-        "echo \"{}\" | base64 -d | kubectl apply -f - && sleep 2 && echo \"{}\" | base64 -d | kubectl apply -f -",
+        "echo \"{}\" | base64 -d | kubectl apply -f - && kubectl wait --for=condition=Established --timeout=60s crd/{} \
+         && echo \"{}\" | base64 -d | kubectl apply -f -",
         BASE64.encode(crds),
+        <fleetctl_api::Klusterlet as kube::CustomResourceExt>::crd_name(),
         BASE64.encode(import)
     )
 }

@@ -13,11 +13,12 @@ use fleetctl_agent::operator::{OperatorSettings, controller as operator};
 use fleetctl_agent::registration::credentials::{Expected, judge};
 use fleetctl_agent::registration::{Identity, Settings, agent};
 use fleetctl_api::conditions::{self as c, LABEL_CLUSTER_NAME};
-use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET};
+use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, CLUSTER_LEASE, HUB_KUBECONFIG_SECRET};
 use fleetctl_api::{Klusterlet, KlusterletSpec};
 use fleetctl_hub::HubAddress;
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -337,6 +338,33 @@ async fn a_renewal_due_while_the_hub_is_unreachable_happens_when_it_is_back() {
     assert_eq!(requester(newest(&csrs)), format!("system:open-cluster-management:{CLUSTER}:{AGENT_ID}"));
 }
 
+/// Upstream's registration agent renews at the period its ManagedCluster names now; the
+/// default period is 60 s and a tick is at least half of it away, so only an agent that
+/// follows the change (not one that waits for its old-period tick) renews with the new
+/// period within the test's wait.
+#[tokio::test]
+async fn a_changed_lease_duration_is_renewed_with_at_once_not_after_the_old_periods_tick() {
+    let fleet = Fleet::joined().await;
+    let leases: Api<Lease> = Api::namespaced(fleet.hub.cluster.client.clone(), CLUSTER);
+    let renewed_with = |seconds: i32| {
+        move |l: Option<&Lease>| l.and_then(|l| l.spec.as_ref()).and_then(|s| s.lease_duration_seconds) == Some(seconds)
+    };
+    tokio::time::timeout(WAIT, await_condition(leases.clone(), CLUSTER_LEASE, renewed_with(60)))
+        .await
+        .expect("renewed with the default period")
+        .expect("watch");
+    fleet
+        .hub
+        .clusters()
+        .patch(CLUSTER, &PatchParams::default(), &Patch::Merge(json!({"spec": {"leaseDurationSeconds": 5}})))
+        .await
+        .expect("shorten the lease");
+    tokio::time::timeout(WAIT, await_condition(leases, CLUSTER_LEASE, renewed_with(5)))
+        .await
+        .expect("the agent renews with the new period at once")
+        .expect("watch");
+}
+
 #[tokio::test]
 async fn a_requested_lifetime_is_asked_for_in_the_csr_and_honoured_by_the_signer() {
     let mut fleet = Fleet::joined().await;
@@ -409,6 +437,44 @@ async fn the_operator_reports_hub_connection_degraded_with_upstreams_reasons() {
     fleet.start_agent(Settings::default());
     let healed = wait_degraded(&fleet, |status, _| status == c::FALSE).await;
     assert_eq!(healed.1, "HubConnectionFunctional");
+}
+
+/// The hub sees what the operator sees: the registration agent copies the Klusterlet's
+/// HubConnectionDegraded (here written as the operator would, for an identity the hub
+/// refuses some of what the agents need while it may still report) onto its
+/// ManagedCluster, on the change rather than at the next lease period (60 s, longer than
+/// the wait), and follows it back to False.
+#[tokio::test]
+async fn the_hub_sees_the_operators_hub_connection_degraded_on_the_managed_cluster() {
+    let fleet = Fleet::joined().await;
+    let klusterlets: Api<Klusterlet> = Api::all(fleet.managed.client.clone());
+    let klusterlet =
+        Klusterlet::new("klusterlet", KlusterletSpec { cluster_name: CLUSTER.into(), ..Default::default() });
+    klusterlets.create(&PostParams::default(), &klusterlet).await.expect("klusterlet");
+    let operator_says = |status: &str, reason: &str| {
+        let condition = json!({"type": c::KLUSTERLET_HUB_CONNECTION_DEGRADED, "status": status, "reason": reason,
+            "message": format!("{reason} (test)"), "lastTransitionTime": "2026-01-01T00:00:00Z"});
+        let klusterlets = klusterlets.clone();
+        async move {
+            let status = json!({"status": {"conditions": [condition]}});
+            klusterlets
+                .patch_status("klusterlet", &PatchParams::default(), &Patch::Merge(status))
+                .await
+                .expect("status");
+        }
+    };
+    let on_hub = |status: &'static str, reason: &'static str| {
+        move |cluster: &fleetctl_api::ManagedCluster| {
+            c::find(cluster.conditions(), c::KLUSTERLET_HUB_CONNECTION_DEGRADED)
+                .is_some_and(|d| d.status == status && d.reason == reason && d.message == format!("{reason} (test)"))
+        }
+    };
+    let refused = "BootstrapSecretFunctional,HubKubeConfigUnauthorized";
+    operator_says(c::TRUE, refused).await;
+    let degraded = fleet.hub.wait_cluster(CLUSTER, on_hub(c::TRUE, refused)).await;
+    assert!(degraded.is_available(), "still Available: the agent reports, it only lacks some rights");
+    operator_says(c::FALSE, "HubConnectionFunctional").await;
+    fleet.hub.wait_cluster(CLUSTER, on_hub(c::FALSE, "HubConnectionFunctional")).await;
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

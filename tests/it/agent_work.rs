@@ -28,6 +28,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::support::cluster::TestCluster;
+use crate::support::{Restartable, assert_a_fresh_pass_writes_nothing, until};
 
 const WAIT: Duration = Duration::from_secs(20);
 const CLUSTER: &str = "c1";
@@ -49,6 +50,19 @@ impl Drop for Fleet {
         if let Some(agent) = self.agent.take() {
             agent.abort();
         }
+    }
+}
+
+impl Restartable for Fleet {
+    async fn restart_and_reconcile(&mut self) {
+        let metrics = self.health.metrics.controller(CONTROLLER);
+        let before = metrics.reconciles();
+        self.start_agent();
+        until("a fresh agent reconciles", || metrics.reconciles() > before && metrics.in_flight() == 0).await;
+    }
+
+    fn writes(&self) -> Vec<u64> {
+        vec![self.hub.server.state().store.rv(), self.managed.server.state().store.rv()]
     }
 }
 
@@ -159,37 +173,6 @@ impl Fleet {
 
     async fn delete_work(&self, name: &str) {
         self.works().delete(name, &DeleteParams::default()).await.expect("delete work");
-    }
-
-    /// Waits until the agent has run at least one more reconcile than `before`.
-    async fn wait_reconciles_after(&self, before: u64) {
-        let metrics = self.health.metrics.controller(CONTROLLER);
-        tokio::time::timeout(WAIT, async {
-            while metrics.reconciles() <= before {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
-        .await
-        .expect("reconciled again");
-    }
-
-    /// Waits until no reconcile has run for a while: the agent's own writes trigger one
-    /// more pass each, and those must be over before writes are counted.
-    async fn settle(&self) {
-        let metrics = self.health.metrics.controller(CONTROLLER);
-        tokio::time::timeout(WAIT, async {
-            let mut last = metrics.reconciles();
-            loop {
-                tokio::time::sleep(Duration::from_millis(400)).await;
-                let now = metrics.reconciles();
-                if now == last {
-                    break;
-                }
-                last = now;
-            }
-        })
-        .await
-        .expect("settles");
     }
 }
 
@@ -469,16 +452,7 @@ async fn an_unchanged_work_is_not_written_again() {
     let mut fleet = Fleet::start().await;
     fleet.create_work("w1", vec![config_map("cm1"), deployment("d1")], None).await;
     fleet.wait_applied("w1").await;
-    fleet.settle().await;
-
-    let hub_writes = fleet.hub.server.state().store.rv();
-    let managed_writes = fleet.managed.server.state().store.rv();
-    let before = fleet.health.metrics.controller(CONTROLLER).reconciles();
-    // A fresh agent reconciles every work once.
-    fleet.start_agent();
-    fleet.wait_reconciles_after(before).await;
-    assert_eq!(fleet.hub.server.state().store.rv(), hub_writes, "no hub write for an unchanged work");
-    assert_eq!(fleet.managed.server.state().store.rv(), managed_writes, "no managed write for an unchanged work");
+    assert_a_fresh_pass_writes_nothing(&mut fleet).await;
 }
 
 #[tokio::test]

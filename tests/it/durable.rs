@@ -122,6 +122,53 @@ async fn after_a_restart_the_collector_finishes_what_it_had_not_done() {
     c.server.shutdown().await;
 }
 
+/// kube-controller-manager's CSR cleaner sweeps when it starts: a request denied two hours
+/// ago goes, one pending since just now stays.
+#[tokio::test]
+async fn after_a_restart_the_csr_cleaner_removes_requests_decided_over_an_hour_ago() {
+    use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = Settings { store: Some(dir.path().join("store")), ..Settings::default() };
+    let c = TestCluster::with_settings(settings.clone()).await;
+    let csrs: Api<CertificateSigningRequest> = Api::all(c.client.clone());
+    let key = rcgen::KeyPair::generate().expect("key");
+    let mut params = rcgen::CertificateParams::default();
+    params.distinguished_name.push(rcgen::DnType::CommonName, "someone");
+    let request = params.serialize_request(&key).expect("csr").pem().expect("pem");
+    for name in ["denied-long-ago", "pending"] {
+        let csr: CertificateSigningRequest = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {"request": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &request),
+                "signerName": "kubernetes.io/kube-apiserver-client", "usages": ["client auth"]},
+        }))
+        .expect("csr");
+        csrs.create(&PostParams::default(), &csr).await.expect("create");
+    }
+    let stamp =
+        (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(2)).strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let mut denied = csrs.get("denied-long-ago").await.expect("get");
+    denied.status.get_or_insert_with(Default::default).conditions = Some(vec![
+        serde_json::from_value(json!({
+            "type": "Denied", "status": "True", "reason": "Test", "message": "no",
+            "lastUpdateTime": stamp, "lastTransitionTime": stamp,
+        }))
+        .expect("condition"),
+    ]);
+    csrs.replace_subresource("approval", "denied-long-ago", &PostParams::default(), &denied).await.expect("deny");
+    c.server.shutdown().await;
+
+    let c = TestCluster::with_settings(settings).await;
+    let csrs: Api<CertificateSigningRequest> = Api::all(c.client.clone());
+    let gone = kube::runtime::wait::await_condition(
+        csrs.clone(),
+        "denied-long-ago",
+        |c: Option<&CertificateSigningRequest>| c.is_none(),
+    );
+    tokio::time::timeout(Duration::from_secs(10), gone).await.expect("cleaned up").expect("watch");
+    assert!(csrs.get_opt("pending").await.expect("read").is_some(), "a pending request stays for a day");
+    c.server.shutdown().await;
+}
+
 fn gadgets_crd() -> CustomResourceDefinition {
     serde_json::from_value(json!({
         "metadata": {"name": "gadgets.example.com"},
@@ -266,6 +313,18 @@ fn check(round: usize, w: usize, model: &mut Model, actual: &BTreeMap<String, (S
     }
 }
 
+/// The model as a request left it that the kill cut off. A killed server cannot answer, so
+/// an answer (a 409, a 500, …) is a wrong one, never a kill: the test fails on it.
+fn cut_off(model: Model, error: &kube::Error) -> Model {
+    if let kube::Error::Api(status) = error {
+        panic!(
+            "the server answered {} {:?} ({}) where only a kill may stop a write",
+            status.code, status.reason, status.message
+        );
+    }
+    model
+}
+
 /// Creates, updates and deletes its own ConfigMaps until a request fails (the server
 /// was killed); acknowledged outcomes go into the model.
 async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, seed: u64) -> Model {
@@ -282,7 +341,7 @@ async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, se
             model.in_flight = Some((name.clone(), Some(data.clone())));
             match api.create(&PostParams::default(), &config_map(&name, &data)).await {
                 Ok(created) => model.acked.insert(name, Some((data, rv(&created)))),
-                Err(_) => return model,
+                Err(e) => return cut_off(model, &e),
             };
         } else {
             let (name, current_rv) = present[rng.below(present.len() as u64) as usize].clone();
@@ -292,13 +351,13 @@ async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, se
                 model.in_flight = Some((name.clone(), Some(data.clone())));
                 match api.replace(&name, &PostParams::default(), &cm).await {
                     Ok(updated) => model.acked.insert(name, Some((data, rv(&updated)))),
-                    Err(_) => return model,
+                    Err(e) => return cut_off(model, &e),
                 };
             } else {
                 model.in_flight = Some((name.clone(), None));
                 match api.delete(&name, &DeleteParams::default()).await {
                     Ok(_) => model.acked.insert(name, None),
-                    Err(_) => return model,
+                    Err(e) => return cut_off(model, &e),
                 };
             }
         }

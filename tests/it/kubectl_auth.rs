@@ -33,6 +33,22 @@ fn auth_can_i_answers_for_the_caller_and_for_an_impersonated_user() {
     assert!(whoami.contains("alice") && whoami.contains("devs"), "{whoami}");
 }
 
+/// `kubectl auth can-i --list` asks a SelfSubjectRulesReview: alice sees her Role's rule
+/// in `default` (and the discovery rules every authenticated user has), not in another
+/// namespace.
+#[test]
+fn auth_can_i_list_shows_what_the_bindings_grant_in_the_namespace() {
+    let Some(k) = cluster() else { return };
+    k.apply(ALICE_READS_CONFIGMAPS);
+    let listed = k.ok(&["auth", "can-i", "--list", "--as", "alice", "-n", "default"]);
+    let row = listed.lines().find(|l| l.starts_with("configmaps ")).unwrap_or_else(|| panic!("{listed}"));
+    assert!(row.contains("[get list]"), "{row}");
+    assert!(listed.contains("selfsubjectaccessreviews.authorization.k8s.io"), "{listed}");
+    assert!(listed.lines().any(|l| l.contains("[/healthz]") || l.contains("/healthz")), "{listed}");
+    let elsewhere = k.ok(&["auth", "can-i", "--list", "--as", "alice", "-n", "kube-system"]);
+    assert!(!elsewhere.lines().any(|l| l.starts_with("configmaps ")), "{elsewhere}");
+}
+
 #[test]
 fn a_denied_request_prints_the_upstream_forbidden_message() {
     let Some(k) = cluster() else { return };

@@ -16,4 +16,5 @@ mod kube_ops;
 mod kubectl;
 mod kubectl_auth;
 mod kubectl_workloads;
+mod leader;
 mod support;

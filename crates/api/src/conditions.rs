@@ -46,6 +46,9 @@ pub const REASON_ERROR: &str = "Error";
 pub const REASON_MANAGED_CLUSTER_JOINED: &str = "ManagedClusterJoined";
 /// Available=True: the cluster's `/livez` (or `/healthz`) answers ok.
 pub const REASON_MANAGED_CLUSTER_AVAILABLE: &str = "ManagedClusterAvailable";
+/// Available=False: the registration agent says its klusterlet is being removed (fleetctl
+/// detach says it for an agent that could not).
+pub const REASON_KLUSTERLET_REMOVED: &str = "KlusterletRemoved";
 /// Available=False: the cluster's API server health check has failed for a while.
 pub const REASON_KUBE_APISERVER_UNAVAILABLE: &str = "ManagedClusterKubeAPIServerUnavailable";
 /// Available=Unknown: the agent's lease is older than the grace period.

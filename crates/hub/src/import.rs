@@ -27,7 +27,7 @@ use serde_json::Value;
 use super::bootstrap::{self, Token};
 use super::context::{Ctx, HUB, HubAddress, HubError, SecretRef, set};
 use super::works;
-use crate::manifests::import::{self, DOCKER_CONFIG_JSON, DOCKER_CONFIG_JSON_KEY, ImportInputs};
+use crate::manifests::import::{self, ImportInputs};
 
 /// The Klusterlet CRD as a manifest, rendered once: it is the same for every cluster.
 fn klusterlet_crd() -> &'static Value {
@@ -142,13 +142,7 @@ async fn registry_credentials(ctx: &Ctx, secret: &SecretRef) -> Result<ByteStrin
         .await
         .map_err(kube_error(format!("reading the image pull secret {}/{}", secret.namespace, secret.name)))?
         .ok_or_else(|| problem("does not exist"))?;
-    if found.type_.as_deref() != Some(DOCKER_CONFIG_JSON) {
-        return Err(problem("is not of type kubernetes.io/dockerconfigjson"));
-    }
-    found
-        .data
-        .and_then(|mut data| data.remove(DOCKER_CONFIG_JSON_KEY))
-        .ok_or_else(|| problem("has no .dockerconfigjson"))
+    import::docker_config(&found).cloned().map_err(problem)
 }
 
 /// Says on the cluster why it is not imported: ImportSucceeded=False/ImportFailed and a

@@ -38,6 +38,14 @@ pub fn names(name: &x509_parser::x509::X509Name<'_>) -> (String, Vec<String>) {
     (common_name, organizations)
 }
 
+/// When a PEM certificate's validity begins and ends, if it parses.
+pub fn validity(cert_pem: &str) -> Option<(jiff::Timestamp, jiff::Timestamp)> {
+    let (_, pem) = x509_parser::pem::parse_x509_pem(cert_pem.as_bytes()).ok()?;
+    let (_, cert) = x509_parser::parse_x509_certificate(&pem.contents).ok()?;
+    let at = |time: x509_parser::time::ASN1Time| jiff::Timestamp::from_second(time.timestamp()).ok();
+    Some((at(cert.validity().not_before)?, at(cert.validity().not_after)?))
+}
+
 /// A DER certificate as PEM.
 pub fn pem_of_der(der: &[u8]) -> String {
     use base64::Engine;

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::errors::chain;
-use crate::runner::metrics::ControllerMetrics;
+use crate::runner::metrics::{ControllerMetrics, Outcome};
 
 /// A Kubernetes API call that failed, and what was being done (in lower case).
 #[derive(Debug, thiserror::Error)]
@@ -165,7 +165,7 @@ pub fn retry<E: ReconcileError>(controller: &str, error: &E, delay: Duration) ->
 }
 
 /// Runs one reconcile counted in `metrics`: in flight while it runs (even if it is
-/// cancelled, the gauge comes down), then a reconcile, or an error unless it was waiting.
+/// cancelled, the gauge comes down), then its [`Outcome`].
 pub async fn measured<T, E: ReconcileError>(
     metrics: &ControllerMetrics,
     reconcile: impl Future<Output = Result<T, E>>,
@@ -173,6 +173,10 @@ pub async fn measured<T, E: ReconcileError>(
     let in_flight = metrics.start();
     let result = reconcile.await;
     drop(in_flight);
-    metrics.reconciled(result.as_ref().map_or_else(|e| e.failure() == Failure::Waiting, |_| true));
+    metrics.reconciled(match &result {
+        Ok(_) => Outcome::Done,
+        Err(e) if e.failure() == Failure::Waiting => Outcome::Waiting,
+        Err(_) => Outcome::Failed,
+    });
     result
 }

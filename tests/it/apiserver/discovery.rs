@@ -47,6 +47,23 @@ async fn version_health_and_openapi_answer() {
         let response = c.client.send(request.map(kube::client::Body::from)).await.expect("response");
         assert_eq!(response.status(), 200, "{path}");
     }
+    let text = |path: &'static str| {
+        let client = c.client.clone();
+        async move {
+            let request = axum::http::Request::builder().uri(path).body(Vec::new()).expect("request");
+            let response = client.send(request.map(kube::client::Body::from)).await.expect("response");
+            let status = response.status().as_u16();
+            let body = http_body_util::BodyExt::collect(response.into_body()).await.expect("body").to_bytes();
+            (status, String::from_utf8_lossy(&body).into_owned())
+        }
+    };
+    // As kube-apiserver: ?verbose lists the checks, one can be asked alone, others are 404.
+    let (status, verbose) = text("/readyz?verbose&exclude=etcd").await;
+    assert_eq!(status, 200);
+    assert!(verbose.starts_with("[+]ping ok\n[+]log ok\n[+]etcd excluded: ok\n"), "{verbose}");
+    assert!(verbose.ends_with("readyz check passed\n"), "{verbose}");
+    assert_eq!(text("/livez/ping").await, (200, "ok".to_string()));
+    assert_eq!(text("/healthz/no-such-check").await.0, 404);
     let (status, root) = raw(&c.client, "GET", "/openapi/v3", "", Vec::new()).await;
     assert_eq!(status, 200);
     let url = root["paths"]["api/v1"]["serverRelativeURL"].as_str().expect("api/v1 url");

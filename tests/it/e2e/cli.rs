@@ -7,6 +7,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 use super::DevUp;
+use crate::support::until;
 
 fn text(output: &Output) -> (String, String) {
     (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
@@ -144,10 +145,17 @@ async fn an_import_killed_after_any_step_finishes_when_run_again() {
     assert_eq!(names, ["klusterlet", "klusterlet-registration-agent", "klusterlet-work-agent"], "no duplicates");
 }
 
-/// Starts `fleetctl` with `args`, waits until a line of its stderr contains `ready` (with
-/// `-o json` nothing is printed there: `ready` empty waits a second instead), sends it
-/// `signal`, and returns its output and how long it took to exit after the signal.
-fn signalled(env: &DevUp, args: &[&str], ready: &str, signal: &str) -> (Output, std::time::Duration) {
+/// Whether process `pid` catches signal number `signal` (its `SigCgt` mask says so).
+fn catches(pid: u32, signal: i32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let mask = status.lines().find_map(|l| l.strip_prefix("SigCgt:")).map(str::trim).unwrap_or("0");
+    u64::from_str_radix(mask, 16).is_ok_and(|mask| mask & (1 << (signal - 1)) != 0)
+}
+
+/// Starts `fleetctl` with `args`, waits until it catches `signal` and, unless `ready` is
+/// `None`, until a line of its stderr contains `ready` (with `-o json` nothing is printed
+/// there), sends it `signal`, and returns its output.
+async fn signalled(env: &DevUp, args: &[&str], ready: Option<&str>, signal: nix::sys::signal::Signal) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
         .args(args)
         .env("KUBECONFIG", env.kubeconfig())
@@ -160,9 +168,9 @@ fn signalled(env: &DevUp, args: &[&str], ready: &str, signal: &str) -> (Output, 
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = BufReader::new(stderr).lines();
     let mut seen = Vec::new();
-    if ready.is_empty() {
-        std::thread::sleep(std::time::Duration::from_secs(1));
-    } else {
+    let pid = child.id();
+    until(&format!("fleetctl catches {signal}"), || catches(pid, signal as i32)).await;
+    if let Some(ready) = ready {
         for line in lines.by_ref().map_while(Result::ok) {
             let found = line.contains(ready);
             seen.push(line);
@@ -172,13 +180,12 @@ fn signalled(env: &DevUp, args: &[&str], ready: &str, signal: &str) -> (Output, 
         }
         assert!(seen.last().is_some_and(|l| l.contains(ready)), "{ready:?} in {seen:?}");
     }
-    let sent = std::time::Instant::now();
-    let status = Command::new("kill").args([signal, &child.id().to_string()]).status().expect("kill");
-    assert!(status.success());
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid"));
+    nix::sys::signal::kill(pid, signal).expect("signal");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     let mut output = child.wait_with_output().expect("wait");
     output.stderr = [seen, rest].concat().join("\n").into_bytes();
-    (output, sent.elapsed())
+    output
 }
 
 #[tokio::test]
@@ -221,16 +228,18 @@ async fn a_dead_cluster_fails_with_a_report_stops_on_signals_and_detaches_with_f
 
     // SIGINT stops a waiting detach at once, says what is done and how to go on.
     let detach = ["detach", "cluster1", "--yes", "--hub-context", "hub", "--timeout", "120s"];
-    let (output, took) = signalled(&env, &detach, "✓ cluster1 hub: ManagedCluster deleted", "-INT");
+    // (Exit 130, not 3: stopped by the signal, not at --timeout.)
+    let deleted = Some("✓ cluster1 hub: ManagedCluster deleted");
+    let output = signalled(&env, &detach, deleted, nix::sys::signal::Signal::SIGINT).await;
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
-    assert!(took < std::time::Duration::from_secs(5), "stopped in {took:?}, not at --timeout");
     assert!(
         stderr.contains("stopped by SIGINT after cluster1: hub: ManagedCluster deleted: run the same command again"),
         "{stderr}"
     );
     // SIGTERM, with a report for machines.
-    let (output, _) = signalled(&env, &[&detach[..], &["-o", "json"]].concat(), "", "-TERM");
+    let json = [&detach[..], &["-o", "json"]].concat();
+    let output = signalled(&env, &json, None, nix::sys::signal::Signal::SIGTERM).await;
     assert_eq!(output.status.code(), Some(143), "{}", text(&output).1);
     let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report when stopped");
     assert_eq!(report["error"]["exitCode"], 143, "{report}");
@@ -414,4 +423,134 @@ fn the_demo_plays_the_three_acts_and_leaves_nothing_behind() {
     }
     let left: Vec<_> = std::fs::read_dir(tmp.path()).expect("read tmp").collect();
     assert!(left.is_empty(), "the demo's directory is gone: {left:?}");
+}
+
+/// The paths taken less often, one after another on one environment: `hub install
+/// --dry-run` prints and changes nothing; `import --print-command` does the hub side only,
+/// and its command pasted on the target imports it; `upgrade --no-wait` records the version
+/// and returns, and the cluster gets there on its own; `hub uninstall` removes the hub
+/// controller but keeps the CRDs (and what they hold) unless `--purge-crds`.
+#[tokio::test]
+async fn dry_run_install_pasted_import_no_wait_upgrade_and_uninstall_with_and_without_crds() {
+    use fleetctl::lifecycle::upgrade::running_version;
+    use fleetctl::lifecycle::wait_for;
+    use fleetctl_api::ManagedCluster;
+    use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::Api;
+
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    let deployments: Api<Deployment> = Api::namespaced(hub.clone(), HUB_NAMESPACE);
+    let image = |d: &Deployment| {
+        d.spec.as_ref().and_then(|s| s.template.spec.as_ref()).and_then(|p| p.containers[0].image.clone())
+    };
+    let installed = image(&deployments.get(HUB_CONTROLLER).await.expect("controller"));
+
+    let other = "example.com/other/fleetctl:9.9.9";
+    let printed = ok(env.fleetctl(&["hub", "install", "--dry-run", "--image", other, "--hub-context", "hub"]));
+    assert!(printed.contains(&format!("image: {other}")), "the dry run prints the objects: {printed}");
+    assert!(printed.contains("kind: CustomResourceDefinition"), "{printed}");
+    assert_eq!(image(&deployments.get(HUB_CONTROLLER).await.expect("controller")), installed, "nothing applied");
+
+    let target_before = revision(&env, "cluster1").await;
+    let command = ok(env.fleetctl(&["import", "cluster1", "--print-command", "--hub-context", "hub"]));
+    assert_eq!(command.lines().count(), 1, "one line to paste: {command}");
+    assert_eq!(revision(&env, "cluster1").await, target_before, "the target is not touched");
+    let clusters: Api<ManagedCluster> = Api::all(hub.clone());
+    assert!(clusters.get_opt("cluster1").await.expect("read").is_some(), "the hub side is done");
+    if crate::support::kubectl::kubectl_available() {
+        let pasted = Command::new("sh")
+            .args(["-c", command.trim()])
+            .env("KUBECONFIG", env.dir.path().join("cluster1.kubeconfig"))
+            .output()
+            .expect("sh");
+        assert!(pasted.status.success(), "the pasted command: {}", text(&pasted).1);
+    } else {
+        ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    }
+    wait_for(clusters.clone(), "cluster1", "cluster1 imported", super::WAIT, |c: Option<&ManagedCluster>| {
+        c.is_some_and(fleetctl::lifecycle::import::imported)
+    })
+    .await
+    .expect("imported");
+
+    let report =
+        ok(env.fleetctl(&["upgrade", "cluster1", "--to", "0.2.0", "--no-wait", "--hub-context", "hub", "-o", "json"]));
+    let report: Value = serde_json::from_str(&report).expect("JSON");
+    assert!(report.get("error").is_none(), "{report}");
+    let upgraded = |c: Option<&ManagedCluster>| c.is_some_and(|c| running_version(c) == Some("0.2.0"));
+    wait_for(clusters.clone(), "cluster1", "cluster1 at 0.2.0", super::WAIT, upgraded).await.expect("upgraded");
+
+    ok(env.fleetctl(&["detach", "cluster1", "--yes", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let crds: Api<CustomResourceDefinition> = Api::all(hub.clone());
+    let managed_clusters = <ManagedCluster as kube::CustomResourceExt>::crd_name();
+    ok(env.fleetctl(&["hub", "uninstall", "--hub-context", "hub"]));
+    wait_for(deployments, HUB_CONTROLLER, "the hub controller to go", super::WAIT, |d: Option<&Deployment>| {
+        d.is_none()
+    })
+    .await
+    .expect("no controller");
+    assert!(crds.get_opt(managed_clusters).await.expect("read").is_some(), "the CRDs stay without --purge-crds");
+    ok(env.fleetctl(&["hub", "uninstall", "--purge-crds", "--hub-context", "hub"]));
+    wait_for(crds, managed_clusters, "the CRDs to go", super::WAIT, |c: Option<&CustomResourceDefinition>| c.is_none())
+        .await
+        .expect("no CRD");
+}
+
+/// Runs `fleetctl args` in a pseudo-terminal (util-linux `script`), answers `answer` once
+/// the terminal shows `question`, and returns the exit code and what the terminal showed;
+/// `None` (with a notice) where `script` is missing.
+fn in_terminal(env: &DevUp, args: &[&str], question: &str, answer: &str) -> Option<(Option<i32>, String)> {
+    use std::io::{Read, Write};
+    if Command::new("script").arg("--version").output().is_err() {
+        crate::support::skip("the prompt test needs util-linux `script` for a terminal");
+        return None;
+    }
+    let command = [env!("CARGO_BIN_EXE_fleetctl")].iter().chain(args).copied().collect::<Vec<_>>().join(" ");
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("KUBECONFIG", env.kubeconfig())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script");
+    let mut terminal = child.stdout.take().expect("stdout");
+    let mut shown = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&shown).contains(question) {
+        let read = terminal.read(&mut chunk).expect("read the terminal");
+        assert!(read > 0, "the terminal closed before asking {question:?}: {}", String::from_utf8_lossy(&shown));
+        shown.extend_from_slice(&chunk[..read]);
+    }
+    let mut keys = child.stdin.take().expect("stdin");
+    keys.write_all(answer.as_bytes()).expect("answer");
+    terminal.read_to_end(&mut shown).expect("the rest");
+    let status = child.wait().expect("wait");
+    drop(keys);
+    Some((status.code(), String::from_utf8_lossy(&shown).into_owned()))
+}
+
+/// A person at a terminal is asked before a detach; "no" changes nothing (exit 4), "yes"
+/// detaches.
+#[tokio::test]
+async fn detach_at_a_terminal_asks_and_a_no_changes_nothing() {
+    use fleetctl_api::ManagedCluster;
+    let env = DevUp::start(1);
+    ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let detach = ["detach", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"];
+    let question = "Detach cluster cluster1 from the hub, removing its klusterlet?";
+    let Some((code, shown)) = in_terminal(&env, &detach, question, "n") else { return };
+    assert_eq!(code, Some(4), "declined: {shown}");
+    assert!(shown.contains("not confirmed: nothing changed"), "{shown}");
+    let clusters: kube::Api<ManagedCluster> = kube::Api::all(env.client("hub").await);
+    let kept = clusters.get("cluster1").await.expect("still there");
+    assert!(kept.metadata.deletion_timestamp.is_none(), "not being deleted");
+
+    let Some((code, shown)) = in_terminal(&env, &detach, question, "y") else { return };
+    assert_eq!(code, Some(0), "confirmed: {shown}");
+    assert!(clusters.get_opt("cluster1").await.expect("read").is_none(), "detached: {shown}");
 }

@@ -261,11 +261,9 @@ async fn a_silent_lease_turns_the_cluster_unknown() {
         ]),
     )
     .await;
-    let started = std::time::Instant::now();
     let unknown =
         hub.wait_cluster("c1", |c| fleetctl_api::conditions::has_status(c.conditions(), AVAILABLE, "Unknown")).await;
     let condition = fleetctl_api::conditions::find(unknown.conditions(), AVAILABLE).expect("available");
     assert_eq!(condition.reason, "ManagedClusterLeaseUpdateStopped");
     assert_eq!(condition.message, "Registration agent stopped updating its lease.");
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
 }

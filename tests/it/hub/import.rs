@@ -12,6 +12,7 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 use super::{Hub, bootstrap_token, report};
+use crate::support::assert_a_fresh_pass_writes_nothing;
 
 fn kinds(yaml: &str) -> Vec<String> {
     serde_yaml::Deserializer::from_str(yaml)
@@ -167,35 +168,7 @@ async fn a_second_reconcile_of_an_unchanged_cluster_writes_nothing() {
     hub.create_cluster("c1", true).await;
     hub.import_secret("c1").await;
     hub.wait_cluster("c1", |c| c.is_hub_accepted()).await;
-    // Let the first reconciles settle: their own writes trigger one more pass each.
-    let settled = hub.metrics.controller("import").reconciles();
-    tokio::time::timeout(Duration::from_secs(10), async {
-        let mut last = settled;
-        loop {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            let now = hub.metrics.controller("import").reconciles();
-            if now == last {
-                break;
-            }
-            last = now;
-        }
-    })
-    .await
-    .expect("settles");
-    let writes_before = hub.cluster.server.state().store.rv();
-    let imports_before = hub.metrics.controller("import").reconciles();
-    let accepts_before = hub.metrics.controller("registration").reconciles();
-    hub.restart();
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while hub.metrics.controller("import").reconciles() <= imports_before
-            || hub.metrics.controller("registration").reconciles() <= accepts_before
-        {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("reconciled again");
-    assert_eq!(hub.cluster.server.state().store.rv(), writes_before, "zero writes");
+    assert_a_fresh_pass_writes_nothing(&mut hub).await;
 }
 
 #[tokio::test]

@@ -19,6 +19,7 @@ use kube::runtime::wait::await_condition;
 use serde_json::{Value, json};
 
 use crate::support::cluster::TestCluster;
+use crate::support::{Restartable, until};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -27,6 +28,24 @@ pub struct Hub {
     pub cluster: TestCluster,
     pub metrics: Registry,
     task: tokio::task::JoinHandle<()>,
+}
+
+impl Restartable for Hub {
+    /// A fresh hub controller reconciles every cluster once in its import and registration
+    /// controllers.
+    async fn restart_and_reconcile(&mut self) {
+        let controllers = ["import", "registration"].map(|name| self.metrics.controller(name));
+        let before = controllers.each_ref().map(|c| c.reconciles());
+        self.restart();
+        until("a fresh hub controller reconciles", || {
+            controllers.iter().zip(before).all(|(c, before)| c.reconciles() > before && c.in_flight() == 0)
+        })
+        .await;
+    }
+
+    fn writes(&self) -> Vec<u64> {
+        vec![self.cluster.server.state().store.rv()]
+    }
 }
 
 impl Drop for Hub {

@@ -117,10 +117,8 @@ fn outcome(csr: &CertificateSigningRequest) -> Option<Result<String, String>> {
 /// When a certificate should be renewed: with a fifth to a quarter of its life left
 /// (the jitter keeps a fleet from renewing at once).
 pub fn renew_at(cert_pem: &str) -> Option<jiff::Timestamp> {
-    let (_, pem) = x509_parser::pem::parse_x509_pem(cert_pem.as_bytes()).ok()?;
-    let (_, cert) = x509_parser::parse_x509_certificate(&pem.contents).ok()?;
-    let not_before = cert.validity().not_before.timestamp();
-    let not_after = cert.validity().not_after.timestamp();
+    let (not_before, not_after) = fleetctl_kube::certs::validity(cert_pem)?;
+    let (not_before, not_after) = (not_before.as_second(), not_after.as_second());
     let life = not_after - not_before;
     let jitter = i64::from(uuid::Uuid::new_v4().as_bytes()[0]) * life / 20 / 255;
     jiff::Timestamp::from_second(not_after - life / 5 - jitter).ok()

@@ -24,9 +24,10 @@ use super::AgentOptions;
 use super::hub::{self, HubClientError, HubConnection};
 use fleetctl_api::conditions::{self as c};
 use fleetctl_api::names::CLUSTER_LEASE;
-use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET};
+use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, KLUSTERLET};
 use fleetctl_api::{Klusterlet, ManagedCluster};
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
+use fleetctl_kube::objects;
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::shutdown_signal;
 use fleetctl_kube::{ConfigError, KubeError, kube_error};
@@ -277,11 +278,14 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
     let rotate_at = secret_certificate(local, identity).await.and_then(|pem| csr::renew_at(&pem));
     let klusterlets: Api<Klusterlet> = Api::all(local.clone());
     let mut klusterlet_changes =
-        watcher(klusterlets.clone(), watcher::Config::default().fields("metadata.name=klusterlet")).boxed();
+        watcher(klusterlets.clone(), watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET}"))).boxed();
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &identity.namespace);
     let only = |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
     let mut bootstrap_changes = watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).default_backoff().boxed();
     let mut hub_changes = watcher(secrets, only(HUB_KUBECONFIG_SECRET)).default_backoff().boxed();
+    // The hub's view of our cluster, so a changed leaseDurationSeconds is followed at once
+    // rather than after a tick of the old period (our role may watch this one name).
+    let mut cluster_changes = watcher(clusters.clone(), only(&identity.cluster)).default_backoff().boxed();
     let mut bootstrap_state = Watched::new(connection.bootstrap_version.clone());
     let mut hub_state = Watched::new(Some(hub.secret_version.clone()));
     let rotation = async {
@@ -330,6 +334,12 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
                     if matches!(event, Some(Ok(_))) && deleting(&klusterlets).await {
                         break;
                     }
+                    // The operator's view of the hub connection changed: tell the hub now.
+                    if let Some(Ok(watcher::Event::Apply(klusterlet) | watcher::Event::InitApply(klusterlet))) = &event
+                        && connection_view(klusterlet) != c::find(cluster.conditions(), c::KLUSTERLET_HUB_CONNECTION_DEGRADED).map(view)
+                    {
+                        break;
+                    }
                 }
                 event = bootstrap_changes.next() => {
                     if let Some(Ok(event)) = event && bootstrap_state.changed(&event) {
@@ -339,6 +349,13 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
                 event = hub_changes.next() => {
                     if let Some(Ok(event)) = event && hub_state.changed(&event) {
                         return Ok(Next::Recheck);
+                    }
+                }
+                event = cluster_changes.next() => {
+                    if let Some(Ok(watcher::Event::Apply(changed) | watcher::Event::InitApply(changed))) = event
+                        && changed.spec.lease_duration() != period
+                    {
+                        break;
                     }
                 }
             }
@@ -392,7 +409,7 @@ async fn secret_certificate(local: &Client, identity: &Identity) -> Option<Strin
 }
 
 async fn deleting(klusterlets: &Api<Klusterlet>) -> bool {
-    klusterlets.get_opt("klusterlet").await.ok().flatten().is_some_and(|k| k.metadata.deletion_timestamp.is_some())
+    klusterlets.get_opt(KLUSTERLET).await.ok().flatten().is_some_and(|k| k.metadata.deletion_timestamp.is_some())
 }
 
 /// Renews the lease and reports status (written only when it changed).
@@ -417,11 +434,34 @@ async fn heartbeat(
     } else {
         (c::FALSE, c::REASON_KUBE_APISERVER_UNAVAILABLE, "The kube-apiserver of the managed cluster is not healthy")
     };
-    let wanted = [
+    let mut wanted = vec![
         (c::MANAGED_CLUSTER_JOINED, c::TRUE, c::REASON_MANAGED_CLUSTER_JOINED, "Managed cluster joined"),
         (c::MANAGED_CLUSTER_AVAILABLE, available.0, available.1, available.2),
     ];
+    // The operator's HubConnectionDegraded, so the hub shows a degraded cluster (a broken
+    // bootstrap secret, say) rather than a plain Available.
+    let klusterlet = match Api::<Klusterlet>::all(local.clone()).get_opt(KLUSTERLET).await {
+        Ok(klusterlet) => klusterlet,
+        Err(e) => {
+            tracing::debug!(error = %e, "reading the klusterlet's view of the hub connection");
+            None
+        }
+    };
+    let connection = klusterlet.as_ref().and_then(connection_view);
+    if let Some((status, reason, message)) = &connection {
+        wanted.push((c::KLUSTERLET_HUB_CONNECTION_DEGRADED, status, reason, message));
+    }
     report(&Api::all(hub.client.clone()), cluster, &wanted, Some(status::status_fields(&observed))).await
+}
+
+/// A HubConnectionDegraded condition as `(status, reason, message)`.
+fn view(condition: &Condition) -> (&str, &str, &str) {
+    (&condition.status, &condition.reason, &condition.message)
+}
+
+/// The Klusterlet's HubConnectionDegraded, as the operator reports it.
+fn connection_view(klusterlet: &Klusterlet) -> Option<(&str, &str, &str)> {
+    c::find(klusterlet.conditions(), c::KLUSTERLET_HUB_CONNECTION_DEGRADED).map(view)
 }
 
 /// Writes conditions (and other status fields) when they differ from the cluster's.
@@ -436,13 +476,13 @@ async fn report(
     for (type_, status_, reason, message) in wanted {
         changed |= c::set_condition(&mut conditions, c::new_condition(type_, status_, reason, *message));
     }
-    let current = serde_json::to_value(&cluster.status).unwrap_or(Value::Null);
+    let current = objects::document(&cluster.status);
     let mut patch = fields.unwrap_or_else(|| json!({}));
     let fields_changed = patch.as_object().into_iter().flatten().any(|(k, v)| current.get(k) != Some(v));
     if !changed && !fields_changed {
         return Ok(());
     }
-    patch["conditions"] = serde_json::to_value(&conditions).unwrap_or(Value::Null);
+    patch["conditions"] = objects::document(&conditions);
     let body = json!({"metadata": {"resourceVersion": cluster.resource_version()}, "status": patch});
     clusters
         .patch_status(&cluster.name_any(), &PatchParams::default(), &Patch::Merge(body))
@@ -461,13 +501,13 @@ async fn notify_leaving(
     let leaving = [(
         c::MANAGED_CLUSTER_AVAILABLE,
         c::FALSE,
-        "KlusterletRemoved",
+        c::REASON_KLUSTERLET_REMOVED,
         "The klusterlet is being removed from the managed cluster",
     )];
     report(clusters, cluster, &leaving, None).await?;
     let annotate = json!({"metadata": {"annotations": {ANNOTATION_HUB_NOTIFIED: "true"}}});
     klusterlets
-        .patch("klusterlet", &PatchParams::default(), &Patch::Merge(annotate))
+        .patch(KLUSTERLET, &PatchParams::default(), &Patch::Merge(annotate))
         .await
         .map_err(kube_error("marking the klusterlet"))?;
     tracing::info!("told the hub the klusterlet is leaving");

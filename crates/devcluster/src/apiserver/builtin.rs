@@ -69,6 +69,7 @@ const ROWS: &[Row] = &[
 const REVIEWS: &[Row] = &[
     Row { group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", plural: "subjectaccessreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
     Row { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
+    Row { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectRulesReview", plural: "selfsubjectrulesreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
     Row { group: "authorization.k8s.io", version: "v1", kind: "LocalSubjectAccessReview", plural: "localsubjectaccessreviews", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
     Row { group: "authentication.k8s.io", version: "v1", kind: "SelfSubjectReview", plural: "selfsubjectreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
     Row { group: "authentication.k8s.io", version: "v1", kind: "TokenReview", plural: "tokenreviews", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },

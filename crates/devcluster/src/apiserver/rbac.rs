@@ -114,6 +114,36 @@ impl Authorizer {
         index.iter().filter(|b| b.subjects.iter().any(|s| names(s, user))).any(|b| permits(b, attributes))
     }
 
+    /// What `user` may do in `namespace` (cluster-wide grants included), as a
+    /// SelfSubjectRulesReview answers: `(resourceRules, nonResourceRules)`, each rule as
+    /// its role wrote it. Non-resource rules come only from ClusterRoleBindings.
+    pub fn rules(&self, store: &Store, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
+        if user.is_superuser() {
+            let all = json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]});
+            return (vec![all], vec![json!({"verbs": ["*"], "nonResourceURLs": ["*"]})]);
+        }
+        let index = self.index(store);
+        let (mut resource_rules, mut non_resource_rules) = (Vec::new(), Vec::new());
+        let applies = |b: &&Binding| {
+            b.namespace.as_deref().is_none_or(|scope| scope == namespace) && b.subjects.iter().any(|s| names(s, user))
+        };
+        for binding in index.iter().filter(applies) {
+            for rule in binding.rules.iter() {
+                if !rule.resources.is_empty() {
+                    let mut shown = json!({"verbs": rule.verbs, "apiGroups": rule.groups, "resources": rule.resources});
+                    if !rule.names.is_empty() {
+                        shown["resourceNames"] = json!(rule.names);
+                    }
+                    resource_rules.push(shown);
+                }
+                if !rule.urls.is_empty() && binding.namespace.is_none() {
+                    non_resource_rules.push(json!({"verbs": rule.verbs, "nonResourceURLs": rule.urls}));
+                }
+            }
+        }
+        (resource_rules, non_resource_rules)
+    }
+
     fn index(&self, store: &Store) -> Arc<Vec<Binding>> {
         let revisions: Revisions = resources().map(|r| store.revision(&r));
         let mut cached = self.index.lock();

@@ -100,6 +100,14 @@ impl ApiState {
                 };
                 json!({"allowed": self.allowed(&subject, &attributes)})
             }
+            "selfsubjectrulesreviews" => {
+                let Some(namespace) = non_empty(&spec["namespace"]) else {
+                    return Err(ApiError::bad_request("no namespace on request"));
+                };
+                let (resource_rules, non_resource_rules) =
+                    self.security.authorizer.rules(&self.store, requester, &namespace);
+                json!({"resourceRules": resource_rules, "nonResourceRules": non_resource_rules, "incomplete": false})
+            }
             "selfsubjectreviews" => json!({"userInfo": user_info(requester)}),
             "tokenreviews" => {
                 let headers = bearer_headers(&text(&spec["token"]));

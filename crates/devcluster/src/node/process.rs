@@ -399,12 +399,13 @@ mod tests {
             output: Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         let running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
-        // Give the shell time to install its trap.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let started = std::time::Instant::now();
+        // The shell says "ready" once its trap is installed.
+        let log = dir.path().join("run.log");
+        while !std::fs::read_to_string(&log).unwrap_or_default().contains(" ready") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let code = running.terminate(Duration::from_millis(300)).await;
-        assert_eq!(code, SIGNAL_BASE + Signal::SIGKILL as i32);
-        assert!(started.elapsed() >= Duration::from_millis(300));
+        assert_eq!(code, SIGNAL_BASE + Signal::SIGKILL as i32, "SIGTERM was ignored, so the grace ended in SIGKILL");
     }
 
     #[test]

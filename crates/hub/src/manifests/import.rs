@@ -19,9 +19,9 @@ use kube::config::Kubeconfig;
 use serde_json::Value;
 
 /// The Secret type of registry credentials, and its key.
-pub const DOCKER_CONFIG_JSON: &str = "kubernetes.io/dockerconfigjson";
+const DOCKER_CONFIG_JSON: &str = "kubernetes.io/dockerconfigjson";
 /// The key of a `kubernetes.io/dockerconfigjson` Secret.
-pub const DOCKER_CONFIG_JSON_KEY: &str = ".dockerconfigjson";
+const DOCKER_CONFIG_JSON_KEY: &str = ".dockerconfigjson";
 /// Port of the operator's `/healthz`.
 const OPERATOR_HEALTH_PORT: u16 = 8443;
 /// Claim suffixes the registration agent reserves, as upstream's import controller sets.
@@ -87,6 +87,15 @@ pub fn objects(inputs: &ImportInputs<'_>) -> Vec<Value> {
         )),
     ]);
     objects
+}
+
+/// The `.dockerconfigjson` of a Secret named as registry credentials, or what keeps it
+/// from being usable as one (a phrase that follows the Secret's name).
+pub fn docker_config(secret: &Secret) -> Result<&ByteString, &'static str> {
+    if secret.type_.as_deref() != Some(DOCKER_CONFIG_JSON) {
+        return Err("is not of type kubernetes.io/dockerconfigjson");
+    }
+    secret.data.as_ref().and_then(|data| data.get(DOCKER_CONFIG_JSON_KEY)).ok_or("has no .dockerconfigjson key")
 }
 
 /// The registry credentials in the agent namespace, where the operator's ServiceAccount
@@ -163,6 +172,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn only_a_dockerconfigjson_secret_with_its_key_is_registry_credentials() {
+        let credentials = ByteString(b"{}".to_vec());
+        let mut secret = pull_secret(&credentials);
+        assert_eq!(docker_config(&secret), Ok(&credentials));
+        secret.data = Some(BTreeMap::new());
+        assert_eq!(docker_config(&secret), Err("has no .dockerconfigjson key"));
+        secret.type_ = Some("Opaque".into());
+        assert_eq!(docker_config(&secret), Err("is not of type kubernetes.io/dockerconfigjson"));
+    }
 
     fn inputs() -> ImportInputs<'static> {
         ImportInputs {

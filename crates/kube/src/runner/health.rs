@@ -157,7 +157,7 @@ mod tests {
     #[tokio::test]
     async fn probes_and_scrapes_get_their_answers() {
         let health = Health::default();
-        health.metrics.controller("import").reconciled(true);
+        health.metrics.controller("import").reconciled(crate::runner::metrics::Outcome::Done);
         let (addr, _task) = serve("127.0.0.1:0".parse().unwrap(), health.clone()).await.unwrap();
         let probe = |path: &str| format!("GET {path} HTTP/1.1\r\nHost: x\r\nUser-Agent: kube-probe/1.32\r\n\r\n");
         assert!(get(addr, &probe("/healthz")).await.starts_with("HTTP/1.1 200 OK\r\n"));

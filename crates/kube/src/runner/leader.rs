@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
-use serde_json::json;
 
 /// Why leadership could not be taken or kept.
 #[derive(Debug, thiserror::Error)]
@@ -68,12 +67,19 @@ impl Candidate {
             .and_then(|l| l.spec.as_ref())
             .filter(|s| s.holder_identity.as_deref() == Some(self.identity.as_str()))
             .and_then(|s| s.acquire_time.clone())
-            .unwrap_or(stamp.clone());
-        let mut claimed: Lease = serde_json::from_value(json!({"metadata": {"name": self.name}})).unwrap_or_default();
-        if let Some(existing) = lease {
-            claimed.metadata = existing.metadata.clone();
-        }
+            .unwrap_or_else(|| stamp.clone());
+        let mut claimed = match lease {
+            // The existing metadata carries the resourceVersion the replace is checked against.
+            Some(existing) => Lease { metadata: existing.metadata.clone(), spec: existing.spec.clone() },
+            None => {
+                Lease { metadata: ObjectMeta { name: Some(self.name.clone()), ..ObjectMeta::default() }, spec: None }
+            }
+        };
         let spec = claimed.spec.get_or_insert_with(Default::default);
+        // A change of holder is a transition, as client-go's leader election counts them.
+        if spec.holder_identity.as_deref() != Some(self.identity.as_str()) && lease.is_some() {
+            spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
+        }
         spec.holder_identity = Some(self.identity.clone());
         spec.lease_duration_seconds = i32::try_from(self.duration.as_secs()).ok();
         spec.acquire_time = Some(acquired);

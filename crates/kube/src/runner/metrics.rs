@@ -8,21 +8,36 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 
+/// How a reconcile ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It did what it had to.
+    Done,
+    /// It waits for something on its way (a deletion waiting for agents to leave).
+    Waiting,
+    /// It failed and is retried.
+    Failed,
+}
+
 /// Counters of one controller.
 #[derive(Debug, Default)]
 pub struct ControllerMetrics {
     reconciles: AtomicU64,
     errors: AtomicU64,
+    waits: AtomicU64,
     in_flight: AtomicI64,
 }
 
 impl ControllerMetrics {
-    /// One reconcile finished, successfully or not.
-    pub fn reconciled(&self, ok: bool) {
+    /// One reconcile finished.
+    pub fn reconciled(&self, outcome: Outcome) {
         self.reconciles.fetch_add(1, Ordering::Relaxed);
-        if !ok {
-            self.errors.fetch_add(1, Ordering::Relaxed);
-        }
+        let counter = match outcome {
+            Outcome::Done => return,
+            Outcome::Waiting => &self.waits,
+            Outcome::Failed => &self.errors,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A reconcile starts: it counts as in flight until the guard is dropped, which a
@@ -40,6 +55,11 @@ impl ControllerMetrics {
     /// Reconciles so far.
     pub fn reconciles(&self) -> u64 {
         self.reconciles.load(Ordering::Relaxed)
+    }
+
+    /// Reconciles so far that ended waiting.
+    pub fn waits(&self) -> u64 {
+        self.waits.load(Ordering::Relaxed)
     }
 }
 
@@ -94,6 +114,12 @@ impl Registry {
                 value: |m| i64::try_from(m.errors.load(Ordering::Relaxed)).unwrap_or(i64::MAX),
             },
             Family {
+                name: "fleetctl_reconcile_waits_total",
+                kind: "counter",
+                help: "Reconciles that ended waiting for something on its way, by controller.",
+                value: |m| i64::try_from(m.waits.load(Ordering::Relaxed)).unwrap_or(i64::MAX),
+            },
+            Family {
                 name: "fleetctl_reconciles_in_flight",
                 kind: "gauge",
                 help: "Reconciles running now, by controller.",
@@ -118,13 +144,15 @@ mod tests {
     fn metrics_render_in_the_prometheus_text_format() {
         let registry = Registry::default();
         let import = registry.controller("import");
-        import.reconciled(true);
-        import.reconciled(false);
+        import.reconciled(Outcome::Done);
+        import.reconciled(Outcome::Failed);
+        import.reconciled(Outcome::Waiting);
         let (_one, two) = (import.start(), import.start());
         drop(two);
         let text = registry.render();
-        assert!(text.contains("fleetctl_reconcile_total{controller=\"import\"} 2"), "{text}");
+        assert!(text.contains("fleetctl_reconcile_total{controller=\"import\"} 3"), "{text}");
         assert!(text.contains("fleetctl_reconcile_errors_total{controller=\"import\"} 1"), "{text}");
+        assert!(text.contains("fleetctl_reconcile_waits_total{controller=\"import\"} 1"), "{text}");
         assert!(text.contains("fleetctl_reconciles_in_flight{controller=\"import\"} 1"), "{text}");
         assert!(text.contains("# TYPE fleetctl_reconciles_in_flight gauge"));
     }

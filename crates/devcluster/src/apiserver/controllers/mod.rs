@@ -5,8 +5,9 @@
 //! The workload controllers play kube-controller-manager's deployment and ReplicaSet
 //! controllers and kube-scheduler (`deployments`, `replicasets`, `scheduler`).
 //!
-//! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and
-//! give every namespace its `default` ServiceAccount and `kube-root-ca.crt`.
+//! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and the
+//! CSR cleaner, and give every namespace its `default` ServiceAccount and
+//! `kube-root-ca.crt`.
 //!
 //! They react to store notices, coalesce what arrives together, and act through the
 //! same verbs as HTTP clients.
@@ -54,6 +55,8 @@ enum Work {
     NamespaceDefaults(String),
     /// A CSR may be ready to sign.
     Sign(String),
+    /// The CSR cleaner's periodic sweep.
+    CleanCsrs,
     /// A Deployment's ReplicaSets and status need a look.
     Deployment(String),
     /// A ReplicaSet's Pods and status need a look.
@@ -74,9 +77,15 @@ impl Work {
 pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
     // Failed steps and how often each has failed in a row.
     let mut failed: BTreeMap<Work, u32> = BTreeMap::new();
+    // The first sweep comes at once: a store opened again may hold requests long done.
+    let mut sweep = tokio::time::interval(CSR_SWEEP);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let mut batch = BTreeSet::new();
         tokio::select! {
+            _ = sweep.tick() => {
+                batch.insert(Work::CleanCsrs);
+            }
             notice = notices.recv() => match notice {
                 Some(first) => plan(&first, &mut batch),
                 None => return,
@@ -104,6 +113,9 @@ pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
         });
     }
 }
+
+/// How often the CSR cleaner looks (kube-controller-manager's polling interval).
+const CSR_SWEEP: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Pause before failed steps run again.
 const RETRY: std::time::Duration = std::time::Duration::from_millis(100);
@@ -193,6 +205,7 @@ fn handle(state: &Shared, work: &Work) -> bool {
         Work::NamespaceDefaults(name) => namespaces::ensure_defaults(state, name),
         Work::CrdCleanup(name) => crds::cleanup(state, name),
         Work::Sign(name) => csr::sign(state, name),
+        Work::CleanCsrs => csr::clean(state),
         Work::Deployment(key) => deployments::sync(state, key),
         Work::ReplicaSet(key) => replicasets::sync(state, key),
         Work::Schedule(key) => scheduler::schedule(state, key),

@@ -9,8 +9,10 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::super::auth::{self, Peer, User};
+use super::super::object;
 use super::super::rbac::{self, Attributes, Target};
 use super::super::request::{Query, ResourcePath};
+use super::super::selector::FieldSelector;
 use super::super::state::ApiState;
 use super::super::status::ApiError;
 use super::{Http, error_response};
@@ -26,20 +28,25 @@ pub struct RequestInfo {
     pub verb: String,
     /// The resource addressed, for `/api/...` and `/apis/...` resource paths.
     pub resource: Option<ResourcePath>,
+    /// The name a list or watch is authorized for: the one its field selector requires
+    /// (`metadata.name=NAME`), so a role with `resourceNames` may watch that one object.
+    selected_name: Option<String>,
 }
 
 impl RequestInfo {
     fn of(request: &Request) -> Self {
         let path = request.uri().path().to_string();
         let resource = ResourcePath::parse(&path);
+        let query = Query::parse(request.uri().query());
         let verb = match &resource {
-            Some(target) => {
-                let watch = Query::parse(request.uri().query()).flag("watch");
-                resource_verb(request.method(), target.name.is_some(), watch).to_string()
-            }
+            Some(target) => resource_verb(request.method(), target.name.is_some(), query.flag("watch")).to_string(),
             None => request.method().as_str().to_ascii_lowercase(),
         };
-        Self { path, verb, resource }
+        let selected_name = match verb.as_str() {
+            "list" | "watch" => selected_name(query.get("fieldSelector")),
+            _ => None,
+        };
+        Self { path, verb, resource, selected_name }
     }
 
     /// The question the authorizer answers for this request.
@@ -50,12 +57,21 @@ impl RequestInfo {
                 resource: r.resource.clone(),
                 subresource: r.subresource.clone(),
                 namespace: r.namespace.clone(),
-                name: r.name.clone(),
+                name: r.name.clone().or_else(|| self.selected_name.clone()),
             },
             None => Target::NonResource { path: self.path.clone() },
         };
         Attributes { verb: self.verb.clone(), target }
     }
+}
+
+/// The object name a list or watch selects exactly, as kube-apiserver's RequestInfo
+/// takes it from `fieldSelector` (only a valid path segment counts; any field is
+/// accepted here — whether the resource can select on it is the handler's answer).
+fn selected_name(selector: Option<&str>) -> Option<String> {
+    let fields = FieldSelector::parse(selector?, &|_| true).ok()?;
+    let name = fields.exact_name()?;
+    object::check_path_segment("metadata.name", name).is_none().then(|| name.to_string())
 }
 
 /// The authorization verb of a resource request.
@@ -162,4 +178,38 @@ fn impersonate(state: &ApiState, requester: &User, target: User) -> Result<User,
         }
     }
     Ok(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(method: Method, uri: &str) -> RequestInfo {
+        RequestInfo::of(&Request::builder().method(method).uri(uri).body(axum::body::Body::empty()).expect("request"))
+    }
+
+    #[test]
+    fn a_list_or_watch_selecting_metadata_name_is_authorized_for_that_name_as_upstream_requestinfo() {
+        let path = "/apis/cluster.open-cluster-management.io/v1/managedclusters";
+        let watch = info(Method::GET, &format!("{path}?watch=true&fieldSelector=metadata.name%3Dc1"));
+        assert_eq!(watch.verb, "watch");
+        assert!(matches!(watch.attributes().target, Target::Resource { name: Some(n), .. } if n == "c1"));
+        let list = info(Method::GET, &format!("{path}?fieldSelector=metadata.name%3D%3Dc1"));
+        assert!(matches!(list.attributes().target, Target::Resource { name: Some(n), .. } if n == "c1"));
+    }
+
+    #[test]
+    fn a_list_without_an_exact_name_or_with_an_invalid_one_is_authorized_as_a_plain_list() {
+        let path = "/apis/cluster.open-cluster-management.io/v1/managedclusters";
+        for query in
+            ["", "?fieldSelector=metadata.name%21%3Dc1", "?fieldSelector=metadata.name%3D..", "?labelSelector=a%3Db"]
+        {
+            let list = info(Method::GET, &format!("{path}{query}"));
+            assert!(matches!(list.attributes().target, Target::Resource { name: None, .. }), "{query}");
+        }
+        // A write names its object by path only.
+        let delete = info(Method::DELETE, &format!("{path}?fieldSelector=metadata.name%3Dc1"));
+        assert_eq!(delete.verb, "deletecollection");
+        assert!(matches!(delete.attributes().target, Target::Resource { name: None, .. }));
+    }
 }

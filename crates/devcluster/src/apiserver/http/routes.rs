@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::super::discovery;
 use super::super::openapi;
+use super::super::request::Query;
 use super::super::status::ApiError;
 use super::{Http, bytes_response, error_response, value_response};
 
@@ -19,8 +20,13 @@ type Router = axum::Router<Arc<Http>>;
 /// Every non-resource route; anything else falls through to the resource handler.
 pub fn routes() -> Router {
     let mut router = Router::new();
-    for check in ["/healthz", "/livez", "/readyz"] {
-        router = router.route(check, get(ok)).route(&format!("{check}/{{*check}}"), get(ok));
+    for endpoint in [Health::Healthz, Health::Livez, Health::Readyz] {
+        router = router
+            .route(&format!("/{}", endpoint.name()), get(move |query: RawQuery| all_checks(endpoint, query)))
+            .route(
+                &format!("/{}/{{*check}}", endpoint.name()),
+                get(move |Path(check): Path<String>| one_check(endpoint, check)),
+            );
     }
     router
         .route("/version", get(version))
@@ -36,10 +42,63 @@ pub fn routes() -> Router {
         .route("/openapi/v3/apis/{group}/{version}", get(openapi_group))
 }
 
-async fn ok() -> Response {
-    let mut response = (StatusCode::OK, "ok").into_response();
+/// The health endpoints, each with the named checks kube-apiserver reports under it.
+#[derive(Clone, Copy)]
+enum Health {
+    Healthz,
+    Livez,
+    Readyz,
+}
+
+impl Health {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Healthz => "healthz",
+            Self::Livez => "livez",
+            Self::Readyz => "readyz",
+        }
+    }
+
+    /// The checks, in kube-apiserver's order (the store plays etcd; a server that answers
+    /// has synced its informers and is not shutting down).
+    fn checks(self) -> &'static [&'static str] {
+        match self {
+            Self::Healthz | Self::Livez => &["ping", "log", "etcd"],
+            Self::Readyz => &["ping", "log", "etcd", "informer-sync", "shutdown"],
+        }
+    }
+}
+
+fn text(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
     response
+}
+
+/// `/healthz`, `/livez`, `/readyz`: `ok`, or with `?verbose` one line per check (those
+/// named by `exclude` marked excluded) and the verdict, as kube-apiserver answers.
+async fn all_checks(endpoint: Health, RawQuery(query): RawQuery) -> Response {
+    let query = Query::parse(query.as_deref());
+    if query.get("verbose").is_none() {
+        return text(StatusCode::OK, "ok".into());
+    }
+    let excluded = query.get("exclude").unwrap_or_default();
+    let mut body = String::new();
+    for check in endpoint.checks() {
+        let note = if excluded.split(',').any(|e| e == *check) { "excluded: ok" } else { "ok" };
+        body.push_str(&format!("[+]{check} {note}\n"));
+    }
+    body.push_str(&format!("{} check passed\n", endpoint.name()));
+    text(StatusCode::OK, body)
+}
+
+/// `/healthz/NAME`: `ok` for a check the endpoint has, 404 for any other.
+async fn one_check(endpoint: Health, check: String) -> Response {
+    if endpoint.checks().contains(&check.as_str()) {
+        text(StatusCode::OK, "ok".into())
+    } else {
+        text(StatusCode::NOT_FOUND, "404 page not found\n".into())
+    }
 }
 
 fn accept(headers: &HeaderMap) -> &str {
