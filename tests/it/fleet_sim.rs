@@ -19,7 +19,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 
 use crate::hub::Hub;
 
-const CLUSTERS: usize = 20;
+const CLUSTERS: usize = 8;
 const WAIT: Duration = Duration::from_secs(120);
 
 fn config_map() -> ConfigMap {
