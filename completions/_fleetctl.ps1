@@ -55,6 +55,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run one Kubernetes-API-compatible server in the foreground until interrupted')
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
@@ -87,6 +88,20 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--durable', '--durable', [CompletionResultType]::ParameterName, 'Keep each cluster''s objects on disk, so the next `dev up` resumes them')
             [CompletionResult]::new('--in-process', '--in-process', [CompletionResultType]::ParameterName, 'Run controllers and agents as tasks of the cluster processes (for scale runs)')
             [CompletionResult]::new('--podman', '--podman', [CompletionResultType]::ParameterName, 'Run the image as podman containers where it is in local podman storage (build it with .ci/image; options for every podman call from FLEETCTL_PODMAN_OPTIONS)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'fleetctl;dev;fleet' {
+            [CompletionResult]::new('--clusters', '--clusters', [CompletionResultType]::ParameterName, 'How many simulated clusters')
+            [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'How many imports run at once')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long importing the whole fleet may take')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
@@ -133,6 +148,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;dev;help' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run one Kubernetes-API-compatible server in the foreground until interrupted')
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
@@ -143,6 +159,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;dev;help;up' {
+            break
+        }
+        'fleetctl;dev;help;fleet' {
             break
         }
         'fleetctl;dev;help;down' {
@@ -548,6 +567,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;help;dev' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run one Kubernetes-API-compatible server in the foreground until interrupted')
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
@@ -557,6 +577,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;help;dev;up' {
+            break
+        }
+        'fleetctl;help;dev;fleet' {
             break
         }
         'fleetctl;help;dev;down' {

@@ -73,6 +73,9 @@ _fleetctl() {
             fleetctl__subcmd__dev,down)
                 cmd="fleetctl__subcmd__dev__subcmd__down"
                 ;;
+            fleetctl__subcmd__dev,fleet)
+                cmd="fleetctl__subcmd__dev__subcmd__fleet"
+                ;;
             fleetctl__subcmd__dev,help)
                 cmd="fleetctl__subcmd__dev__subcmd__help"
                 ;;
@@ -90,6 +93,9 @@ _fleetctl() {
                 ;;
             fleetctl__subcmd__dev__subcmd__help,down)
                 cmd="fleetctl__subcmd__dev__subcmd__help__subcmd__down"
+                ;;
+            fleetctl__subcmd__dev__subcmd__help,fleet)
+                cmd="fleetctl__subcmd__dev__subcmd__help__subcmd__fleet"
                 ;;
             fleetctl__subcmd__dev__subcmd__help,help)
                 cmd="fleetctl__subcmd__dev__subcmd__help__subcmd__help"
@@ -174,6 +180,9 @@ _fleetctl() {
                 ;;
             fleetctl__subcmd__help__subcmd__dev,down)
                 cmd="fleetctl__subcmd__help__subcmd__dev__subcmd__down"
+                ;;
+            fleetctl__subcmd__help__subcmd__dev,fleet)
+                cmd="fleetctl__subcmd__help__subcmd__dev__subcmd__fleet"
                 ;;
             fleetctl__subcmd__help__subcmd__dev,logs)
                 cmd="fleetctl__subcmd__help__subcmd__dev__subcmd__logs"
@@ -488,7 +497,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev)
-            opts="-q -v -h --quiet --verbose --no-color --help serve up down status logs help"
+            opts="-q -v -h --quiet --verbose --no-color --help serve up fleet down status logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -523,8 +532,38 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__dev__subcmd__fleet)
+            opts="-q -v -h --clusters --parallel --dir --timeout --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --clusters)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__dev__subcmd__help)
-            opts="serve up down status logs help"
+            opts="serve up fleet down status logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -538,6 +577,20 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__help__subcmd__down)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__dev__subcmd__help__subcmd__fleet)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -986,7 +1039,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help__subcmd__dev)
-            opts="serve up down status logs"
+            opts="serve up fleet down status logs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1000,6 +1053,20 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help__subcmd__dev__subcmd__down)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__dev__subcmd__fleet)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -51,6 +51,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --help 'Print help'
             cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
             cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
             cand status 'Show the dev environment''s clusters: URL, pid, ready'
             cand logs 'Print a cluster''s log, or the log of one of its Deployments'
@@ -81,6 +82,19 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --durable 'Keep each cluster''s objects on disk, so the next `dev up` resumes them'
             cand --in-process 'Run controllers and agents as tasks of the cluster processes (for scale runs)'
             cand --podman 'Run the image as podman containers where it is in local podman storage (build it with .ci/image; options for every podman call from FLEETCTL_PODMAN_OPTIONS)'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'fleetctl;dev;fleet'= {
+            cand --clusters 'How many simulated clusters'
+            cand --parallel 'How many imports run at once'
+            cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
+            cand --timeout 'How long importing the whole fleet may take'
             cand -q 'Print only errors: no notes, no progress, only error logs'
             cand --quiet 'Print only errors: no notes, no progress, only error logs'
             cand -v 'Log more (repeat for more detail); logs go to stderr'
@@ -123,6 +137,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;dev;help'= {
             cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
             cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
             cand status 'Show the dev environment''s clusters: URL, pid, ready'
             cand logs 'Print a cluster''s log, or the log of one of its Deployments'
@@ -131,6 +146,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;dev;help;serve'= {
         }
         &'fleetctl;dev;help;up'= {
+        }
+        &'fleetctl;dev;help;fleet'= {
         }
         &'fleetctl;dev;help;down'= {
         }
@@ -500,6 +517,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;dev'= {
             cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
             cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
             cand status 'Show the dev environment''s clusters: URL, pid, ready'
             cand logs 'Print a cluster''s log, or the log of one of its Deployments'
@@ -507,6 +525,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;dev;serve'= {
         }
         &'fleetctl;help;dev;up'= {
+        }
+        &'fleetctl;help;dev;fleet'= {
         }
         &'fleetctl;help;dev;down'= {
         }

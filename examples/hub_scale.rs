@@ -10,6 +10,8 @@
 
 #[path = "support/binary.rs"]
 mod binary;
+#[path = "support/process.rs"]
+mod process;
 use std::collections::HashSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,12 +26,6 @@ use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
-
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -93,7 +89,7 @@ async fn main() -> Result<()> {
         seen.insert(secret.namespace().unwrap_or_default());
     }
     let all_secrets = started.elapsed();
-    let rss = peak_rss_kib(pid);
+    let rss = process::peak_rss_kib(pid);
     let _ = controller.kill();
     let _ = controller.wait();
     println!("  created {} clusters in {:.2} s", created.len(), created_in.as_secs_f64());

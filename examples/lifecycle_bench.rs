@@ -8,6 +8,8 @@
 
 #[path = "support/binary.rs"]
 mod binary;
+#[path = "support/process.rs"]
+mod process;
 use std::path::Path;
 use std::time::Duration;
 
@@ -22,11 +24,6 @@ use kube::api::{Api, ListParams};
 fn median(mut values: Vec<Duration>) -> Duration {
     values.sort();
     values[values.len() / 2]
-}
-
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Pids of agent processes whose command line has `needle` and which run under `dir`.
@@ -87,7 +84,7 @@ async fn main() -> Result<()> {
     {
         let rss: Vec<String> = agent_pids(dir.path(), needle)
             .into_iter()
-            .filter_map(rss_kib)
+            .filter_map(process::rss_kib)
             .map(|kib| format!("{:.1} MiB", kib as f64 / 1024.0))
             .collect();
         println!("  {name:<12} agent RSS {} (target ≤ 8 MiB)", rss.join(", "));

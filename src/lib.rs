@@ -8,3 +8,4 @@
 pub mod cli;
 pub mod fleet;
 pub mod lifecycle;
+pub mod simulator;

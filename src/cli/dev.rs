@@ -1,5 +1,6 @@
 //! `fleetctl dev`: the embedded dev cluster and the dev environment.
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -9,6 +10,8 @@ use thiserror::Error;
 
 use super::exit::{CommandError, ExitStatus, Fault};
 use super::printer::{Cell, Printer, Tone};
+use super::signals::{Interrupted, until_stopped};
+use crate::simulator;
 
 use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, default_image};
 use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
@@ -18,6 +21,7 @@ use fleetctl_devcluster::node::{InProcessCommand, InProcessRunner, RunMode};
 use fleetctl_devcluster::serve::{self, ServeOptions};
 use fleetctl_hub::manifests::install::{self, Install};
 use fleetctl_kube::kubeconfig::Endpoint;
+use fleetctl_kube::runner::shutdown_signal;
 
 /// `fleetctl dev …`
 #[derive(Debug, Args)]
@@ -41,6 +45,9 @@ pub enum DevError {
         #[source]
         source: std::io::Error,
     },
+    /// The simulated clusters could not be started.
+    #[error("starting the simulated clusters")]
+    Simulator(#[source] fleetctl_devcluster::apiserver::StartError),
     /// A log cannot be opened.
     #[error("opening {}", .path.display())]
     OpenLog {
@@ -172,6 +179,24 @@ enum DevCommand {
         #[arg(long, default_value = "60s", value_parser = fleetctl_kube::duration::parse)]
         ready_timeout: Duration,
     },
+    /// Simulate managed clusters sim-00001…N in this process and import them into the
+    /// running dev environment's hub (label simulated=true), until interrupted: each has an
+    /// API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a
+    /// certificate of its own. Detach them before stopping (`fleetctl detach -l
+    /// simulated=true --yes`), or the hub sees them go Unknown.
+    Fleet {
+        /// How many simulated clusters.
+        #[arg(long, default_value_t = 100)]
+        clusters: usize,
+        /// How many imports run at once.
+        #[arg(long, value_name = "N", default_value = "32")]
+        parallel: NonZeroUsize,
+        #[command(flatten)]
+        dir: DirArg,
+        /// How long importing the whole fleet may take.
+        #[arg(long, default_value = "30m", value_parser = fleetctl_kube::duration::parse)]
+        timeout: Duration,
+    },
     /// Stop the dev environment (its clusters and everything they run).
     Down {
         #[command(flatten)]
@@ -223,6 +248,9 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
             printer.data(&table(printer, &statuses))?;
             printer.note(&format!("export KUBECONFIG={}", state.kubeconfig.display()));
         }
+        DevCommand::Fleet { clusters, parallel, dir, timeout } => {
+            fleet(&dir.resolve()?, clusters, parallel, timeout, printer).await?;
+        }
         DevCommand::Down { dir, grace } => {
             let dir = dir.resolve()?;
             for (name, stopped) in env::down(&dir, grace).await? {
@@ -244,6 +272,38 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
             printer.copy(&mut file)?;
         }
     }
+    Ok(())
+}
+
+/// `dev fleet`: the simulated clusters, imported, until SIGINT or SIGTERM.
+async fn fleet(
+    dir: &Path,
+    clusters: usize,
+    parallel: NonZeroUsize,
+    timeout: Duration,
+    printer: &Printer,
+) -> Result<(), CommandError> {
+    let state = env::read_state(dir)?;
+    let hub_url = match state.clusters.iter().find(|c| c.name == env::HUB) {
+        Some(hub) => hub.url.clone(),
+        None => return Err(env::EnvError::NotRunning { dir: dir.to_path_buf() }.into()),
+    };
+    let hub = env::client_for(&state.kubeconfig, Some(env::HUB)).await?;
+    let fleet = simulator::start_fleet(simulator::PREFIX, clusters).map_err(DevError::Simulator)?;
+    printer.note(&format!("importing {clusters} simulated clusters, {parallel} at once"));
+    let started = Instant::now();
+    match until_stopped(simulator::import_fleet(&hub, &hub_url, &fleet, parallel, timeout)).await {
+        Ok(imported) => imported?,
+        Err(signal) => return Err(Interrupted { signal, done: Vec::new() }.into()),
+    };
+    printer.note(&format!(
+        "{clusters} simulated clusters Available in {:.1}s; they run until interrupted \
+         (detach them first: `fleetctl detach -l {}=true --yes`)",
+        started.elapsed().as_secs_f64(),
+        simulator::SIMULATED_LABEL
+    ));
+    let signal = shutdown_signal().await;
+    printer.note(&format!("{}: stopping the simulated clusters", signal.name()));
     Ok(())
 }
 
@@ -342,7 +402,7 @@ async fn run_in_process(command: InProcessCommand) -> Result<(), InProcessError>
 /// The command line for a container run in process. The process environment is
 /// shared, so the container's variables become the flags that read them (`env =` in
 /// the clap definitions), and `KUBECONFIG` becomes `--kubeconfig`.
-fn in_process_args(command: &InProcessCommand) -> Vec<String> {
+pub(crate) fn in_process_args(command: &InProcessCommand) -> Vec<String> {
     let mut root = fleetctld::Cli::command();
     // Global flags (such as an addon's `--kubeconfig`) reach the subcommands only once built.
     root.build();

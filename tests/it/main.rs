@@ -10,6 +10,7 @@ mod cli_read;
 mod dev_env;
 mod durable;
 mod e2e;
+mod fleet_sim;
 mod hub;
 mod kube_ops;
 mod kubectl;

@@ -72,6 +72,10 @@ pub struct OperatorSettings {
     pub hub_notify_timeout: Duration,
     /// Where reconciles are counted.
     pub metrics: Registry,
+    /// Whether the hub connection check ([`hub_connection`]) runs beside the agents'
+    /// controller (a simulated fleet leaves it out: its reviews go to the hub every
+    /// [`hub_connection::CHECK_AGAIN`] per cluster and change nothing the fleet is measured on).
+    pub hub_connection_check: bool,
 }
 
 impl Default for OperatorSettings {
@@ -80,6 +84,7 @@ impl Default for OperatorSettings {
             namespace: AGENT_NAMESPACE.to_owned(),
             hub_notify_timeout: DEFAULT_HUB_NOTIFY_TIMEOUT,
             metrics: Registry::default(),
+            hub_connection_check: true,
         }
     }
 }
@@ -177,7 +182,13 @@ pub async fn controller(client: Client, settings: OperatorSettings) {
                 tracing::debug!(error = %chain(&error), "klusterlet controller");
             }
         });
-    tokio::join!(agents, hub_connection::controller(ctx));
+    let check = async {
+        match ctx.settings.hub_connection_check {
+            true => hub_connection::controller(ctx.clone()).await,
+            false => std::future::pending().await,
+        }
+    };
+    tokio::join!(agents, check);
 }
 
 /// Runs the operator until SIGINT/SIGTERM: the controller plus `/healthz` on

@@ -86,19 +86,43 @@ fn options(local: &Local, identity: Identity) -> AgentOptions {
     }
 }
 
+/// The agent role a container's args name, with what it needs: for a runner that brings
+/// the managed cluster's client itself and serves no health endpoint (the fleet
+/// simulator runs the agents of thousands of clusters as tasks of one process).
+#[derive(Debug)]
+pub enum AgentRole {
+    /// `agent operator`.
+    Operator(operator::OperatorOptions),
+    /// `agent registration`.
+    Registration(AgentOptions, registration::Settings),
+    /// `agent work`.
+    Work(AgentOptions),
+}
+
+impl AgentArgs {
+    /// The role these args name.
+    pub fn role(self) -> AgentRole {
+        match self.command {
+            AgentCommand::Operator { local } => {
+                AgentRole::Operator(operator::OperatorOptions { local: local.selection(), health: local.health_addr })
+            }
+            AgentCommand::Registration { local, identity, client_cert_expiration_seconds } => {
+                let settings = registration::Settings {
+                    client_cert_expiration: client_cert_expiration_seconds.map(std::time::Duration::from_secs),
+                };
+                AgentRole::Registration(options(&local, identity), settings)
+            }
+            AgentCommand::Work { local, identity } => AgentRole::Work(options(&local, identity)),
+        }
+    }
+}
+
 /// Runs an `agent` subcommand.
 pub async fn run(args: AgentArgs) -> Result<(), RoleError> {
-    match args.command {
-        AgentCommand::Operator { local } => {
-            operator::run(operator::OperatorOptions { local: local.selection(), health: local.health_addr }).await?;
-        }
-        AgentCommand::Registration { local, identity, client_cert_expiration_seconds } => {
-            let settings = registration::Settings {
-                client_cert_expiration: client_cert_expiration_seconds.map(std::time::Duration::from_secs),
-            };
-            registration::run(options(&local, identity), settings).await?;
-        }
-        AgentCommand::Work { local, identity } => work::run(options(&local, identity)).await?,
+    match args.role() {
+        AgentRole::Operator(options) => operator::run(options).await?,
+        AgentRole::Registration(options, settings) => registration::run(options, settings).await?,
+        AgentRole::Work(options) => work::run(options).await?,
     }
     Ok(())
 }

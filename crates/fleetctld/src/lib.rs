@@ -10,6 +10,8 @@ mod addon;
 mod agent;
 mod hub;
 
+pub use agent::{AgentArgs, AgentRole};
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -44,6 +44,8 @@ mod token;
 mod view;
 mod watch;
 
+pub mod in_process;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -145,23 +147,9 @@ const ADMIN_USER: &str = "kubernetes-admin";
 impl ApiServer {
     /// Starts a server and returns once it accepts connections.
     pub async fn start(config: ServerConfig) -> Result<Self, StartError> {
-        let (store, notices) = match &config.settings.store {
-            Some(dir) => store::Store::open(config.settings.history, dir)
-                .map_err(|source| StartError::Store { dir: dir.clone(), source })?,
-            None => store::Store::new(config.settings.history),
-        };
-        let security = security::Security::load_or_create(config.settings.store.as_deref(), &config.name)?;
-        let tls = tls::acceptor(&security.serving, &security.pki.ca().cert_pem)?;
-        let admin = security.pki.client(ADMIN_USER, &[auth::MASTERS]).map_err(security::SecurityError::from)?;
-        let state = Arc::new(ApiState {
-            registry: Registry::with_builtins(),
-            store: Arc::new(store),
-            admission: admission::Chain::default(),
-            settings: config.settings,
-            security,
-        });
-        serve_stored_crds(&state);
-        seed(&state)?;
+        let (state, notices) = prepare(&config)?;
+        let admin = state.security.pki.client(ADMIN_USER, &[auth::MASTERS]).map_err(security::SecurityError::from)?;
+        let tls = tls::acceptor(&state.security.serving, &state.security.pki.ca().cert_pem)?;
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
             .await
             .map_err(|source| StartError::Bind { port: config.port, source })?;
@@ -235,6 +223,31 @@ impl ApiServer {
         self.state.store.close();
     }
 }
+
+/// The state of a new server: its store (durable or not), certificates, registry, the
+/// CRDs a durable store held and the seeded objects; and the notices for its controllers.
+fn prepare(config: &ServerConfig) -> Result<(Arc<ApiState>, StoreNotices), StartError> {
+    let settings = config.settings.clone();
+    let (store, notices) = match &settings.store {
+        Some(dir) => store::Store::open(settings.history, dir)
+            .map_err(|source| StartError::Store { dir: dir.clone(), source })?,
+        None => store::Store::with_broadcast(settings.history, settings.broadcast),
+    };
+    let security = security::Security::load_or_create(settings.store.as_deref(), &config.name)?;
+    let state = Arc::new(ApiState {
+        registry: Registry::with_builtins(),
+        store: Arc::new(store),
+        admission: admission::Chain::default(),
+        settings,
+        security,
+    });
+    serve_stored_crds(&state);
+    seed(&state)?;
+    Ok((state, notices))
+}
+
+/// What the built-in controllers of one server hear from its store.
+type StoreNotices = tokio::sync::mpsc::UnboundedReceiver<store::Notice>;
 
 /// Creates what every cluster starts with, unless a durable store already has it.
 fn seed(state: &ApiState) -> Result<(), StartError> {

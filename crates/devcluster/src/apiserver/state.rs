@@ -10,6 +10,9 @@ use super::store::Store;
 pub struct Settings {
     /// Watch events kept per resource for resuming watches (older ones answer 410).
     pub history: usize,
+    /// Capacity of each resource's change broadcast: a watcher that falls this far behind
+    /// relists. Allocated whole for every resource that is used.
+    pub broadcast: usize,
     /// How often watches that asked for bookmarks get one.
     pub bookmark_interval: std::time::Duration,
     /// The Kubernetes version `/version` reports.
@@ -26,6 +29,7 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             history: 8192,
+            broadcast: super::store::BROADCAST_CAPACITY,
             bookmark_interval: std::time::Duration::from_secs(15),
             git_version: "v1.32.0-fleetctl".to_string(),
             store: None,

@@ -22,9 +22,9 @@ use super::object;
 use super::persist::{Loaded, Persist, PersistError, Record};
 use super::registry::GroupResource;
 
-/// Capacity of each resource's broadcast; a watcher that falls this far behind is
-/// told its resourceVersion expired and relists.
-const BROADCAST_CAPACITY: usize = 4096;
+/// Capacity of each resource's broadcast by default; a watcher that falls this far
+/// behind is told its resourceVersion expired and relists.
+pub const BROADCAST_CAPACITY: usize = 4096;
 
 /// A stored object: its resourceVersion and JSON.
 #[derive(Debug, Clone)]
@@ -160,13 +160,13 @@ struct Table {
 }
 
 impl Table {
-    fn new() -> Self {
+    fn new(capacity: usize) -> Self {
         Self {
             objects: BTreeMap::new(),
             revision: 0,
             history: VecDeque::new(),
             compacted: 0,
-            tx: broadcast::channel(BROADCAST_CAPACITY).0,
+            tx: broadcast::channel(capacity).0,
         }
     }
 }
@@ -184,6 +184,8 @@ struct Inner {
 pub struct Store {
     inner: RwLock<Inner>,
     history_limit: usize,
+    /// Capacity of each resource's broadcast (tokio allocates it whole, per table).
+    broadcast_capacity: usize,
     notices: mpsc::UnboundedSender<Notice>,
     /// Where writes are made durable first; `None` keeps everything in memory only.
     persist: Option<Persist>,
@@ -229,9 +231,22 @@ impl Store {
     /// An empty store keeping `history_limit` events per resource; notices for the
     /// built-in controllers go to the returned receiver.
     pub fn new(history_limit: usize) -> (Self, mpsc::UnboundedReceiver<Notice>) {
+        Self::with_broadcast(history_limit, BROADCAST_CAPACITY)
+    }
+
+    /// An empty store whose per-resource broadcasts hold `broadcast_capacity` events
+    /// (small for the many small clusters of a simulated fleet).
+    pub fn with_broadcast(history_limit: usize, broadcast_capacity: usize) -> (Self, mpsc::UnboundedReceiver<Notice>) {
         let (notices, rx) = mpsc::unbounded_channel();
         let inner = Inner { rv: 0, tables: HashMap::new(), uids: HashMap::new(), dependents: HashMap::new() };
-        (Self { inner: RwLock::new(inner), history_limit: history_limit.max(1), notices, persist: None }, rx)
+        let store = Self {
+            inner: RwLock::new(inner),
+            history_limit: history_limit.max(1),
+            broadcast_capacity: broadcast_capacity.max(1),
+            notices,
+            persist: None,
+        };
+        (store, rx)
     }
 
     /// A store kept durable in `dir`, holding what was stored there before: the same
@@ -278,7 +293,7 @@ impl Store {
                 }
                 objects.push((key, Stored { rv, json }));
             }
-            let mut table = Table::new();
+            let mut table = Table::new(self.broadcast_capacity);
             // Sorted input: the map is built in bulk.
             table.objects = objects.into_iter().collect();
             table.history = stored
@@ -463,7 +478,8 @@ impl Store {
     pub fn subscribe(&self, resource: &GroupResource, from: Option<u64>) -> Result<Subscription, u64> {
         let mut inner = self.inner.write();
         let rv = inner.rv;
-        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
+        let capacity = self.broadcast_capacity;
+        let table = inner.tables.entry(resource.clone()).or_insert_with(|| Table::new(capacity));
         let feed = table.tx.subscribe();
         let replay = match from {
             None => Vec::new(),
@@ -478,7 +494,8 @@ impl Store {
     pub fn snapshot(&self, resource: &GroupResource, namespace: Option<&str>) -> (Vec<Stored>, Subscription) {
         let mut inner = self.inner.write();
         let rv = inner.rv;
-        let table = inner.tables.entry(resource.clone()).or_insert_with(Table::new);
+        let capacity = self.broadcast_capacity;
+        let table = inner.tables.entry(resource.clone()).or_insert_with(|| Table::new(capacity));
         let feed = table.tx.subscribe();
         let items = match namespace {
             Some(ns) => {
@@ -619,7 +636,8 @@ impl Store {
             index(inner, &target, &object);
         }
         let stored = Stored { rv, json: json.clone() };
-        let table = inner.tables.entry(target.resource).or_insert_with(Table::new);
+        let capacity = self.broadcast_capacity;
+        let table = inner.tables.entry(target.resource).or_insert_with(|| Table::new(capacity));
         let deleting = if removes {
             table.objects.remove(&target.key);
             true
