@@ -50,7 +50,7 @@ impl InProcessServer {
     pub fn start(config: &ServerConfig) -> Result<Self, StartError> {
         let (state, notices) = prepare(config)?;
         let controllers = tokio::spawn(controllers::run(state.clone(), notices));
-        let router = http::router(http::Http { state: state.clone(), address: ADDRESS.to_string() });
+        let router = http::router(http::Http::new(state.clone(), ADDRESS.to_string()));
         Ok(Self { state, router, controllers })
     }
 
