@@ -1,6 +1,7 @@
 //! Authorization: RBAC as kube-apiserver evaluates it, the default roles a real
 //! cluster has, and the upstream wording of denials.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -166,8 +167,15 @@ fn all(store: &Store, resource: &GroupResource) -> Vec<Value> {
 fn build(store: &Store) -> Vec<Binding> {
     let [roles, cluster_roles, role_bindings, cluster_role_bindings] = resources();
     let cluster_roles = all(store, &cluster_roles);
-    let cluster_rules = |name: &str| -> Arc<Vec<Rule>> {
-        let Some(role) = cluster_roles.iter().find(|r| object::name(r) == Some(name)) else {
+    // Each ClusterRole's rules once, however many bindings name it: a lookup by name, not a
+    // scan of every ClusterRole per binding (a hub with thousands of clusters has thousands).
+    let by_name: HashMap<&str, &Value> = cluster_roles.iter().filter_map(|r| Some((object::name(r)?, r))).collect();
+    let mut known: HashMap<String, Arc<Vec<Rule>>> = HashMap::new();
+    let mut cluster_rules = |name: &str| -> Arc<Vec<Rule>> {
+        if let Some(rules) = known.get(name) {
+            return rules.clone();
+        }
+        let Some(role) = by_name.get(name) else {
             return Arc::new(Vec::new());
         };
         let mut rules = rules_of(role);
@@ -184,12 +192,15 @@ fn build(store: &Store) -> Vec<Binding> {
                 rules.extend(rules_of(other));
             }
         }
-        Arc::new(rules)
+        let rules = Arc::new(rules);
+        known.insert(name.to_string(), rules.clone());
+        rules
     };
     let roles = all(store, &roles);
+    let roles_by_key: HashMap<(&str, &str), &Value> =
+        roles.iter().filter_map(|r| Some(((object::namespace(r)?, object::name(r)?), r))).collect();
     let role_rules = |namespace: &str, name: &str| -> Arc<Vec<Rule>> {
-        let role = roles.iter().find(|r| object::name(r) == Some(name) && object::namespace(r) == Some(namespace));
-        Arc::new(role.map(rules_of).unwrap_or_default())
+        Arc::new(roles_by_key.get(&(namespace, name)).map(|r| rules_of(r)).unwrap_or_default())
     };
     let subjects = |binding: &Value| -> Vec<Subject> {
         binding["subjects"]
