@@ -10,7 +10,6 @@
 mod binary;
 #[path = "support/process.rs"]
 mod process;
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -24,23 +23,6 @@ use kube::api::{Api, ListParams};
 fn median(mut values: Vec<Duration>) -> Duration {
     values.sort();
     values[values.len() / 2]
-}
-
-/// Pids of agent processes whose command line has `needle` and which run under `dir`.
-fn agent_pids(dir: &Path, needle: &str) -> Vec<u32> {
-    let dir = dir.to_string_lossy().to_string();
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
-            let cmdline =
-                String::from_utf8_lossy(&std::fs::read(entry.path().join("cmdline")).ok()?).replace('\0', " ");
-            let environ = String::from_utf8_lossy(&std::fs::read(entry.path().join("environ")).ok()?).into_owned();
-            (cmdline.contains(needle) && environ.contains(&dir)).then_some(pid)
-        })
-        .collect()
 }
 
 #[tokio::main]
@@ -82,7 +64,7 @@ async fn main() -> Result<()> {
     for (name, needle) in
         [("operator", "agent operator"), ("registration", "agent registration"), ("work", "agent work")]
     {
-        let rss: Vec<String> = agent_pids(dir.path(), needle)
+        let rss: Vec<String> = process::pids_under(dir.path(), needle)
             .into_iter()
             .filter_map(process::rss_kib)
             .map(|kib| format!("{:.1} MiB", kib as f64 / 1024.0))

@@ -33,22 +33,41 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks as f64 / per_second)
 }
 
-/// Pids of the processes of process group `group` whose command line holds `needle` (a
-/// dev cluster process leads the group of the containers its node simulator starts).
-#[allow(dead_code, reason = "not every example looks for processes")]
-pub fn pids_in_group(group: u32, needle: &str) -> Vec<u32> {
+/// Pids of the processes whose command line holds `needle` and that `keep` accepts, given
+/// the process's /proc directory (`None`: it could not be read, or is gone).
+fn pids_where(needle: &str, keep: impl Fn(&std::path::Path) -> Option<bool>) -> Vec<u32> {
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|entry| {
             let pid: u32 = entry.file_name().to_string_lossy().parse().ok()?;
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // After the command name (which may hold spaces): state, ppid, pgrp.
-            let pgrp: u32 = stat.rsplit_once(')')?.1.split_whitespace().nth(2)?.parse().ok()?;
             let cmdline =
                 String::from_utf8_lossy(&std::fs::read(entry.path().join("cmdline")).ok()?).replace('\0', " ");
-            (pgrp == group && cmdline.contains(needle)).then_some(pid)
+            (cmdline.contains(needle) && keep(&entry.path())?).then_some(pid)
         })
         .collect()
+}
+
+/// Pids of the processes of process group `group` whose command line holds `needle` (a
+/// dev cluster process leads the group of the containers its node simulator starts).
+#[allow(dead_code, reason = "not every example looks for processes")]
+pub fn pids_in_group(group: u32, needle: &str) -> Vec<u32> {
+    pids_where(needle, |dir| {
+        let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+        // After the command name (which may hold spaces): state, ppid, pgrp.
+        let pgrp: u32 = stat.rsplit_once(')')?.1.split_whitespace().nth(2)?.parse().ok()?;
+        Some(pgrp == group)
+    })
+}
+
+/// Pids of the processes whose command line holds `needle` and whose environment names
+/// `dir` (the processes of the dev environment in `dir`).
+#[allow(dead_code, reason = "not every example looks for processes")]
+pub fn pids_under(dir: &std::path::Path, needle: &str) -> Vec<u32> {
+    let dir = dir.to_string_lossy().into_owned();
+    pids_where(needle, |proc_dir| {
+        let environ = String::from_utf8_lossy(&std::fs::read(proc_dir.join("environ")).ok()?).into_owned();
+        Some(environ.contains(&dir))
+    })
 }
