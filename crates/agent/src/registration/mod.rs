@@ -438,8 +438,8 @@ async fn heartbeat(
         (c::MANAGED_CLUSTER_JOINED, c::TRUE, c::REASON_MANAGED_CLUSTER_JOINED, "Managed cluster joined"),
         (c::MANAGED_CLUSTER_AVAILABLE, available.0, available.1, available.2),
     ];
-    // The operator's HubConnectionDegraded, so the hub shows a degraded cluster (a broken
-    // bootstrap secret, say) rather than a plain Available.
+    // The operator's HubConnectionDegraded, so the hub shows a degraded cluster (rights the
+    // agents lack on the hub, say) rather than a plain Available.
     let klusterlet = match Api::<Klusterlet>::all(local.clone()).get_opt(KLUSTERLET).await {
         Ok(klusterlet) => klusterlet,
         Err(e) => {
