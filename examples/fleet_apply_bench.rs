@@ -9,15 +9,14 @@
 
 #[path = "support/binary.rs"]
 mod binary;
+#[path = "support/dev_fleet.rs"]
+mod dev_fleet;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use fleetctl::cli::dev::up_options;
-use fleetctl::cli::flags::TerminalFlags;
-use fleetctl::cli::printer::Printer;
-use fleetctl_devcluster::env;
+use dev_fleet::DevFleet;
 
 /// A fleet file of `names`, each reached through the context of its name.
 fn fleet_file(path: &Path, names: &[String]) -> Result<()> {
@@ -50,31 +49,23 @@ async fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let clusters: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(20);
     let parallel: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(10);
-    let binary = binary::fleetctl(None)?;
-    let dir = tempfile::tempdir()?;
-    let printer = Printer::new(&TerminalFlags::default());
-    let options =
-        up_options(&printer, binary.clone(), dir.path().to_path_buf(), clusters, None, Duration::from_secs(300));
-    let started = Instant::now();
-    let state = env::up(&options).await?;
-    let up = started.elapsed();
-    let kubeconfig = state.kubeconfig.clone();
-    let names: Vec<String> = (1..=clusters).map(|i| format!("cluster{i}")).collect();
-    let path = dir.path().join("fleet.yaml");
-    fleet_file(&path, &names)?;
+    let fleet = DevFleet::up(clusters).await?;
+    let (binary, kubeconfig, names, up) = (&fleet.binary, &fleet.kubeconfig, &fleet.names, fleet.up);
+    let path = fleet.dir.path().join("fleet.yaml");
+    fleet_file(&path, names)?;
     let file = path.to_string_lossy().to_string();
     let parallel_text = parallel.to_string();
 
-    let (first_plan, planned) = plan(&binary, &kubeconfig, &file, false)?;
+    let (first_plan, planned) = plan(binary, kubeconfig, &file, false)?;
     let apply = ["apply", "-f", &file, "--parallel", &parallel_text, "--timeout", "10m"];
-    let applied = binary::timed(&binary, &kubeconfig, &apply)?;
-    let (rerun_plan, left) = plan(&binary, &kubeconfig, &file, true)?;
-    let rerun_apply = binary::timed(&binary, &kubeconfig, &apply)?;
+    let applied = binary::timed(binary, kubeconfig, &apply)?;
+    let (rerun_plan, left) = plan(binary, kubeconfig, &file, true)?;
+    let rerun_apply = binary::timed(binary, kubeconfig, &apply)?;
     fleet_file(&path, &names[..clusters - 1])?;
-    let (_, to_prune) = plan(&binary, &kubeconfig, &file, true)?;
-    let pruned = binary::timed(&binary, &kubeconfig, &[&apply[..], &["--prune", "--yes"]].concat())?;
-    let (_, after_prune) = plan(&binary, &kubeconfig, &file, true)?;
-    env::down(dir.path(), Duration::from_secs(5)).await?;
+    let (_, to_prune) = plan(binary, kubeconfig, &file, true)?;
+    let pruned = binary::timed(binary, kubeconfig, &[&apply[..], &["--prune", "--yes"]].concat())?;
+    let (_, after_prune) = plan(binary, kubeconfig, &file, true)?;
+    fleet.down().await?;
 
     println!("fleet_apply_bench on dev up --clusters {clusters} (up in {:.1} s):", up.as_secs_f64());
     println!("  plan on the empty hub               {:>8.2} s  ({planned} changes)", first_plan.as_secs_f64());

@@ -8,36 +8,27 @@
 
 #[path = "support/binary.rs"]
 mod binary;
-use std::time::{Duration, Instant};
+#[path = "support/dev_fleet.rs"]
+mod dev_fleet;
+use std::time::Duration;
 
 use anyhow::Result;
-use fleetctl::cli::dev::up_options;
-use fleetctl::cli::flags::TerminalFlags;
-use fleetctl::cli::printer::Printer;
-use fleetctl_devcluster::env;
+use dev_fleet::DevFleet;
 
 #[tokio::main]
 async fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let clusters: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(20);
     let parallel: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(clusters);
-    let binary = binary::fleetctl(None)?;
-    let dir = tempfile::tempdir()?;
-    let printer = Printer::new(&TerminalFlags::default());
-    let options =
-        up_options(&printer, binary.clone(), dir.path().to_path_buf(), clusters, None, Duration::from_secs(300));
-    let started = Instant::now();
-    let state = env::up(&options).await?;
-    let up = started.elapsed();
-    let kubeconfig = state.kubeconfig.clone();
-    let names: Vec<String> = (1..=clusters).map(|i| format!("cluster{i}")).collect();
+    let fleet = DevFleet::up(clusters).await?;
+    let (binary, kubeconfig, names, up) = (&fleet.binary, &fleet.kubeconfig, &fleet.names, fleet.up);
     let hub = ["--hub-context", "hub", "--timeout", "10m"];
 
     let contexts = names.join(",");
     let parallel_text = parallel.to_string();
     let at_once = binary::timed(
-        &binary,
-        &kubeconfig,
+        binary,
+        kubeconfig,
         &[&["import", "--contexts", &contexts, "--parallel", &parallel_text][..], &hub].concat(),
     )?;
     let detach: Vec<&str> = ["detach", "--yes", "--parallel", &parallel_text]
@@ -45,14 +36,14 @@ async fn main() -> Result<()> {
         .chain(names.iter().map(String::as_str))
         .chain(hub)
         .collect();
-    let detached = binary::timed(&binary, &kubeconfig, &detach)?;
+    let detached = binary::timed(binary, kubeconfig, &detach)?;
 
     let mut one_by_one = Duration::ZERO;
-    for name in &names {
+    for name in names {
         one_by_one +=
-            binary::timed(&binary, &kubeconfig, &[&["import", name, "--cluster-context", name][..], &hub].concat())?;
+            binary::timed(binary, kubeconfig, &[&["import", name, "--cluster-context", name][..], &hub].concat())?;
     }
-    env::down(dir.path(), Duration::from_secs(5)).await?;
+    fleet.down().await?;
 
     println!("fleet_import_bench on dev up --clusters {clusters} (up in {:.1} s):", up.as_secs_f64());
     println!("  import --contexts ({clusters} clusters, --parallel {parallel}) {:>8.2} s", at_once.as_secs_f64());
