@@ -313,11 +313,20 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
             Err(kube::Error::Api(status)) if status.code == 401 => return Ok(Next::Rebootstrap),
             Err(e) => return Err(kube_error("reading our managed cluster")(e).into()),
         };
-        if deleting(&klusterlets).await {
+        // Read once per period: whether it is being removed, and the operator's view of the
+        // hub connection the heartbeat carries.
+        let klusterlet = match klusterlets.get_opt(KLUSTERLET).await {
+            Ok(klusterlet) => klusterlet,
+            Err(e) => {
+                tracing::debug!(error = %e, "reading the klusterlet");
+                None
+            }
+        };
+        if klusterlet.as_ref().is_some_and(deleting) {
             notify_leaving(&clusters, &klusterlets, &cluster).await?;
             return Ok(Next::Detached);
         }
-        match heartbeat(local, hub, identity, &cluster).await {
+        match heartbeat(local, hub, identity, &cluster, klusterlet.as_ref()).await {
             Err(e) if unauthorized(&e) => return Ok(Next::Rebootstrap),
             other => other?,
         }
@@ -331,12 +340,12 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
                 () = &mut tick => break,
                 () = &mut rotation => return Ok(Next::Rotate),
                 event = klusterlet_changes.next() => {
-                    if matches!(event, Some(Ok(_))) && deleting(&klusterlets).await {
-                        break;
-                    }
-                    // The operator's view of the hub connection changed: tell the hub now.
+                    // Being removed, or the operator's view of the hub connection changed:
+                    // tell the hub now.
                     if let Some(Ok(watcher::Event::Apply(klusterlet) | watcher::Event::InitApply(klusterlet))) = &event
-                        && connection_view(klusterlet) != c::find(cluster.conditions(), c::KLUSTERLET_HUB_CONNECTION_DEGRADED).map(view)
+                        && (deleting(klusterlet)
+                            || connection_view(klusterlet)
+                                != c::find(cluster.conditions(), c::KLUSTERLET_HUB_CONNECTION_DEGRADED).map(view))
                     {
                         break;
                     }
@@ -408,8 +417,8 @@ async fn secret_certificate(local: &Client, identity: &Identity) -> Option<Strin
     kubeconfig::secret_text(&secret).remove("tls.crt")
 }
 
-async fn deleting(klusterlets: &Api<Klusterlet>) -> bool {
-    klusterlets.get_opt(KLUSTERLET).await.ok().flatten().is_some_and(|k| k.metadata.deletion_timestamp.is_some())
+fn deleting(klusterlet: &Klusterlet) -> bool {
+    klusterlet.metadata.deletion_timestamp.is_some()
 }
 
 /// Renews the lease and reports status (written only when it changed).
@@ -418,6 +427,7 @@ async fn heartbeat(
     hub: &HubConnection,
     identity: &Identity,
     cluster: &ManagedCluster,
+    klusterlet: Option<&Klusterlet>,
 ) -> Result<(), RegistrationError> {
     let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string();
     // The period the agent renews at goes with the renewal, so the hub judges staleness by
@@ -440,14 +450,7 @@ async fn heartbeat(
     ];
     // The operator's HubConnectionDegraded, so the hub shows a degraded cluster (rights the
     // agents lack on the hub, say) rather than a plain Available.
-    let klusterlet = match Api::<Klusterlet>::all(local.clone()).get_opt(KLUSTERLET).await {
-        Ok(klusterlet) => klusterlet,
-        Err(e) => {
-            tracing::debug!(error = %e, "reading the klusterlet's view of the hub connection");
-            None
-        }
-    };
-    let connection = klusterlet.as_ref().and_then(connection_view);
+    let connection = klusterlet.and_then(connection_view);
     if let Some((status, reason, message)) = &connection {
         wanted.push((c::KLUSTERLET_HUB_CONNECTION_DEGRADED, status, reason, message));
     }
