@@ -99,8 +99,12 @@ impl Cli {
     fn execute(self, printer: &Printer) -> Result<(), CommandError> {
         logging::init(&self.terminal, printer)?;
         let runtime = tokio::runtime::Runtime::new().map_err(RuntimeError)?;
-        // `dev serve` stops gracefully on a signal by itself.
+        // `dev serve` stops gracefully on a signal by itself; the lifecycle commands wait
+        // for the signal [`signals::listen`] keeps at each step and report what it
+        // interrupted (a wrapper stopping them at once would lose that report).
         let handles_signals = matches!(self.command, Command::Dev(_));
+        let reports_signals =
+            matches!(self.command, Command::Import(_) | Command::Upgrade(_) | Command::Detach(_) | Command::Apply(_));
         let command = async {
             match self.command {
                 Command::Dev(args) => dev::run(args, printer).await,
@@ -117,10 +121,14 @@ impl Cli {
                 Command::Version(args) => version::run(args, printer),
             }
         };
-        // The lifecycle commands report what a signal interrupted themselves; for the others
-        // it is enough to stop.
+        // For the others it is enough to stop.
         let result = if handles_signals {
             runtime.block_on(command)
+        } else if reports_signals {
+            runtime.block_on(async {
+                signals::listen();
+                command.await
+            })
         } else {
             runtime
                 .block_on(async {
