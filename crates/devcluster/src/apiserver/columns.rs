@@ -195,6 +195,35 @@ fn selector_cell(o: &Value, _: jiff::Timestamp) -> Value {
     selector(o)
 }
 
+/// kubectl's Job status: the terminal condition, else the interim one, else Suspended or
+/// Running.
+fn job_status(o: &Value, _: jiff::Timestamp) -> Value {
+    let holds = |kind: &str| condition(o, kind).is_some_and(|c| c["status"] == "True");
+    let status = ["Complete", "Failed", "FailureTarget", "SuccessCriteriaMet"]
+        .into_iter()
+        .find(|kind| holds(kind))
+        .unwrap_or(if o["spec"]["suspend"] == true { "Suspended" } else { "Running" });
+    Value::from(status)
+}
+
+fn job_completions(o: &Value, _: jiff::Timestamp) -> Value {
+    let succeeded = int(&o["status"]["succeeded"]);
+    match o["spec"]["completions"].as_i64() {
+        Some(completions) => Value::from(format!("{succeeded}/{completions}")),
+        // A work queue: done after one success.
+        None => Value::from(format!("{succeeded}/1 of {}", int(&o["spec"]["parallelism"]))),
+    }
+}
+
+/// From the start to the completion (or now), as kubectl's short durations.
+fn job_duration(o: &Value, now: jiff::Timestamp) -> Value {
+    let Some(start) = o["status"]["startTime"].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()) else {
+        return Value::from("");
+    };
+    let end = o["status"]["completionTime"].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()).unwrap_or(now);
+    Value::from(fleetctl_kube::duration::human(end.as_second() - start.as_second()))
+}
+
 // --- Services ---
 
 fn service_type(o: &Value, _: jiff::Timestamp) -> Value {
@@ -439,6 +468,16 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
             column("Desired", "integer", 0, desired),
             column("Current", "integer", 0, current),
             column("Ready", "integer", 0, ready_count),
+            AGE,
+            column("Containers", "string", 1, containers_cell),
+            column("Images", "string", 1, images_cell),
+            column("Selector", "string", 1, selector_cell),
+        ],
+        ("batch", "jobs") => vec![
+            NAME,
+            column("Status", "string", 0, job_status),
+            column("Completions", "string", 0, job_completions),
+            column("Duration", "string", 0, job_duration),
             AGE,
             column("Containers", "string", 1, containers_cell),
             column("Images", "string", 1, images_cell),

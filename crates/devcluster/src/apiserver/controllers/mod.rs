@@ -2,8 +2,8 @@
 //! apiextensions server, reduced to what clients observe: garbage collection of
 //! dependents (background, foreground, orphan), namespace termination and CRD cleanup.
 //!
-//! The workload controllers play kube-controller-manager's deployment and ReplicaSet
-//! controllers and kube-scheduler (`deployments`, `replicasets`, `scheduler`).
+//! The workload controllers play kube-controller-manager's deployment, ReplicaSet and Job
+//! controllers and kube-scheduler (`deployments`, `replicasets`, `jobs`, `scheduler`).
 //!
 //! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and the
 //! CSR cleaner, and give every namespace its `default` ServiceAccount and
@@ -16,6 +16,7 @@ mod crds;
 mod csr;
 pub mod deployments;
 mod gc;
+mod jobs;
 mod namespaces;
 mod replicasets;
 mod scheduler;
@@ -61,6 +62,8 @@ enum Work {
     Deployment(String),
     /// A ReplicaSet's Pods and status need a look.
     ReplicaSet(String),
+    /// A Job's Pods and status need a look.
+    Job(String),
     /// A Pod may need a node.
     Schedule(String),
     /// A Node changed: Pods waiting for one need a look.
@@ -69,7 +72,7 @@ enum Work {
 
 impl Work {
     fn is_workload(&self) -> bool {
-        matches!(self, Self::Deployment(_) | Self::ReplicaSet(_) | Self::Schedule(_) | Self::ScheduleAll)
+        matches!(self, Self::Deployment(_) | Self::ReplicaSet(_) | Self::Job(_) | Self::Schedule(_) | Self::ScheduleAll)
     }
 }
 
@@ -208,6 +211,7 @@ fn handle(state: &Shared, work: &Work) -> bool {
         Work::CleanCsrs => csr::clean(state),
         Work::Deployment(key) => deployments::sync(state, key),
         Work::ReplicaSet(key) => replicasets::sync(state, key),
+        Work::Job(key) => jobs::sync(state, key),
         Work::Schedule(key) => scheduler::schedule(state, key),
         Work::ScheduleAll => scheduler::schedule_all(state),
         Work::CrdRemoved(name) => {

@@ -8,6 +8,7 @@
 
 mod certificates;
 mod config;
+pub mod jobs;
 mod rbac;
 mod scheduling;
 mod typed;
@@ -45,6 +46,7 @@ impl Strategy for Default {}
 pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
     match (rt.group.as_str(), rt.plural.as_str()) {
         ("apps", "deployments") => &workloads::Deployments,
+        ("batch", "jobs") => &jobs::Jobs,
         ("", "configmaps") => &config::ConfigMaps,
         ("", "secrets") => &config::Secrets,
         ("rbac.authorization.k8s.io", "roles") => &rbac::Roles { namespaced: true },
