@@ -224,3 +224,57 @@ fn a_job_whose_pods_would_always_restart_is_refused() {
     );
     assert!(k.fails(&["get", "job", "forever"]).contains("NotFound"));
 }
+
+/// The Service REST storage allocates a cluster IP from 10.96.0.0/12 and node ports from
+/// 30000-32767 (refusing taken or out-of-range ones with upstream's messages); the
+/// endpoints and EndpointSlice controllers list the ready Pods a Service selects, the
+/// target port resolved by name; the Service's Endpoints go with it.
+#[test]
+fn a_service_gets_a_cluster_ip_node_ports_and_endpoints_of_its_ready_pods() {
+    let Some(k) = cluster() else { return };
+    k.apply(&deployment("web", "nginx:1.27", "[]"));
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=60s"]);
+    k.ok(&["create", "service", "nodeport", "web", "--tcp=80:80"]);
+    let service = k.json(&["get", "svc", "web"]);
+    let ip: std::net::Ipv4Addr = service["spec"]["clusterIP"].as_str().unwrap().parse().unwrap();
+    assert_eq!(u32::from(ip) >> 20, u32::from(std::net::Ipv4Addr::new(10, 96, 0, 0)) >> 20, "{ip} in 10.96.0.0/12");
+    assert_eq!(service["spec"]["clusterIPs"], serde_json::json!([ip.to_string()]));
+    let node_port = service["spec"]["ports"][0]["nodePort"].as_i64().unwrap();
+    assert!((30000..=32767).contains(&node_port), "{node_port}");
+
+    k.ok(&["wait", "endpoints/web", "--for=jsonpath={.subsets[0].addresses[0].ip}=127.0.0.1", "--timeout=60s"]);
+    let endpoints = k.json(&["get", "endpoints", "web"]);
+    let address = &endpoints["subsets"][0]["addresses"][0];
+    assert_eq!(address["targetRef"]["kind"], "Pod", "{endpoints}");
+    assert_eq!(endpoints["subsets"][0]["ports"][0]["port"], 80);
+    let rows = table(&k.ok(&["get", "endpoints", "web"]));
+    assert_eq!(rows[1][1], "127.0.0.1:80", "{rows:?}");
+    let slices = k.json(&["get", "endpointslices", "-l", "kubernetes.io/service-name=web"]);
+    let slice = &slices["items"][0];
+    assert_eq!(slice["addressType"], "IPv4");
+    assert_eq!(slice["endpoints"][0]["conditions"]["ready"], true, "{slice}");
+    assert_eq!(slice["metadata"]["ownerReferences"][0]["kind"], "Service");
+
+    let taken = format!(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: other\nspec:\n  type: NodePort\n  selector:\n    app: web\n  ports:\n  - port: 81\n    nodePort: {node_port}\n"
+    );
+    let refused = k.fails_with_stdin(&["apply", "-f", "-"], &taken);
+    assert!(
+        refused.contains(&format!(
+            "spec.ports[0].nodePort: Invalid value: {node_port}: provided port is already allocated"
+        )),
+        "{refused}"
+    );
+    let outside = "apiVersion: v1\nkind: Service\nmetadata:\n  name: outside\nspec:\n  clusterIP: 192.168.1.1\n  ports:\n  - port: 80\n";
+    let refused = k.fails_with_stdin(&["apply", "-f", "-"], outside);
+    assert!(refused.contains("the provided IP (192.168.1.1) is not in the valid range"), "{refused}");
+
+    // An update that leaves the allocated values out keeps them.
+    k.ok(&["patch", "svc", "web", "--type=merge", "-p", r#"{"metadata":{"labels":{"tier":"front"}}}"#]);
+    let patched = k.json(&["get", "svc", "web"]);
+    assert_eq!(patched["spec"]["clusterIP"], service["spec"]["clusterIP"]);
+    assert_eq!(patched["spec"]["ports"][0]["nodePort"], node_port);
+
+    k.ok(&["delete", "svc", "web"]);
+    k.ok(&["wait", "endpoints/web", "--for=delete", "--timeout=60s"]);
+}

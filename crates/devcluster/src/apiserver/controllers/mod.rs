@@ -2,8 +2,9 @@
 //! apiextensions server, reduced to what clients observe: garbage collection of
 //! dependents (background, foreground, orphan), namespace termination and CRD cleanup.
 //!
-//! The workload controllers play kube-controller-manager's deployment, ReplicaSet and Job
-//! controllers and kube-scheduler (`deployments`, `replicasets`, `jobs`, `scheduler`).
+//! The workload controllers play kube-controller-manager's deployment, ReplicaSet, Job,
+//! endpoints and EndpointSlice controllers and kube-scheduler (`deployments`,
+//! `replicasets`, `jobs`, `endpoints`, `scheduler`).
 //!
 //! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and the
 //! CSR cleaner, and give every namespace its `default` ServiceAccount and
@@ -15,6 +16,7 @@
 mod crds;
 mod csr;
 pub mod deployments;
+mod endpoints;
 mod gc;
 mod jobs;
 mod namespaces;
@@ -64,6 +66,10 @@ enum Work {
     ReplicaSet(String),
     /// A Job's Pods and status need a look.
     Job(String),
+    /// A Service's Endpoints and EndpointSlice need a look.
+    Endpoints(String),
+    /// Pods of a namespace changed: the Endpoints of its Services need a look.
+    EndpointsIn(String),
     /// A Pod may need a node.
     Schedule(String),
     /// A Node changed: Pods waiting for one need a look.
@@ -212,6 +218,8 @@ fn handle(state: &Shared, work: &Work) -> bool {
         Work::Deployment(key) => deployments::sync(state, key),
         Work::ReplicaSet(key) => replicasets::sync(state, key),
         Work::Job(key) => jobs::sync(state, key),
+        Work::Endpoints(key) => endpoints::sync(state, key),
+        Work::EndpointsIn(namespace) => endpoints::sync_namespace(state, namespace),
         Work::Schedule(key) => scheduler::schedule(state, key),
         Work::ScheduleAll => scheduler::schedule_all(state),
         Work::CrdRemoved(name) => {

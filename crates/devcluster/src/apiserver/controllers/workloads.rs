@@ -130,8 +130,9 @@ pub(super) fn replace_status<T: Serialize>(
 }
 
 /// The workload work a change asks for: a Deployment syncs when it or one of its
-/// ReplicaSets changes, a ReplicaSet or a Job when it or one of its Pods changes; a Pod no
-/// node runs yet is scheduled, and so are all such Pods when a Node changes.
+/// ReplicaSets changes, a ReplicaSet or a Job when it or one of its Pods changes, the
+/// Endpoints of a Service when it or a Pod of its namespace changes; a Pod no node runs
+/// yet is scheduled, and so are all such Pods when a Node changes.
 pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     let event = &notice.event;
     let namespace = event.namespace().unwrap_or_default();
@@ -147,7 +148,10 @@ pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         }
     } else if notice.resource == jobs() {
         batch.insert(Work::Job(event.key.clone()));
+    } else if notice.resource == super::endpoints::services() {
+        batch.insert(Work::Endpoints(event.key.clone()));
     } else if notice.resource == pods() {
+        batch.insert(Work::EndpointsIn(namespace.to_string()));
         if let Some(set) = owner("ReplicaSet") {
             batch.insert(Work::ReplicaSet(set));
         }
