@@ -345,7 +345,9 @@ pub fn up_options(
         install::objects(&Install {
             image: &image,
             hub_url: &endpoint.server,
-            hub_ca_pem: &endpoint.ca_pem,
+            // A dev hub is served by its own CA: the controller follows the bundle the hub
+            // publishes (`kube-root-ca.crt`), through rotations.
+            hub_ca_pem: "",
             image_pull_secret: None,
         })
     };
