@@ -256,7 +256,8 @@ async fn cluster_info(client: &kube::Client) -> Option<Endpoint> {
     kubeconfig::endpoint(&Kubeconfig::from_yaml(&text).ok()?).ok()
 }
 
-/// The CA bundle the hub publishes to its namespaces (`default/kube-root-ca.crt`), if any.
+/// The CA bundle the hub publishes to its namespaces (`default/kube-root-ca.crt`), if any;
+/// one that cannot be read counts as none, so the chosen CA is recorded, as without it.
 async fn root_ca(client: &kube::Client) -> Option<String> {
     let root = Api::<ConfigMap>::namespaced(client.clone(), "default").get_opt(ROOT_CA_CONFIGMAP).await.ok()??;
     root.data?.remove("ca.crt")
