@@ -693,7 +693,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__serve)
-            opts="-q -v -h --kubeconfig --name --port --store --node-simulator --node-dir --node-mode --podman --quiet --verbose --no-color --help"
+            opts="-q -v -h --kubeconfig --name --port --store --node-simulator --node-dir --node-mode --podman --rotate-ca --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -721,6 +721,10 @@ _fleetctl() {
                     ;;
                 --node-mode)
                     COMPREPLY=($(compgen -W "process in-process" -- "${cur}"))
+                    return 0
+                    ;;
+                --rotate-ca)
+                    COMPREPLY=($(compgen -W "trust serve retire" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -64,6 +64,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --store 'Keep objects in this directory, each write on disk before it is acknowledged, and resume from it on the next start (default: in memory only, gone on exit)'
             cand --node-dir 'The simulator''s directory for container logs (logs/<name>/) and Pod kubeconfigs (pods/<name>/) (default: the kubeconfig''s directory)'
             cand --node-mode 'How the simulator runs fleetctl containers'
+            cand --rotate-ca 'Take a step of rotating the CA kept in --store before serving, in the order of Kubernetes'' manual CA rotation: trust (a new CA signs and is trusted beside the old one, which still serves), serve (the new one serves), retire (the old one is no longer trusted)'
             cand --node-simulator 'Run the node simulator: Deployments of the fleetctl image run as processes, others are reported running, and their status and Pods are kept true'
             cand --podman 'Run images that exist in local podman storage as podman containers (options for every podman call from FLEETCTL_PODMAN_OPTIONS, e.g. `--storage-driver vfs`)'
             cand -q 'Print only errors: no notes, no progress, only error logs'

@@ -14,6 +14,7 @@ use super::signals::{Interrupted, until_stopped};
 use crate::simulator;
 
 use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, default_image};
+use fleetctl_devcluster::apiserver::CaRotation;
 use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
 use fleetctl_devcluster::node::container::Podman;
 use fleetctl_devcluster::node::process::Isolation;
@@ -68,6 +69,27 @@ impl Fault for DevError {
 /// The running executable, which the dev clusters run as `fleetctl dev serve`.
 pub fn current_exe() -> Result<PathBuf, DevError> {
     std::env::current_exe().map_err(DevError::CurrentExe)
+}
+
+/// A step of a CA rotation (`dev serve --rotate-ca`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RotateStep {
+    /// A new CA signs and is trusted beside the old one, which still serves.
+    Trust,
+    /// The new CA serves.
+    Serve,
+    /// The old CA is no longer trusted.
+    Retire,
+}
+
+impl From<RotateStep> for CaRotation {
+    fn from(step: RotateStep) -> Self {
+        match step {
+            RotateStep::Trust => Self::Trust,
+            RotateStep::Serve => Self::Serve,
+            RotateStep::Retire => Self::Retire,
+        }
+    }
 }
 
 /// How the node simulator runs the containers of the fleetctl image.
@@ -153,6 +175,12 @@ enum DevCommand {
         /// for every podman call from FLEETCTL_PODMAN_OPTIONS, e.g. `--storage-driver vfs`).
         #[arg(long, requires = "node_simulator")]
         podman: bool,
+        /// Take a step of rotating the CA kept in --store before serving, in the order of
+        /// Kubernetes' manual CA rotation: trust (a new CA signs and is trusted beside the
+        /// old one, which still serves), serve (the new one serves), retire (the old one is
+        /// no longer trusted).
+        #[arg(long, value_enum, value_name = "STEP", requires = "store")]
+        rotate_ca: Option<RotateStep>,
     },
     /// Start a hub (with the hub controller installed) and managed clusters cluster1…N in
     /// the background, each a `dev serve` process; return once all are ready.
@@ -224,11 +252,13 @@ enum DevCommand {
 /// Runs a `dev` subcommand.
 pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
-        DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman } => {
+        DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman, rotate_ca } => {
             let node_mode = node_mode.run_mode()?;
             let podman = podman.then(Podman::from_env);
-            serve::run(ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman })
-                .await?;
+            let rotate_ca = rotate_ca.map(CaRotation::from);
+            let options =
+                ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman, rotate_ca };
+            serve::run(options).await?;
         }
         DevCommand::Up { clusters, dir, image, durable, in_process, podman, ready_timeout } => {
             let dir = dir.resolve()?;

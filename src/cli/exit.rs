@@ -159,7 +159,11 @@ impl Fault for EnvError {
 /// `dev serve`.
 impl Fault for ServeError {
     fn exit_status(&self) -> ExitStatus {
-        ExitStatus::Failure
+        match self {
+            Self::RotateWithoutStore => ExitStatus::Usage,
+            Self::RotateCa(fleetctl_devcluster::apiserver::SecurityError::Rotating(_)) => ExitStatus::Refused,
+            _ => ExitStatus::Failure,
+        }
     }
 }
 
