@@ -57,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -124,6 +125,19 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'fleetctl;dev;restart' {
+            [CompletionResult]::new('--rotate-ca', '--rotate-ca', [CompletionResultType]::ParameterName, 'The CA rotation step to take (see `dev serve --rotate-ca`)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'How long the cluster has to stop before it is killed')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'fleetctl;dev;status' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
@@ -151,6 +165,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -166,6 +181,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;dev;help;down' {
+            break
+        }
+        'fleetctl;dev;help;restart' {
             break
         }
         'fleetctl;dev;help;status' {
@@ -570,6 +588,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
             break
@@ -584,6 +603,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;help;dev;down' {
+            break
+        }
+        'fleetctl;help;dev;restart' {
             break
         }
         'fleetctl;help;dev;status' {

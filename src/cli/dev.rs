@@ -233,6 +233,20 @@ enum DevCommand {
         #[arg(long, default_value = "5s", value_parser = fleetctl_kube::duration::parse)]
         grace: Duration,
     },
+    /// Restart one cluster of a durable environment (`up --durable`) on its store and port,
+    /// with what it runs; optionally take a step of rotating its CA while it is stopped.
+    Restart {
+        /// The cluster (hub, cluster1, …).
+        cluster: String,
+        /// The CA rotation step to take (see `dev serve --rotate-ca`).
+        #[arg(long, value_enum, value_name = "STEP")]
+        rotate_ca: Option<RotateStep>,
+        #[command(flatten)]
+        dir: DirArg,
+        /// How long the cluster has to stop before it is killed.
+        #[arg(long, default_value = "5s", value_parser = fleetctl_kube::duration::parse)]
+        grace: Duration,
+    },
     /// Show the dev environment's clusters: URL, pid, ready.
     Status {
         #[command(flatten)]
@@ -291,6 +305,16 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
                 };
                 printer.note(&format!("{name} {how}"));
             }
+        }
+        DevCommand::Restart { cluster, rotate_ca, dir, grace } => {
+            let started = Instant::now();
+            let record = env::restart(&dir.resolve()?, &cluster, rotate_ca.map(CaRotation::from), grace).await?;
+            printer.note(&format!(
+                "{} restarted in {:.1}s at {}",
+                record.name,
+                started.elapsed().as_secs_f64(),
+                record.url
+            ));
         }
         DevCommand::Status { dir } => {
             let (_, statuses) = env::status(&dir.resolve()?).await?;

@@ -68,6 +68,17 @@ pub enum CaRotation {
     Retire,
 }
 
+impl CaRotation {
+    /// The step as `dev serve --rotate-ca` names it.
+    pub fn as_arg(self) -> &'static str {
+        match self {
+            Self::Trust => "trust",
+            Self::Serve => "serve",
+            Self::Retire => "retire",
+        }
+    }
+}
+
 /// Takes one step of a CA rotation on the material stored in `dir` (the cluster's
 /// store, while the cluster is stopped). `Serve` and `Retire` with nothing left to do
 /// do nothing.
