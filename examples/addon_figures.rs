@@ -98,7 +98,9 @@ fn memory(dir: &Path, addon: &str) -> Result<Memory> {
     // The managed cluster's dev server leads the process group of the pods it runs.
     let state = fleetctl_devcluster::env::read_state(dir)?;
     let cluster = state.clusters.iter().find(|c| c.name == "cluster1").context("cluster1 in the environment")?;
-    let pid = *process::pids_in_group(cluster.pid, &format!("addon {addon}")).first().with_context(|| format!("no {addon} process"))?;
+    let pid = *process::pids_in_group(cluster.pid, &format!("addon {addon}"))
+        .first()
+        .with_context(|| format!("no {addon} process"))?;
     let mib = |kib: Option<u64>| kib.map(|kib| kib as f64 / 1024.0).with_context(|| format!("the memory of {addon}"));
     Ok((mib(process::rss_kib(pid))?, mib(process::anon_kib(pid))?, mib(process::pss_kib(pid))?))
 }
