@@ -270,7 +270,7 @@ impl ApiState {
         }
         kinds::on_create(rt, &mut object, opts.user.as_ref())?;
         if kinds::is(rt, "", "services") {
-            super::services::allocate(self, &mut object, None)?;
+            super::services::allocate(self, &mut object)?;
         }
         object::drop_empty_metadata(&mut object);
         Ok(object)
@@ -566,8 +566,7 @@ impl ApiState {
         }
         kinds::on_update(rt, old, &mut next)?;
         if subresource.is_none() && kinds::is(rt, "", "services") {
-            let namespace = object::namespace(old).unwrap_or_default();
-            super::services::allocate(self, &mut next, Some((namespace, &name)))?;
+            super::services::allocate(self, &mut next)?;
         }
         object::drop_empty_metadata(&mut next);
         Ok(next)

@@ -113,7 +113,7 @@ fn random() -> u32 {
 }
 
 /// The cluster IPs and node ports the other Services hold.
-fn allocated(state: &ApiState, except: Option<(&str, &str)>) -> (BTreeSet<String>, BTreeSet<i64>) {
+fn allocated(state: &ApiState, except: (&str, &str)) -> (BTreeSet<String>, BTreeSet<i64>) {
     let services = GroupResource::new("", "services");
     let page = state.store.list(&services, None, None, 0, &|_| true);
     let (mut ips, mut ports) = (BTreeSet::new(), BTreeSet::new());
@@ -122,7 +122,7 @@ fn allocated(state: &ApiState, except: Option<(&str, &str)>) -> (BTreeSet<String
             service["metadata"]["namespace"].as_str().unwrap_or_default(),
             service["metadata"]["name"].as_str().unwrap_or_default(),
         );
-        if Some(key) == except {
+        if key == except {
             continue;
         }
         ips.extend(
@@ -155,16 +155,16 @@ fn free_port(taken: &BTreeSet<i64>) -> Option<i64> {
 }
 
 /// Gives a Service (defaulted already) its cluster IP and node ports, or says why the
-/// ones it asks for cannot be had; `existing` names the Service on an update, whose own
-/// addresses are not taken by another.
-pub fn allocate(state: &ApiState, object: &mut Value, existing: Option<(&str, &str)>) -> Result<(), ApiError> {
+/// ones it asks for cannot be had. What a stored Service of the same name holds does not
+/// count as taken: it is this one updated (or a create that is refused as existing).
+pub fn allocate(state: &ApiState, object: &mut Value) -> Result<(), ApiError> {
     let kind = object["spec"]["type"].as_str().unwrap_or("ClusterIP").to_string();
     if kind == "ExternalName" {
         return Ok(());
     }
     let namespace = object["metadata"]["namespace"].as_str().unwrap_or_default().to_string();
     let name = object["metadata"]["name"].as_str().unwrap_or_default().to_string();
-    let (ips, mut ports) = allocated(state, existing);
+    let (ips, mut ports) = allocated(state, (&namespace, &name));
     let mut causes = Vec::new();
     let asked = object["spec"]["clusterIP"].as_str().unwrap_or_default().to_string();
     let ip = match asked.as_str() {
