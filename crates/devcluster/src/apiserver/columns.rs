@@ -224,6 +224,32 @@ fn job_duration(o: &Value, now: jiff::Timestamp) -> Value {
     Value::from(fleetctl_kube::duration::human(end.as_second() - start.as_second()))
 }
 
+fn cron_schedule(o: &Value, _: jiff::Timestamp) -> Value {
+    o["spec"]["schedule"].clone()
+}
+
+fn cron_time_zone(o: &Value, _: jiff::Timestamp) -> Value {
+    none_if_empty(o["spec"]["timeZone"].as_str().unwrap_or_default().to_string())
+}
+
+/// kubectl's bool pointer: `True`, `False`, or `<unset>`.
+fn cron_suspend(o: &Value, _: jiff::Timestamp) -> Value {
+    Value::from(match o["spec"]["suspend"].as_bool() {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    })
+}
+
+fn cron_active(o: &Value, _: jiff::Timestamp) -> Value {
+    Value::from(items(&o["status"]["active"]).count())
+}
+
+fn cron_last_schedule(o: &Value, now: jiff::Timestamp) -> Value {
+    let last = &o["status"]["lastScheduleTime"];
+    if last.is_null() { Value::from("<none>") } else { age_of(last, now) }
+}
+
 // --- Services ---
 
 fn service_type(o: &Value, _: jiff::Timestamp) -> Value {
@@ -482,6 +508,15 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
             column("Containers", "string", 1, containers_cell),
             column("Images", "string", 1, images_cell),
             column("Selector", "string", 1, selector_cell),
+        ],
+        ("batch", "cronjobs") => vec![
+            NAME,
+            column("Schedule", "string", 0, cron_schedule),
+            column("Timezone", "string", 0, cron_time_zone),
+            column("Suspend", "boolean", 0, cron_suspend),
+            column("Active", "integer", 0, cron_active),
+            column("Last Schedule", "string", 0, cron_last_schedule),
+            AGE,
         ],
         ("apps", "statefulsets") => vec![NAME, column("Ready", "string", 0, deploy_ready), AGE],
         ("", "nodes") => vec![

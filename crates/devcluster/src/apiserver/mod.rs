@@ -13,6 +13,7 @@ mod cel;
 mod columns;
 mod controllers;
 mod crd;
+mod cron;
 mod discovery;
 mod http;
 mod kinds;

@@ -42,7 +42,7 @@ fn default_job(job: &mut Job) {
 }
 
 /// The selector and Pod labels that tie the Job's Pods to it by its uid.
-fn generate_selector(job: &mut Job) {
+pub(super) fn generate_selector(job: &mut Job) {
     let (Some(uid), Some(name)) = (job.metadata.uid.clone(), job.metadata.name.clone()) else { return };
     let Some(spec) = job.spec.as_mut() else { return };
     if spec.manual_selector == Some(true) {
@@ -83,7 +83,7 @@ fn not_negative(causes: &mut Vec<Cause>, field: &str, value: Option<i64>) {
     }
 }
 
-fn validate(job: &Job) -> Vec<Cause> {
+pub(super) fn validate(job: &Job) -> Vec<Cause> {
     let Some(spec) = &job.spec else {
         return vec![Cause::new("FieldValueRequired", "spec", "Required value")];
     };

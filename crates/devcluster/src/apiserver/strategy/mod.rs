@@ -8,6 +8,7 @@
 
 mod certificates;
 mod config;
+mod cronjobs;
 pub mod jobs;
 mod rbac;
 mod scheduling;
@@ -48,6 +49,7 @@ pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
     match (rt.group.as_str(), rt.plural.as_str()) {
         ("apps", "deployments") => &workloads::Deployments,
         ("batch", "jobs") => &jobs::Jobs,
+        ("batch", "cronjobs") => &cronjobs::CronJobs,
         ("", "services") => &services::Services,
         ("", "configmaps") => &config::ConfigMaps,
         ("", "secrets") => &config::Secrets,
