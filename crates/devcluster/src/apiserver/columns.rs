@@ -464,6 +464,10 @@ fn event_count(o: &Value, _: jiff::Timestamp) -> Value {
 
 const NAME: BuiltinColumn = column("Name", "string", 0, name);
 const AGE: BuiltinColumn = column("Age", "string", 0, age);
+/// What `-o wide` adds for the kinds with a pod template.
+const CONTAINERS: BuiltinColumn = column("Containers", "string", 1, containers_cell);
+const IMAGES: BuiltinColumn = column("Images", "string", 1, images_cell);
+const SELECTOR: BuiltinColumn = column("Selector", "string", 1, selector_cell);
 
 /// The columns of a built-in kind, if upstream prints more than Name and Age.
 pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
@@ -485,9 +489,9 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
             column("Up-to-date", "integer", 0, updated),
             column("Available", "integer", 0, available),
             AGE,
-            column("Containers", "string", 1, containers_cell),
-            column("Images", "string", 1, images_cell),
-            column("Selector", "string", 1, selector_cell),
+            CONTAINERS,
+            IMAGES,
+            SELECTOR,
         ],
         ("apps", "replicasets") => vec![
             NAME,
@@ -495,9 +499,9 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
             column("Current", "integer", 0, current),
             column("Ready", "integer", 0, ready_count),
             AGE,
-            column("Containers", "string", 1, containers_cell),
-            column("Images", "string", 1, images_cell),
-            column("Selector", "string", 1, selector_cell),
+            CONTAINERS,
+            IMAGES,
+            SELECTOR,
         ],
         ("batch", "jobs") => vec![
             NAME,
@@ -505,9 +509,9 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
             column("Completions", "string", 0, job_completions),
             column("Duration", "string", 0, job_duration),
             AGE,
-            column("Containers", "string", 1, containers_cell),
-            column("Images", "string", 1, images_cell),
-            column("Selector", "string", 1, selector_cell),
+            CONTAINERS,
+            IMAGES,
+            SELECTOR,
         ],
         ("batch", "cronjobs") => vec![
             NAME,

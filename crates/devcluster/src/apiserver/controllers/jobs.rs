@@ -8,7 +8,7 @@
 
 use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus, UncountedTerminatedPods};
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
@@ -140,16 +140,8 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
 
 fn create_pod(state: &Shared, namespace: &str, job: &Job) -> Step {
     let Some(pods_rt) = resource_type(state, &pods()) else { return Ok(()) };
-    let name = job.metadata.name.clone().unwrap_or_default();
-    let owner = OwnerReference {
-        api_version: "batch/v1".into(),
-        kind: "Job".into(),
-        name: name.clone(),
-        uid: job.metadata.uid.clone().unwrap_or_default(),
-        ..OwnerReference::default()
-    };
     let template = job.spec.as_ref().map(|s| s.template.clone()).unwrap_or_default();
-    let pod = pod_of_template(&template, &name, job.metadata.namespace.clone(), owner);
+    let pod = pod_of_template(&template, "batch/v1", "Job", &job.metadata);
     let body = serde_json::to_value(pod)
         .map_err(|e| ApiError::internal(format!("serializing a pod from the template: {e}")))?;
     state.create(&pods_rt, Some(namespace), body, &WriteOptions::default()).map(|_| ())

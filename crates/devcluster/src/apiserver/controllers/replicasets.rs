@@ -7,7 +7,6 @@
 
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
 use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
@@ -83,15 +82,7 @@ fn deletion_rank(pod: &Pod) -> (bool, bool, bool, Option<jiff::Timestamp>) {
 /// A Pod of the ReplicaSet's template.
 fn pod_of(set: &ReplicaSet) -> Pod {
     let template = set.spec.as_ref().and_then(|s| s.template.clone()).unwrap_or_default();
-    let name = set.metadata.name.clone().unwrap_or_default();
-    let owner = OwnerReference {
-        api_version: "apps/v1".into(),
-        kind: "ReplicaSet".into(),
-        name: name.clone(),
-        uid: set.metadata.uid.clone().unwrap_or_default(),
-        ..OwnerReference::default()
-    };
-    pod_of_template(&template, &name, set.metadata.namespace.clone(), owner)
+    pod_of_template(&template, "apps/v1", "ReplicaSet", &set.metadata)
 }
 
 fn write_status(state: &Shared, namespace: &str, name: &str, set: &ReplicaSet, live: &[Pod]) -> Step {

@@ -76,13 +76,18 @@ pub(super) fn owned<T: DeserializeOwned>(
         .collect()
 }
 
-/// A Pod of `template` named `<base>-<random>` in `namespace`, controlled by `owner`.
-pub(super) fn pod_of_template(
-    template: &PodTemplateSpec,
-    base: &str,
-    namespace: Option<String>,
-    owner: OwnerReference,
-) -> Pod {
+/// A Pod of `template` named `<owner>-<random>` in the owner's namespace, controlled by the
+/// owner (of `api_version` and `kind`, with `owner`'s metadata).
+pub(super) fn pod_of_template(template: &PodTemplateSpec, api_version: &str, kind: &str, owner: &ObjectMeta) -> Pod {
+    let base = owner.name.clone().unwrap_or_default();
+    let reference = OwnerReference {
+        api_version: api_version.into(),
+        kind: kind.into(),
+        name: base.clone(),
+        uid: owner.uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    };
     let meta = template.metadata.clone().unwrap_or_default();
     let mut spec: PodSpec = template.spec.clone().unwrap_or_default();
     // What ServiceAccount admission gives a Pod that names none.
@@ -92,14 +97,10 @@ pub(super) fn pod_of_template(
     Pod {
         metadata: ObjectMeta {
             generate_name: Some(format!("{base}-")),
-            namespace,
+            namespace: owner.namespace.clone(),
             labels: meta.labels,
             annotations: meta.annotations.filter(|a: &BTreeMap<String, String>| !a.is_empty()),
-            owner_references: Some(vec![OwnerReference {
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-                ..owner
-            }]),
+            owner_references: Some(vec![reference]),
             ..ObjectMeta::default()
         },
         spec: Some(spec),
