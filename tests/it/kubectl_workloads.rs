@@ -225,6 +225,37 @@ fn a_job_whose_pods_would_always_restart_is_refused() {
     assert!(k.fails(&["get", "job", "forever"]).contains("NotFound"));
 }
 
+/// `SetDefaults_CronJob` and kubectl's CronJob columns; `kubectl create job --from=cronjob`
+/// (kubectl's manual trigger) makes a Job of the job template, owned by the CronJob, that
+/// the Job controller runs; `ValidateCronJob` refuses a schedule that does not parse.
+#[test]
+fn a_cron_job_prints_its_schedule_and_a_job_made_from_it_runs_to_completion() {
+    let Some(k) = cluster() else { return };
+    k.ok(&["create", "cronjob", "hello", "--image=busybox:1.36", "--schedule=*/5 * * * *", "--", "true"]);
+    let rows = table(&k.ok(&["get", "cj"]));
+    assert_eq!(
+        rows[0],
+        ["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE"].map(String::from)
+    );
+    assert_eq!(rows[1][..8], ["hello", "*/5", "*", "*", "*", "*", "<none>", "False"].map(String::from), "{rows:?}");
+    let cron_job = k.json(&["get", "cronjob", "hello"]);
+    assert_eq!(cron_job["spec"]["concurrencyPolicy"], "Allow");
+    assert_eq!(
+        (cron_job["spec"]["successfulJobsHistoryLimit"].as_i64(), cron_job["spec"]["failedJobsHistoryLimit"].as_i64()),
+        (Some(3), Some(1))
+    );
+
+    k.ok(&["create", "job", "hello-manual", "--from=cronjob/hello"]);
+    k.ok(&["wait", "job/hello-manual", "--for=condition=complete", "--timeout=60s"]);
+    let job = k.json(&["get", "job", "hello-manual"]);
+    assert_eq!(job["metadata"]["ownerReferences"][0]["kind"], "CronJob", "{job}");
+    assert_eq!(job["metadata"]["ownerReferences"][0]["uid"], cron_job["metadata"]["uid"]);
+    assert_eq!(job["metadata"]["annotations"]["cronjob.kubernetes.io/instantiate"], "manual");
+
+    let refused = k.fails(&["create", "cronjob", "bad", "--image=busybox:1.36", "--schedule=61 * * * *"]);
+    assert!(refused.contains("spec.schedule: Invalid value"), "{refused}");
+}
+
 /// The Service REST storage allocates a cluster IP from 10.96.0.0/12 and node ports from
 /// 30000-32767 (refusing taken or out-of-range ones with upstream's messages); the
 /// endpoints and EndpointSlice controllers list the ready Pods a Service selects, the
