@@ -78,7 +78,16 @@ enum Work {
 
 impl Work {
     fn is_workload(&self) -> bool {
-        matches!(self, Self::Deployment(_) | Self::ReplicaSet(_) | Self::Job(_) | Self::Schedule(_) | Self::ScheduleAll)
+        matches!(
+            self,
+            Self::Deployment(_)
+                | Self::ReplicaSet(_)
+                | Self::Job(_)
+                | Self::Endpoints(_)
+                | Self::EndpointsIn(_)
+                | Self::Schedule(_)
+                | Self::ScheduleAll
+        )
     }
 }
 

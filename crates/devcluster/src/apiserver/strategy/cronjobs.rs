@@ -7,7 +7,7 @@ use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
-use super::super::cron::Schedule;
+use super::super::cron;
 use super::super::status::Cause;
 use super::Strategy;
 use super::jobs::{generate_selector, validate as validate_job};
@@ -47,7 +47,7 @@ fn validate(cron_job: &CronJob) -> Vec<Cause> {
             "spec.schedule",
             format!("Invalid value: {schedule:?}: cannot use TZ or CRON_TZ in schedule, use timeZone field instead"),
         ));
-    } else if let Err(e) = Schedule::parse(schedule) {
+    } else if let Err(e) = cron::check(schedule) {
         causes.push(Cause::new("FieldValueInvalid", "spec.schedule", format!("Invalid value: {schedule:?}: {e}")));
     }
     let Some(job_spec) = spec.job_template.spec.clone() else {
