@@ -489,6 +489,22 @@ impl Store {
         Ok(Subscription { replay, feed, rv })
     }
 
+    /// The changes to a resource after resourceVersion `from`, oldest first, with the
+    /// resource's revision they bring it to, so that what is derived from the objects can
+    /// take in only what changed. `Err(oldest)` when the history kept no longer reaches
+    /// back to `from`.
+    pub fn changes_after(&self, resource: &GroupResource, from: u64) -> Result<(Vec<Arc<Event>>, u64), u64> {
+        let inner = self.inner.read();
+        let Some(table) = inner.tables.get(resource) else {
+            return Ok((Vec::new(), 0));
+        };
+        if from < table.compacted {
+            return Err(table.compacted + 1);
+        }
+        let start = table.history.partition_point(|e| e.rv <= from);
+        Ok((table.history.range(start..).cloned().collect(), table.revision))
+    }
+
     /// Every object of a resource in a namespace (or all) plus a feed of later changes,
     /// taken atomically.
     pub fn snapshot(&self, resource: &GroupResource, namespace: Option<&str>) -> (Vec<Stored>, Subscription) {
