@@ -57,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -69,6 +70,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep objects in this directory, each write on disk before it is acknowledged, and resume from it on the next start (default: in memory only, gone on exit)')
             [CompletionResult]::new('--node-dir', '--node-dir', [CompletionResultType]::ParameterName, 'The simulator''s directory for container logs (logs/<name>/) and Pod kubeconfigs (pods/<name>/) (default: the kubeconfig''s directory)')
             [CompletionResult]::new('--node-mode', '--node-mode', [CompletionResultType]::ParameterName, 'How the simulator runs fleetctl containers')
+            [CompletionResult]::new('--rotate-ca', '--rotate-ca', [CompletionResultType]::ParameterName, 'Take a step of rotating the CA kept in --store before serving, in the order of Kubernetes'' manual CA rotation: trust (a new CA signs and is trusted beside the old one, which still serves), serve (the new one serves), retire (the old one is no longer trusted)')
             [CompletionResult]::new('--node-simulator', '--node-simulator', [CompletionResultType]::ParameterName, 'Run the node simulator: Deployments of the fleetctl image run as processes, others are reported running, and their status and Pods are kept true')
             [CompletionResult]::new('--podman', '--podman', [CompletionResultType]::ParameterName, 'Run images that exist in local podman storage as podman containers (options for every podman call from FLEETCTL_PODMAN_OPTIONS, e.g. `--storage-driver vfs`)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
@@ -123,6 +125,19 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'fleetctl;dev;restart' {
+            [CompletionResult]::new('--rotate-ca', '--rotate-ca', [CompletionResultType]::ParameterName, 'The CA rotation step to take (see `dev serve --rotate-ca`)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'How long the cluster has to stop before it is killed')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'fleetctl;dev;status' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
@@ -150,6 +165,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -165,6 +181,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;dev;help;down' {
+            break
+        }
+        'fleetctl;dev;help;restart' {
             break
         }
         'fleetctl;dev;help;status' {
@@ -569,6 +588,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop the dev environment (its clusters and everything they run)')
+            [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the dev environment''s clusters: URL, pid, ready')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print a cluster''s log, or the log of one of its Deployments')
             break
@@ -583,6 +603,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;help;dev;down' {
+            break
+        }
+        'fleetctl;help;dev;restart' {
             break
         }
         'fleetctl;help;dev;status' {

@@ -82,6 +82,9 @@ _fleetctl() {
             fleetctl__subcmd__dev,logs)
                 cmd="fleetctl__subcmd__dev__subcmd__logs"
                 ;;
+            fleetctl__subcmd__dev,restart)
+                cmd="fleetctl__subcmd__dev__subcmd__restart"
+                ;;
             fleetctl__subcmd__dev,serve)
                 cmd="fleetctl__subcmd__dev__subcmd__serve"
                 ;;
@@ -102,6 +105,9 @@ _fleetctl() {
                 ;;
             fleetctl__subcmd__dev__subcmd__help,logs)
                 cmd="fleetctl__subcmd__dev__subcmd__help__subcmd__logs"
+                ;;
+            fleetctl__subcmd__dev__subcmd__help,restart)
+                cmd="fleetctl__subcmd__dev__subcmd__help__subcmd__restart"
                 ;;
             fleetctl__subcmd__dev__subcmd__help,serve)
                 cmd="fleetctl__subcmd__dev__subcmd__help__subcmd__serve"
@@ -186,6 +192,9 @@ _fleetctl() {
                 ;;
             fleetctl__subcmd__help__subcmd__dev,logs)
                 cmd="fleetctl__subcmd__help__subcmd__dev__subcmd__logs"
+                ;;
+            fleetctl__subcmd__help__subcmd__dev,restart)
+                cmd="fleetctl__subcmd__help__subcmd__dev__subcmd__restart"
                 ;;
             fleetctl__subcmd__help__subcmd__dev,serve)
                 cmd="fleetctl__subcmd__help__subcmd__dev__subcmd__serve"
@@ -497,7 +506,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev)
-            opts="-q -v -h --quiet --verbose --no-color --help serve up fleet down status logs help"
+            opts="-q -v -h --quiet --verbose --no-color --help serve up fleet down restart status logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -563,7 +572,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__help)
-            opts="serve up fleet down status logs help"
+            opts="serve up fleet down restart status logs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -619,6 +628,20 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__help__subcmd__logs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__dev__subcmd__help__subcmd__restart)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -692,8 +715,34 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__dev__subcmd__restart)
+            opts="-q -v -h --rotate-ca --dir --grace --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rotate-ca)
+                    COMPREPLY=($(compgen -W "trust serve retire" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__dev__subcmd__serve)
-            opts="-q -v -h --kubeconfig --name --port --store --node-simulator --node-dir --node-mode --podman --quiet --verbose --no-color --help"
+            opts="-q -v -h --kubeconfig --name --port --store --node-simulator --node-dir --node-mode --podman --rotate-ca --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -721,6 +770,10 @@ _fleetctl() {
                     ;;
                 --node-mode)
                     COMPREPLY=($(compgen -W "process in-process" -- "${cur}"))
+                    return 0
+                    ;;
+                --rotate-ca)
+                    COMPREPLY=($(compgen -W "trust serve retire" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1039,7 +1092,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help__subcmd__dev)
-            opts="serve up fleet down status logs"
+            opts="serve up fleet down restart status logs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1081,6 +1134,20 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help__subcmd__dev__subcmd__logs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__dev__subcmd__restart)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

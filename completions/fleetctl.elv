@@ -53,6 +53,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
             cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
+            cand restart 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped'
             cand status 'Show the dev environment''s clusters: URL, pid, ready'
             cand logs 'Print a cluster''s log, or the log of one of its Deployments'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -64,6 +65,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --store 'Keep objects in this directory, each write on disk before it is acknowledged, and resume from it on the next start (default: in memory only, gone on exit)'
             cand --node-dir 'The simulator''s directory for container logs (logs/<name>/) and Pod kubeconfigs (pods/<name>/) (default: the kubeconfig''s directory)'
             cand --node-mode 'How the simulator runs fleetctl containers'
+            cand --rotate-ca 'Take a step of rotating the CA kept in --store before serving, in the order of Kubernetes'' manual CA rotation: trust (a new CA signs and is trusted beside the old one, which still serves), serve (the new one serves), retire (the old one is no longer trusted)'
             cand --node-simulator 'Run the node simulator: Deployments of the fleetctl image run as processes, others are reported running, and their status and Pods are kept true'
             cand --podman 'Run images that exist in local podman storage as podman containers (options for every podman call from FLEETCTL_PODMAN_OPTIONS, e.g. `--storage-driver vfs`)'
             cand -q 'Print only errors: no notes, no progress, only error logs'
@@ -114,6 +116,18 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'fleetctl;dev;restart'= {
+            cand --rotate-ca 'The CA rotation step to take (see `dev serve --rotate-ca`)'
+            cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
+            cand --grace 'How long the cluster has to stop before it is killed'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'fleetctl;dev;status'= {
             cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
             cand -q 'Print only errors: no notes, no progress, only error logs'
@@ -139,6 +153,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
             cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
+            cand restart 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped'
             cand status 'Show the dev environment''s clusters: URL, pid, ready'
             cand logs 'Print a cluster''s log, or the log of one of its Deployments'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -150,6 +165,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;dev;help;fleet'= {
         }
         &'fleetctl;dev;help;down'= {
+        }
+        &'fleetctl;dev;help;restart'= {
         }
         &'fleetctl;dev;help;status'= {
         }
@@ -519,6 +536,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
             cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
+            cand restart 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped'
             cand status 'Show the dev environment''s clusters: URL, pid, ready'
             cand logs 'Print a cluster''s log, or the log of one of its Deployments'
         }
@@ -529,6 +547,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;dev;fleet'= {
         }
         &'fleetctl;help;dev;down'= {
+        }
+        &'fleetctl;help;dev;restart'= {
         }
         &'fleetctl;help;dev;status'= {
         }

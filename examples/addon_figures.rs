@@ -15,6 +15,8 @@
 
 #[path = "support/binary.rs"]
 mod binary;
+#[path = "support/process.rs"]
+mod process;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -93,35 +95,12 @@ fn one_run(fleetctl: &Path, dir: &Path, settle: Duration) -> Result<(Duration, V
 /// `(VmRSS, RssAnon, Pss)` in MiB of the addon agent of this environment (Pss shares each
 /// page of the executable among the processes that map it).
 fn memory(dir: &Path, addon: &str) -> Result<Memory> {
-    let dir = dir.to_string_lossy().to_string();
-    for entry in std::fs::read_dir("/proc")?.flatten() {
-        if entry.file_name().to_string_lossy().parse::<u32>().is_err() {
-            continue;
-        }
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let environ =
-            String::from_utf8_lossy(&std::fs::read(entry.path().join("environ")).unwrap_or_default()).into_owned();
-        if !cmdline.contains(&format!("addon {addon}")) || !environ.contains(&dir) {
-            continue;
-        }
-        let status = std::fs::read_to_string(entry.path().join("status"))?;
-        let field = |name: &str| -> f64 {
-            let kib: f64 = status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-                .unwrap_or(0.0);
-            kib / 1024.0
-        };
-        let rollup = std::fs::read_to_string(entry.path().join("smaps_rollup")).unwrap_or_default();
-        let pss = rollup
-            .lines()
-            .find_map(|l| l.strip_prefix("Pss:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-            .unwrap_or(0.0)
-            / 1024.0;
-        return Ok((field("VmRSS:"), field("RssAnon:"), pss));
-    }
-    bail!("no {addon} process found")
+    // The managed cluster's dev server leads the process group of the pods it runs.
+    let state = fleetctl_devcluster::env::read_state(dir)?;
+    let cluster = state.clusters.iter().find(|c| c.name == "cluster1").context("cluster1 in the environment")?;
+    let pid = *process::pids_in_group(cluster.pid, &format!("addon {addon}"))
+        .first()
+        .with_context(|| format!("no {addon} process"))?;
+    let mib = |kib: Option<u64>| kib.map(|kib| kib as f64 / 1024.0).with_context(|| format!("the memory of {addon}"));
+    Ok((mib(process::rss_kib(pid))?, mib(process::anon_kib(pid))?, mib(process::pss_kib(pid))?))
 }

@@ -61,10 +61,12 @@ async fn main() -> Result<()> {
     // Steady state: import once more, let it settle, then look.
     binary::timed(&binary, &kubeconfig, &[&["import", "cluster1"][..], &hub_ctx].concat())?;
     tokio::time::sleep(Duration::from_secs(10)).await;
+    // The managed cluster's dev server leads the process group of the pods it runs.
+    let cluster = state.clusters.iter().find(|c| c.name == "cluster1").context("cluster1 in the environment")?;
     for (name, needle) in
         [("operator", "agent operator"), ("registration", "agent registration"), ("work", "agent work")]
     {
-        let rss: Vec<String> = process::pids_under(dir.path(), needle)
+        let rss: Vec<String> = process::pids_in_group(cluster.pid, needle)
             .into_iter()
             .filter_map(process::rss_kib)
             .map(|kib| format!("{:.1} MiB", kib as f64 / 1024.0))

@@ -1,15 +1,32 @@
 //! What the examples read of processes from /proc: memory, CPU time, and which processes
 //! of a dev environment run a role.
 
+/// A `Field:   N kB` line of `/proc/PID/FILE`, KiB.
+fn kib_in(pid: u32, file: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).ok()?;
+    text.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok()
+}
+
 fn status_kib(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok()
+    kib_in(pid, "status", field)
 }
 
 /// Resident memory now, KiB.
 #[allow(dead_code, reason = "not every example reads it")]
 pub fn rss_kib(pid: u32) -> Option<u64> {
     status_kib(pid, "VmRSS:")
+}
+
+/// Resident memory of the process itself (not its executable's pages), KiB.
+#[allow(dead_code, reason = "not every example reads it")]
+pub fn anon_kib(pid: u32) -> Option<u64> {
+    status_kib(pid, "RssAnon:")
+}
+
+/// Proportional set size: each shared page divided among the processes mapping it, KiB.
+#[allow(dead_code, reason = "not every example reads it")]
+pub fn pss_kib(pid: u32) -> Option<u64> {
+    kib_in(pid, "smaps_rollup", "Pss:")
 }
 
 /// Peak resident memory (high-water mark), KiB.
@@ -58,16 +75,5 @@ pub fn pids_in_group(group: u32, needle: &str) -> Vec<u32> {
         // After the command name (which may hold spaces): state, ppid, pgrp.
         let pgrp: u32 = stat.rsplit_once(')')?.1.split_whitespace().nth(2)?.parse().ok()?;
         Some(pgrp == group)
-    })
-}
-
-/// Pids of the processes whose command line holds `needle` and whose environment names
-/// `dir` (the processes of the dev environment in `dir`).
-#[allow(dead_code, reason = "not every example looks for processes")]
-pub fn pids_under(dir: &std::path::Path, needle: &str) -> Vec<u32> {
-    let dir = dir.to_string_lossy().into_owned();
-    pids_where(needle, |proc_dir| {
-        let environ = String::from_utf8_lossy(&std::fs::read(proc_dir.join("environ")).ok()?).into_owned();
-        Some(environ.contains(&dir))
     })
 }

@@ -14,6 +14,7 @@ use super::signals::{Interrupted, until_stopped};
 use crate::simulator;
 
 use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, default_image};
+use fleetctl_devcluster::apiserver::CaRotation;
 use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
 use fleetctl_devcluster::node::container::Podman;
 use fleetctl_devcluster::node::process::Isolation;
@@ -68,6 +69,27 @@ impl Fault for DevError {
 /// The running executable, which the dev clusters run as `fleetctl dev serve`.
 pub fn current_exe() -> Result<PathBuf, DevError> {
     std::env::current_exe().map_err(DevError::CurrentExe)
+}
+
+/// A step of a CA rotation (`dev serve --rotate-ca`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RotateStep {
+    /// A new CA signs and is trusted beside the old one, which still serves.
+    Trust,
+    /// The new CA serves.
+    Serve,
+    /// The old CA is no longer trusted.
+    Retire,
+}
+
+impl From<RotateStep> for CaRotation {
+    fn from(step: RotateStep) -> Self {
+        match step {
+            RotateStep::Trust => Self::Trust,
+            RotateStep::Serve => Self::Serve,
+            RotateStep::Retire => Self::Retire,
+        }
+    }
 }
 
 /// How the node simulator runs the containers of the fleetctl image.
@@ -153,6 +175,12 @@ enum DevCommand {
         /// for every podman call from FLEETCTL_PODMAN_OPTIONS, e.g. `--storage-driver vfs`).
         #[arg(long, requires = "node_simulator")]
         podman: bool,
+        /// Take a step of rotating the CA kept in --store before serving, in the order of
+        /// Kubernetes' manual CA rotation: trust (a new CA signs and is trusted beside the
+        /// old one, which still serves), serve (the new one serves), retire (the old one is
+        /// no longer trusted).
+        #[arg(long, value_enum, value_name = "STEP", requires = "store")]
+        rotate_ca: Option<RotateStep>,
     },
     /// Start a hub (with the hub controller installed) and managed clusters cluster1…N in
     /// the background, each a `dev serve` process; return once all are ready.
@@ -205,6 +233,20 @@ enum DevCommand {
         #[arg(long, default_value = "5s", value_parser = fleetctl_kube::duration::parse)]
         grace: Duration,
     },
+    /// Restart one cluster of a durable environment (`up --durable`) on its store and port,
+    /// with what it runs; optionally take a step of rotating its CA while it is stopped.
+    Restart {
+        /// The cluster (hub, cluster1, …).
+        cluster: String,
+        /// The CA rotation step to take (see `dev serve --rotate-ca`).
+        #[arg(long, value_enum, value_name = "STEP")]
+        rotate_ca: Option<RotateStep>,
+        #[command(flatten)]
+        dir: DirArg,
+        /// How long the cluster has to stop before it is killed.
+        #[arg(long, default_value = "5s", value_parser = fleetctl_kube::duration::parse)]
+        grace: Duration,
+    },
     /// Show the dev environment's clusters: URL, pid, ready.
     Status {
         #[command(flatten)]
@@ -224,11 +266,13 @@ enum DevCommand {
 /// Runs a `dev` subcommand.
 pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
-        DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman } => {
+        DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman, rotate_ca } => {
             let node_mode = node_mode.run_mode()?;
             let podman = podman.then(Podman::from_env);
-            serve::run(ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman })
-                .await?;
+            let rotate_ca = rotate_ca.map(CaRotation::from);
+            let options =
+                ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman, rotate_ca };
+            serve::run(options).await?;
         }
         DevCommand::Up { clusters, dir, image, durable, in_process, podman, ready_timeout } => {
             let dir = dir.resolve()?;
@@ -261,6 +305,16 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
                 };
                 printer.note(&format!("{name} {how}"));
             }
+        }
+        DevCommand::Restart { cluster, rotate_ca, dir, grace } => {
+            let started = Instant::now();
+            let record = env::restart(&dir.resolve()?, &cluster, rotate_ca.map(CaRotation::from), grace).await?;
+            printer.note(&format!(
+                "{} restarted in {:.1}s at {}",
+                record.name,
+                started.elapsed().as_secs_f64(),
+                record.url
+            ));
         }
         DevCommand::Status { dir } => {
             let (_, statuses) = env::status(&dir.resolve()?).await?;
@@ -345,7 +399,9 @@ pub fn up_options(
         install::objects(&Install {
             image: &image,
             hub_url: &endpoint.server,
-            hub_ca_pem: &endpoint.ca_pem,
+            // A dev hub is served by its own CA: the controller follows the bundle the hub
+            // publishes (`kube-root-ca.crt`), through rotations.
+            hub_ca_pem: "",
             image_pull_secret: None,
         })
     };

@@ -142,14 +142,15 @@ impl Fault for ApplyError {
     }
 }
 
-/// `dev up|down|status|logs`.
+/// `dev up|down|restart|status|logs`.
 impl Fault for EnvError {
     fn exit_status(&self) -> ExitStatus {
         match self {
             Self::NoDir | Self::AlreadyRunning { .. } | Self::NotRunning { .. } | Self::NoLog { .. } => {
                 ExitStatus::Refused
             }
-            Self::Clusters(_) | Self::Ambiguous { .. } => ExitStatus::Usage,
+            Self::NotDurable(_) => ExitStatus::Refused,
+            Self::Clusters(_) | Self::Ambiguous { .. } | Self::NoCluster { .. } => ExitStatus::Usage,
             Self::StartupTimeout { .. } | Self::HubController { .. } => ExitStatus::Timeout,
             _ => ExitStatus::Failure,
         }
@@ -159,7 +160,11 @@ impl Fault for EnvError {
 /// `dev serve`.
 impl Fault for ServeError {
     fn exit_status(&self) -> ExitStatus {
-        ExitStatus::Failure
+        match self {
+            Self::RotateWithoutStore => ExitStatus::Usage,
+            Self::RotateCa(fleetctl_devcluster::apiserver::SecurityError::Rotating(_)) => ExitStatus::Refused,
+            _ => ExitStatus::Failure,
+        }
     }
 }
 

@@ -5,10 +5,12 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use fleetctl_api::names::{DEFAULT_REPOSITORY, HUB_NAMESPACE, VERSION, default_image, image as image_of};
+use fleetctl_api::names::{
+    DEFAULT_REPOSITORY, HUB_NAMESPACE, ROOT_CA_CONFIGMAP, VERSION, default_image, image as image_of,
+};
 use fleetctl_hub::manifests::import::docker_config;
 use fleetctl_hub::manifests::{self, install};
-use fleetctl_kube::certs::pem_of_der;
+use fleetctl_kube::certs::{pem_of_der, same_bundle};
 use fleetctl_kube::kubeconfig::{self, Endpoint};
 use fleetctl_kube::{ApplyOptions, apply, delete_all};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -160,10 +162,11 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Re
         }
         None => None,
     };
-    let (endpoint, source, client) = if args.dry_run {
+    let (endpoint, source, client, recorded_ca) = if args.dry_run {
         let config = fleetctl_kube::config(&hub.selection()).await.map_err(|e| connect_error(e, printer))?;
         let (endpoint, source) = chosen(args.hub_url.as_deref(), flag_ca, None, &config)?;
-        (endpoint, source, None)
+        let recorded_ca = endpoint.ca_pem.clone();
+        (endpoint, source, None, recorded_ca)
     } else {
         let (client, config) = connect(&hub.selection(), Role::Hub).await?;
         if let Some(name) = &args.image_pull_secret {
@@ -171,12 +174,17 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Re
         }
         let published = cluster_info(&client).await;
         let (endpoint, source) = chosen(args.hub_url.as_deref(), flag_ca, published, &config)?;
-        (endpoint, source, Some(client))
+        // The hub's own CA is left to the controller, which follows it through rotations.
+        let recorded_ca = match root_ca(&client).await {
+            Some(root) if same_bundle(&root, &endpoint.ca_pem) => String::new(),
+            _ => endpoint.ca_pem.clone(),
+        };
+        (endpoint, source, Some(client), recorded_ca)
     };
     let objects = install::objects(&install::Install {
         image: &image,
         hub_url: &endpoint.server,
-        hub_ca_pem: &endpoint.ca_pem,
+        hub_ca_pem: &recorded_ca,
         image_pull_secret: args.image_pull_secret.as_deref(),
     });
     let Some(client) = client else {
@@ -246,6 +254,13 @@ async fn cluster_info(client: &kube::Client) -> Option<Endpoint> {
     let info = Api::<ConfigMap>::namespaced(client.clone(), "kube-public").get_opt("cluster-info").await.ok()??;
     let text = info.data?.remove("kubeconfig")?;
     kubeconfig::endpoint(&Kubeconfig::from_yaml(&text).ok()?).ok()
+}
+
+/// The CA bundle the hub publishes to its namespaces (`default/kube-root-ca.crt`), if any;
+/// one that cannot be read counts as none, so the chosen CA is recorded, as without it.
+async fn root_ca(client: &kube::Client) -> Option<String> {
+    let root = Api::<ConfigMap>::namespaced(client.clone(), "default").get_opt(ROOT_CA_CONFIGMAP).await.ok()??;
+    root.data?.remove("ca.crt")
 }
 
 /// The default image with its registry replaced by `registry`.

@@ -427,6 +427,14 @@ async fn dev_up_runs_a_hub_and_clusters_whose_deployments_are_processes() {
     assert!(!again.status.success(), "one environment per directory");
     assert!(String::from_utf8_lossy(&again.stderr).contains("already runs"));
 
+    // A restart would lose what a cluster without a store holds; an unknown one is a usage error.
+    let restart = fleetctl(&["dev", "restart", "hub", "--dir", &dir_arg]);
+    assert_eq!(restart.status.code(), Some(4), "{}", String::from_utf8_lossy(&restart.stderr));
+    assert!(String::from_utf8_lossy(&restart.stderr).contains("in memory only"));
+    let restart = fleetctl(&["dev", "restart", "cluster9", "--dir", &dir_arg]);
+    assert_eq!(restart.status.code(), Some(2), "{}", String::from_utf8_lossy(&restart.stderr));
+    assert!(String::from_utf8_lossy(&restart.stderr).contains("hub, cluster1, cluster2"));
+
     // A cluster process SIGKILLed cannot stop its containers; `dev down` still ends them.
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pids[0] as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
     gone(pids[0]).await;

@@ -186,6 +186,88 @@ fn gadgets(client: &Client) -> Api<DynamicObject> {
 }
 
 // ---------------------------------------------------------------------------------
+// `dev serve --rotate-ca`: a CA rotation, a step per restart
+
+/// The CA bundle a kubeconfig file trusts, as the certificates' DER.
+fn trusted(kubeconfig: &Path) -> std::collections::BTreeSet<Vec<u8>> {
+    let config = Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
+    fleetctl_kube::certs::bundle_certificates(&fleetctl_kube::kubeconfig::endpoint(&config).expect("endpoint").ca_pem)
+}
+
+/// A client of the server a kubeconfig file names that trusts only `ca_pem`.
+async fn trusting_only(kubeconfig: &Path, ca_pem: &str) -> Client {
+    use base64::Engine;
+    let mut config = Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
+    for cluster in config.clusters.iter_mut().filter_map(|c| c.cluster.as_mut()) {
+        cluster.certificate_authority_data = Some(base64::engine::general_purpose::STANDARD.encode(ca_pem));
+    }
+    let config = kube::Config::from_custom_kubeconfig(config, &KubeConfigOptions::default()).await.expect("config");
+    Client::try_from(config).expect("client")
+}
+
+/// Kubernetes' manual CA rotation, on `dev serve --store`: `trust` adds a new CA beside the
+/// old one, which still serves (a client trusting only the old CA still connects); `serve`
+/// switches the serving certificate (only a client trusting the bundle connects); `retire`
+/// drops the old CA. A second rotation cannot begin before the first is finished.
+#[tokio::test]
+async fn dev_serve_rotates_its_ca_a_step_per_restart_and_only_clients_of_the_bundle_follow_the_switch() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (store, kubeconfig, log) = (dir.path().join("store"), dir.path().join("kubeconfig"), dir.path().join("log"));
+    let step = async |args: &[&str]| {
+        let mut child = spawn_with(&store, &kubeconfig, &log, args);
+        let client = wait_ready(&mut child, &kubeconfig, &log).await;
+        (child, client)
+    };
+    let lists = async |client: &Client| Api::<Namespace>::all(client.clone()).list(&ListParams::default()).await;
+
+    let (mut child, _) = step(&[]).await;
+    let old = trusted(&kubeconfig);
+    assert_eq!(old.len(), 1);
+    let old_ca = fleetctl_kube::certs::pem_of_der(old.first().expect("the CA"));
+    child.kill().expect("stop");
+    child.wait().expect("reaped");
+
+    let (mut child, client) = step(&["--rotate-ca", "trust"]).await;
+    let bundle = trusted(&kubeconfig);
+    assert_eq!(bundle.len(), 2, "old and new CA trusted");
+    assert!(bundle.is_superset(&old));
+    lists(&client).await.expect("a client of the bundle connects");
+    lists(&trusting_only(&kubeconfig, &old_ca).await).await.expect("the old CA still serves");
+    child.kill().expect("stop");
+    child.wait().expect("reaped");
+
+    let again = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        .args(["dev", "serve", "--port", "0", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .arg("--store")
+        .arg(&store)
+        .args(["--rotate-ca", "trust"])
+        .output()
+        .expect("runs");
+    assert_eq!(again.status.code(), Some(4), "refused: {}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already rotating"));
+
+    let (mut child, client) = step(&["--rotate-ca", "serve"]).await;
+    assert_eq!(trusted(&kubeconfig), bundle, "both still trusted");
+    lists(&client).await.expect("a client of the bundle follows the switch");
+    match lists(&trusting_only(&kubeconfig, &old_ca).await).await {
+        Err(kube::Error::Api(status)) => panic!("a client trusting only the old CA got an answer: {status:?}"),
+        Err(_) => {}
+        Ok(_) => panic!("a client trusting only the old CA still connects"),
+    }
+    child.kill().expect("stop");
+    child.wait().expect("reaped");
+
+    let (mut child, client) = step(&["--rotate-ca", "retire"]).await;
+    let retired = trusted(&kubeconfig);
+    assert_eq!(retired.len(), 1);
+    assert!(retired.is_disjoint(&old), "the old CA is no longer trusted");
+    lists(&client).await.expect("serves");
+    child.kill().expect("stop");
+    child.wait().expect("reaped");
+}
+
+// ---------------------------------------------------------------------------------
 // A child process killed at random moments
 
 /// What the test knows of one object: its data and resourceVersion when present.
@@ -367,6 +449,10 @@ async fn write_until_failure(api: Api<ConfigMap>, w: usize, mut model: Model, se
 }
 
 fn spawn(store: &Path, kubeconfig: &Path, log: &Path) -> Child {
+    spawn_with(store, kubeconfig, log, &[])
+}
+
+fn spawn_with(store: &Path, kubeconfig: &Path, log: &Path, args: &[&str]) -> Child {
     // The kubeconfig appears once the server is ready: the previous one must go first.
     let _ = std::fs::remove_file(kubeconfig);
     let log = std::fs::File::create(log).expect("log file");
@@ -375,6 +461,7 @@ fn spawn(store: &Path, kubeconfig: &Path, log: &Path) -> Child {
         .arg(kubeconfig)
         .arg("--store")
         .arg(store)
+        .args(args)
         .env("FLEETCTL_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

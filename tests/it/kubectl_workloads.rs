@@ -141,3 +141,140 @@ fn rollout_history_undo_and_scale_go_through_replica_sets_with_revisions() {
     let scale: serde_json::Value = serde_json::from_str(&raw).expect("a Scale");
     assert_eq!((scale["spec"]["replicas"].as_i64(), scale["status"]["selector"].as_str()), (Some(3), Some("app=web")));
 }
+
+/// The Job controller (since 1.31): the Pod runs to its end (restartPolicy Never, an image
+/// with nothing to run ends with 0), the Job gets SuccessCriteriaMet then Complete, and
+/// kubectl prints STATUS Complete and COMPLETIONS 1/1; deleting the Job takes its Pods.
+#[test]
+fn a_job_runs_its_pod_to_completion_and_its_pods_go_with_it() {
+    let Some(k) = cluster() else { return };
+    k.ok(&["create", "job", "pi", "--image=busybox:1.36", "--", "true"]);
+    k.ok(&["wait", "job/pi", "--for=condition=complete", "--timeout=60s"]);
+    let rows = table(&k.ok(&["get", "jobs"]));
+    assert_eq!(rows[0], ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"].map(String::from), "{rows:?}");
+    assert_eq!(rows[1][..3], ["pi", "Complete", "1/1"].map(String::from), "{rows:?}");
+    let job = k.json(&["get", "job", "pi"]);
+    let kinds: Vec<&str> =
+        job["status"]["conditions"].as_array().unwrap().iter().filter_map(|c| c["type"].as_str()).collect();
+    assert_eq!(kinds, ["SuccessCriteriaMet", "Complete"]);
+    assert_eq!(job["status"]["succeeded"], 1);
+    assert!(job["status"]["completionTime"].is_string(), "{job}");
+    let uid = job["metadata"]["uid"].as_str().unwrap();
+    assert_eq!(job["spec"]["selector"]["matchLabels"]["batch.kubernetes.io/controller-uid"], uid);
+
+    let pods = k.json(&["get", "pods", "-l", "job-name=pi"]);
+    let pod = &pods["items"][0];
+    assert_eq!(pod["status"]["phase"], "Succeeded", "{pod}");
+    assert_eq!(pod["status"]["containerStatuses"][0]["state"]["terminated"]["reason"], "Completed");
+    assert_eq!((pod["metadata"]["ownerReferences"][0]["kind"].as_str()), Some("Job"));
+    let rows = table(&k.ok(&["get", "pods", "-l", "job-name=pi"]));
+    assert_eq!(rows[1][1..4], ["0/1", "Completed", "0"].map(String::from), "{rows:?}");
+
+    k.ok(&["delete", "job", "pi"]);
+    k.ok(&["wait", "pod", "-l", "job-name=pi", "--for=delete", "--timeout=60s"]);
+}
+
+/// `backoffLimit` failed Pods are allowed and one more fails the Job (BackoffLimitExceeded);
+/// a process that exits with an error under restartPolicy Never is not restarted.
+#[test]
+fn a_job_whose_pods_keep_failing_fails_past_its_backoff_limit() {
+    let Some(k) = cluster() else { return };
+    k.apply(
+        r#"apiVersion: batch/v1
+kind: Job
+metadata:
+  name: bad
+spec:
+  backoffLimit: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: fleetctl:dev
+        args: ["--no-such-flag"]
+"#,
+    );
+    k.ok(&["wait", "job/bad", "--for=condition=failed", "--timeout=60s"]);
+    let job = k.json(&["get", "job", "bad"]);
+    let failed = job["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "Failed").cloned();
+    assert_eq!(failed.unwrap()["reason"], "BackoffLimitExceeded", "{job}");
+    assert_eq!(job["status"]["failed"], 2, "{job}");
+    let pods = k.json(&["get", "pods", "-l", "job-name=bad"]);
+    for pod in pods["items"].as_array().unwrap() {
+        assert_eq!(pod["status"]["phase"], "Failed", "{pod}");
+        assert_eq!(pod["status"]["containerStatuses"][0]["restartCount"], 0, "never restarted: {pod}");
+        assert_ne!(pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 0);
+    }
+    let rows = table(&k.ok(&["get", "jobs"]));
+    assert_eq!(rows[1][..3], ["bad", "Failed", "0/1"].map(String::from), "{rows:?}");
+}
+
+/// `ValidateJob`: a pod template that restarts Always cannot be a Job's.
+#[test]
+fn a_job_whose_pods_would_always_restart_is_refused() {
+    let Some(k) = cluster() else { return };
+    let manifest = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: forever\nspec:\n  template:\n    spec:\n      containers:\n      - name: main\n        image: busybox:1.36\n";
+    let refused = k.fails_with_stdin(&["apply", "-f", "-"], manifest);
+    assert!(
+        refused.contains(
+            r#"spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never""#
+        ),
+        "{refused}"
+    );
+    assert!(k.fails(&["get", "job", "forever"]).contains("NotFound"));
+}
+
+/// The Service REST storage allocates a cluster IP from 10.96.0.0/12 and node ports from
+/// 30000-32767 (refusing taken or out-of-range ones with upstream's messages); the
+/// endpoints and EndpointSlice controllers list the ready Pods a Service selects, the
+/// target port resolved by name; the Service's Endpoints go with it.
+#[test]
+fn a_service_gets_a_cluster_ip_node_ports_and_endpoints_of_its_ready_pods() {
+    let Some(k) = cluster() else { return };
+    k.apply(&deployment("web", "nginx:1.27", "[]"));
+    k.ok(&["rollout", "status", "deploy/web", "--timeout=60s"]);
+    k.ok(&["create", "service", "nodeport", "web", "--tcp=80:80"]);
+    let service = k.json(&["get", "svc", "web"]);
+    let ip: std::net::Ipv4Addr = service["spec"]["clusterIP"].as_str().unwrap().parse().unwrap();
+    assert_eq!(u32::from(ip) >> 20, u32::from(std::net::Ipv4Addr::new(10, 96, 0, 0)) >> 20, "{ip} in 10.96.0.0/12");
+    assert_eq!(service["spec"]["clusterIPs"], serde_json::json!([ip.to_string()]));
+    let node_port = service["spec"]["ports"][0]["nodePort"].as_i64().unwrap();
+    assert!((30000..=32767).contains(&node_port), "{node_port}");
+
+    k.ok(&["wait", "endpoints/web", "--for=jsonpath={.subsets[0].addresses[0].ip}=127.0.0.1", "--timeout=60s"]);
+    let endpoints = k.json(&["get", "endpoints", "web"]);
+    let address = &endpoints["subsets"][0]["addresses"][0];
+    assert_eq!(address["targetRef"]["kind"], "Pod", "{endpoints}");
+    assert_eq!(endpoints["subsets"][0]["ports"][0]["port"], 80);
+    let rows = table(&k.ok(&["get", "endpoints", "web"]));
+    assert_eq!(rows[1][1], "127.0.0.1:80", "{rows:?}");
+    let slices = k.json(&["get", "endpointslices", "-l", "kubernetes.io/service-name=web"]);
+    let slice = &slices["items"][0];
+    assert_eq!(slice["addressType"], "IPv4");
+    assert_eq!(slice["endpoints"][0]["conditions"]["ready"], true, "{slice}");
+    assert_eq!(slice["metadata"]["ownerReferences"][0]["kind"], "Service");
+
+    let taken = format!(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: other\nspec:\n  type: NodePort\n  selector:\n    app: web\n  ports:\n  - port: 81\n    nodePort: {node_port}\n"
+    );
+    let refused = k.fails_with_stdin(&["apply", "-f", "-"], &taken);
+    assert!(
+        refused.contains(&format!(
+            "spec.ports[0].nodePort: Invalid value: {node_port}: provided port is already allocated"
+        )),
+        "{refused}"
+    );
+    let outside = "apiVersion: v1\nkind: Service\nmetadata:\n  name: outside\nspec:\n  clusterIP: 192.168.1.1\n  ports:\n  - port: 80\n";
+    let refused = k.fails_with_stdin(&["apply", "-f", "-"], outside);
+    assert!(refused.contains("the provided IP (192.168.1.1) is not in the valid range"), "{refused}");
+
+    // An update that leaves the allocated values out keeps them.
+    k.ok(&["patch", "svc", "web", "--type=merge", "-p", r#"{"metadata":{"labels":{"tier":"front"}}}"#]);
+    let patched = k.json(&["get", "svc", "web"]);
+    assert_eq!(patched["spec"]["clusterIP"], service["spec"]["clusterIP"]);
+    assert_eq!(patched["spec"]["ports"][0]["nodePort"], node_port);
+
+    k.ok(&["delete", "svc", "web"]);
+    k.ok(&["wait", "endpoints/web", "--for=delete", "--timeout=60s"]);
+}

@@ -12,6 +12,7 @@ mod durable;
 mod e2e;
 mod fleet_sim;
 mod hub;
+mod hub_ca_rotation;
 mod kube_ops;
 mod kubectl;
 mod kubectl_auth;

@@ -38,6 +38,10 @@ pub fn split_image(image: &str) -> Option<(&str, &str)> {
 // The hub
 // ---------------------------------------------------------------------------------------------
 
+/// The ConfigMap in every namespace that holds the cluster's CA bundle (key `ca.crt`), as
+/// kube-controller-manager's root-ca-cert-publisher keeps it.
+pub const ROOT_CA_CONFIGMAP: &str = "kube-root-ca.crt";
+
 /// Namespace of the hub controller.
 pub const HUB_NAMESPACE: &str = "open-cluster-management-hub";
 /// The hub controller's Deployment, ServiceAccount and RBAC.

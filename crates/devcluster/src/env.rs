@@ -271,6 +271,17 @@ pub enum EnvError {
         /// The Deployment logs of that cluster (`namespace/name`).
         available: Vec<String>,
     },
+    /// No cluster of that name in the environment.
+    #[error("the dev environment has no cluster {name}: it has {}", available.join(", "))]
+    NoCluster {
+        /// The name given.
+        name: String,
+        /// Its clusters.
+        available: Vec<String>,
+    },
+    /// A restart of a cluster whose objects would not survive it.
+    #[error("cluster {0} keeps its objects in memory only: a restart would lose them (`dev up --durable`)")]
+    NotDurable(String),
     /// A Deployment name found in several namespaces.
     #[error("deployment {name} is in several namespaces: pass one of {}", candidates.join(", "))]
     Ambiguous {
@@ -418,6 +429,12 @@ async fn wait_ready(options: &UpOptions, state: &mut EnvState, children: &mut [C
         Ok::<_, EnvError>(())
     });
     futures::future::try_join_all(waits).await?;
+    write_merged_kubeconfig(state)
+}
+
+/// Records each cluster's URL from its kubeconfig and writes the kubeconfig with a context
+/// per cluster.
+fn write_merged_kubeconfig(state: &mut EnvState) -> Result<(), EnvError> {
     // Each cluster process names its kubeconfig's entries after itself (`dev serve --name`).
     let mut merged = Kubeconfig { current_context: Some(HUB.into()), ..Kubeconfig::default() };
     for record in &mut state.clusters {
@@ -577,37 +594,7 @@ fn signal(pid: u32, signal: Signal) {
 /// clusters); the logs stay.
 pub async fn down(dir: &Path, grace: Duration) -> Result<Vec<(String, Stopped)>, EnvError> {
     let state = read_state(dir)?;
-    let mut outcome: Vec<(String, Stopped)> = Vec::new();
-    for record in &state.clusters {
-        // A live cluster process stops its containers itself; those of one that died
-        // (SIGKILL) are told directly.
-        let targets = match is_ours(&state, record) {
-            true => vec![record.pid],
-            false => group_members(record.pid, &state.program),
-        };
-        for pid in &targets {
-            signal(*pid, Signal::SIGTERM);
-        }
-        let stopped = if targets.is_empty() { Stopped::AlreadyGone } else { Stopped::Terminated };
-        outcome.push((record.name.clone(), stopped));
-    }
-    // These processes are not our children, so there is nothing to wait on: look at
-    // /proc every few milliseconds, for at most the grace period.
-    let deadline = Instant::now() + grace;
-    let running = |state: &EnvState| {
-        state.clusters.iter().any(|r| is_ours(state, r) || !group_members(r.pid, &state.program).is_empty())
-    };
-    while running(&state) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    for (record, (_, stopped)) in state.clusters.iter().zip(outcome.iter_mut()) {
-        let leader = is_ours(&state, record).then_some(record.pid);
-        let members = group_members(record.pid, &state.program);
-        for pid in leader.into_iter().chain(members) {
-            signal(pid, Signal::SIGKILL);
-            *stopped = Stopped::Killed;
-        }
-    }
+    let outcome = stop(&state, &state.clusters.iter().collect::<Vec<_>>(), grace).await;
     // A container whose `podman run` was killed outlives it: remove it by its node.
     if state.podman {
         let podman = Podman::from_env();
@@ -623,6 +610,111 @@ pub async fn down(dir: &Path, grace: Duration) -> Result<Vec<(String, Stopped)>,
         }
     }
     Ok(outcome)
+}
+
+/// Stops clusters: SIGTERM (each stops its containers within their grace period), then
+/// after `grace` SIGKILL for whatever of its process group still runs.
+async fn stop(state: &EnvState, records: &[&ClusterRecord], grace: Duration) -> Vec<(String, Stopped)> {
+    let mut outcome: Vec<(String, Stopped)> = Vec::new();
+    for record in records {
+        // A live cluster process stops its containers itself; those of one that died
+        // (SIGKILL) are told directly.
+        let targets = match is_ours(state, record) {
+            true => vec![record.pid],
+            false => group_members(record.pid, &state.program),
+        };
+        for pid in &targets {
+            signal(*pid, Signal::SIGTERM);
+        }
+        let stopped = if targets.is_empty() { Stopped::AlreadyGone } else { Stopped::Terminated };
+        outcome.push((record.name.clone(), stopped));
+    }
+    // These processes are not our children, so there is nothing to wait on: look at
+    // /proc every few milliseconds, for at most the grace period.
+    let deadline = Instant::now() + grace;
+    let running = || records.iter().any(|r| is_ours(state, r) || !group_members(r.pid, &state.program).is_empty());
+    while running() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for (record, (_, stopped)) in records.iter().zip(outcome.iter_mut()) {
+        let leader = is_ours(state, record).then_some(record.pid);
+        let members = group_members(record.pid, &state.program);
+        for pid in leader.into_iter().chain(members) {
+            signal(pid, Signal::SIGKILL);
+            *stopped = Stopped::Killed;
+        }
+    }
+    outcome
+}
+
+/// Restarts one running cluster of a durable environment on its store and port, with the
+/// command line it runs, taking `rotate_ca` — a step of rotating its CA — while it is
+/// stopped; waits until it answers again and rewrites the kubeconfigs (a rotated CA changes
+/// the bundle they trust). What it runs restarts with it, as on a rebooted node.
+pub async fn restart(
+    dir: &Path,
+    name: &str,
+    rotate_ca: Option<super::apiserver::CaRotation>,
+    grace: Duration,
+) -> Result<ClusterRecord, EnvError> {
+    use std::os::unix::ffi::OsStringExt;
+    use std::os::unix::process::CommandExt;
+    let mut state = read_state(dir)?;
+    let available = || state.clusters.iter().map(|c| c.name.clone()).collect();
+    let index = state
+        .clusters
+        .iter()
+        .position(|c| c.name == name)
+        .ok_or_else(|| EnvError::NoCluster { name: name.to_string(), available: available() })?;
+    let record = state.clusters[index].clone();
+    if !is_ours(&state, &record) {
+        return Err(EnvError::NotRunning { dir: dir.to_path_buf() });
+    }
+    let proc = PathBuf::from(format!("/proc/{}/cmdline", record.pid));
+    let cmdline = std::fs::read(&proc).map_err(io("reading", &proc))?;
+    let mut args: Vec<std::ffi::OsString> = cmdline
+        .split(|b| *b == 0)
+        .skip(1)
+        .filter(|a| !a.is_empty())
+        .map(|a| std::ffi::OsString::from_vec(a.to_vec()))
+        .collect();
+    if !args.iter().any(|a| a == "--store") {
+        return Err(EnvError::NotDurable(name.to_string()));
+    }
+    // The same port, so that everything that reaches the cluster reaches it again.
+    let port = record.url.rsplit(':').next().unwrap_or_default().to_string();
+    for flag in ["--port", "--rotate-ca"] {
+        if let Some(at) = args.iter().position(|a| a == flag) {
+            args.drain(at..(at + 2).min(args.len()));
+        }
+    }
+    args.extend(["--port".into(), port.into()]);
+    if let Some(step) = rotate_ca {
+        args.extend(["--rotate-ca".into(), step.as_arg().into()]);
+    }
+    stop(&state, &[&record], grace).await;
+    // Its appearance is the signal that the new process is ready.
+    match std::fs::remove_file(&record.kubeconfig) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io("removing", &record.kubeconfig)(e)),
+    }
+    let stdout = open_log(&record.log).map_err(io("opening", &record.log))?;
+    let stderr = stdout.try_clone().map_err(io("opening", &record.log))?;
+    let mut child = Command::new(&state.program)
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0)
+        .spawn()
+        .map_err(|source| EnvError::Spawn { name: name.to_string(), program: state.program.clone(), source })?;
+    state.clusters[index].pid = child.id();
+    write_state(dir, &state)?;
+    started(&state.clusters[index], &mut child).await?;
+    write_merged_kubeconfig(&mut state)?;
+    write_state(dir, &state)?;
+    Ok(state.clusters[index].clone())
 }
 
 /// Each cluster: does its process run, does it answer `/readyz`.

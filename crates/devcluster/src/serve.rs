@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use fleetctl_kube::kubeconfig;
 use kube::config::KubeConfigOptions;
 
-use super::apiserver::{ApiServer, ServerConfig, Settings, StartError};
+use super::apiserver::{ApiServer, CaRotation, SecurityError, ServerConfig, Settings, StartError, rotate_ca};
 use super::node::container::Podman;
 use super::node::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
 
@@ -29,6 +29,8 @@ pub struct ServeOptions {
     pub node_mode: RunMode,
     /// Where the simulator runs images of local podman storage as containers.
     pub podman: Option<Podman>,
+    /// A step of rotating the cluster's CA, taken on `store` before the server starts.
+    pub rotate_ca: Option<CaRotation>,
 }
 
 /// Why `dev serve` stopped with an error.
@@ -55,12 +57,23 @@ pub enum ServeError {
     /// The node simulator did not start.
     #[error("starting the node simulator")]
     Node(#[from] NodeError),
+    /// A CA rotation step was asked for without a store to take it on.
+    #[error("--rotate-ca changes the CA kept in a store: pass --store DIR")]
+    RotateWithoutStore,
+    /// The CA rotation step failed.
+    #[error("rotating the CA")]
+    RotateCa(#[source] SecurityError),
 }
 
 /// Runs a server until SIGINT or SIGTERM; the kubeconfig appears only once it is ready.
 pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     let mut terminate =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(ServeError::Signals)?;
+    if let Some(step) = options.rotate_ca {
+        let store = options.store.as_deref().ok_or(ServeError::RotateWithoutStore)?;
+        rotate_ca(store, &options.name, step).map_err(ServeError::RotateCa)?;
+        tracing::info!(?step, "took a CA rotation step");
+    }
     let settings = Settings { store: options.store.clone(), ..Settings::default() };
     let server = ApiServer::start(ServerConfig { name: options.name.clone(), port: options.port, settings }).await?;
     // The simulator starts before the kubeconfig appears: whoever waits for the file

@@ -31,7 +31,8 @@ pub struct HubArgs {
     /// kubeconfig's server — but never an in-cluster address (see --allow-in-cluster-url).
     #[arg(long, value_name = "URL", env = "FLEETCTL_HUB_URL")]
     hub_url: Option<String>,
-    /// CA bundle (PEM file) for bootstrap kubeconfigs (default: the kubeconfig's CA).
+    /// CA bundle (PEM file) for bootstrap kubeconfigs (default: the bundle the hub publishes
+    /// in kube-root-ca.crt of --namespace, followed as it rotates; else the kubeconfig's CA).
     #[arg(long, value_name = "FILE", conflicts_with = "hub_ca_data")]
     hub_ca: Option<PathBuf>,
     /// CA bundle (PEM text) for bootstrap kubeconfigs.

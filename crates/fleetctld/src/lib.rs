@@ -80,10 +80,12 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         // Pod logs are files: no colour codes.
         fleetctl_kube::runner::init_logging(self.verbose, false);
-        // An addon agent does little and must stay small: one thread is enough.
+        // A klusterlet or addon agent waits on the network almost all the time and must stay
+        // small (each runs on every managed cluster): one thread is enough, and it saves the
+        // workers' stacks and malloc arenas. The hub controllers serve the whole fleet.
         let runtime = match self.command {
-            Command::Addon(_) => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-            Command::Hub(_) | Command::Agent(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+            Command::Addon(_) | Command::Agent(_) => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+            Command::Hub(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
         };
         let result = match runtime {
             Ok(runtime) => runtime.block_on(self.command.run()).map_err(|e| fleetctl_kube::errors::chain(&e)),

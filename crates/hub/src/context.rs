@@ -8,6 +8,7 @@ use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::{FieldManager, KubeError};
 use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding;
+use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::Client;
 
@@ -97,6 +98,11 @@ pub struct HubConfig {
     /// The `kubernetes.io/dockerconfigjson` Secret whose registry credentials every
     /// klusterlet gets with its import manifests, if the registry needs any.
     pub image_pull_secret: Option<SecretRef>,
+    /// Where the hub publishes its CA bundle for the controller (`kube-root-ca.crt` in
+    /// this namespace): when set and published, bootstrap kubeconfigs trust that bundle
+    /// rather than `address`'s CA, and follow it as the hub's CA rotates (upstream's
+    /// auto-detected CA bundle). `None` when the CA was given explicitly.
+    pub root_ca_namespace: Option<String>,
 }
 
 /// A Secret by namespace and name.
@@ -127,6 +133,25 @@ pub struct Context {
     pub recorder: kube::runtime::events::Recorder,
     /// The binding of the admission rule that guards acceptance, as watched.
     pub admission: kube::runtime::reflector::Store<ValidatingAdmissionPolicyBinding>,
+    /// The hub's published CA bundle (`kube-root-ca.crt`), as watched (empty when
+    /// [`HubConfig::root_ca_namespace`] is `None`).
+    pub root_ca: kube::runtime::reflector::Store<ConfigMap>,
+}
+
+/// The key of `kube-root-ca.crt` that holds the bundle.
+const ROOT_CA_KEY: &str = "ca.crt";
+
+impl Context {
+    /// The CA bundle bootstrap kubeconfigs trust: the hub's published one if it is
+    /// followed and known, else `configured`.
+    pub fn bootstrap_ca<'a>(&'a self, configured: &'a str) -> std::borrow::Cow<'a, str> {
+        let published = self
+            .root_ca
+            .state()
+            .into_iter()
+            .find_map(|map| map.data.as_ref()?.get(ROOT_CA_KEY).filter(|ca| !ca.trim().is_empty()).cloned());
+        published.map_or(std::borrow::Cow::Borrowed(configured), std::borrow::Cow::Owned)
+    }
 }
 
 /// Shared handle.

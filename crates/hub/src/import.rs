@@ -98,10 +98,11 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
         },
         None => None,
     };
+    let hub_ca_pem = ctx.bootstrap_ca(hub_ca_pem);
     let inputs = ImportInputs {
         cluster: &name,
         hub_url,
-        hub_ca_pem,
+        hub_ca_pem: &hub_ca_pem,
         token: &token.token,
         image: &image,
         image_pull_secret: pull_secret.as_ref(),

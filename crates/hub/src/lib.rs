@@ -21,7 +21,7 @@ use futures::StreamExt;
 use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding;
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::reflector::{self, ObjectRef, reflector};
@@ -32,7 +32,7 @@ use manifests::admission::ACCEPT_POLICY;
 pub use context::{Context, Ctx, HubAddress, HubConfig, HubError, SecretRef};
 
 use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
-use fleetctl_api::names::{AUTO_IMPORT_SECRET, CLUSTER_LEASE};
+use fleetctl_api::names::{AUTO_IMPORT_SECRET, CLUSTER_LEASE, ROOT_CA_CONFIGMAP};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::reconcile::{self, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
@@ -41,7 +41,7 @@ use fleetctl_kube::runner::metrics::Registry;
 const CONCURRENCY: u16 = 16;
 
 /// How long the registration controller waits to learn whether the admission rule is in
-/// place before it judges clusters.
+/// place before it judges clusters (and the import controller, the hub's CA bundle).
 const GUARD_WAIT: Duration = Duration::from_secs(10);
 
 /// Retry delay after a failed reconcile.
@@ -72,49 +72,86 @@ fn addon_config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddo
     object.namespace().map(|ns| ObjectRef::new(&ns).within(&ns))
 }
 
+/// One object, watched into a store: the store, the watch (to be run), and a stream that
+/// yields whenever the object changes (coalesced, for `reconcile_all_on`).
+fn watch_one<K>(
+    api: Api<K>,
+    name: &str,
+) -> (reflector::Store<K>, impl Future<Output = ()> + Send + 'static, impl futures::Stream<Item = ()> + Send + 'static)
+where
+    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
+{
+    let (store, writer) = reflector::store();
+    let (changed, changes) = tokio::sync::watch::channel(());
+    let watch = reflector(writer, watcher(api, watcher::Config::default().fields(&format!("metadata.name={name}"))))
+        .default_backoff()
+        .touched_objects()
+        .for_each(move |_| {
+            changed.send_replace(());
+            async {}
+        });
+    let changes =
+        futures::stream::unfold(
+            changes,
+            |mut changes| async move { changes.changed().await.ok().map(|()| ((), changes)) },
+        );
+    (store, watch, changes)
+}
+
 /// Runs every hub controller until the returned future is dropped.
 pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     let reporter = kube::runtime::events::Reporter { controller: "fleetctl-hub".into(), instance: None };
     let recorder = kube::runtime::events::Recorder::new(client.clone(), reporter);
     // The binding of the admission rule that guards acceptance, watched: clusters are
     // accepted only while it is in place (see `registration::admit`).
-    let (guard, guard_writer) = reflector::store();
-    let (guard_changed, guard_changes) = tokio::sync::watch::channel(());
-    let guard_watch = reflector(
-        guard_writer,
-        watcher(
-            Api::<ValidatingAdmissionPolicyBinding>::all(client.clone()),
-            watcher::Config::default().fields(&format!("metadata.name={ACCEPT_POLICY}")),
-        ),
-    )
-    .default_backoff()
-    .touched_objects()
-    .for_each(|_| {
-        guard_changed.send_replace(());
-        async {}
-    });
-    let guard_changes = futures::stream::unfold(guard_changes, |mut changes| async move {
-        changes.changed().await.ok().map(|()| ((), changes))
-    });
-    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics, recorder, admission: guard });
+    let (guard, guard_watch, guard_changes) =
+        watch_one(Api::<ValidatingAdmissionPolicyBinding>::all(client.clone()), ACCEPT_POLICY);
+    // The CA bundle the hub publishes, when bootstrap kubeconfigs follow it: a rotated CA
+    // re-renders every cluster's import.
+    let (root_ca, root_ca_watch, root_ca_changes) = match &config.root_ca_namespace {
+        Some(namespace) => {
+            let (store, watch, changes) =
+                watch_one(Api::<ConfigMap>::namespaced(client.clone(), namespace), ROOT_CA_CONFIGMAP);
+            (store, futures::FutureExt::boxed(watch), changes.boxed())
+        }
+        None => {
+            let (store, _) = reflector::store();
+            (store, futures::FutureExt::boxed(futures::future::ready(())), futures::stream::pending().boxed())
+        }
+    };
+    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics, recorder, admission: guard, root_ca });
     let clusters: Api<ManagedCluster> = Api::all(client.clone());
     let all = watcher::Config::default;
     // Bounded parallelism keeps memory flat when a thousand clusters arrive at once.
     let bounded = || controller::Config::default().concurrency(CONCURRENCY);
 
-    let import = Controller::new(clusters.clone(), all())
-        .with_config(bounded())
-        // The import secrets live in their cluster's namespace (kube-runtime's `owns`
-        // would look for the cluster-scoped owner in that namespace).
-        .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
-        .watches(Api::<ManifestWork>::all(client.clone()), all(), cluster_of)
-        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
-        .run(
-            |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
-            retry("import"),
-            ctx.clone(),
-        )
-        .for_each(|_| async {});
+    let import = {
+        let ctx = ctx.clone();
+        let clusters = clusters.clone();
+        let client = client.clone();
+        async move {
+            // Rendered once the published CA bundle is known, so that no import flips to
+            // the configured CA and back.
+            if ctx.config.root_ca_namespace.is_some() {
+                let _ = tokio::time::timeout(GUARD_WAIT, ctx.root_ca.wait_until_ready()).await;
+            }
+            Controller::new(clusters, all())
+                .with_config(bounded())
+                // The import secrets live in their cluster's namespace (kube-runtime's `owns`
+                // would look for the cluster-scoped owner in that namespace).
+                .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
+                .watches(Api::<ManifestWork>::all(client.clone()), all(), cluster_of)
+                .watches(Api::<ManagedClusterAddOn>::all(client), all(), cluster_of)
+                .reconcile_all_on(root_ca_changes)
+                .run(
+                    |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
+                    retry("import"),
+                    ctx,
+                )
+                .for_each(|_| async {})
+                .await;
+        }
+    };
 
     // The hub applies the import manifests itself to clusters whose auto-import secret
     // says how to reach them; the import secret's rendering brings a waiting cluster back.
@@ -197,5 +234,5 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    tokio::join!(guard_watch, import, auto_import, accept, lease, addon, csr);
+    tokio::join!(guard_watch, root_ca_watch, import, auto_import, accept, lease, addon, csr);
 }

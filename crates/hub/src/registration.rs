@@ -313,7 +313,7 @@ pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Ac
                 .map_err(kube_error(format!("approving csr {name}")))?;
             tracing::info!(csr = %name, cluster = %cluster, "approved");
             // A joined cluster's agent asking with the bootstrap identity lost or was refused
-            // its certificate: the hub's record of it says so (best effort: the approval
+            // its certificate, or follows a moved hub or a rotated CA: the hub's record of it says so (best effort: the approval
             // stands whether or not the Event can be written).
             let bootstrap =
                 format!("system:serviceaccount:{cluster}:{}", super::bootstrap::service_account_name(&cluster));
@@ -325,7 +325,7 @@ pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Ac
                     reason: "ClusterRebootstrapping".into(),
                     note: Some(format!(
                         "the agent of joined cluster {cluster} bootstraps again (csr {name}): its hub credentials were \
-                         lost, corrupted or refused"
+                         lost, corrupted or refused, or its bootstrap kubeconfig names another hub or CA"
                     )),
                     action: "Approve".into(),
                     secondary: Some(csr.object_ref(&())),

@@ -30,7 +30,8 @@ pub struct ServeOptions {
     /// The hub's URL as managed clusters reach it; default: the kubeconfig's server (but
     /// not an in-cluster address unless `allow_in_cluster_url`).
     pub hub_url: Option<String>,
-    /// CA bundle (PEM) for bootstrap kubeconfigs; default: the kubeconfig's.
+    /// CA bundle (PEM) for bootstrap kubeconfigs; default: the bundle the hub publishes in
+    /// `kube-root-ca.crt` of `namespace`, followed as it changes, else the kubeconfig's.
     pub hub_ca_pem: Option<String>,
     /// Write the controller's in-cluster address into bootstrap kubeconfigs if no URL is given.
     pub allow_in_cluster_url: bool,
@@ -68,6 +69,9 @@ pub enum ServeError {
 /// the Deployment restarts it as a candidate).
 pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     let (client, config) = client(&options.selection).await?;
+    // A CA given explicitly is the operator's to rotate; otherwise bootstrap kubeconfigs
+    // follow the bundle the hub publishes, falling back to the kubeconfig's CA.
+    let root_ca_namespace = options.hub_ca_pem.is_none().then(|| options.namespace.clone());
     let hub_ca_pem = match options.hub_ca_pem.clone() {
         Some(ca) => ca,
         None => config
@@ -95,6 +99,7 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
             .image_pull_secret
             .clone()
             .map(|name| SecretRef { namespace: options.namespace.clone(), name }),
+        root_ca_namespace,
     };
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;

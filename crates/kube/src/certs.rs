@@ -53,3 +53,23 @@ pub fn pem_of_der(der: &[u8]) -> String {
     let lines: Vec<&str> = body.as_bytes().chunks(64).filter_map(|c| std::str::from_utf8(c).ok()).collect();
     format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n", lines.join("\n"))
 }
+
+/// The certificates of a PEM bundle, DER, each once: what the bundle trusts, in
+/// whatever order and spelling.
+pub fn bundle_certificates(pem: &str) -> std::collections::BTreeSet<Vec<u8>> {
+    x509_parser::pem::Pem::iter_from_buffer(pem.as_bytes())
+        .filter_map(Result::ok)
+        .filter(|p| p.label == "CERTIFICATE")
+        .map(|p| p.contents)
+        .collect()
+}
+
+/// Whether two PEM bundles trust the same certificates (the same text, or the same
+/// certificates in another order).
+pub fn same_bundle(a: &str, b: &str) -> bool {
+    if a.trim() == b.trim() {
+        return true;
+    }
+    let certificates = bundle_certificates(a);
+    !certificates.is_empty() && certificates == bundle_certificates(b)
+}

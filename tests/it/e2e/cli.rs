@@ -554,3 +554,34 @@ async fn detach_at_a_terminal_asks_and_a_no_changes_nothing() {
     assert_eq!(code, Some(0), "confirmed: {shown}");
     assert!(clusters.get_opt("cluster1").await.expect("read").is_none(), "detached: {shown}");
 }
+
+/// As upstream's import controller auto-detects the hub's CA from `kube-root-ca.crt`, `hub
+/// install` leaves the hub's own CA to the controller (which then follows it through
+/// rotations) and records a CA only when the hub does not publish it: one `--hub-ca-file`
+/// names for a `--hub-url` served by another CA.
+#[tokio::test]
+async fn hub_install_records_only_a_ca_the_hub_does_not_publish_itself() {
+    use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use kube::Api;
+
+    let env = DevUp::start(0);
+    let deployments: Api<Deployment> = Api::namespaced(env.client("hub").await, HUB_NAMESPACE);
+    let recorded = async || {
+        let controller = deployments.get(HUB_CONTROLLER).await.expect("controller");
+        let container = controller.spec.and_then(|s| s.template.spec).expect("pod").containers.remove(0);
+        let env = container.env.unwrap_or_default();
+        env.into_iter().find(|e| e.name == "FLEETCTL_HUB_CA").and_then(|e| e.value).unwrap_or_default()
+    };
+    ok(env.fleetctl(&["hub", "install", "--hub-context", "hub"]));
+    assert_eq!(recorded().await, "", "the hub's own CA is the controller's to follow");
+
+    let other = rcgen::CertificateParams::default().self_signed(&rcgen::KeyPair::generate().expect("key"));
+    let other = other.expect("ca").pem();
+    let file = env.dir.path().join("lb-ca.pem");
+    std::fs::write(&file, &other).expect("ca file");
+    let file = file.to_string_lossy().into_owned();
+    let url = "https://hub.example:6443";
+    ok(env.fleetctl(&["hub", "install", "--hub-url", url, "--hub-ca-file", &file, "--hub-context", "hub"]));
+    assert_eq!(recorded().await, other, "a CA the hub does not publish is recorded");
+}

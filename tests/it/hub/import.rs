@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use super::{Hub, bootstrap_token, report};
+use super::{Hub, bootstrap_ca, bootstrap_token, report};
 use crate::support::assert_a_fresh_pass_writes_nothing;
 
 fn kinds(yaml: &str) -> Vec<String> {
@@ -160,6 +160,52 @@ async fn a_desired_version_re_renders_the_import_secret() {
             .is_some_and(|y| String::from_utf8_lossy(&y.0).contains("fleetctl:0.2.0"))
     });
     tokio::time::timeout(Duration::from_secs(10), upgraded).await.expect("re-rendered in time").expect("watch");
+}
+
+/// Upstream's import controller trusts the CA bundle the hub publishes (`kube-root-ca.crt`
+/// of its namespace) rather than one it was started with, and regenerates the bootstrap
+/// kubeconfig when that changes: a bundle gaining a CA (a rotation's first step) reaches
+/// the import secret and the klusterlet work without a restart of the controller.
+#[tokio::test]
+async fn the_bootstrap_kubeconfig_follows_the_ca_bundle_the_hub_publishes() {
+    let hub = Hub::with(|config| {
+        config.root_ca_namespace = Some("default".into());
+        let fleetctl_hub::HubAddress::External { ca_pem, .. } = &mut config.address else { panic!("external") };
+        *ca_pem = "the CA the controller was started with".into();
+    })
+    .await;
+    hub.create_cluster("c1", true).await;
+    let published = hub.cluster.server.ca_pem().to_string();
+    assert_eq!(bootstrap_ca(&hub.import_secret("c1").await["import.yaml"]), published);
+    report(&hub, "c1", json!([{"type": "ManagedClusterJoined", "status": "True", "reason": "ManagedClusterJoined", "message": "joined"}])).await;
+
+    let another = rcgen::CertificateParams::default().self_signed(&rcgen::KeyPair::generate().expect("key"));
+    let bundle = format!("{published}{}", another.expect("ca").pem());
+    let roots: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(hub.cluster.client.clone(), "default");
+    let publish = json!({"data": {"ca.crt": bundle}});
+    roots.patch("kube-root-ca.crt", &PatchParams::default(), &Patch::Merge(publish)).await.expect("publish");
+
+    let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    let wanted = bundle.clone();
+    let followed = kube::runtime::wait::await_condition(secrets, "c1-import", move |s: Option<&Secret>| {
+        s.and_then(|s| s.data.as_ref()?.get("import.yaml"))
+            .is_some_and(|y| bootstrap_ca(&String::from_utf8_lossy(&y.0)) == wanted)
+    });
+    tokio::time::timeout(Duration::from_secs(10), followed).await.expect("the import secret follows").expect("watch");
+    let works: Api<ManifestWork> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    let carries = move |w: Option<&ManifestWork>| {
+        w.is_some_and(|w| {
+            w.spec.workload.manifests.iter().any(|m| {
+                m.0["metadata"]["name"] == "bootstrap-hub-kubeconfig"
+                    && m.0["data"]["kubeconfig"].as_str().is_some_and(|k| {
+                        let kubeconfig = String::from_utf8(BASE64.decode(k).expect("b64")).expect("text");
+                        kubeconfig.contains(&BASE64.encode(&bundle))
+                    })
+            })
+        })
+    };
+    let followed = kube::runtime::wait::await_condition(works, "c1-klusterlet", carries);
+    tokio::time::timeout(Duration::from_secs(10), followed).await.expect("the klusterlet work follows").expect("watch");
 }
 
 #[tokio::test]

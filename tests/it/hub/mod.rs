@@ -62,6 +62,7 @@ pub fn config(c: &TestCluster) -> HubConfig {
         token_lifetime: Duration::from_secs(3600),
         lease_grace: 5,
         image_pull_secret: None,
+        root_ca_namespace: None,
     }
 }
 
@@ -72,18 +73,7 @@ impl Hub {
 
     pub async fn with(adjust: impl FnOnce(&mut HubConfig)) -> Self {
         let cluster = TestCluster::start().await;
-        let api: Api<CustomResourceDefinition> = Api::all(cluster.client.clone());
-        for crd in crds::hub() {
-            api.create(&PostParams::default(), &crd).await.expect("crd");
-        }
-        // The admission rules `hub install` applies.
-        let (policies, bindings) = fleetctl_hub::manifests::admission::objects();
-        for policy in policies {
-            Api::all(cluster.client.clone()).create(&PostParams::default(), &policy).await.expect("policy");
-        }
-        for binding in bindings {
-            Api::all(cluster.client.clone()).create(&PostParams::default(), &binding).await.expect("binding");
-        }
+        install(&cluster.client).await;
         let mut hub_config = config(&cluster);
         adjust(&mut hub_config);
         let metrics = Registry::default();
@@ -131,16 +121,39 @@ impl Hub {
     }
 }
 
+/// What `hub install` applies before the controller: the OCM CRDs and the admission rules.
+pub async fn install(client: &kube::Client) {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in crds::hub() {
+        api.create(&PostParams::default(), &crd).await.expect("crd");
+    }
+    let (policies, bindings) = fleetctl_hub::manifests::admission::objects();
+    for policy in policies {
+        Api::all(client.clone()).create(&PostParams::default(), &policy).await.expect("policy");
+    }
+    for binding in bindings {
+        Api::all(client.clone()).create(&PostParams::default(), &binding).await.expect("binding");
+    }
+}
+
 /// The bootstrap token inside an import secret's `import.yaml`.
 pub fn bootstrap_token(import_yaml: &str) -> String {
+    bootstrap_kubeconfig(import_yaml)["users"][0]["user"]["token"].as_str().expect("token").to_string()
+}
+
+/// The CA bundle the bootstrap kubeconfig inside an import secret's `import.yaml` trusts.
+pub fn bootstrap_ca(import_yaml: &str) -> String {
+    let data = bootstrap_kubeconfig(import_yaml)["clusters"][0]["cluster"]["certificate-authority-data"].clone();
+    String::from_utf8(BASE64.decode(data.as_str().expect("ca data")).expect("b64")).expect("pem")
+}
+
+fn bootstrap_kubeconfig(import_yaml: &str) -> Value {
     let docs: Vec<Value> = serde_yaml::Deserializer::from_str(import_yaml)
         .map(|d| serde::Deserialize::deserialize(d).expect("yaml"))
         .collect();
     let secret = docs.iter().find(|d| d["metadata"]["name"] == "bootstrap-hub-kubeconfig").expect("bootstrap secret");
-    let kubeconfig: Value =
-        serde_yaml::from_slice(&BASE64.decode(secret["data"]["kubeconfig"].as_str().expect("data")).expect("b64"))
-            .expect("yaml");
-    kubeconfig["users"][0]["user"]["token"].as_str().expect("token").to_string()
+    serde_yaml::from_slice(&BASE64.decode(secret["data"]["kubeconfig"].as_str().expect("data")).expect("b64"))
+        .expect("yaml")
 }
 
 /// Sets conditions on a cluster's status as the agent would.

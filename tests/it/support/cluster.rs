@@ -19,7 +19,11 @@ impl TestCluster {
 
     /// A fresh cluster with the given settings; the client is the admin (`system:masters`).
     pub async fn with_settings(settings: Settings) -> Self {
-        let config = ServerConfig { name: "test".into(), port: 0, settings };
+        Self::with_config(ServerConfig { name: "test".into(), port: 0, settings }).await
+    }
+
+    /// A cluster started as `config` says (a durable store and a port: a restart).
+    pub async fn with_config(config: ServerConfig) -> Self {
         let server = ApiServer::start(config).await.expect("server starts");
         let client = client_from(&server.kubeconfig("test")).await;
         Self { server, client }

@@ -101,7 +101,7 @@ pub fn judge(
         if endpoint.server != bootstrap.server {
             return Err(Unfit::OtherHub { found: endpoint.server, wanted: bootstrap.server.clone() });
         }
-        if endpoint.ca_pem.trim() != bootstrap.ca_pem.trim() {
+        if !fleetctl_kube::certs::same_bundle(&endpoint.ca_pem, &bootstrap.ca_pem) {
             return Err(Unfit::CaChanged);
         }
     }
@@ -232,6 +232,11 @@ mod tests {
         let moved = Endpoint { server: "https://hub.example:6443".into(), ..bootstrap.clone() };
         assert!(matches!(judge(Some(&secret), expected(), Some(&moved), now()), Err(Unfit::OtherHub { .. })));
         let (new_ca, _, _) = issued("ca", 3600);
+        // The same CA spelled otherwise (re-encoded, as a controller merging bundles does).
+        let der = &fleetctl_kube::certs::bundle_certificates(&bootstrap.ca_pem).into_iter().next().expect("der");
+        let respelled =
+            Endpoint { ca_pem: format!("\n{}", fleetctl_kube::certs::pem_of_der(der)), ..bootstrap.clone() };
+        assert!(judge(Some(&secret), expected(), Some(&respelled), now()).is_ok(), "the same CA is no change");
         let rotated = Endpoint { ca_pem: new_ca, ..bootstrap };
         assert_eq!(judge(Some(&secret), expected(), Some(&rotated), now()).unwrap_err(), Unfit::CaChanged);
         assert!(judge(Some(&secret), expected(), None, now()).is_ok(), "no bootstrap: nothing to compare");

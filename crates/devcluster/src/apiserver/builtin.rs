@@ -52,6 +52,7 @@ const ROWS: &[Row] = &[
     Row { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", short: &["deploy"], namespaced: true, sub: SCALE, generation: true, fields: &[] },
     Row { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", short: &["rs"], namespaced: true, sub: SCALE, generation: true, fields: &[] },
     Row { group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", short: &["sts"], namespaced: true, sub: SCALE, generation: true, fields: &[] },
+    Row { group: "batch", version: "v1", kind: "Job", plural: "jobs", short: &[], namespaced: true, sub: STATUS, generation: true, fields: &["status.successful"] },
     Row { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", short: &["crd", "crds"], namespaced: false, sub: STATUS, generation: true, fields: &[] },
     Row { group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
     Row { group: "certificates.k8s.io", version: "v1", kind: "CertificateSigningRequest", plural: "certificatesigningrequests", short: &["csr"], namespaced: false, sub: Subresources { approval: true, ..STATUS }, generation: false, fields: CSR_FIELDS },
@@ -88,7 +89,7 @@ pub fn types() -> Vec<ResourceType> {
             plural: row.plural.to_string(),
             singular: row.kind.to_lowercase(),
             short_names: row.short.iter().map(|s| s.to_string()).collect(),
-            categories: if matches!(row.kind, "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "Service") {
+            categories: if matches!(row.kind, "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "Service" | "Job") {
                 vec!["all".to_string()]
             } else {
                 Vec::new()

@@ -195,6 +195,35 @@ fn selector_cell(o: &Value, _: jiff::Timestamp) -> Value {
     selector(o)
 }
 
+/// kubectl's Job status: the terminal condition, else the interim one, else Suspended or
+/// Running.
+fn job_status(o: &Value, _: jiff::Timestamp) -> Value {
+    let holds = |kind: &str| condition(o, kind).is_some_and(|c| c["status"] == "True");
+    let status = ["Complete", "Failed", "FailureTarget", "SuccessCriteriaMet"]
+        .into_iter()
+        .find(|kind| holds(kind))
+        .unwrap_or(if o["spec"]["suspend"] == true { "Suspended" } else { "Running" });
+    Value::from(status)
+}
+
+fn job_completions(o: &Value, _: jiff::Timestamp) -> Value {
+    let succeeded = int(&o["status"]["succeeded"]);
+    match o["spec"]["completions"].as_i64() {
+        Some(completions) => Value::from(format!("{succeeded}/{completions}")),
+        // A work queue: done after one success.
+        None => Value::from(format!("{succeeded}/1 of {}", int(&o["spec"]["parallelism"]))),
+    }
+}
+
+/// From the start to the completion (or now), as kubectl's short durations.
+fn job_duration(o: &Value, now: jiff::Timestamp) -> Value {
+    let Some(start) = o["status"]["startTime"].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()) else {
+        return Value::from("");
+    };
+    let end = o["status"]["completionTime"].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()).unwrap_or(now);
+    Value::from(fleetctl_kube::duration::human(end.as_second() - start.as_second()))
+}
+
 // --- Services ---
 
 fn service_type(o: &Value, _: jiff::Timestamp) -> Value {
@@ -409,6 +438,10 @@ fn event_count(o: &Value, _: jiff::Timestamp) -> Value {
 
 const NAME: BuiltinColumn = column("Name", "string", 0, name);
 const AGE: BuiltinColumn = column("Age", "string", 0, age);
+/// What `-o wide` adds for the kinds with a pod template.
+const CONTAINERS: BuiltinColumn = column("Containers", "string", 1, containers_cell);
+const IMAGES: BuiltinColumn = column("Images", "string", 1, images_cell);
+const SELECTOR: BuiltinColumn = column("Selector", "string", 1, selector_cell);
 
 /// The columns of a built-in kind, if upstream prints more than Name and Age.
 pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
@@ -430,9 +463,9 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
             column("Up-to-date", "integer", 0, updated),
             column("Available", "integer", 0, available),
             AGE,
-            column("Containers", "string", 1, containers_cell),
-            column("Images", "string", 1, images_cell),
-            column("Selector", "string", 1, selector_cell),
+            CONTAINERS,
+            IMAGES,
+            SELECTOR,
         ],
         ("apps", "replicasets") => vec![
             NAME,
@@ -440,9 +473,19 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
             column("Current", "integer", 0, current),
             column("Ready", "integer", 0, ready_count),
             AGE,
-            column("Containers", "string", 1, containers_cell),
-            column("Images", "string", 1, images_cell),
-            column("Selector", "string", 1, selector_cell),
+            CONTAINERS,
+            IMAGES,
+            SELECTOR,
+        ],
+        ("batch", "jobs") => vec![
+            NAME,
+            column("Status", "string", 0, job_status),
+            column("Completions", "string", 0, job_completions),
+            column("Duration", "string", 0, job_duration),
+            AGE,
+            CONTAINERS,
+            IMAGES,
+            SELECTOR,
         ],
         ("apps", "statefulsets") => vec![NAME, column("Ready", "string", 0, deploy_ready), AGE],
         ("", "nodes") => vec![

@@ -18,7 +18,7 @@ pub fn namespaces() -> GroupResource {
     GroupResource::new("", "namespaces")
 }
 
-fn is(rt: &ResourceType, group: &str, plural: &str) -> bool {
+pub(super) fn is(rt: &ResourceType, group: &str, plural: &str) -> bool {
     rt.group == group && rt.plural == plural
 }
 

@@ -56,6 +56,7 @@ use tokio::task::JoinHandle;
 
 pub use pki::CertKey;
 pub use registry::{GroupResource, Registry, ResourceType};
+pub use security::{CaRotation, SecurityError, rotate_ca};
 pub use state::{ApiState, Settings};
 pub use status::ApiError;
 
@@ -149,7 +150,7 @@ impl ApiServer {
     pub async fn start(config: ServerConfig) -> Result<Self, StartError> {
         let (state, notices) = prepare(&config)?;
         let admin = state.security.pki.client(ADMIN_USER, &[auth::MASTERS]).map_err(security::SecurityError::from)?;
-        let tls = tls::acceptor(&state.security.serving, &state.security.pki.ca().cert_pem)?;
+        let tls = tls::acceptor(&state.security.serving, state.security.pki.trust_bundle())?;
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
             .await
             .map_err(|source| StartError::Bind { port: config.port, source })?;
@@ -182,9 +183,9 @@ impl ApiServer {
         SocketAddr::new(SERVICE_HOST.into(), self.addr.port())
     }
 
-    /// The cluster CA certificate, PEM.
+    /// The cluster's CA bundle, PEM: the CA, and while it rotates, the other one too.
     pub fn ca_pem(&self) -> &str {
-        &self.state.security.pki.ca().cert_pem
+        self.state.security.pki.trust_bundle()
     }
 
     /// A client certificate for `user` in `groups`, signed by the cluster CA.
@@ -266,8 +267,10 @@ fn seed(state: &ApiState) -> Result<(), StartError> {
             .create(&rt, None, object, &resource::WriteOptions::default())
             .map_err(|source| StartError::Seed { name: format!("{plural}/{name}"), source })?;
     }
-    for name in SEEDED_NAMESPACES {
-        controllers::ensure_defaults(state, name)
+    // Every namespace a durable store holds, too: its `kube-root-ca.crt` follows a CA
+    // rotated while the cluster was stopped.
+    for name in state.store.keys(&kinds::namespaces(), None) {
+        controllers::ensure_defaults(state, &name)
             .map_err(|source| StartError::Seed { name: format!("defaults of namespace {name}"), source })?;
     }
     Ok(())

@@ -1,5 +1,11 @@
 //! The cluster's certificate authority: the serving certificate, client certificates
 //! for kubeconfigs, and signing of approved CertificateSigningRequests.
+//!
+//! While the CA rotates (see [`super::security::CaRotation`]) three roles come apart, as
+//! on a kube-apiserver whose CA is rotated by hand: the CA that signs (the new one, from
+//! the first step on), the CA the serving certificate chains to (the old one until the
+//! switch), and the trust bundle — every CA clients should trust and the server accepts
+//! client certificates from (old and new until the old one is retired).
 
 use std::time::Duration;
 
@@ -43,8 +49,14 @@ pub struct CertKey {
 
 /// The cluster CA.
 pub struct Pki {
+    /// The CA that signs client certificates and CSRs.
     ca: CertKey,
     issuer: Issuer<'static, KeyPair>,
+    /// The CA the serving certificate chains to, while a rotation has not switched it
+    /// to the signing one yet.
+    serving_issuer: Option<Issuer<'static, KeyPair>>,
+    /// Every trusted CA certificate, PEM, oldest first (the signing CA last).
+    trust: String,
 }
 
 impl std::fmt::Debug for Pki {
@@ -62,28 +74,32 @@ fn validity(params: &mut CertificateParams, lifetime: Duration) {
 impl Pki {
     /// A new CA named after the cluster.
     pub fn generate(cluster: &str) -> Result<Self, PkiError> {
-        let key = KeyPair::generate()?;
-        let mut params = CertificateParams::default();
-        params.distinguished_name = DistinguishedName::new();
-        params.distinguished_name.push(DnType::CommonName, format!("fleetctl-dev-ca-{cluster}"));
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages =
-            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
-        validity(&mut params, CA_LIFETIME);
-        let cert = params.self_signed(&key)?;
-        let ca = CertKey { cert_pem: cert.pem(), key_pem: key.serialize_pem() };
-        Ok(Self { ca, issuer: Issuer::new(params, key) })
+        Self::load(new_ca(&format!("fleetctl-dev-ca-{cluster}"))?)
     }
 
     /// A CA from its stored PEM certificate and key.
     pub fn load(ca: CertKey) -> Result<Self, PkiError> {
-        let issuer = Issuer::from_ca_cert_pem(&ca.cert_pem, KeyPair::from_pem(&ca.key_pem)?)?;
-        Ok(Self { ca, issuer })
+        Self::rotating(ca, None, "")
     }
 
-    /// The CA certificate and key.
+    /// A CA in the middle of a rotation: `ca` signs, the serving certificate chains to
+    /// `serving_ca` (the signing CA when `None`), and clients trust `also_trusted` (PEM
+    /// certificates, oldest first) besides the signing CA.
+    pub fn rotating(ca: CertKey, serving_ca: Option<&CertKey>, also_trusted: &str) -> Result<Self, PkiError> {
+        let serving_issuer = serving_ca.map(issuer_of).transpose()?;
+        let trust = format!("{}{}", also_trusted, ca.cert_pem);
+        Ok(Self { issuer: issuer_of(&ca)?, ca, serving_issuer, trust })
+    }
+
+    /// The signing CA's certificate and key.
     pub fn ca(&self) -> &CertKey {
         &self.ca
+    }
+
+    /// The PEM bundle clients trust the server by and client certificates are checked
+    /// against: what kubeconfigs and `kube-root-ca.crt` carry.
+    pub fn trust_bundle(&self) -> &str {
+        &self.trust
     }
 
     /// A serving certificate for 127.0.0.1, ::1, localhost and [`SERVICE_HOST`].
@@ -99,7 +115,7 @@ impl Pki {
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         params.use_authority_key_identifier_extension = true;
         validity(&mut params, CA_LIFETIME);
-        let cert = params.signed_by(&key, &self.issuer)?;
+        let cert = params.signed_by(&key, self.serving_issuer.as_ref().unwrap_or(&self.issuer))?;
         Ok(CertKey { cert_pem: cert.pem(), key_pem: key.serialize_pem() })
     }
 
@@ -130,6 +146,23 @@ impl Pki {
         let public_key = SubjectPublicKeyInfo::from_der(&request.public_key_der)?;
         Ok(params.signed_by(&public_key, &self.issuer)?.pem())
     }
+}
+
+/// A new self-signed CA named `common_name`.
+pub fn new_ca(common_name: &str) -> Result<CertKey, PkiError> {
+    let key = KeyPair::generate()?;
+    let mut params = CertificateParams::default();
+    params.distinguished_name = DistinguishedName::new();
+    params.distinguished_name.push(DnType::CommonName, common_name);
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+    validity(&mut params, CA_LIFETIME);
+    let cert = params.self_signed(&key)?;
+    Ok(CertKey { cert_pem: cert.pem(), key_pem: key.serialize_pem() })
+}
+
+fn issuer_of(ca: &CertKey) -> Result<Issuer<'static, KeyPair>, PkiError> {
+    Ok(Issuer::from_ca_cert_pem(&ca.cert_pem, KeyPair::from_pem(&ca.key_pem)?)?)
 }
 
 /// A subject with CN `user` and one O per group.

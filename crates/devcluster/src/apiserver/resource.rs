@@ -269,6 +269,9 @@ impl ApiState {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
         }
         kinds::on_create(rt, &mut object, opts.user.as_ref())?;
+        if kinds::is(rt, "", "services") {
+            super::services::allocate(self, &mut object)?;
+        }
         object::drop_empty_metadata(&mut object);
         Ok(object)
     }
@@ -562,6 +565,9 @@ impl ApiState {
             }
         }
         kinds::on_update(rt, old, &mut next)?;
+        if subresource.is_none() && kinds::is(rt, "", "services") {
+            super::services::allocate(self, &mut next)?;
+        }
         object::drop_empty_metadata(&mut next);
         Ok(next)
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
-use k8s_openapi::api::core::v1::{Container, Pod, ServiceAccount};
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ServiceAccount};
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::wait::await_condition;
@@ -94,6 +94,7 @@ impl PodHandle {
                 node: node.config.name.clone(),
                 labels: object.labels().clone(),
             },
+            restart_policy: RestartPolicy::of(&spec),
             containers,
             credentials: OnceCell::new(),
         };
@@ -122,10 +123,43 @@ struct PodInfo {
     /// Where its ServiceAccount's files go.
     credentials_dir: PathBuf,
     fields: PodFields,
+    restart_policy: RestartPolicy,
     containers: Vec<Container>,
     /// The ServiceAccount's files, once written (shared by the containers).
     credentials: OnceCell<Credentials>,
 }
+
+/// When the kubelet starts a container that exited again (`spec.restartPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RestartPolicy {
+    Always,
+    OnFailure,
+    Never,
+}
+
+impl RestartPolicy {
+    /// The Pod's policy (`Always` when it names none, as defaulting does).
+    fn of(spec: &PodSpec) -> Self {
+        match spec.restart_policy.as_deref() {
+            Some("OnFailure") => Self::OnFailure,
+            Some("Never") => Self::Never,
+            _ => Self::Always,
+        }
+    }
+
+    /// Whether a container that exited with `code` runs again.
+    fn restarts(self, code: i32) -> bool {
+        match self {
+            Self::Always => true,
+            Self::OnFailure => code != 0,
+            Self::Never => false,
+        }
+    }
+}
+
+/// How long a container with nothing to run (an image that is neither fleetctl's nor in
+/// podman's storage) runs when its Pod may complete (a Job's): it then exits with 0.
+const SIMULATED_RUN: Duration = Duration::from_secs(1);
 
 /// Why a container could not get its ServiceAccount's token.
 #[derive(Debug, thiserror::Error)]
@@ -257,8 +291,9 @@ fn now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// One container: a process (or task) for the fleetctl image, restarted when it exits;
-/// for any other image a container that is simply reported running.
+/// One container: a process (or task) for the fleetctl image, restarted when it exits as
+/// the Pod's restartPolicy says; for any other image a container that is simply reported
+/// running (or, in a Pod that may complete, that runs [`SIMULATED_RUN`] and exits with 0).
 async fn run_container(
     node: Arc<Node>,
     pod: Arc<PodInfo>,
@@ -279,10 +314,21 @@ async fn run_container(
         let id = format!("simulated://{}/{}", pod.name(), container.name);
         // Nothing runs, so nothing is written: its log is there, and empty.
         let sink = node.logs.open(pod_key, &container.name, 0, &pod.log);
+        let started = now();
         shared.update(index, |c| {
-            c.phase = ContainerPhase::Running(now());
+            c.phase = ContainerPhase::Running(started.clone());
             c.container_id = Some(id);
         });
+        let ends = !pod.restart_policy.restarts(0);
+        let ran = ends
+            && tokio::select! {
+                _ = stop.wait_for(|s| *s) => false,
+                () = tokio::time::sleep(SIMULATED_RUN) => true,
+            };
+        if ran {
+            let finished = now();
+            shared.update(index, |c| c.phase = ContainerPhase::Terminated { code: 0, started, finished });
+        }
         let _ = stop.wait_for(|s| *s).await;
         sink.close();
         return;
@@ -332,8 +378,9 @@ async fn run_container(
         };
         let id = running.container_id();
         process::log_line(&pod.log, &format!("{label}: started {id}: {}", launch.command_line()));
+        let started = now();
         shared.update(index, |c| {
-            c.phase = ContainerPhase::Running(now());
+            c.phase = ContainerPhase::Running(started.clone());
             c.container_id = Some(id.clone());
             c.restart_count = restarts;
         });
@@ -350,6 +397,11 @@ async fn run_container(
         };
         output.close();
         process::log_line(&pod.log, &format!("{label}: {id} exited with code {code}"));
+        if !pod.restart_policy.restarts(code) {
+            let finished = now();
+            shared.update(index, |c| c.phase = ContainerPhase::Terminated { code, started, finished });
+            return;
+        }
         if up_since.elapsed() >= node.timing().backoff_reset {
             backoff.reset();
         }

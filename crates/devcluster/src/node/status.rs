@@ -132,6 +132,21 @@ pub enum ContainerPhase {
     Waiting(String),
     /// Running since the given time.
     Running(String),
+    /// Ran to its end and is not restarted (restartPolicy `Never`, or `OnFailure` after
+    /// exit code 0).
+    Terminated {
+        /// Its exit code.
+        code: i32,
+        /// When it started.
+        started: String,
+        /// When it ended.
+        finished: String,
+    },
+}
+
+/// The reason the kubelet gives a container that ended with `code`.
+fn exit_reason(code: i32) -> &'static str {
+    if code == 0 { "Completed" } else { "Error" }
 }
 
 impl ContainerState {
@@ -156,6 +171,9 @@ impl ContainerState {
         let state = match &self.phase {
             ContainerPhase::Waiting(reason) => json!({"waiting": {"reason": reason}}),
             ContainerPhase::Running(since) => json!({"running": {"startedAt": since}}),
+            ContainerPhase::Terminated { code, started, finished } => json!({"terminated": {
+                "exitCode": code, "reason": exit_reason(*code), "startedAt": started, "finishedAt": finished,
+            }}),
         };
         let mut status = json!({
             "name": self.name, "image": self.image, "imageID": self.image,
@@ -167,21 +185,42 @@ impl ContainerState {
             status["containerID"] = json!(id);
         }
         if let Some((code, finished)) = &self.last_exit {
-            let reason = if *code == 0 { "Completed" } else { "Error" };
+            let reason = exit_reason(*code);
             status["lastState"] = json!({"terminated": {"exitCode": code, "reason": reason, "finishedAt": finished}});
         }
         status
     }
 }
 
-/// A Pod's status: always scheduled on the simulated node and Running; Ready when all
-/// its containers run.
+/// The exit codes of the containers, when every one has terminated for good.
+fn exit_codes(containers: &[ContainerState]) -> Option<Vec<i32>> {
+    containers
+        .iter()
+        .map(|c| match c.phase {
+            ContainerPhase::Terminated { code, .. } => Some(code),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+        .filter(|codes| !codes.is_empty())
+}
+
+/// A Pod's status: always scheduled on the simulated node; Running, Ready when all its
+/// containers run; once every container has terminated for good, Succeeded when all
+/// exited with 0, else Failed (not ready, reason `PodCompleted`, as the kubelet says).
 pub fn pod_status(containers: &[ContainerState], start_time: &str) -> Value {
     let ready = !containers.is_empty() && containers.iter().all(ContainerState::ready);
     let flag = if ready { "True" } else { "False" };
-    let condition = |kind: &str, status: &str| json!({"type": kind, "status": status});
+    let (phase, not_ready_reason) = match exit_codes(containers) {
+        Some(codes) if codes.iter().all(|code| *code == 0) => ("Succeeded", Some("PodCompleted")),
+        Some(_) => ("Failed", Some("PodCompleted")),
+        None => ("Running", None),
+    };
+    let condition = |kind: &str, status: &str| match not_ready_reason {
+        Some(reason) if status == "False" => json!({"type": kind, "status": status, "reason": reason}),
+        _ => json!({"type": kind, "status": status}),
+    };
     json!({
-        "phase": "Running",
+        "phase": phase,
         "conditions": [
             condition("PodScheduled", "True"),
             condition("Initialized", "True"),
@@ -255,5 +294,26 @@ mod tests {
         assert_eq!(status["conditions"][3]["status"], "True");
         assert_eq!(status["containerStatuses"][0]["ready"], true);
         assert_eq!(status["podIP"], POD_IP);
+    }
+
+    /// The kubelet's `getPhase`: every container terminated, all with 0 → Succeeded, any
+    /// other code → Failed; a container still running keeps the Pod Running.
+    #[test]
+    fn a_pod_whose_containers_all_ended_succeeded_or_failed_by_their_exit_codes() {
+        let container: Container = serde_json::from_value(json!({"name": "c", "image": "busybox"})).unwrap();
+        let ended = |code| {
+            let mut c = ContainerState::new(&container);
+            c.phase = ContainerPhase::Terminated { code, started: "s".into(), finished: "f".into() };
+            c
+        };
+        let status = pod_status(&[ended(0), ended(0)], "t");
+        assert_eq!(status["phase"], "Succeeded");
+        assert_eq!(status["conditions"][3], json!({"type": "Ready", "status": "False", "reason": "PodCompleted"}));
+        let state = &status["containerStatuses"][0]["state"]["terminated"];
+        assert_eq!((state["exitCode"].as_i64(), state["reason"].as_str()), (Some(0), Some("Completed")));
+        assert_eq!(pod_status(&[ended(0), ended(3)], "t")["phase"], "Failed");
+        let mut running = ContainerState::new(&container);
+        running.phase = ContainerPhase::Running("t".into());
+        assert_eq!(pod_status(&[ended(0), running], "t")["phase"], "Running");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, split_image};
+use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, ROOT_CA_CONFIGMAP, split_image};
 
 use super::admission;
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
@@ -31,6 +31,8 @@ fn rules() -> Vec<PolicyRule> {
         ),
         rule(&[""], &["namespaces", "secrets", "serviceaccounts"], RW),
         rule(&[""], &["serviceaccounts/token"], &["create"]),
+        // The CA bundle the hub publishes, which bootstrap kubeconfigs follow.
+        named_rule(&[""], &["configmaps"], &[ROOT_CA_CONFIGMAP], &["get", "list", "watch"]),
         // kube-runtime's Recorder writes events.k8s.io/v1 Events.
         rule(&["", "events.k8s.io"], &["events"], &["create", "patch", "update"]),
         rule(&["coordination.k8s.io"], &["leases"], RW),
@@ -61,7 +63,8 @@ pub struct Install<'a> {
     pub image: &'a str,
     /// The hub's API server URL as managed clusters reach it, for bootstrap kubeconfigs.
     pub hub_url: &'a str,
-    /// The CA bundle (PEM) that verifies it.
+    /// The CA bundle (PEM) that verifies it, when it is not the one the hub publishes in
+    /// `kube-root-ca.crt` (empty: the controller follows that one, through rotations).
     pub hub_ca_pem: &'a str,
     /// A `kubernetes.io/dockerconfigjson` Secret in the hub namespace that the controller
     /// pulls its image with and hands on to every klusterlet, if the registry needs one.

@@ -5,6 +5,10 @@ pub mod health;
 pub mod leader;
 pub mod metrics;
 
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
 /// The signal that asked the process to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopSignal {
@@ -41,19 +45,31 @@ pub async fn shutdown_signal() -> StopSignal {
     }
 }
 
-/// Logs to stderr at `info` (`-v`: `debug`, `-vv`: `trace`), or as `FLEETCTL_LOG` says;
-/// colour codes only when `colour` (a person's terminal, not a log file). A subscriber
-/// already set (a role run inside another program) is kept.
+/// Logs to stderr at `info` (`-v`: `debug`, `-vv`: `trace`), or as `FLEETCTL_LOG` says
+/// (`LEVEL` and `TARGET=LEVEL` directives, comma-separated: `info,kube=warn`); colour codes
+/// only when `colour` (a person's terminal, not a log file). A subscriber already set (a
+/// role run inside another program) is kept.
 pub fn init_logging(verbose: u8, colour: bool) {
     let default = match verbose {
-        0 => "info",
-        1 => "debug",
-        _ => "trace",
+        0 => LevelFilter::INFO,
+        1 => LevelFilter::DEBUG,
+        _ => LevelFilter::TRACE,
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("FLEETCTL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let subscriber = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(colour);
-    if subscriber.try_init().is_err() {
+    // Targets rather than EnvFilter: the directives a pod's environment sets need no
+    // span or field matching, and EnvFilter's regular expressions would be mapped into
+    // every agent.
+    let (filter, refused) = match std::env::var("FLEETCTL_LOG") {
+        Ok(value) => match value.parse::<Targets>() {
+            Ok(filter) => (filter, None),
+            Err(error) => (Targets::new().with_default(default), Some((value, error))),
+        },
+        Err(_) => (Targets::new().with_default(default), None),
+    };
+    let output = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(colour);
+    if tracing_subscriber::registry().with(output).with(filter).try_init().is_err() {
         tracing::debug!("logging was set up already");
+    }
+    if let Some((value, error)) = refused {
+        tracing::warn!("FLEETCTL_LOG={value:?} is not a log filter ({error}): logging at {default}");
     }
 }

@@ -32,7 +32,7 @@ use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::ObjectRef;
-use super::workloads::{deployments, owned, replica_sets};
+use super::workloads::{deployments, owned, replace_status, replica_sets};
 use super::{Step, read, resource_type, split_key};
 
 /// The revision of a ReplicaSet, and of the Deployment (its new ReplicaSet's).
@@ -122,13 +122,7 @@ fn write_deployment(state: &Shared, namespace: &str, name: &str, deployment: &De
     if deployment.status.as_ref() == Some(&plan.status) {
         return Ok(());
     }
-    let status = to_value(&plan.status)?;
-    let result = state.write(&rt, Some(namespace), name, Some("status"), &WriteOptions::default(), None, &mut |c| {
-        let mut next = c.clone();
-        next["status"] = status.clone();
-        Ok(next)
-    });
-    ignore_missing(result.map(|_| ()))
+    replace_status(state, &deployments(), namespace, name, &plan.status)
 }
 
 /// A name taken by a ReplicaSet that is not this template's: the count goes into the

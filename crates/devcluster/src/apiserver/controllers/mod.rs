@@ -2,8 +2,9 @@
 //! apiextensions server, reduced to what clients observe: garbage collection of
 //! dependents (background, foreground, orphan), namespace termination and CRD cleanup.
 //!
-//! The workload controllers play kube-controller-manager's deployment and ReplicaSet
-//! controllers and kube-scheduler (`deployments`, `replicasets`, `scheduler`).
+//! The workload controllers play kube-controller-manager's deployment, ReplicaSet, Job,
+//! endpoints and EndpointSlice controllers and kube-scheduler (`deployments`,
+//! `replicasets`, `jobs`, `endpoints`, `scheduler`).
 //!
 //! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and the
 //! CSR cleaner, and give every namespace its `default` ServiceAccount and
@@ -15,7 +16,9 @@
 mod crds;
 mod csr;
 pub mod deployments;
+mod endpoints;
 mod gc;
+mod jobs;
 mod namespaces;
 mod replicasets;
 mod scheduler;
@@ -61,6 +64,12 @@ enum Work {
     Deployment(String),
     /// A ReplicaSet's Pods and status need a look.
     ReplicaSet(String),
+    /// A Job's Pods and status need a look.
+    Job(String),
+    /// A Service's Endpoints and EndpointSlice need a look.
+    Endpoints(String),
+    /// Pods of a namespace changed: the Endpoints of its Services need a look.
+    EndpointsIn(String),
     /// A Pod may need a node.
     Schedule(String),
     /// A Node changed: Pods waiting for one need a look.
@@ -69,7 +78,7 @@ enum Work {
 
 impl Work {
     fn is_workload(&self) -> bool {
-        matches!(self, Self::Deployment(_) | Self::ReplicaSet(_) | Self::Schedule(_) | Self::ScheduleAll)
+        matches!(self, Self::Deployment(_) | Self::ReplicaSet(_) | Self::Job(_) | Self::Schedule(_) | Self::ScheduleAll)
     }
 }
 
@@ -208,6 +217,9 @@ fn handle(state: &Shared, work: &Work) -> bool {
         Work::CleanCsrs => csr::clean(state),
         Work::Deployment(key) => deployments::sync(state, key),
         Work::ReplicaSet(key) => replicasets::sync(state, key),
+        Work::Job(key) => jobs::sync(state, key),
+        Work::Endpoints(key) => endpoints::sync(state, key),
+        Work::EndpointsIn(namespace) => endpoints::sync_namespace(state, namespace),
         Work::Schedule(key) => scheduler::schedule(state, key),
         Work::ScheduleAll => scheduler::schedule_all(state),
         Work::CrdRemoved(name) => {

@@ -180,9 +180,10 @@ pub(super) fn is_default_object(resource: &super::super::registry::GroupResource
 const ROOT_CA: &str = "kube-root-ca.crt";
 
 /// Gives a namespace its `default` ServiceAccount and the `kube-root-ca.crt`
-/// ConfigMap, as the serviceaccount and root-ca-publisher controllers do.
+/// ConfigMap, as the serviceaccount and root-ca-publisher controllers do; a ConfigMap
+/// that no longer holds the CA bundle (a CA rotated since) gets it again.
 pub fn ensure_defaults(state: &ApiState, namespace: &str) -> Step {
-    let ca = state.security.pki.ca().cert_pem.clone();
+    let ca = state.security.pki.trust_bundle().to_string();
     let defaults = [
         ("serviceaccounts", json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})),
         (
@@ -193,15 +194,21 @@ pub fn ensure_defaults(state: &ApiState, namespace: &str) -> Step {
     for (plural, object) in defaults {
         let Some(rt) = state.registry.get("", "v1", plural) else { continue };
         let name = object::name(&object).unwrap_or_default().to_string();
-        if state.store.get(&rt.group_resource(), &super::super::store::key(Some(namespace), &name)).is_some() {
-            continue;
-        }
-        match state.create(&rt, Some(namespace), object, &WriteOptions::default()) {
+        let result = match state.store.get(&rt.group_resource(), &super::super::store::key(Some(namespace), &name)) {
+            Some(stored) if plural != "configmaps" || stored.value()["data"] == object["data"] => continue,
+            Some(_) => state
+                .write(&rt, Some(namespace), &name, None, &WriteOptions::default(), None, &mut |current| {
+                    let mut next = current.clone();
+                    next["data"] = object["data"].clone();
+                    Ok(next)
+                })
+                .map(|_| ()),
+            None => state.create(&rt, Some(namespace), object, &WriteOptions::default()).map(|_| ()),
+        };
+        match result {
             // Gone or terminating meanwhile, or created concurrently: nothing to do.
             Err(e) if matches!(e.code, 403 | 404 | 409) => {}
-            other => {
-                other?;
-            }
+            other => other?,
         }
     }
     Ok(())

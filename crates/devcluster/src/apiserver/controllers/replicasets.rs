@@ -5,17 +5,14 @@
 //! labeled, ready and available (ready counts as available; `minReadySeconds` is not
 //! waited for).
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
-use k8s_openapi::api::core::v1::{Pod, PodSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use k8s_openapi::api::core::v1::Pod;
 
 use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::ObjectRef;
-use super::workloads::{owned, pods, replica_sets};
+use super::workloads::{owned, pod_of_template, pods, replace_status, replica_sets};
 use super::{Step, read, resource_type, split_key};
 
 /// Brings one ReplicaSet's Pods and status in line with its spec.
@@ -85,32 +82,7 @@ fn deletion_rank(pod: &Pod) -> (bool, bool, bool, Option<jiff::Timestamp>) {
 /// A Pod of the ReplicaSet's template.
 fn pod_of(set: &ReplicaSet) -> Pod {
     let template = set.spec.as_ref().and_then(|s| s.template.clone()).unwrap_or_default();
-    let meta = template.metadata.unwrap_or_default();
-    let name = set.metadata.name.clone().unwrap_or_default();
-    let mut spec: PodSpec = template.spec.unwrap_or_default();
-    // What ServiceAccount admission gives a Pod that names none.
-    if spec.service_account_name.as_deref().is_none_or(str::is_empty) {
-        spec.service_account_name = Some(spec.service_account.clone().unwrap_or_else(|| "default".to_string()));
-    }
-    Pod {
-        metadata: ObjectMeta {
-            generate_name: Some(format!("{name}-")),
-            namespace: set.metadata.namespace.clone(),
-            labels: meta.labels,
-            annotations: meta.annotations.filter(|a: &BTreeMap<String, String>| !a.is_empty()),
-            owner_references: Some(vec![OwnerReference {
-                api_version: "apps/v1".into(),
-                kind: "ReplicaSet".into(),
-                name,
-                uid: set.metadata.uid.clone().unwrap_or_default(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            }]),
-            ..ObjectMeta::default()
-        },
-        spec: Some(spec),
-        status: None,
-    }
+    pod_of_template(&template, "apps/v1", "ReplicaSet", &set.metadata)
 }
 
 fn write_status(state: &Shared, namespace: &str, name: &str, set: &ReplicaSet, live: &[Pod]) -> Step {
@@ -136,17 +108,7 @@ fn write_status(state: &Shared, namespace: &str, name: &str, set: &ReplicaSet, l
     if set.status.as_ref() == Some(&status) {
         return Ok(());
     }
-    let Some(rt) = resource_type(state, &replica_sets()) else { return Ok(()) };
-    let value = serde_json::to_value(&status).map_err(|e| ApiError::internal(format!("serializing a status: {e}")))?;
-    let result = state.write(&rt, Some(namespace), name, Some("status"), &WriteOptions::default(), None, &mut |c| {
-        let mut next = c.clone();
-        next["status"] = value.clone();
-        Ok(next)
-    });
-    match result {
-        Err(e) if e.code == 404 => Ok(()),
-        other => other.map(|_| ()),
-    }
+    replace_status(state, &replica_sets(), namespace, name, &status)
 }
 
 #[cfg(test)]

@@ -2,15 +2,21 @@
 //! they find the objects a controller owns (through `ownerReferences` with
 //! `controller: true`, as kube-controller-manager's controllers do).
 
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
+use k8s_openapi::api::core::v1::{Pod, PodSpec, PodTemplateSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::super::registry::GroupResource;
+use super::super::resource::WriteOptions;
 use super::super::state::Shared;
+use super::super::status::ApiError;
 use super::super::store::Notice;
-use super::Work;
+use super::{Step, Work, resource_type};
 
 /// `apps/deployments`.
 pub(super) fn deployments() -> GroupResource {
@@ -20,6 +26,11 @@ pub(super) fn deployments() -> GroupResource {
 /// `apps/replicasets`.
 pub(super) fn replica_sets() -> GroupResource {
     GroupResource::new("apps", "replicasets")
+}
+
+/// `batch/jobs`.
+pub(super) fn jobs() -> GroupResource {
+    GroupResource::new("batch", "jobs")
 }
 
 /// Core `pods`.
@@ -65,9 +76,64 @@ pub(super) fn owned<T: DeserializeOwned>(
         .collect()
 }
 
+/// A Pod of `template` named `<owner>-<random>` in the owner's namespace, controlled by the
+/// owner (of `api_version` and `kind`, with `owner`'s metadata).
+pub(super) fn pod_of_template(template: &PodTemplateSpec, api_version: &str, kind: &str, owner: &ObjectMeta) -> Pod {
+    let base = owner.name.clone().unwrap_or_default();
+    let reference = OwnerReference {
+        api_version: api_version.into(),
+        kind: kind.into(),
+        name: base.clone(),
+        uid: owner.uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    };
+    let meta = template.metadata.clone().unwrap_or_default();
+    let mut spec: PodSpec = template.spec.clone().unwrap_or_default();
+    // What ServiceAccount admission gives a Pod that names none.
+    if spec.service_account_name.as_deref().is_none_or(str::is_empty) {
+        spec.service_account_name = Some(spec.service_account.clone().unwrap_or_else(|| "default".to_string()));
+    }
+    Pod {
+        metadata: ObjectMeta {
+            generate_name: Some(format!("{base}-")),
+            namespace: owner.namespace.clone(),
+            labels: meta.labels,
+            annotations: meta.annotations.filter(|a: &BTreeMap<String, String>| !a.is_empty()),
+            owner_references: Some(vec![reference]),
+            ..ObjectMeta::default()
+        },
+        spec: Some(spec),
+        status: None,
+    }
+}
+
+/// Replaces the status of `resource` `namespace/name` through its status subresource (an
+/// object deleted meanwhile needs none).
+pub(super) fn replace_status<T: Serialize>(
+    state: &Shared,
+    resource: &GroupResource,
+    namespace: &str,
+    name: &str,
+    status: &T,
+) -> Step {
+    let Some(rt) = resource_type(state, resource) else { return Ok(()) };
+    let value = serde_json::to_value(status).map_err(|e| ApiError::internal(format!("serializing a status: {e}")))?;
+    let result = state.write(&rt, Some(namespace), name, Some("status"), &WriteOptions::default(), None, &mut |c| {
+        let mut next = c.clone();
+        next["status"] = value.clone();
+        Ok(next)
+    });
+    match result {
+        Err(e) if e.code == 404 => Ok(()),
+        other => other.map(|_| ()),
+    }
+}
+
 /// The workload work a change asks for: a Deployment syncs when it or one of its
-/// ReplicaSets changes, a ReplicaSet when it or one of its Pods changes; a Pod no node
-/// runs yet is scheduled, and so are all such Pods when a Node changes.
+/// ReplicaSets changes, a ReplicaSet or a Job when it or one of its Pods changes, the
+/// Endpoints of a Service when it or a Pod of its namespace changes; a Pod no node runs
+/// yet is scheduled, and so are all such Pods when a Node changes.
 pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     let event = &notice.event;
     let namespace = event.namespace().unwrap_or_default();
@@ -81,9 +147,17 @@ pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         if let Some(deployment) = owner("Deployment") {
             batch.insert(Work::Deployment(deployment));
         }
+    } else if notice.resource == jobs() {
+        batch.insert(Work::Job(event.key.clone()));
+    } else if notice.resource == super::endpoints::services() {
+        batch.insert(Work::Endpoints(event.key.clone()));
     } else if notice.resource == pods() {
+        batch.insert(Work::EndpointsIn(namespace.to_string()));
         if let Some(set) = owner("ReplicaSet") {
             batch.insert(Work::ReplicaSet(set));
+        }
+        if let Some(job) = owner("Job") {
+            batch.insert(Work::Job(job));
         }
         let unscheduled = event.value()["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
         if !notice.deleting && unscheduled {

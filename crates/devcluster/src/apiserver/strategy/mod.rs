@@ -8,8 +8,10 @@
 
 mod certificates;
 mod config;
+pub mod jobs;
 mod rbac;
 mod scheduling;
+mod services;
 mod typed;
 mod workloads;
 
@@ -45,6 +47,8 @@ impl Strategy for Default {}
 pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
     match (rt.group.as_str(), rt.plural.as_str()) {
         ("apps", "deployments") => &workloads::Deployments,
+        ("batch", "jobs") => &jobs::Jobs,
+        ("", "services") => &services::Services,
         ("", "configmaps") => &config::ConfigMaps,
         ("", "secrets") => &config::Secrets,
         ("rbac.authorization.k8s.io", "roles") => &rbac::Roles { namespaced: true },

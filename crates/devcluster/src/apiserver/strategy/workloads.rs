@@ -4,7 +4,8 @@
 //! least one container with an image, replicas not negative, an immutable selector.
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStrategy, RollingUpdateDeployment};
-use k8s_openapi::api::core::v1::{Container, PodSpec, Probe};
+use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Probe};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as LabelSelectorSpec;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::Value;
 
@@ -108,19 +109,27 @@ fn validate(deployment: &Deployment) -> Vec<Cause> {
             format!("Invalid value: {replicas}: must be greater than or equal to 0"),
         ));
     }
-    let labels = spec.template.metadata.as_ref().and_then(|m| m.labels.clone()).unwrap_or_default();
-    let empty = spec.selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
-        && spec.selector.match_expressions.as_ref().is_none_or(|e| e.is_empty());
+    causes.extend(validate_template(&spec.selector, &spec.template, "deployment"));
+    causes
+}
+
+/// `ValidatePodTemplateSpecForReplicaSet`'s part every workload shares: a selector, which
+/// the template's labels match, and at least one container, each with an image.
+pub(super) fn validate_template(selector: &LabelSelectorSpec, template: &PodTemplateSpec, kind: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let labels = template.metadata.as_ref().and_then(|m| m.labels.clone()).unwrap_or_default();
+    let empty = selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
+        && selector.match_expressions.as_ref().is_none_or(|e| e.is_empty());
     if empty {
         causes.push(Cause::new(
             "FieldValueInvalid",
             "spec.selector",
-            "Invalid value: empty selector is invalid for deployment",
+            format!("Invalid value: empty selector is invalid for {kind}"),
         ));
     } else {
         let label_map: serde_json::Map<String, Value> =
             labels.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
-        let matches = LabelSelector::from_typed(&spec.selector).is_ok_and(|s| s.matches(Some(&label_map)));
+        let matches = LabelSelector::from_typed(selector).is_ok_and(|s| s.matches(Some(&label_map)));
         if !matches {
             causes.push(Cause::new(
                 "FieldValueInvalid",
@@ -129,7 +138,7 @@ fn validate(deployment: &Deployment) -> Vec<Cause> {
             ));
         }
     }
-    match &spec.template.spec {
+    match &template.spec {
         Some(pod) if !pod.containers.is_empty() => {
             for (i, container) in pod.containers.iter().enumerate() {
                 if container.image.as_deref().is_none_or(str::is_empty) {
