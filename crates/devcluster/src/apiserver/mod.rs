@@ -235,6 +235,7 @@ fn prepare(config: &ServerConfig) -> Result<(Arc<ApiState>, StoreNotices), Start
             .map_err(|source| StartError::Store { dir: dir.clone(), source })?,
         None => store::Store::with_broadcast(settings.history, settings.broadcast),
     };
+    let store = store.with_history_bytes(settings.history_bytes);
     let security = security::Security::load_or_create(settings.store.as_deref(), &config.name)?;
     let state = Arc::new(ApiState {
         registry: Registry::with_builtins(),

@@ -1,18 +1,15 @@
 //! Authorization: RBAC as kube-apiserver evaluates it, the default roles a real
 //! cluster has, and the upstream wording of denials.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+mod index;
 
-use parking_lot::Mutex;
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use serde_json::{Value, json};
 
 use super::auth::User;
-use super::object;
-use super::registry::GroupResource;
-use super::selector::LabelSelector;
 use super::status::{ApiError, qualified};
 use super::store::Store;
+use index::Index;
 
 const RBAC: &str = "rbac.authorization.k8s.io";
 
@@ -49,7 +46,7 @@ pub struct Attributes {
     pub target: Target,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Rule {
     verbs: Vec<String>,
     groups: Vec<String>,
@@ -58,32 +55,11 @@ struct Rule {
     urls: Vec<String>,
 }
 
-#[derive(Debug)]
-struct Subject {
-    kind: String,
-    name: String,
-    namespace: String,
-}
-
-#[derive(Debug)]
-struct Binding {
-    /// `None` for ClusterRoleBindings.
-    namespace: Option<String>,
-    subjects: Vec<Subject>,
-    rules: Arc<Vec<Rule>>,
-}
-
-type Revisions = [u64; 4];
-
-/// Evaluates RBAC from the stored roles and bindings, rebuilding its index only when
-/// one of them changed.
+/// Evaluates RBAC from the stored roles and bindings, through an index brought up to
+/// date with each role or binding that changed since the last request.
 #[derive(Debug, Default)]
 pub struct Authorizer {
-    index: Mutex<Option<(Revisions, Arc<Vec<Binding>>)>>,
-}
-
-fn resources() -> [GroupResource; 4] {
-    ["roles", "clusterroles", "rolebindings", "clusterrolebindings"].map(|r| GroupResource::new(RBAC, r))
+    index: RwLock<Index>,
 }
 
 fn strings(value: &Value) -> Vec<String> {
@@ -112,7 +88,10 @@ impl Authorizer {
             return true;
         }
         let index = self.index(store);
-        index.iter().filter(|b| b.subjects.iter().any(|s| names(s, user))).any(|b| permits(b, attributes))
+        index
+            .bindings_of(user)
+            .into_iter()
+            .any(|(binding, rules)| permits(binding.namespace.as_deref(), rules, attributes))
     }
 
     /// What `user` may do in `namespace` (cluster-wide grants included), as a
@@ -125,11 +104,10 @@ impl Authorizer {
         }
         let index = self.index(store);
         let (mut resource_rules, mut non_resource_rules) = (Vec::new(), Vec::new());
-        let applies = |b: &&Binding| {
-            b.namespace.as_deref().is_none_or(|scope| scope == namespace) && b.subjects.iter().any(|s| names(s, user))
-        };
-        for binding in index.iter().filter(applies) {
-            for rule in binding.rules.iter() {
+        let bindings = index.bindings_of(user);
+        let applies = bindings.iter().filter(|(b, _)| b.namespace.as_deref().is_none_or(|scope| scope == namespace));
+        for (binding, rules) in applies {
+            for rule in rules.iter() {
                 if !rule.resources.is_empty() {
                     let mut shown = json!({"verbs": rule.verbs, "apiGroups": rule.groups, "resources": rule.resources});
                     if !rule.names.is_empty() {
@@ -145,113 +123,28 @@ impl Authorizer {
         (resource_rules, non_resource_rules)
     }
 
-    fn index(&self, store: &Store) -> Arc<Vec<Binding>> {
-        let revisions: Revisions = resources().map(|r| store.revision(&r));
-        let mut cached = self.index.lock();
-        if let Some((seen, index)) = cached.as_ref()
-            && *seen == revisions
-        {
-            return index.clone();
+    /// The index with every RBAC change the store holds.
+    fn index(&self, store: &Store) -> RwLockReadGuard<'_, Index> {
+        let index = self.index.read();
+        if index.is_current(store) {
+            return index;
         }
-        let index = Arc::new(build(store));
-        *cached = Some((revisions, index.clone()));
-        index
+        drop(index);
+        let mut index = self.index.write();
+        index.refresh(store);
+        RwLockWriteGuard::downgrade(index)
     }
 }
 
-fn all(store: &Store, resource: &GroupResource) -> Vec<Value> {
-    store.list(resource, None, None, 0, &|_| true).items.iter().map(super::store::Stored::value).collect()
-}
-
-/// Reads every role and binding into an index of (scope, subjects, rules).
-fn build(store: &Store) -> Vec<Binding> {
-    let [roles, cluster_roles, role_bindings, cluster_role_bindings] = resources();
-    let cluster_roles = all(store, &cluster_roles);
-    // Each ClusterRole's rules once, however many bindings name it: a lookup by name, not a
-    // scan of every ClusterRole per binding (a hub with thousands of clusters has thousands).
-    let by_name: HashMap<&str, &Value> = cluster_roles.iter().filter_map(|r| Some((object::name(r)?, r))).collect();
-    let mut known: HashMap<String, Arc<Vec<Rule>>> = HashMap::new();
-    let mut cluster_rules = |name: &str| -> Arc<Vec<Rule>> {
-        if let Some(rules) = known.get(name) {
-            return rules.clone();
-        }
-        let Some(role) = by_name.get(name) else {
-            return Arc::new(Vec::new());
-        };
-        let mut rules = rules_of(role);
-        // Aggregated ClusterRoles take the rules of every ClusterRole their selectors match.
-        for selector in role["aggregationRule"]["clusterRoleSelectors"].as_array().into_iter().flatten() {
-            let labels: Vec<String> = selector["matchLabels"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                .collect();
-            let Ok(selector) = LabelSelector::parse(&labels.join(",")) else { continue };
-            for other in cluster_roles.iter().filter(|r| !labels.is_empty() && selector.matches(object::labels(r))) {
-                rules.extend(rules_of(other));
-            }
-        }
-        let rules = Arc::new(rules);
-        known.insert(name.to_string(), rules.clone());
-        rules
-    };
-    let roles = all(store, &roles);
-    let roles_by_key: HashMap<(&str, &str), &Value> =
-        roles.iter().filter_map(|r| Some(((object::namespace(r)?, object::name(r)?), r))).collect();
-    let role_rules = |namespace: &str, name: &str| -> Arc<Vec<Rule>> {
-        Arc::new(roles_by_key.get(&(namespace, name)).map(|r| rules_of(r)).unwrap_or_default())
-    };
-    let subjects = |binding: &Value| -> Vec<Subject> {
-        binding["subjects"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| Subject {
-                kind: s["kind"].as_str().unwrap_or_default().to_string(),
-                name: s["name"].as_str().unwrap_or_default().to_string(),
-                namespace: s["namespace"].as_str().unwrap_or_default().to_string(),
-            })
-            .collect()
-    };
-    let mut index = Vec::new();
-    for binding in all(store, &cluster_role_bindings) {
-        let rules = cluster_rules(binding["roleRef"]["name"].as_str().unwrap_or_default());
-        index.push(Binding { namespace: None, subjects: subjects(&binding), rules });
-    }
-    for binding in all(store, &role_bindings) {
-        let namespace = object::namespace(&binding).unwrap_or_default().to_string();
-        let role = binding["roleRef"]["name"].as_str().unwrap_or_default();
-        let rules = match binding["roleRef"]["kind"].as_str() {
-            Some("ClusterRole") => cluster_rules(role),
-            _ => role_rules(&namespace, role),
-        };
-        index.push(Binding { namespace: Some(namespace), subjects: subjects(&binding), rules });
-    }
-    index
-}
-
-fn names(subject: &Subject, user: &User) -> bool {
-    match subject.kind.as_str() {
-        "User" => subject.name == user.name,
-        "Group" => user.groups.contains(&subject.name),
-        "ServiceAccount" => user.service_account() == Some((subject.namespace.as_str(), subject.name.as_str())),
-        _ => false,
-    }
-}
-
-fn permits(binding: &Binding, attributes: &Attributes) -> bool {
+fn permits(scope: Option<&str>, rules: &[Rule], attributes: &Attributes) -> bool {
     match &attributes.target {
         Target::NonResource { path } => {
-            binding.namespace.is_none()
-                && binding
-                    .rules
-                    .iter()
-                    .any(|r| has(&r.verbs, &attributes.verb) && r.urls.iter().any(|u| url_matches(u, path)))
+            scope.is_none()
+                && rules.iter().any(|r| has(&r.verbs, &attributes.verb) && r.urls.iter().any(|u| url_matches(u, path)))
         }
         Target::Resource { group, resource, subresource, namespace, name } => {
-            if let Some(scope) = &binding.namespace
-                && namespace.as_deref() != Some(scope.as_str())
+            if let Some(scope) = scope
+                && namespace.as_deref() != Some(scope)
             {
                 return false;
             }
@@ -259,7 +152,7 @@ fn permits(binding: &Binding, attributes: &Attributes) -> bool {
                 Some(sub) => format!("{resource}/{sub}"),
                 None => resource.clone(),
             };
-            binding.rules.iter().any(|r| {
+            rules.iter().any(|r| {
                 has(&r.verbs, &attributes.verb)
                     && has(&r.groups, group)
                     && resource_matches(&r.resources, &full, subresource.as_deref())
@@ -396,6 +289,137 @@ mod tests {
 
     fn user(name: &str, groups: &[&str]) -> User {
         User { name: name.into(), uid: String::new(), groups: groups.iter().map(|g| g.to_string()).collect() }
+    }
+
+    use super::super::registry::GroupResource;
+    use super::super::store::Expect;
+
+    fn get_configmaps(namespace: &str) -> Attributes {
+        Attributes {
+            verb: "get".into(),
+            target: Target::Resource {
+                group: String::new(),
+                resource: "configmaps".into(),
+                subresource: None,
+                namespace: Some(namespace.into()),
+                name: Some("c".into()),
+            },
+        }
+    }
+
+    fn rbac(plural: &str) -> GroupResource {
+        GroupResource::new(RBAC, plural)
+    }
+
+    /// Creates or replaces an object, as an update of whatever is stored.
+    fn write(store: &Store, plural: &str, key: &str, object: Value) {
+        let expect = store.get(&rbac(plural), key).map_or(Expect::Absent, |s| Expect::Rv(s.rv));
+        store.put(&rbac(plural), key, expect, object).expect("write");
+    }
+
+    fn remove(store: &Store, plural: &str, key: &str) {
+        let stored = store.get(&rbac(plural), key).expect("stored");
+        store.remove(&rbac(plural), key, stored.rv).expect("remove");
+    }
+
+    fn cluster_role(name: &str, labels: Value, rules: Value) -> Value {
+        json!({"metadata": {"name": name, "labels": labels}, "rules": rules})
+    }
+
+    fn reader_binding(namespace: &str, subjects: Value) -> Value {
+        json!({"metadata": {"name": "readers", "namespace": namespace},
+               "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "reader"}, "subjects": subjects})
+    }
+
+    const READ_CONFIGMAPS: &str = r#"[{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}]"#;
+
+    fn read_configmaps() -> Value {
+        serde_json::from_str(READ_CONFIGMAPS).expect("rules")
+    }
+
+    /// As kube-apiserver's RBAC authorizer reads its informers' current state, every change
+    /// to a binding or role is honoured by the request after it: a new subject, a subject
+    /// taken out, a binding deleted, a role's rules changed and the role deleted.
+    #[test]
+    fn each_binding_and_role_change_is_honoured_by_the_next_request() {
+        let (store, _notices) = Store::new(64);
+        let authorizer = Authorizer::default();
+        let (alice, bob) = (user("alice", &[]), user("bob", &["team"]));
+        let get = get_configmaps("ns");
+        write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
+        write(&store, "rolebindings", "ns/readers", reader_binding("ns", json!([{"kind": "User", "name": "alice"}])));
+        assert!(authorizer.allows(&store, &alice, &get));
+        assert!(!authorizer.allows(&store, &bob, &get));
+        assert!(
+            !authorizer.allows(&store, &alice, &get_configmaps("other")),
+            "a RoleBinding grants in its namespace only"
+        );
+
+        write(&store, "rolebindings", "ns/readers", reader_binding("ns", json!([{"kind": "Group", "name": "team"}])));
+        assert!(!authorizer.allows(&store, &alice, &get), "a subject taken out of the binding");
+        assert!(authorizer.allows(&store, &bob, &get), "a group put in the binding");
+
+        write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), json!([])));
+        assert!(!authorizer.allows(&store, &bob, &get), "the role no longer grants it");
+        write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
+        assert!(authorizer.allows(&store, &bob, &get));
+        remove(&store, "clusterroles", "reader");
+        assert!(!authorizer.allows(&store, &bob, &get), "a binding to a missing role grants nothing");
+        write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
+        assert!(authorizer.allows(&store, &bob, &get));
+        remove(&store, "rolebindings", "ns/readers");
+        assert!(!authorizer.allows(&store, &bob, &get), "the binding is gone");
+
+        let sa = user("system:serviceaccount:ns:bot", &[]);
+        let crb = json!({"metadata": {"name": "bots"}, "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "reader"},
+                         "subjects": [{"kind": "ServiceAccount", "namespace": "ns", "name": "bot"}]});
+        write(&store, "clusterrolebindings", "bots", crb);
+        assert!(authorizer.allows(&store, &sa, &get_configmaps("other")), "a ClusterRoleBinding grants everywhere");
+    }
+
+    /// An aggregated ClusterRole grants the rules of every ClusterRole its selectors match,
+    /// as the clusterrole-aggregation controller keeps them: a role that gains the label
+    /// adds its rules, one that loses it takes them away.
+    #[test]
+    fn an_aggregated_role_follows_the_labels_of_the_roles_it_selects() {
+        let (store, _notices) = Store::new(64);
+        let authorizer = Authorizer::default();
+        let alice = user("alice", &[]);
+        let get = get_configmaps("ns");
+        let aggregated = json!({"metadata": {"name": "all-readers"}, "rules": [],
+            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"aggregate-to-readers": "true"}}]}});
+        write(&store, "clusterroles", "all-readers", aggregated);
+        let crb = json!({"metadata": {"name": "alice"}, "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "all-readers"},
+                         "subjects": [{"kind": "User", "name": "alice"}]});
+        write(&store, "clusterrolebindings", "alice", crb);
+        write(&store, "clusterroles", "cm", cluster_role("cm", json!({}), read_configmaps()));
+        assert!(!authorizer.allows(&store, &alice, &get));
+        write(
+            &store,
+            "clusterroles",
+            "cm",
+            cluster_role("cm", json!({"aggregate-to-readers": "true"}), read_configmaps()),
+        );
+        assert!(authorizer.allows(&store, &alice, &get), "the role gained the label");
+        write(&store, "clusterroles", "cm", cluster_role("cm", json!({"other": "true"}), read_configmaps()));
+        assert!(!authorizer.allows(&store, &alice, &get), "the role lost the label");
+    }
+
+    /// When more changes happened than the store's history keeps, the index is read anew
+    /// and still reflects every one of them.
+    #[test]
+    fn changes_past_the_history_kept_are_read_anew() {
+        let (store, _notices) = Store::new(2);
+        let authorizer = Authorizer::default();
+        let alice = user("alice", &[]);
+        write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
+        assert!(!authorizer.allows(&store, &alice, &get_configmaps("ns0")));
+        for i in 0..5 {
+            let binding = json!({"metadata": {"name": "readers", "namespace": format!("ns{i}")},
+                "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "reader"}, "subjects": [{"kind": "User", "name": "alice"}]});
+            write(&store, "rolebindings", &format!("ns{i}/readers"), binding);
+        }
+        assert!((0..5).all(|i| authorizer.allows(&store, &alice, &get_configmaps(&format!("ns{i}")))));
     }
 
     #[test]

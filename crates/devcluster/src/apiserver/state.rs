@@ -10,6 +10,9 @@ use super::store::Store;
 pub struct Settings {
     /// Watch events kept per resource for resuming watches (older ones answer 410).
     pub history: usize,
+    /// Bytes of object states the watch history of each resource keeps at most (its
+    /// newest 100 events are kept whatever their size).
+    pub history_bytes: usize,
     /// Capacity of each resource's change broadcast: a watcher that falls this far behind
     /// relists. Allocated whole for every resource that is used.
     pub broadcast: usize,
@@ -29,6 +32,7 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             history: 8192,
+            history_bytes: super::store::HISTORY_BYTES,
             broadcast: super::store::BROADCAST_CAPACITY,
             bookmark_interval: std::time::Duration::from_secs(15),
             git_version: "v1.32.0-fleetctl".to_string(),

@@ -26,6 +26,15 @@ use super::registry::GroupResource;
 /// behind is told its resourceVersion expired and relists.
 pub const BROADCAST_CAPACITY: usize = 4096;
 
+/// Bytes of object states each resource's history keeps by default: on a hub of
+/// thousands of clusters, an event count alone let the history of large objects (the
+/// klusterlet works, the import secrets) hold hundreds of superseded copies of each.
+pub const HISTORY_BYTES: usize = 32 * 1024 * 1024;
+
+/// Events a history keeps whatever their size (upstream's watch cache never holds fewer
+/// than 100 either).
+const MIN_HISTORY: usize = 100;
+
 /// A stored object: its resourceVersion and JSON.
 #[derive(Debug, Clone)]
 pub struct Stored {
@@ -154,6 +163,8 @@ struct Table {
     /// The resourceVersion of the table's last change.
     revision: u64,
     history: VecDeque<Arc<Event>>,
+    /// The size of the object states in `history`.
+    history_bytes: usize,
     /// Events at or below this resourceVersion are no longer in `history`.
     compacted: u64,
     tx: broadcast::Sender<Arc<Event>>,
@@ -165,6 +176,7 @@ impl Table {
             objects: BTreeMap::new(),
             revision: 0,
             history: VecDeque::new(),
+            history_bytes: 0,
             compacted: 0,
             tx: broadcast::channel(capacity).0,
         }
@@ -184,6 +196,9 @@ struct Inner {
 pub struct Store {
     inner: RwLock<Inner>,
     history_limit: usize,
+    /// Bytes of object states each resource's history keeps, beyond its newest
+    /// [`MIN_HISTORY`] events.
+    history_bytes: usize,
     /// Capacity of each resource's broadcast (tokio allocates it whole, per table).
     broadcast_capacity: usize,
     notices: mpsc::UnboundedSender<Notice>,
@@ -242,11 +257,20 @@ impl Store {
         let store = Self {
             inner: RwLock::new(inner),
             history_limit: history_limit.max(1),
+            history_bytes: HISTORY_BYTES,
             broadcast_capacity: broadcast_capacity.max(1),
             notices,
             persist: None,
         };
         (store, rx)
+    }
+
+    /// The store with each resource's history bounded to `bytes` of object states as well
+    /// (its newest events are kept whatever their size).
+    #[must_use]
+    pub fn with_history_bytes(mut self, bytes: usize) -> Self {
+        self.history_bytes = bytes;
+        self
     }
 
     /// A store kept durable in `dir`, holding what was stored there before: the same
@@ -310,6 +334,7 @@ impl Store {
                     })
                 })
                 .collect();
+            table.history_bytes = table.history.iter().map(|e| e.json.len()).sum();
             table.compacted = stored.compacted;
             let newest_object = table.objects.values().map(|s| s.rv).max().unwrap_or(0);
             table.revision = table.history.back().map_or(stored.compacted, |e| e.rv).max(newest_object);
@@ -489,6 +514,22 @@ impl Store {
         Ok(Subscription { replay, feed, rv })
     }
 
+    /// The changes to a resource after resourceVersion `from`, oldest first, with the
+    /// resource's revision they bring it to, so that what is derived from the objects can
+    /// take in only what changed. `Err(oldest)` when the history kept no longer reaches
+    /// back to `from`.
+    pub fn changes_after(&self, resource: &GroupResource, from: u64) -> Result<(Vec<Arc<Event>>, u64), u64> {
+        let inner = self.inner.read();
+        let Some(table) = inner.tables.get(resource) else {
+            return Ok((Vec::new(), 0));
+        };
+        if from < table.compacted {
+            return Err(table.compacted + 1);
+        }
+        let start = table.history.partition_point(|e| e.rv <= from);
+        Ok((table.history.range(start..).cloned().collect(), table.revision))
+    }
+
     /// Every object of a resource in a namespace (or all) plus a feed of later changes,
     /// taken atomically.
     pub fn snapshot(&self, resource: &GroupResource, namespace: Option<&str>) -> (Vec<Stored>, Subscription) {
@@ -596,12 +637,10 @@ impl Store {
         // while the disk syncs; the state they see changes only once the write is durable.
         let inner = self.inner.upgradable_read();
         let change = prepare(&inner)?;
-        let len = inner.tables.get(resource).map_or(0, |t| t.history.len());
-        let excess = (len + 1).saturating_sub(self.history_limit);
         let trimmed: Vec<u64> = inner
             .tables
             .get(resource)
-            .map(|t| t.history.iter().take(excess).map(|e| e.rv).collect())
+            .map(|t| t.history.iter().take(self.trimmed(t, change.json.len())).map(|e| e.rv).collect())
             .unwrap_or_default();
         let name = format!("{}/{}", resource.group, resource.resource);
         let record = Record {
@@ -651,15 +690,34 @@ impl Store {
         stored
     }
 
+    /// How many of the oldest events leave `table`'s history when an event with an object
+    /// of `incoming` bytes joins it: those beyond the history's event limit, and those
+    /// beyond its byte limit while more than [`MIN_HISTORY`] events remain.
+    fn trimmed(&self, table: &Table, incoming: usize) -> usize {
+        let (mut len, mut bytes) = (table.history.len() + 1, table.history_bytes + incoming);
+        let mut count = 0;
+        for event in &table.history {
+            if len <= self.history_limit && (bytes <= self.history_bytes || len <= MIN_HISTORY) {
+                break;
+            }
+            len -= 1;
+            bytes -= event.json.len();
+            count += 1;
+        }
+        count
+    }
+
     fn publish(&self, table: &mut Table, resource: &GroupResource, event: Event, deleting: bool) {
         table.revision = event.rv;
         let event = Arc::new(event);
-        table.history.push_back(event.clone());
-        while table.history.len() > self.history_limit {
+        for _ in 0..self.trimmed(table, event.json.len()) {
             if let Some(old) = table.history.pop_front() {
+                table.history_bytes -= old.json.len();
                 table.compacted = old.rv;
             }
         }
+        table.history_bytes += event.json.len();
+        table.history.push_back(event.clone());
         // No receivers is fine: nobody watches this resource now.
         let _ = table.tx.send(event.clone());
         // The receiver lives as long as the server; a send error means shutdown.
@@ -838,6 +896,24 @@ mod tests {
         assert_eq!((names(&paged), paged.next.as_deref()), (vec!["b:1".to_string()], Some("ns/b")));
         let now = store.list(&cms, Some("ns"), Some("ns/a"), 0, &|_| true);
         assert_eq!(names(&now), ["bb:1", "c:2"]);
+    }
+
+    /// As upstream's watch cache holds a bounded window of events but never fewer than 100,
+    /// the history gives up its oldest events once their objects pass the byte bound,
+    /// keeping the newest 100 whatever their size: a resume from before them is expired.
+    #[test]
+    fn the_history_is_bounded_by_the_bytes_of_its_objects_beyond_its_newest_hundred_events() {
+        let (store, _rx) = Store::new(8192);
+        let store = store.with_history_bytes(4096);
+        let cms = GroupResource::new("", "configmaps");
+        let large = "x".repeat(1024);
+        for i in 0..150 {
+            let object = json!({"metadata": {"name": format!("c{i}")}, "data": {"v": large}});
+            store.put(&cms, &format!("ns/c{i}"), Expect::Absent, object).expect("put");
+        }
+        let newest = store.rv();
+        assert_eq!(history(&store, &cms, newest - 100).map(|events| events.len()), Ok(100));
+        assert_eq!(history(&store, &cms, newest - 101), Err(newest - 99), "older events are no longer kept");
     }
 
     #[test]
