@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::super::encoding;
 use super::super::event_versions;
+use super::super::object;
 use super::super::registry::{Registry, ResourceType};
 use super::super::request::Query;
 use super::super::resource::{PatchType, WriteOptions, Written, check_type, parse_patch, patched, strategies};
@@ -126,7 +127,8 @@ impl Served {
         }
         let api_version = self.requested.api_version();
         let strategies = strategies(&self.requested);
-        let written = state.write(&self.storage, namespace, name, subresource, opts, None, &mut |current| {
+        let wanted = object::resource_version(&document).ok().flatten();
+        let written = state.write(&self.storage, namespace, name, subresource, opts, wanted, &mut |current| {
             let shown = event_versions::from_core(current.clone(), &api_version);
             Ok(event_versions::to_core(patched(&shown, kind, &document, &strategies)?))
         })?;
