@@ -4,6 +4,7 @@ mod admission;
 mod bad_input;
 mod controller;
 mod crd;
+mod cronjobs;
 mod deletion;
 mod discovery;
 mod list;

@@ -10,6 +10,7 @@ mod admission;
 mod auth;
 mod builtin;
 mod cel;
+mod clock;
 mod columns;
 mod controllers;
 mod crd;
@@ -55,6 +56,7 @@ use kube::config::Kubeconfig;
 use serde_json::json;
 use tokio::task::JoinHandle;
 
+pub use clock::{Clock, ManualClock};
 pub use pki::CertKey;
 pub use registry::{GroupResource, Registry, ResourceType};
 pub use security::{CaRotation, SecurityError, rotate_ca};
