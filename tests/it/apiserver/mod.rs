@@ -10,5 +10,6 @@ mod discovery;
 mod list;
 mod objects;
 mod patch;
+mod quotas;
 mod security;
 mod watch;

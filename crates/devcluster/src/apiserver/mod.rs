@@ -26,6 +26,8 @@ mod persist;
 mod pki;
 mod pod_log;
 mod protobuf;
+mod quantity;
+mod quota;
 mod rbac;
 mod registry;
 mod request;

@@ -3,8 +3,8 @@
 //! dependents (background, foreground, orphan), namespace termination and CRD cleanup.
 //!
 //! The workload controllers play kube-controller-manager's deployment, ReplicaSet, Job,
-//! CronJob, endpoints and EndpointSlice controllers and kube-scheduler (`deployments`,
-//! `replicasets`, `jobs`, `cronjobs`, `endpoints`, `scheduler`).
+//! CronJob, resource quota, endpoints and EndpointSlice controllers and kube-scheduler
+//! (`deployments`, `replicasets`, `jobs`, `cronjobs`, `quotas`, `endpoints`, `scheduler`).
 //!
 //! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and the
 //! CSR cleaner, and give every namespace its `default` ServiceAccount and
@@ -24,6 +24,7 @@ mod events;
 mod gc;
 mod jobs;
 mod namespaces;
+mod quotas;
 mod replicasets;
 mod scheduler;
 mod workloads;
@@ -72,6 +73,8 @@ enum Work {
     Job(String),
     /// A CronJob's schedule, Jobs and status need a look.
     CronJob(String),
+    /// Something in a namespace changed: the usage its quotas record needs a look.
+    Quotas(String),
     /// A Service's Endpoints and EndpointSlice need a look.
     Endpoints(String),
     /// Pods of a namespace changed: the Endpoints of its Services need a look.
@@ -90,6 +93,7 @@ impl Work {
                 | Self::ReplicaSet(_)
                 | Self::Job(_)
                 | Self::CronJob(_)
+                | Self::Quotas(_)
                 | Self::Endpoints(_)
                 | Self::EndpointsIn(_)
                 | Self::Schedule(_)
@@ -165,6 +169,12 @@ const RETRIES: u32 = 50;
 fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     workloads::plan(notice, batch);
     let event = &notice.event;
+    // Events are never counted against quotas (and are written often).
+    if let Some(namespace) = event.namespace()
+        && notice.resource.resource != "events"
+    {
+        batch.insert(Work::Quotas(namespace.to_string()));
+    }
     if !notice.deleting {
         if notice.resource == kinds::namespaces() && event.kind == EventType::Added {
             batch.insert(Work::NamespaceDefaults(event.key.clone()));
@@ -261,6 +271,7 @@ fn step(state: &Shared, work: &Work) -> Result<Option<jiff::Timestamp>, super::s
         Work::ReplicaSet(key) => replicasets::sync(state, key),
         Work::Job(key) => jobs::sync(state, key),
         Work::CronJob(key) => return cronjobs::sync(state, key),
+        Work::Quotas(namespace) => quotas::sync_namespace(state, namespace),
         Work::Endpoints(key) => endpoints::sync(state, key),
         Work::EndpointsIn(namespace) => endpoints::sync_namespace(state, namespace),
         Work::Schedule(key) => scheduler::schedule(state, key),
