@@ -7,6 +7,7 @@ mod crd;
 mod cronjobs;
 mod deletion;
 mod discovery;
+mod events;
 mod list;
 mod objects;
 mod patch;

@@ -115,14 +115,14 @@ fn finished(pod: &Value) -> bool {
     matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
 }
 
-/// One container's compute usage (`podComputeUsageHelper`), its requests defaulted from
-/// its limits as `SetDefaults_Pod` does.
+/// One container's compute usage (`podComputeUsageHelper`; the Pod strategy has
+/// defaulted its requests from its limits).
 pub fn container_usage(container: &Value) -> Usage {
     let mut usage = Usage::new();
     let resources = &container["resources"];
     for resource in ["cpu", "memory", "ephemeral-storage"] {
         let limit = quantity(&resources["limits"][resource]);
-        if let Some(request) = quantity(&resources["requests"][resource]).or(limit) {
+        if let Some(request) = quantity(&resources["requests"][resource]) {
             add(&mut usage, resource, request);
             add(&mut usage, &format!("requests.{resource}"), request);
         }
@@ -244,8 +244,8 @@ mod tests {
         GroupResource::new("", "pods")
     }
 
-    /// The pod evaluator: containers add up, an init container counts where it is larger,
-    /// requests default to limits; a finished Pod counts nothing.
+    /// The pod evaluator: containers add up, an init container counts where it is larger;
+    /// a finished Pod counts nothing.
     #[test]
     fn a_pod_uses_its_containers_requests_and_limits_and_a_finished_one_nothing() {
         let pod = json!({"spec": {

@@ -10,6 +10,7 @@ mod certificates;
 mod config;
 mod cronjobs;
 pub mod jobs;
+mod pods;
 mod quotas;
 mod rbac;
 mod scheduling;
@@ -51,6 +52,7 @@ pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
         ("apps", "deployments") => &workloads::Deployments,
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &cronjobs::CronJobs,
+        ("", "pods") => &pods::Pods,
         ("", "services") => &services::Services,
         ("", "configmaps") => &config::ConfigMaps,
         ("", "secrets") => &config::Secrets,
