@@ -252,7 +252,7 @@ mod tests {
         "initContainers": [{"name": "init", "resources": {"requests": {"cpu": "2"}}}],
         "containers": [
             {"name": "a", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}}},
-            {"name": "b", "resources": {"limits": {"cpu": "500m", "memory": "64Mi"}}},
+            {"name": "b", "resources": {"requests": {"memory": "64Mi"}, "limits": {"cpu": "500m", "memory": "64Mi"}}},
         ]}});
         let usage = usage_of(&pods(), &pod);
         let shown: BTreeMap<&str, String> = usage.iter().map(|(k, v)| (k.as_str(), v.to_string())).collect();

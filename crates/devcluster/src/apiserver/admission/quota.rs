@@ -111,8 +111,8 @@ mod tests {
             {"name": "b"},
         ]}});
         assert_eq!(missing_compute(&pod, &hard), "limits.memory for: a,b; requests.cpu for: b");
-        let stated =
-            json!({"spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]}});
-        assert_eq!(missing_compute(&stated, &hard), "", "requests default to limits");
+        let stated = json!({"spec": {"containers": [{"name": "a", "resources": {
+            "requests": {"cpu": "1"}, "limits": {"memory": "1Gi"}}}]}});
+        assert_eq!(missing_compute(&stated, &hard), "");
     }
 }
