@@ -309,3 +309,50 @@ fn a_service_gets_a_cluster_ip_node_ports_and_endpoints_of_its_ready_pods() {
     k.ok(&["delete", "svc", "web"]);
     k.ok(&["wait", "endpoints/web", "--for=delete", "--timeout=60s"]);
 }
+
+fn pod_with(name: &str, resources: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  containers:\n  - name: main\n    image: busybox:1.36\n    resources: {resources}\n"
+    )
+}
+
+/// `kubectl create quota` and `describe quota` against the quota controller's status;
+/// `printResourceQuota`'s columns (REQUEST, LIMIT with the `limits.*` names); quota
+/// admission's 403s as kubectl shows them.
+#[test]
+fn a_quota_shows_its_usage_and_refuses_pods_past_it_or_without_the_resources_it_limits() {
+    let Some(k) = cluster() else { return };
+    k.ok(&["create", "quota", "q", "--hard=pods=2,requests.cpu=1,limits.memory=1Gi"]);
+    k.ok(&["wait", "quota/q", "--for=jsonpath={.status.used.pods}=0", "--timeout=60s"]);
+    let small = r#"{"requests": {"cpu": "250m"}, "limits": {"memory": "128Mi"}}"#;
+    k.apply(&pod_with("small", small));
+    k.ok(&["wait", "quota/q", "--for=jsonpath={.status.used.pods}=1", "--timeout=60s"]);
+
+    let rows = table(&k.ok(&["get", "quota"]));
+    assert_eq!(rows[0], ["NAME", "AGE", "REQUEST", "LIMIT"].map(String::from), "{rows:?}");
+    assert_eq!(rows[1][0], "q");
+    assert_eq!(
+        rows[1][2..],
+        ["pods:", "1/2,", "requests.cpu:", "250m/1", "limits.memory:", "128Mi/1Gi"].map(String::from)
+    );
+    let described = table(&k.ok(&["describe", "quota", "q"]));
+    let line = |name: &str| described.iter().find(|r| r.first().is_some_and(|f| f == name)).cloned();
+    assert_eq!(line("Resource"), Some(["Resource", "Used", "Hard"].map(String::from).to_vec()), "{described:?}");
+    assert_eq!(line("pods"), Some(["pods", "1", "2"].map(String::from).to_vec()));
+    assert_eq!(line("requests.cpu"), Some(["requests.cpu", "250m", "1"].map(String::from).to_vec()));
+    assert_eq!(line("limits.memory"), Some(["limits.memory", "128Mi", "1Gi"].map(String::from).to_vec()));
+
+    let big = r#"{"requests": {"cpu": "2"}, "limits": {"memory": "128Mi"}}"#;
+    let refused = k.fails_with_stdin(&["apply", "-f", "-"], &pod_with("big", big));
+    assert!(
+        refused.contains(r#"pods "big" is forbidden: exceeded quota: q, requested: requests.cpu=2, used: requests.cpu=250m, limited: requests.cpu=1"#),
+        "{refused}"
+    );
+    let refused = k.fails_with_stdin(&["apply", "-f", "-"], &pod_with("bare", "{}"));
+    assert!(
+        refused.contains(
+            r#"pods "bare" is forbidden: failed quota: q: must specify limits.memory for: main; requests.cpu for: main"#
+        ),
+        "{refused}"
+    );
+}

@@ -46,6 +46,7 @@ const ROWS: &[Row] = &[
     Row { group: "", version: "v1", kind: "Node", plural: "nodes", short: &["no"], namespaced: false, sub: STATUS, generation: false, fields: &["spec.unschedulable"] },
     Row { group: "", version: "v1", kind: "Pod", plural: "pods", short: &["po"], namespaced: true, sub: STATUS, generation: false, fields: POD_FIELDS },
     Row { group: "", version: "v1", kind: "Service", plural: "services", short: &["svc"], namespaced: true, sub: STATUS, generation: false, fields: &[] },
+    Row { group: "", version: "v1", kind: "ResourceQuota", plural: "resourcequotas", short: &["quota"], namespaced: true, sub: STATUS, generation: false, fields: &[] },
     Row { group: "", version: "v1", kind: "Endpoints", plural: "endpoints", short: &["ep"], namespaced: true, sub: NONE, generation: false, fields: &[] },
     Row { group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", short: &[], namespaced: true, sub: NONE, generation: false, fields: &[] },
     Row { group: "events.k8s.io", version: "v1", kind: "Event", plural: "events", short: &["ev"], namespaced: true, sub: NONE, generation: false, fields: &["regarding.kind", "regarding.name", "regarding.namespace", "regarding.uid", "reason", "type"] },

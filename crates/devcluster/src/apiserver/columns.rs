@@ -250,6 +250,33 @@ fn cron_last_schedule(o: &Value, now: jiff::Timestamp) -> Value {
     if last.is_null() { Value::from("<none>") } else { age_of(last, now) }
 }
 
+// --- ResourceQuotas ---
+
+/// `printResourceQuota`: `name: used/hard` for each hard limit by name, the `limits.*`
+/// ones in LIMIT and the rest in REQUEST.
+fn quota_cell(o: &Value, limits: bool) -> Value {
+    let Some(hard) = o["status"]["hard"].as_object() else { return Value::from("") };
+    let mut names: Vec<&String> = hard.keys().collect();
+    names.sort();
+    let shown: Vec<String> = names
+        .into_iter()
+        .filter(|name| name.split_once('.').is_some_and(|(first, _)| first == "limits") == limits)
+        .map(|name| {
+            let used = o["status"]["used"][name.as_str()].as_str().unwrap_or("0");
+            format!("{name}: {used}/{}", hard[name.as_str()].as_str().unwrap_or_default())
+        })
+        .collect();
+    Value::from(shown.join(", "))
+}
+
+fn quota_request(o: &Value, _: jiff::Timestamp) -> Value {
+    quota_cell(o, false)
+}
+
+fn quota_limit(o: &Value, _: jiff::Timestamp) -> Value {
+    quota_cell(o, true)
+}
+
 // --- Services ---
 
 fn service_type(o: &Value, _: jiff::Timestamp) -> Value {
@@ -545,6 +572,9 @@ pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
         ],
         ("", "endpoints") => vec![NAME, column("Endpoints", "string", 0, endpoints), AGE],
         ("", "namespaces") => vec![NAME, column("Status", "string", 0, phase), AGE],
+        ("", "resourcequotas") => {
+            vec![NAME, AGE, column("Request", "string", 0, quota_request), column("Limit", "string", 0, quota_limit)]
+        }
         ("", "secrets") => {
             vec![NAME, column("Type", "string", 0, secret_type), column("Data", "integer", 0, data), AGE]
         }
@@ -613,6 +643,15 @@ mod tests {
         let mut deleting = pod.clone();
         deleting["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:59:00Z");
         assert_eq!(pod_status(&deleting, now), "Terminating");
+    }
+
+    #[test]
+    fn quotas_print_used_over_hard_with_limits_apart() {
+        let quota = json!({"status": {
+            "hard": {"pods": "2", "limits.memory": "1Gi", "requests.cpu": "1", "count/deployments.apps": "3"},
+            "used": {"pods": "1", "limits.memory": "128Mi", "requests.cpu": "250m"}}});
+        assert_eq!(quota_request(&quota, now()), "count/deployments.apps: 0/3, pods: 1/2, requests.cpu: 250m/1");
+        assert_eq!(quota_limit(&quota, now()), "limits.memory: 128Mi/1Gi");
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct Settings {
     /// `kube-controller-manager --controllers=-deployment,-replicaset`: whoever wants a
     /// Deployment status writes it).
     pub workload_controllers: bool,
+    /// The wall time the controllers that run on a schedule (CronJobs) read: the system's,
+    /// or a [`ManualClock`](super::ManualClock)'s in tests.
+    pub clock: super::Clock,
 }
 
 impl Default for Settings {
@@ -38,6 +41,7 @@ impl Default for Settings {
             git_version: "v1.32.0-fleetctl".to_string(),
             store: None,
             workload_controllers: true,
+            clock: super::Clock::system(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Admission: the ordered checks a write passes after it is authorized and before it
-//! is stored — namespace lifecycle, then ValidatingAdmissionPolicies — as
-//! kube-apiserver's admission chain runs them.
+//! is stored — namespace lifecycle, then ValidatingAdmissionPolicies, then ResourceQuota
+//! (last, as upstream runs it) — as kube-apiserver's admission chain runs them.
 //!
 //! Every write goes through [`Chain::validate`] once the object it would store is
 //! complete (defaulted and validated by its strategy), so policies see what would be
@@ -9,6 +9,7 @@
 mod matching;
 mod namespace;
 mod policy;
+mod quota;
 
 use serde_json::Value;
 
@@ -85,7 +86,13 @@ pub struct Chain {
 impl Default for Chain {
     /// kube-apiserver's order, reduced to the plugins this server has.
     fn default() -> Self {
-        Self { plugins: vec![Box::new(namespace::NamespaceLifecycle), Box::new(Policies::default())] }
+        Self {
+            plugins: vec![
+                Box::new(namespace::NamespaceLifecycle),
+                Box::new(Policies::default()),
+                Box::new(quota::ResourceQuota),
+            ],
+        }
     }
 }
 

@@ -3,23 +3,28 @@
 //! dependents (background, foreground, orphan), namespace termination and CRD cleanup.
 //!
 //! The workload controllers play kube-controller-manager's deployment, ReplicaSet, Job,
-//! endpoints and EndpointSlice controllers and kube-scheduler (`deployments`,
-//! `replicasets`, `jobs`, `endpoints`, `scheduler`).
+//! CronJob, resource quota, endpoints and EndpointSlice controllers and kube-scheduler
+//! (`deployments`, `replicasets`, `jobs`, `cronjobs`, `quotas`, `endpoints`, `scheduler`).
 //!
 //! They also play the certificate signer for `kubernetes.io/kube-apiserver-client` and the
 //! CSR cleaner, and give every namespace its `default` ServiceAccount and
 //! `kube-root-ca.crt`.
 //!
 //! They react to store notices, coalesce what arrives together, and act through the
-//! same verbs as HTTP clients.
+//! same verbs as HTTP clients. A step may also ask to run again at a time (a CronJob's
+//! next scheduled minute): the loop sleeps until the earliest such time on the server's
+//! clock.
 
 mod crds;
+mod cronjobs;
 mod csr;
 pub mod deployments;
 mod endpoints;
+mod events;
 mod gc;
 mod jobs;
 mod namespaces;
+mod quotas;
 mod replicasets;
 mod scheduler;
 mod workloads;
@@ -66,6 +71,10 @@ enum Work {
     ReplicaSet(String),
     /// A Job's Pods and status need a look.
     Job(String),
+    /// A CronJob's schedule, Jobs and status need a look.
+    CronJob(String),
+    /// Something in a namespace changed: the usage its quotas record needs a look.
+    Quotas(String),
     /// A Service's Endpoints and EndpointSlice need a look.
     Endpoints(String),
     /// Pods of a namespace changed: the Endpoints of its Services need a look.
@@ -83,6 +92,8 @@ impl Work {
             Self::Deployment(_)
                 | Self::ReplicaSet(_)
                 | Self::Job(_)
+                | Self::CronJob(_)
+                | Self::Quotas(_)
                 | Self::Endpoints(_)
                 | Self::EndpointsIn(_)
                 | Self::Schedule(_)
@@ -95,14 +106,24 @@ impl Work {
 pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
     // Failed steps and how often each has failed in a row.
     let mut failed: BTreeMap<Work, u32> = BTreeMap::new();
+    // Steps that asked to run again at a time; the CronJobs of a store opened again are
+    // due at once.
+    let clock = state.settings.clock.clone();
+    let mut due: BTreeMap<Work, jiff::Timestamp> =
+        cronjobs::all(&state).into_iter().map(|key| (Work::CronJob(key), clock.now())).collect();
     // The first sweep comes at once: a store opened again may hold requests long done.
     let mut sweep = tokio::time::interval(CSR_SWEEP);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let mut batch = BTreeSet::new();
+        let next_due = due.values().min().copied();
         tokio::select! {
             _ = sweep.tick() => {
                 batch.insert(Work::CleanCsrs);
+            }
+            () = clock.sleep_until(next_due.unwrap_or_default()), if next_due.is_some() => {
+                let now = clock.now();
+                batch.extend(due.iter().filter(|(_, at)| **at <= now).map(|(work, _)| work.clone()));
             }
             notice = notices.recv() => match notice {
                 Some(first) => plan(&first, &mut batch),
@@ -116,11 +137,15 @@ pub async fn run(state: Shared, mut notices: mpsc::UnboundedReceiver<Notice>) {
             plan(&next, &mut batch);
         }
         for work in batch {
-            if handle(&state, &work) {
-                failed.remove(&work);
+            let Some(again) = handle(&state, &work) else {
+                *failed.entry(work).or_insert(0) += 1;
                 continue;
-            }
-            *failed.entry(work).or_insert(0) += 1;
+            };
+            failed.remove(&work);
+            match again {
+                Some(at) => due.insert(work, at),
+                None => due.remove(&work),
+            };
         }
         failed.retain(|work, attempts| {
             let more = *attempts < RETRIES;
@@ -144,6 +169,12 @@ const RETRIES: u32 = 50;
 fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     workloads::plan(notice, batch);
     let event = &notice.event;
+    // Events are never counted against quotas (and are written often).
+    if let Some(namespace) = event.namespace()
+        && notice.resource.resource != "events"
+    {
+        batch.insert(Work::Quotas(namespace.to_string()));
+    }
     if !notice.deleting {
         if notice.resource == kinds::namespaces() && event.kind == EventType::Added {
             batch.insert(Work::NamespaceDefaults(event.key.clone()));
@@ -210,12 +241,24 @@ fn custom_resource_of(resource: &GroupResource) -> Option<(&str, &str)> {
         .then_some((resource.group.as_str(), resource.resource.as_str()))
 }
 
-/// Runs one step; `false` when it failed and should run again.
-fn handle(state: &Shared, work: &Work) -> bool {
+/// Runs one step: `None` when it failed and should run again, else when it asks to run
+/// again regardless of changes.
+fn handle(state: &Shared, work: &Work) -> Option<Option<jiff::Timestamp>> {
     if work.is_workload() && !state.settings.workload_controllers {
-        return true;
+        return Some(None);
     }
-    let outcome = match work {
+    match step(state, work) {
+        Ok(again) => Some(again),
+        Err(e) => {
+            tracing::debug!(?work, error = %e, "built-in controller step failed; it runs again");
+            None
+        }
+    }
+}
+
+/// Runs one step; a CronJob's answers when it is next due.
+fn step(state: &Shared, work: &Work) -> Result<Option<jiff::Timestamp>, super::status::ApiError> {
+    let done: Step = match work {
         Work::Deleting(resource, key) => gc::deleting(state, resource, key),
         Work::OwnerGone(uid) => gc::owner_gone(state, uid),
         Work::OwnerWaiting(uid) => gc::owner_waiting(state, uid),
@@ -227,6 +270,8 @@ fn handle(state: &Shared, work: &Work) -> bool {
         Work::Deployment(key) => deployments::sync(state, key),
         Work::ReplicaSet(key) => replicasets::sync(state, key),
         Work::Job(key) => jobs::sync(state, key),
+        Work::CronJob(key) => return cronjobs::sync(state, key),
+        Work::Quotas(namespace) => quotas::sync_namespace(state, namespace),
         Work::Endpoints(key) => endpoints::sync(state, key),
         Work::EndpointsIn(namespace) => endpoints::sync_namespace(state, namespace),
         Work::Schedule(key) => scheduler::schedule(state, key),
@@ -240,13 +285,7 @@ fn handle(state: &Shared, work: &Work) -> bool {
             Ok(())
         }
     };
-    match outcome {
-        Ok(()) => true,
-        Err(e) => {
-            tracing::debug!(?work, error = %e, "built-in controller step failed; it runs again");
-            false
-        }
-    }
+    done.map(|()| None)
 }
 
 pub(super) type Step = Result<(), super::status::ApiError>;

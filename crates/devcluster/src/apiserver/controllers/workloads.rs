@@ -33,6 +33,11 @@ pub(super) fn jobs() -> GroupResource {
     GroupResource::new("batch", "jobs")
 }
 
+/// `batch/cronjobs`.
+pub(super) fn cron_jobs() -> GroupResource {
+    GroupResource::new("batch", "cronjobs")
+}
+
 /// Core `pods`.
 pub(super) fn pods() -> GroupResource {
     GroupResource::new("", "pods")
@@ -52,11 +57,14 @@ pub(super) fn controller_of(object: &Value) -> Option<(&str, &str)> {
         .and_then(|r| Some((r["kind"].as_str()?, r["name"].as_str()?)))
 }
 
+/// The uid of `object`'s controller.
+pub(super) fn controller_uid(object: &Value) -> Option<&str> {
+    object["metadata"]["ownerReferences"].as_array()?.iter().find(|r| r["controller"] == true)?["uid"].as_str()
+}
+
 /// Whether `object`'s controller has this uid.
 fn controlled_by(object: &Value, uid: &str) -> bool {
-    object["metadata"]["ownerReferences"]
-        .as_array()
-        .is_some_and(|refs| refs.iter().any(|r| r["controller"] == true && r["uid"] == uid))
+    controller_uid(object) == Some(uid)
 }
 
 /// The objects of `resource` in `namespace` that the object with `uid` controls, typed
@@ -128,7 +136,8 @@ pub(super) fn replace_status<T: Serialize>(
 }
 
 /// The workload work a change asks for: a Deployment syncs when it or one of its
-/// ReplicaSets changes, a ReplicaSet or a Job when it or one of its Pods changes, the
+/// ReplicaSets changes, a ReplicaSet or a Job when it or one of its Pods changes, a
+/// CronJob when it or one of its Jobs changes, the
 /// Endpoints of a Service when it or a Pod of its namespace changes; a Pod no node runs
 /// yet is scheduled, and so are all such Pods when a Node changes.
 pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
@@ -146,6 +155,11 @@ pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         }
     } else if notice.resource == jobs() {
         batch.insert(Work::Job(event.key.clone()));
+        if let Some(cron_job) = owner("CronJob") {
+            batch.insert(Work::CronJob(cron_job));
+        }
+    } else if notice.resource == cron_jobs() {
+        batch.insert(Work::CronJob(event.key.clone()));
     } else if notice.resource == super::endpoints::services() {
         batch.insert(Work::Endpoints(event.key.clone()));
     } else if notice.resource == pods() {

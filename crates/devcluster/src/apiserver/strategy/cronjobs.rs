@@ -1,6 +1,7 @@
 //! CronJobs: the defaults of `batch/v1` (`SetDefaults_CronJob`, and the pod template's
 //! inside the job template) and the checks of `ValidateCronJob`: a schedule that parses
-//! (not naming a time zone itself: that is `spec.timeZone`'s), and a job template that
+//! (not naming a time zone itself: that is `spec.timeZone`'s, an IANA name other than
+//! `Local`), a known concurrency policy, and a job template that
 //! makes a valid Job (the Job checks, with the selector the Job will be given).
 
 use k8s_openapi::api::batch::v1::{CronJob, Job};
@@ -47,8 +48,27 @@ fn validate(cron_job: &CronJob) -> Vec<Cause> {
             "spec.schedule",
             format!("Invalid value: {schedule:?}: cannot use TZ or CRON_TZ in schedule, use timeZone field instead"),
         ));
-    } else if let Err(e) = cron::check(schedule) {
+    } else if let Err(e) = cron::Schedule::parse(schedule) {
         causes.push(Cause::new("FieldValueInvalid", "spec.schedule", format!("Invalid value: {schedule:?}: {e}")));
+    }
+    if let Some(zone) = &spec.time_zone {
+        let why = match zone.as_str() {
+            "" => Some("timeZone must be nil or non-empty string".to_string()),
+            local if local.eq_ignore_ascii_case("local") => {
+                Some("timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones".to_string())
+            }
+            name => cron::time_zone(name).err().map(|e| e.to_string()),
+        };
+        if let Some(why) = why {
+            causes.push(Cause::new("FieldValueInvalid", "spec.timeZone", format!("Invalid value: {zone:?}: {why}")));
+        }
+    }
+    if let Some(policy) = spec.concurrency_policy.as_deref().filter(|p| !matches!(*p, "Allow" | "Forbid" | "Replace")) {
+        causes.push(Cause::new(
+            "FieldValueNotSupported",
+            "spec.concurrencyPolicy",
+            format!(r#"Unsupported value: {policy:?}: supported values: "Allow", "Forbid", "Replace""#),
+        ));
     }
     let Some(job_spec) = spec.job_template.spec.clone() else {
         causes.push(Cause::new("FieldValueRequired", "spec.jobTemplate.spec", "Required value"));
@@ -124,6 +144,27 @@ mod tests {
             let causes = CronJobs.validate_create(&cron_job(schedule, "Never"));
             assert_eq!(causes.len(), 1, "{causes:?}");
             assert_eq!(causes[0].field, "spec.schedule");
+            assert!(causes[0].message.contains(message), "{}", causes[0].message);
+        }
+    }
+
+    /// `validateTimeZone`: an IANA name the database holds; not `Local`, not empty.
+    #[test]
+    fn a_time_zone_must_be_an_iana_name_other_than_local() {
+        let with_zone = |zone: &str| {
+            let mut c = cron_job("@hourly", "Never");
+            c["spec"]["timeZone"] = json!(zone);
+            CronJobs.validate_create(&c)
+        };
+        assert!(with_zone("Europe/Paris").is_empty());
+        for (zone, message) in [
+            ("Local", "timeZone must be an explicit time zone"),
+            ("", "timeZone must be nil or non-empty string"),
+            ("Mars/Olympus_Mons", "unknown time zone Mars/Olympus_Mons"),
+        ] {
+            let causes = with_zone(zone);
+            assert_eq!(causes.len(), 1, "{causes:?}");
+            assert_eq!(causes[0].field, "spec.timeZone");
             assert!(causes[0].message.contains(message), "{}", causes[0].message);
         }
     }

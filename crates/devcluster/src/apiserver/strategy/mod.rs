@@ -11,6 +11,7 @@ mod config;
 mod cronjobs;
 pub mod jobs;
 mod pods;
+mod quotas;
 mod rbac;
 mod scheduling;
 mod services;
@@ -55,6 +56,7 @@ pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
         ("", "services") => &services::Services,
         ("", "configmaps") => &config::ConfigMaps,
         ("", "secrets") => &config::Secrets,
+        ("", "resourcequotas") => &quotas::ResourceQuotas,
         ("rbac.authorization.k8s.io", "roles") => &rbac::Roles { namespaced: true },
         ("rbac.authorization.k8s.io", "clusterroles") => &rbac::Roles { namespaced: false },
         ("rbac.authorization.k8s.io", "rolebindings") => &rbac::Bindings { namespaced: true },

@@ -24,6 +24,7 @@ fn typed_form(rt: &ResourceType, object: &Value) -> Option<Result<Value, String>
         ("", "pods") => round_trip::<core::v1::Pod>(object),
         ("", "nodes") => round_trip::<core::v1::Node>(object),
         ("", "events") => round_trip::<core::v1::Event>(object),
+        ("", "resourcequotas") => round_trip::<core::v1::ResourceQuota>(object),
         ("apps", "deployments") => round_trip::<apps::v1::Deployment>(object),
         ("coordination.k8s.io", "leases") => round_trip::<coordination::v1::Lease>(object),
         ("certificates.k8s.io", "certificatesigningrequests") => {
