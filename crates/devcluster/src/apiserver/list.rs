@@ -5,7 +5,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::{Value, json};
 
-use super::object;
 use super::registry::ResourceType;
 use super::request::Query;
 use super::resource::{DeleteOptions, present};
@@ -13,6 +12,7 @@ use super::selector::{FieldSelector, LabelSelector};
 use super::state::ApiState;
 use super::status::ApiError;
 use super::store::Stored;
+use super::{encoding, object};
 
 /// Which objects a list or watch wants.
 #[derive(Debug, Clone, Default)]
@@ -67,7 +67,7 @@ fn decode_continue(token: &str) -> Result<ContinueToken, ApiError> {
 }
 
 fn encode_continue(rv: u64, start: String) -> String {
-    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&ContinueToken { rv, start }).unwrap_or_default())
+    URL_SAFE_NO_PAD.encode(encoding::to_bytes(&ContinueToken { rv, start }))
 }
 
 impl ApiState {

@@ -15,6 +15,7 @@ mod controllers;
 mod crd;
 mod cron;
 mod discovery;
+mod encoding;
 mod http;
 mod kinds;
 mod list;

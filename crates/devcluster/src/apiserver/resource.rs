@@ -879,9 +879,9 @@ pub fn present(json: &Bytes, api_version: &str) -> Bytes {
     if json.starts_with(expected.as_bytes()) {
         return json.clone();
     }
-    let mut value: Value = serde_json::from_slice(json).unwrap_or(Value::Null);
+    let mut value = super::encoding::stored(json);
     if let Some(map) = value.as_object_mut() {
         map.insert("apiVersion".into(), json!(api_version));
     }
-    Bytes::from(serde_json::to_vec(&value).unwrap_or_default())
+    super::encoding::to_bytes(&value)
 }

@@ -18,9 +18,9 @@ use parking_lot::{RwLock, RwLockUpgradableReadGuard};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
-use super::object;
 use super::persist::{Loaded, Persist, PersistError, Record};
 use super::registry::GroupResource;
+use super::{encoding, object};
 
 /// Capacity of each resource's broadcast by default; a watcher that falls this far
 /// behind is told its resourceVersion expired and relists.
@@ -47,7 +47,7 @@ pub struct Stored {
 impl Stored {
     /// The object parsed.
     pub fn value(&self) -> Value {
-        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
+        encoding::stored(&self.json)
     }
 }
 
@@ -98,7 +98,7 @@ impl Event {
 
     /// The object parsed once and shared by every watcher that filters on it.
     pub fn value(&self) -> &Value {
-        self.parsed.get_or_init(|| serde_json::from_slice(&self.json).unwrap_or(Value::Null))
+        self.parsed.get_or_init(|| encoding::stored(&self.json))
     }
 
     /// The previous state parsed (MODIFIED events only).
@@ -320,20 +320,20 @@ impl Store {
             let mut table = Table::new(self.broadcast_capacity);
             // Sorted input: the map is built in bulk.
             table.objects = objects.into_iter().collect();
-            table.history = stored
-                .events
-                .into_iter()
-                .map(|e| {
-                    Arc::new(Event {
-                        rv: e.rv,
-                        kind: e.kind,
-                        key: e.key,
-                        json: Bytes::from(e.json),
-                        prev: e.prev.map(Bytes::from),
-                        parsed: OnceLock::new(),
-                    })
-                })
-                .collect();
+            for e in stored.events {
+                // Watchers parse history lazily: what the file holds is checked now.
+                if !encoding::is_valid(&e.json) || e.prev.as_deref().is_some_and(|prev| !encoding::is_valid(prev)) {
+                    return Err(PersistError::Corrupt(format!("{name}: event {} is not JSON", e.rv)));
+                }
+                table.history.push_back(Arc::new(Event {
+                    rv: e.rv,
+                    kind: e.kind,
+                    key: e.key,
+                    json: Bytes::from(e.json),
+                    prev: e.prev.map(Bytes::from),
+                    parsed: OnceLock::new(),
+                }));
+            }
             table.history_bytes = table.history.iter().map(|e| e.json.len()).sum();
             table.compacted = stored.compacted;
             let newest_object = table.objects.values().map(|s| s.rv).max().unwrap_or(0);
@@ -355,9 +355,7 @@ impl Store {
                 rv: inner.rv,
                 kind: EventType::Deleted,
                 key: String::new(),
-                json: Bytes::from(
-                    serde_json::to_vec(&serde_json::json!({"metadata": {"uid": owner}})).unwrap_or_default(),
-                ),
+                json: encoding::to_bytes(&serde_json::json!({"metadata": {"uid": owner}})),
                 prev: None,
                 parsed: OnceLock::new(),
             };
@@ -573,7 +571,7 @@ impl Store {
             };
             let rv = inner.rv + 1;
             object::set_resource_version(&mut object, rv);
-            let json = Bytes::from(serde_json::to_vec(&object).unwrap_or_default());
+            let json = encoding::to_bytes(&object);
             Ok(Change { rv, kind, key: key.to_string(), object, json, previous, removes: false })
         })
     }
@@ -591,7 +589,7 @@ impl Store {
             let rv = inner.rv + 1;
             let mut last = current.value();
             object::set_resource_version(&mut last, rv);
-            let json = Bytes::from(serde_json::to_vec(&last).unwrap_or_default());
+            let json = encoding::to_bytes(&last);
             Ok(Change {
                 rv,
                 kind: EventType::Deleted,

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use futures::Stream;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 
+use super::encoding;
 use super::list::Filter;
 use super::registry::ResourceType;
 use super::request::Query;
@@ -183,8 +184,7 @@ fn render(plan: &Plan, event: &Event, api_version: &str) -> Option<Bytes> {
 fn encode(plan: &Plan, json: &Bytes, api_version: &str) -> Bytes {
     let object = present(json, api_version);
     let Some(view) = &plan.view else { return object };
-    let value: Value = serde_json::from_slice(&object).unwrap_or(Value::Null);
-    Bytes::from(serde_json::to_vec(&view.object(&value, jiff::Timestamp::now())).unwrap_or_default())
+    encoding::to_bytes(&view.object(&encoding::stored(&object), jiff::Timestamp::now()))
 }
 
 /// How a change looks through the watch's selectors: an object that starts matching

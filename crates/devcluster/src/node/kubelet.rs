@@ -48,7 +48,7 @@ async fn container_logs(
                 status: Some("Failure".to_string()),
                 ..Status::default()
             };
-            let mut body = serde_json::to_value(&status).unwrap_or_default();
+            let mut body = fleetctl_kube::objects::document(&status);
             body["kind"] = "Status".into();
             body["apiVersion"] = "v1".into();
             (code, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()

@@ -28,6 +28,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::super::encoding;
 use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
 use super::super::status::ApiError;
@@ -80,8 +81,10 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
             state.write(&sets_rt, Some(namespace), &set_name, None, &WriteOptions::default(), None, &mut |c| {
                 let mut next = c.clone();
                 next["spec"]["replicas"] = Value::from(set.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0));
-                next["metadata"]["annotations"] =
-                    serde_json::to_value(&set.metadata.annotations).unwrap_or(Value::Null);
+                next["metadata"]["annotations"] = match &set.metadata.annotations {
+                    Some(annotations) => annotations.iter().map(|(k, v)| (k.clone(), v.as_str())).collect(),
+                    None => Value::Null,
+                };
                 Ok(next)
             });
         ignore_missing(result.map(|_| ()))?;
@@ -404,7 +407,7 @@ fn is_empty(value: &Value) -> bool {
 pub fn template_hash(spec: &DeploymentSpec, collisions: Option<i32>) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut hasher = Sha256::new();
-    hasher.update(serde_json::to_vec(&spec.template).unwrap_or_default());
+    hasher.update(encoding::to_bytes(&spec.template));
     if let Some(count) = collisions {
         hasher.update(count.to_le_bytes());
     }
