@@ -132,6 +132,46 @@ impl Target {
     }
 }
 
+/// Where a resource's paths are and how its operations are named.
+struct Location {
+    namespaced: bool,
+    /// `/apis/<group>/<version>` or `/api/v1`.
+    prefix: String,
+    /// The collection, with `/namespaces/{namespace}` for a namespaced resource.
+    collection: String,
+    /// `AppsV1NamespacedDeployment`: what operation IDs end with.
+    id: String,
+}
+
+impl Location {
+    fn of(rt: &ResourceType) -> Self {
+        let prefix = if rt.group.is_empty() {
+            format!("/api/{}", rt.version)
+        } else {
+            format!("/apis/{}/{}", rt.group, rt.version)
+        };
+        let scope = if rt.namespaced { "/namespaces/{namespace}" } else { "" };
+        let namespaced = if rt.namespaced { "Namespaced" } else { "" };
+        Self {
+            namespaced: rt.namespaced,
+            collection: format!("{prefix}{scope}/{}", rt.plural),
+            id: format!("{}{namespaced}{}", operation_group(&rt.group, &rt.version), rt.kind),
+            prefix,
+        }
+    }
+
+    fn object(&self) -> String {
+        format!("{}/{{name}}", self.collection)
+    }
+
+    /// The path parameters of a path: `name` for an object's, `namespace` when namespaced.
+    fn parameters(&self, object: bool) -> Vec<Parameter> {
+        let name = object.then(|| Parameter::path("name"));
+        let namespace = self.namespaced.then(|| Parameter::path("namespace"));
+        name.into_iter().chain(namespace).collect()
+    }
+}
+
 /// Adds the paths of `rt`, whose kind's schema is `schema` (if the document has one);
 /// the schemas of subresource kinds (Scale, TokenRequest) go into `generator`.
 pub fn add(
@@ -140,90 +180,71 @@ pub fn add(
     schema: Option<Schema>,
     generator: &mut SchemaGenerator,
 ) {
-    let prefix =
-        if rt.group.is_empty() { format!("/api/{}", rt.version) } else { format!("/apis/{}/{}", rt.group, rt.version) };
-    let scope = if rt.namespaced { "/namespaces/{namespace}" } else { "" };
-    let scoped = |parameters: &mut Vec<Parameter>| {
-        if rt.namespaced {
-            parameters.push(Parameter::path("namespace"));
-        }
-    };
-    let id = format!(
-        "{}{}{}",
-        operation_group(&rt.group, &rt.version),
-        if rt.namespaced { "Namespaced" } else { "" },
-        rt.kind
-    );
+    let at = Location::of(rt);
     let own = Target { gvk: Gvk::of(rt), schema };
-    let collection = format!("{prefix}{scope}/{}", rt.plural);
-
-    let mut item = PathItem::default();
-    scoped(&mut item.parameters);
-    item.post = Some(own.operation("create", "post", &id, Parameter::write_options()));
+    let mut collection = PathItem { parameters: at.parameters(false), ..PathItem::default() };
+    collection.post = Some(own.operation("create", "post", &at.id, Parameter::write_options()));
     if rt.create_only {
-        paths.insert(collection, item);
+        // Reviews: created and answered, never stored.
+        paths.insert(at.collection, collection);
         return;
     }
-    item.get = Some(own.bare().operation("list", "list", &id, Vec::new()));
-    item.delete = Some(own.bare().operation("deletecollection", "deletecollection", &id, Vec::new()));
-    paths.insert(collection.clone(), item);
+    collection.get = Some(own.bare().operation("list", "list", &at.id, Vec::new()));
+    collection.delete = Some(own.bare().operation("deletecollection", "deletecollection", &at.id, Vec::new()));
+    paths.insert(at.collection.clone(), collection);
     if rt.namespaced {
-        let all = format!("{prefix}/{}", rt.plural);
         let id = format!("{}{}ForAllNamespaces", operation_group(&rt.group, &rt.version), rt.kind);
-        paths.insert(
-            all,
-            PathItem { get: Some(own.bare().operation("list", "list", &id, Vec::new())), ..PathItem::default() },
-        );
+        let list = own.bare().operation("list", "list", &id, Vec::new());
+        paths.insert(format!("{}/{}", at.prefix, rt.plural), PathItem { get: Some(list), ..PathItem::default() });
     }
+    paths.insert(at.object(), object_item(&own, &at, "", true));
+    subresources(paths, rt, &at, &own, generator);
+}
 
-    let object = format!("{collection}/{{name}}");
-    paths.insert(object.clone(), object_item(&own, &id, scoped, true));
-    let sub = rt.subresources;
-    let subresources = [
-        (sub.status, "status", None),
-        (sub.approval, "approval", None),
-        (sub.finalize, "finalize", None),
-        (
-            sub.scale,
-            "scale",
-            Some(Target {
-                gvk: Gvk::new("autoscaling", "v1", "Scale"),
-                schema: Some(builtin::scale(generator).reference),
-            }),
-        ),
-    ];
-    for (served, name, target) in subresources {
-        if !served {
-            continue;
+/// The subresources of `rt`: status, approval and finalize of its own kind, `/scale` of
+/// autoscaling/v1 Scale, a ServiceAccount's `/token` creating a TokenRequest.
+fn subresources(
+    paths: &mut BTreeMap<String, PathItem>,
+    rt: &ResourceType,
+    at: &Location,
+    own: &Target,
+    generator: &mut SchemaGenerator,
+) {
+    let served = rt.subresources;
+    for (served, name) in [(served.status, "status"), (served.approval, "approval"), (served.finalize, "finalize")] {
+        if served {
+            paths.insert(format!("{}/{name}", at.object()), object_item(own, at, name, false));
         }
-        let target = target.unwrap_or_else(|| Target { gvk: own.gvk.clone(), schema: own.schema.clone() });
-        let id = format!("{id}{}", capitalized(name));
-        paths.insert(format!("{object}/{name}"), object_item(&target, &id, scoped, false));
     }
-    if sub.token {
-        let target = Target {
+    if served.scale {
+        let scale =
+            Target { gvk: Gvk::new("autoscaling", "v1", "Scale"), schema: Some(builtin::scale(generator).reference) };
+        paths.insert(format!("{}/scale", at.object()), object_item(&scale, at, "scale", false));
+    }
+    if served.token {
+        let token = Target {
             gvk: Gvk::new("authentication.k8s.io", "v1", "TokenRequest"),
             schema: Some(builtin::token_request(generator).reference),
         };
-        let mut item = PathItem::default();
-        item.parameters.push(Parameter::path("name"));
-        scoped(&mut item.parameters);
-        item.post = Some(target.operation("create", "post", &format!("{id}Token"), Parameter::write_options()));
-        paths.insert(format!("{object}/token"), item);
+        let id = format!("{}Token", at.id);
+        let mut item = PathItem { parameters: at.parameters(true), ..PathItem::default() };
+        item.post = Some(token.operation("create", "post", &id, Parameter::write_options()));
+        paths.insert(format!("{}/token", at.object()), item);
     }
 }
 
-/// get, put, patch (and, for the object itself, delete) of one object or subresource.
-fn object_item(target: &Target, id: &str, scoped: impl Fn(&mut Vec<Parameter>), deletable: bool) -> PathItem {
-    let mut item = PathItem { parameters: vec![Parameter::path("name")], ..PathItem::default() };
-    scoped(&mut item.parameters);
-    item.get = Some(target.operation("read", "get", id, Vec::new()));
-    item.put = Some(target.operation("replace", "put", id, Parameter::write_options()));
+/// get, put, patch (and, for the object itself, delete) of one object or of its
+/// subresource `subresource`.
+fn object_item(target: &Target, at: &Location, subresource: &str, deletable: bool) -> PathItem {
+    let id = format!("{}{}", at.id, capitalized(subresource));
+    let mut item = PathItem { parameters: at.parameters(true), ..PathItem::default() };
+    item.get = Some(target.operation("read", "get", &id, Vec::new()));
+    item.put = Some(target.operation("replace", "put", &id, Parameter::write_options()));
     let mut patch_options = Parameter::write_options();
     patch_options.push(Parameter::query("force"));
-    item.patch = Some(target.operation("patch", "patch", id, patch_options));
+    item.patch = Some(target.operation("patch", "patch", &id, patch_options));
     if deletable {
-        item.delete = Some(target.bare().operation("delete", "delete", id, Vec::new()));
+        item.delete = Some(target.bare().operation("delete", "delete", &id, Vec::new()));
     }
     item
 }

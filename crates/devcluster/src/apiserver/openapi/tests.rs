@@ -191,3 +191,15 @@ fn a_hash_stays_while_its_document_is_unchanged_and_changes_with_its_crd() {
         "The changed spec."
     );
 }
+
+#[test]
+fn a_document_holds_only_the_schemas_its_resources_refer_to() {
+    let registry = Registry::with_builtins();
+    let documents = Documents::default();
+    let apps = group_version(&documents, &registry, "apps", "v1");
+    assert!(apps["components"]["schemas"]["io.k8s.api.autoscaling.v1.Scale"].is_object(), "deployments/scale");
+    assert!(apps["components"]["schemas"]["io.k8s.api.core.v1.Secret"].is_null());
+    let rbac = group_version(&documents, &registry, "rbac.authorization.k8s.io", "v1");
+    assert!(rbac["components"]["schemas"]["io.k8s.api.autoscaling.v1.Scale"].is_null(), "no scale subresource");
+    assert!(rbac["components"]["schemas"]["io.k8s.api.apps.v1.Deployment"].is_null());
+}
