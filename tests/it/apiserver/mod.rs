@@ -6,6 +6,7 @@ mod controller;
 mod crd;
 mod deletion;
 mod discovery;
+mod events;
 mod list;
 mod objects;
 mod patch;

@@ -196,3 +196,38 @@ async fn invalid_names_are_rejected_with_causes() {
         status.message
     );
 }
+
+/// A Pod as kube-apiserver stores it: `SetDefaults_Pod`, the ServiceAccount and
+/// DefaultTolerationSeconds admission plugins, a Pending status with its QoS class; and
+/// `ValidatePodUpdate`, which lets an update change the image but not the environment.
+#[tokio::test]
+async fn a_pod_is_stored_as_admission_fills_it_and_its_spec_changes_only_where_upstream_allows() {
+    let c = TestCluster::start().await;
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(c.client.clone(), "default");
+    let pod = serde_json::from_value(json!({
+        "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}
+    }))
+    .expect("pod");
+    let created = pods.create(&PostParams::default(), &pod).await.expect("create");
+    let spec = created.spec.clone().expect("spec");
+    assert_eq!(spec.service_account_name.as_deref(), Some("default"));
+    assert_eq!(spec.enable_service_links, Some(true));
+    let volume = &spec.volumes.as_ref().expect("volumes")[0];
+    assert!(volume.name.starts_with("kube-api-access-"), "{}", volume.name);
+    let mounts = spec.containers[0].volume_mounts.clone().expect("mounts");
+    assert_eq!(mounts[0].mount_path, "/var/run/secrets/kubernetes.io/serviceaccount");
+    let tolerated: Vec<_> = spec.tolerations.iter().flatten().filter_map(|t| t.key.as_deref()).collect();
+    assert_eq!(tolerated, ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]);
+    assert_eq!(created.status.and_then(|s| s.qos_class).as_deref(), Some("BestEffort"));
+
+    let image = json!({"spec": {"containers": [{"name": "c", "image": "nginx:1.28"}]}});
+    pods.patch("p", &PatchParams::default(), &Patch::Strategic(image)).await.expect("a new image is allowed");
+    let env = json!({"spec": {"containers": [{"name": "c", "env": [{"name": "A", "value": "1"}]}]}});
+    match pods.patch("p", &PatchParams::default(), &Patch::Strategic(env)).await {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(status.code, 422);
+            assert!(status.message.contains("pod updates may not change fields other than"), "{}", status.message);
+        }
+        other => panic!("expected 422, got {other:?}"),
+    }
+}

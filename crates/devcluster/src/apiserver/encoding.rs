@@ -16,11 +16,12 @@ pub fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("JSON data always serializes"))
 }
 
-/// An object the store holds, parsed.
-pub fn stored(json: &[u8]) -> Value {
-    // The store holds only what `to_bytes` wrote or `persist` checked on load.
+/// JSON this server wrote itself — an object the store holds, a response, a watch event —
+/// parsed.
+pub fn parse_own(json: &[u8]) -> Value {
+    // Such bytes come only from `to_bytes`, or from disk through `persist`, which checks them.
     #[allow(clippy::expect_used)]
-    serde_json::from_slice(json).expect("the store holds only valid JSON")
+    serde_json::from_slice(json).expect("the server's own JSON is valid")
 }
 
 /// Whether `json` is one JSON document (checked without building it).
@@ -37,7 +38,7 @@ mod tests {
     #[test]
     fn values_round_trip_through_bytes() {
         let value = json!({"metadata": {"name": "a", "labels": {"k": "v"}}, "data": [1, 2.5, null, true]});
-        assert_eq!(stored(&to_bytes(&value)), value);
+        assert_eq!(parse_own(&to_bytes(&value)), value);
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod crd;
 mod cron;
 mod discovery;
 mod encoding;
+mod event_versions;
 mod http;
 mod kinds;
 mod list;

@@ -366,19 +366,7 @@ impl ApiState {
         let wanted = object::resource_version(&document).ok().flatten();
         let strategies = strategies(rt);
         self.write(rt, namespace, name, subresource, opts, wanted, &mut |current| {
-            let mut target = current.clone();
-            match kind {
-                PatchType::Merge => patch::merge_patch(&mut target, &document),
-                PatchType::Json => patch::json_patch(&mut target, &document).map_err(patch_error)?,
-                PatchType::Strategic => {
-                    patch::strategic_merge_patch(&mut target, &document, &strategies).map_err(patch_error)?
-                }
-                PatchType::Apply => {}
-            }
-            if !target.is_object() {
-                return Err(ApiError::bad_request("the patch turned the object into something that is not an object"));
-            }
-            Ok(target)
+            patched(current, kind, &document, &strategies)
         })
     }
 
@@ -818,7 +806,28 @@ fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
     }
 }
 
-fn parse_patch(kind: PatchType, body: &[u8]) -> Result<Value, ApiError> {
+/// `current` with a (non-apply) patch `document` applied.
+pub fn patched(
+    current: &Value,
+    kind: PatchType,
+    document: &Value,
+    strategies: patch::Strategies<'_>,
+) -> Result<Value, ApiError> {
+    let mut target = current.clone();
+    match kind {
+        PatchType::Merge => patch::merge_patch(&mut target, document),
+        PatchType::Json => patch::json_patch(&mut target, document).map_err(patch_error)?,
+        PatchType::Strategic => patch::strategic_merge_patch(&mut target, document, strategies).map_err(patch_error)?,
+        PatchType::Apply => {}
+    }
+    if !target.is_object() {
+        return Err(ApiError::bad_request("the patch turned the object into something that is not an object"));
+    }
+    Ok(target)
+}
+
+/// The document of a patch request body.
+pub fn parse_patch(kind: PatchType, body: &[u8]) -> Result<Value, ApiError> {
     let parsed = if kind == PatchType::Apply {
         serde_yaml::from_slice::<Value>(body).map_err(|e| e.to_string())
     } else {
@@ -879,7 +888,7 @@ pub fn present(json: &Bytes, api_version: &str) -> Bytes {
     if json.starts_with(expected.as_bytes()) {
         return json.clone();
     }
-    let mut value = super::encoding::stored(json);
+    let mut value = super::encoding::parse_own(json);
     if let Some(map) = value.as_object_mut() {
         map.insert("apiVersion".into(), json!(api_version));
     }

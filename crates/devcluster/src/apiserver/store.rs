@@ -47,7 +47,7 @@ pub struct Stored {
 impl Stored {
     /// The object parsed.
     pub fn value(&self) -> Value {
-        encoding::stored(&self.json)
+        encoding::parse_own(&self.json)
     }
 }
 
@@ -98,7 +98,7 @@ impl Event {
 
     /// The object parsed once and shared by every watcher that filters on it.
     pub fn value(&self) -> &Value {
-        self.parsed.get_or_init(|| encoding::stored(&self.json))
+        self.parsed.get_or_init(|| encoding::parse_own(&self.json))
     }
 
     /// The previous state parsed (MODIFIED events only).

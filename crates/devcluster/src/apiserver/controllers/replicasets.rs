@@ -142,7 +142,7 @@ mod tests {
     }
 
     #[test]
-    fn pods_of_the_template_are_controlled_by_the_replica_set_and_get_the_default_service_account() {
+    fn pods_of_the_template_are_controlled_by_the_replica_set() {
         let set: ReplicaSet = serde_json::from_value(json!({
             "metadata": {"name": "web-abc", "namespace": "ns", "uid": "rs1"},
             "spec": {"selector": {"matchLabels": {"app": "web"}},
@@ -155,6 +155,5 @@ mod tests {
         assert_eq!(pod.metadata.labels.unwrap()["pod-template-hash"], "abc");
         let owner = &pod.metadata.owner_references.unwrap()[0];
         assert_eq!((owner.kind.as_str(), owner.uid.as_str(), owner.controller), ("ReplicaSet", "rs1", Some(true)));
-        assert_eq!(pod.spec.unwrap().service_account_name.as_deref(), Some("default"));
     }
 }

@@ -89,11 +89,8 @@ pub(super) fn pod_of_template(template: &PodTemplateSpec, api_version: &str, kin
         block_owner_deletion: Some(true),
     };
     let meta = template.metadata.clone().unwrap_or_default();
-    let mut spec: PodSpec = template.spec.clone().unwrap_or_default();
-    // What ServiceAccount admission gives a Pod that names none.
-    if spec.service_account_name.as_deref().is_none_or(str::is_empty) {
-        spec.service_account_name = Some(spec.service_account.clone().unwrap_or_else(|| "default".to_string()));
-    }
+    // ServiceAccount admission fills in the account when the Pod is created (strategy/pods.rs).
+    let spec: PodSpec = template.spec.clone().unwrap_or_default();
     Pod {
         metadata: ObjectMeta {
             generate_name: Some(format!("{base}-")),

@@ -10,6 +10,7 @@ mod filters;
 mod metrics;
 mod resource;
 mod routes;
+mod served;
 mod subresources;
 
 use std::sync::Arc;

@@ -10,7 +10,10 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use futures::StreamExt;
+
 use super::super::auth::User;
+use super::super::encoding;
 use super::super::registry::ResourceType;
 use super::super::request::Query;
 use super::super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
@@ -19,6 +22,7 @@ use super::super::view::View;
 use super::super::watch;
 use super::body::{read_body, read_object};
 use super::filters::RequestInfo;
+use super::served::Served;
 use super::{Http, bytes_response, error_response, value_response, written_response};
 
 /// Serves one resource request.
@@ -70,32 +74,39 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
         return super::subresources::serve(http, &rt, &target, request, opts).await;
     }
     check_subresource(&rt, sub, &method)?;
-    // `kubectl get` asks for a Table, metadata informers for metadata; only for the main resource.
-    let view = View::requested(&rt, &header_str(request.headers(), header::ACCEPT), &query).filter(|_| sub.is_none());
+    let served = Served::new(&state.registry, rt.clone())?;
+    let storage = &served.storage;
+    let query = served.query(&query);
+    // `kubectl get` asks for a Table, metadata informers for metadata; only for the main
+    // resource. A Table is printed from the stored object, by the stored kind's columns.
+    let view =
+        View::requested(storage, &header_str(request.headers(), header::ACCEPT), &query).filter(|_| sub.is_none());
+    let read = |bytes: Bytes, view: Option<&View>, print| match view {
+        Some(view) => printed(bytes, view, print),
+        None => Ok(served.bytes_out(bytes)),
+    };
     match (&method, target.name.as_deref()) {
-        (&Method::GET, None) if query.flag("watch") => {
-            watch_response(http, rt.clone(), target.namespace.clone(), &query, view)
-        }
+        (&Method::GET, None) if query.flag("watch") => watch_response(http, &served, namespace, &query, view),
         (&Method::GET, None) => {
-            let list = state.list(&rt, namespace, &query)?;
-            Ok(bytes_response(200, printed(list, view.as_ref(), View::list)?, "application/json"))
+            let list = state.list(storage, namespace, &query)?;
+            Ok(bytes_response(200, read(list, view.as_ref(), View::list)?, "application/json"))
         }
         (&Method::GET, Some(name)) if query.flag("watch") => {
             let mut query = query.clone();
             query.set("fieldSelector", &format!("metadata.name={name}"));
-            watch_response(http, rt.clone(), target.namespace.clone(), &query, view)
+            watch_response(http, &served, namespace, &query, view)
         }
         (&Method::GET, Some(name)) => {
-            let object = state.get(&rt, namespace, name)?;
-            Ok(bytes_response(200, printed(object, view.as_ref(), View::object)?, "application/json"))
+            let object = state.get(storage, namespace, name)?;
+            Ok(bytes_response(200, read(object, view.as_ref(), View::object)?, "application/json"))
         }
         (&Method::POST, None) => {
-            let body = read_object(request, &content_type).await?;
-            Ok(written_response(state.create(&rt, namespace, body, &opts)?))
+            let body = served.body_in(read_object(request, &content_type).await?)?;
+            Ok(written_response(served.written_out(state.create(storage, namespace, body, &opts)?)))
         }
         (&Method::PUT, Some(name)) => {
-            let body = read_object(request, &content_type).await?;
-            Ok(written_response(state.update(&rt, namespace, name, sub, body, &opts)?))
+            let body = served.body_in(read_object(request, &content_type).await?)?;
+            Ok(written_response(served.written_out(state.update(storage, namespace, name, sub, body, &opts)?)))
         }
         (&Method::PATCH, Some(name)) => {
             let kind = PatchType::from_content_type(&content_type).ok_or_else(|| {
@@ -105,17 +116,18 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
                 ))
             })?;
             let body = read_body(request).await?;
-            Ok(written_response(state.patch(&rt, namespace, name, sub, kind, &body, &opts)?))
+            Ok(written_response(served.patch(&state, namespace, name, sub, kind, &body, &opts)?))
         }
         (&Method::DELETE, Some(name)) => {
             let mut opts = delete_options(&query, &read_body(request).await?)?;
             opts.user = Some(user.clone());
-            Ok(written_response(state.delete(&rt, namespace, name, &opts)?))
+            Ok(written_response(served.written_out(state.delete(storage, namespace, name, &opts)?)))
         }
         (&Method::DELETE, None) => {
             let mut opts = delete_options(&query, &read_body(request).await?)?;
             opts.user = Some(user.clone());
-            Ok(bytes_response(200, state.delete_collection(&rt, namespace, &query, &opts)?, "application/json"))
+            let deleted = state.delete_collection(storage, namespace, &query, &opts)?;
+            Ok(bytes_response(200, served.bytes_out(deleted), "application/json"))
         }
         (verb, _) => Err(ApiError::method_not_allowed(verb.as_str(), &rt.plural)),
     }
@@ -140,27 +152,22 @@ fn check_subresource(rt: &ResourceType, sub: Option<&str>, method: &Method) -> R
     Ok(())
 }
 
-/// A response body as JSON, or in the `view` the client asked for.
-fn printed(
-    body: Bytes,
-    view: Option<&View>,
-    print: fn(&View, &Value, jiff::Timestamp) -> Value,
-) -> Result<Bytes, ApiError> {
-    let Some(view) = view else { return Ok(body) };
-    let value: Value = serde_json::from_slice(&body).map_err(|e| ApiError::internal(e.to_string()))?;
-    let shown = serde_json::to_vec(&print(view, &value, jiff::Timestamp::now()))
-        .map_err(|e| ApiError::internal(format!("serializing the view: {e}")))?;
-    Ok(Bytes::from(shown))
+/// A response body in the `view` the client asked for.
+fn printed(body: Bytes, view: &View, print: fn(&View, &Value, jiff::Timestamp) -> Value) -> Result<Bytes, ApiError> {
+    Ok(encoding::to_bytes(&print(view, &encoding::parse_own(&body), jiff::Timestamp::now())))
 }
 
 fn watch_response(
     http: &Http,
-    rt: Arc<ResourceType>,
-    namespace: Option<String>,
+    served: &Served,
+    namespace: Option<&str>,
     query: &Query,
     view: Option<View>,
 ) -> Result<Response, ApiError> {
-    let stream = watch::start(http.state.clone(), rt, namespace, query, view)?;
+    // A Table is printed from the stored objects (see `resource`).
+    let printed = view.is_some();
+    let events = watch::start(http.state.clone(), served.storage.clone(), namespace.map(str::to_string), query, view)?;
+    let stream = if printed { events.boxed() } else { served.watch_out(events).boxed() };
     let mut response = Response::new(Body::from_stream(stream));
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));

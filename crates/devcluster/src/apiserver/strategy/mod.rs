@@ -10,6 +10,7 @@ mod certificates;
 mod config;
 mod cronjobs;
 pub mod jobs;
+mod pods;
 mod rbac;
 mod scheduling;
 mod services;
@@ -50,6 +51,7 @@ pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
         ("apps", "deployments") => &workloads::Deployments,
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &cronjobs::CronJobs,
+        ("", "pods") => &pods::Pods,
         ("", "services") => &services::Services,
         ("", "configmaps") => &config::ConfigMaps,
         ("", "secrets") => &config::Secrets,
