@@ -16,6 +16,7 @@ mod hub_ca_rotation;
 mod kube_ops;
 mod kubectl;
 mod kubectl_auth;
+mod kubectl_explain;
 mod kubectl_workloads;
 mod leader;
 mod support;

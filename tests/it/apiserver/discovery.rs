@@ -85,3 +85,50 @@ async fn version_health_and_openapi_answer() {
     let op = &doc["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"];
     assert_eq!(op["x-kubernetes-group-version-kind"]["kind"], "ConfigMap");
 }
+
+/// The names of the schemas of an OpenAPI v3 document whose `x-kubernetes-group-version-kind`
+/// names `group`/`version`/`kind` (how kubectl explain finds a kind's schema).
+fn schemas_of_kind(doc: &serde_json::Value, group: &str, version: &str, kind: &str) -> Vec<String> {
+    let gvk = serde_json::json!({"group": group, "kind": kind, "version": version});
+    let schemas = doc["components"]["schemas"].as_object().expect("components.schemas");
+    schemas
+        .iter()
+        .filter(|(_, s)| s["x-kubernetes-group-version-kind"].as_array().is_some_and(|marks| marks.contains(&gvk)))
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn openapi_v3_documents_hold_builtin_and_custom_kinds_schemas_marked_with_their_kind() {
+    let c = TestCluster::start().await;
+    crate::apiserver::crd::install_widgets(&c).await;
+    let (status, root) = raw(&c.client, "GET", "/openapi/v3", "", Vec::new()).await;
+    assert_eq!(status, 200);
+    let document = |path: &str| {
+        let url = root["paths"][path]["serverRelativeURL"].as_str().unwrap_or_else(|| panic!("{path}: {root}"));
+        let client = c.client.clone();
+        let url = url.to_string();
+        async move {
+            let (status, doc) = raw(&client, "GET", &url, "", Vec::new()).await;
+            assert_eq!(status, 200, "{url}");
+            doc
+        }
+    };
+
+    let apps = document("apis/apps/v1").await;
+    assert_eq!(schemas_of_kind(&apps, "apps", "v1", "Deployment"), ["io.k8s.api.apps.v1.Deployment"]);
+    let strategy = &apps["components"]["schemas"]["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["strategy"];
+    assert_eq!(strategy["allOf"][0]["$ref"], "#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy");
+    assert!(apps["components"]["schemas"]["io.k8s.api.apps.v1.DeploymentStrategy"]["description"].is_string());
+
+    let core = document("api/v1").await;
+    assert_eq!(schemas_of_kind(&core, "", "v1", "Pod"), ["io.k8s.api.core.v1.Pod"]);
+
+    let widgets = document("apis/example.com/v1").await;
+    assert_eq!(schemas_of_kind(&widgets, "example.com", "v1", "Widget"), ["com.example.v1.Widget"]);
+    let widget = &widgets["components"]["schemas"]["com.example.v1.Widget"];
+    assert_eq!(widget["properties"]["spec"]["required"], serde_json::json!(["size"]));
+    let meta = widget["properties"]["metadata"]["allOf"][0]["$ref"].as_str().expect("metadata refers to ObjectMeta");
+    let meta = meta.strip_prefix("#/components/schemas/").expect("a component");
+    assert!(widgets["components"]["schemas"][meta]["properties"]["name"].is_object(), "{meta} is in the document");
+}

@@ -33,12 +33,14 @@ pub struct Http {
     pub address: String,
     /// Requests answered, for `/metrics`.
     pub metrics: metrics::RequestMetrics,
+    /// The OpenAPI v3 documents, built on first request.
+    pub openapi: super::openapi::Documents,
 }
 
 impl Http {
     /// The shared part of a server listening at `address`.
     pub fn new(state: Shared, address: String) -> Self {
-        Self { state, address, metrics: metrics::RequestMetrics::default() }
+        Self { state, address, metrics: metrics::RequestMetrics::default(), openapi: Default::default() }
     }
 }
 

@@ -200,14 +200,23 @@ async fn openapi_v2(headers: HeaderMap) -> Response {
     bytes_response(200, Bytes::from(openapi::v2(protobuf)), content_type)
 }
 
+/// A served OpenAPI v3 document, `None` when the path names no group/version.
+fn openapi_response(document: Result<Option<Bytes>, serde_json::Error>) -> Response {
+    match document {
+        Ok(Some(body)) => bytes_response(200, body, "application/json"),
+        Ok(None) => error_response(&ApiError::no_route()),
+        Err(e) => error_response(&ApiError::internal(format!("serializing the OpenAPI document: {e}"))),
+    }
+}
+
 async fn openapi_root(State(http): State<Arc<Http>>) -> Response {
-    value_response(200, &openapi::root(&http.state.registry))
+    openapi_response(http.openapi.root(&http.state.registry).map(Some))
 }
 
 async fn openapi_core(State(http): State<Arc<Http>>, Path(version): Path<String>) -> Response {
-    found(openapi::group_version(&http.state.registry, "", &version))
+    openapi_response(http.openapi.group_version(&http.state.registry, "", &version))
 }
 
 async fn openapi_group(State(http): State<Arc<Http>>, Path((group, version)): Path<(String, String)>) -> Response {
-    found(openapi::group_version(&http.state.registry, &group, &version))
+    openapi_response(http.openapi.group_version(&http.state.registry, &group, &version))
 }
