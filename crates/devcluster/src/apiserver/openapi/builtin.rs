@@ -35,6 +35,7 @@ pub fn kind(generator: &mut SchemaGenerator, group: &str, version: &str, kind: &
         ("", "v1", "Pod") => add::<core::v1::Pod>(generator),
         ("", "v1", "Service") => add::<core::v1::Service>(generator),
         ("", "v1", "Endpoints") => add::<core::v1::Endpoints>(generator),
+        ("", "v1", "ResourceQuota") => add::<core::v1::ResourceQuota>(generator),
         ("discovery.k8s.io", "v1", "EndpointSlice") => add::<discovery::v1::EndpointSlice>(generator),
         ("events.k8s.io", "v1", "Event") => add::<events::v1::Event>(generator),
         ("apps", "v1", "Deployment") => add::<apps::v1::Deployment>(generator),
