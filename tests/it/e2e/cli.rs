@@ -19,11 +19,39 @@ fn ok(output: Output) -> String {
     stdout
 }
 
-/// The store resourceVersion of a cluster: unchanged means nothing was written.
-async fn revision(env: &DevUp, context: &str) -> String {
-    let namespaces = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(env.client(context).await);
-    let list = namespaces.list(&kube::api::ListParams::default().limit(1)).await.expect("list");
-    list.metadata.resource_version.expect("the list's resourceVersion")
+/// What a command could write on a target — namespaces, CRDs, Deployments, Secrets and
+/// ServiceAccounts — with their resourceVersions. (Not the store's revision: the node
+/// simulator renews its Node's Lease every 10 s, as a kubelet does.)
+async fn target_objects(env: &DevUp, context: &str) -> Vec<String> {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::ResourceExt;
+    async fn named<K>(client: &kube::Client, what: &str) -> Vec<String>
+    where
+        K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+    {
+        let list = kube::Api::<K>::all(client.clone()).list(&Default::default()).await.expect("list");
+        list.items
+            .iter()
+            .map(|o| {
+                format!(
+                    "{what}/{}/{}@{}",
+                    o.namespace().unwrap_or_default(),
+                    o.name_any(),
+                    o.resource_version().unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+    let client = env.client(context).await;
+    let mut out = named::<Namespace>(&client, "ns").await;
+    out.extend(named::<CustomResourceDefinition>(&client, "crd").await);
+    out.extend(named::<Deployment>(&client, "deploy").await);
+    out.extend(named::<Secret>(&client, "secret").await);
+    out.extend(named::<ServiceAccount>(&client, "sa").await);
+    out.sort();
+    out
 }
 
 /// The clusters, namespaces and import objects on the hub, with their resourceVersions.
@@ -349,7 +377,7 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
     ];
     // The hub keeps renewing leases; what must not change is what the commands write.
     let hub_before = hub_objects(&env).await;
-    let target_before = revision(&env, "cluster2").await;
+    let target_before = target_objects(&env, "cluster2").await;
     let mut wrong = Vec::new();
     for (args, code, message) in &cases {
         let output = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
@@ -368,7 +396,7 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert_eq!(hub_objects(&env).await, hub_before, "nothing written on the hub");
-    assert_eq!(revision(&env, "cluster2").await, target_before, "nothing written on the target");
+    assert_eq!(target_objects(&env, "cluster2").await, target_before, "nothing written on the target");
 
     // A proxy from the environment is honoured as kubectl honours it: used unless NO_PROXY
     // names the host.
@@ -454,10 +482,10 @@ async fn dry_run_install_pasted_import_no_wait_upgrade_and_uninstall_with_and_wi
     assert!(printed.contains("kind: CustomResourceDefinition"), "{printed}");
     assert_eq!(image(&deployments.get(HUB_CONTROLLER).await.expect("controller")), installed, "nothing applied");
 
-    let target_before = revision(&env, "cluster1").await;
+    let target_before = target_objects(&env, "cluster1").await;
     let command = ok(env.fleetctl(&["import", "cluster1", "--print-command", "--hub-context", "hub"]));
     assert_eq!(command.lines().count(), 1, "one line to paste: {command}");
-    assert_eq!(revision(&env, "cluster1").await, target_before, "the target is not touched");
+    assert_eq!(target_objects(&env, "cluster1").await, target_before, "the target is not touched");
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     assert!(clusters.get_opt("cluster1").await.expect("read").is_some(), "the hub side is done");
     if crate::support::kubectl::kubectl_available() {
