@@ -27,7 +27,8 @@ pub fn resource_quotas() -> GroupResource {
 /// Amounts by quota resource name.
 pub type Usage = BTreeMap<String, Quantity>;
 
-/// The names `ValidateResourceQuota` takes without a `/` (`IsStandardQuotaResourceName`).
+/// The compute names `ValidateResourceQuota` takes without a `/` (`IsStandardQuotaResourceName`;
+/// the object counts of [`INTEGER`] are standard too).
 const STANDARD: &[&str] = &[
     "cpu",
     "memory",
@@ -39,15 +40,6 @@ const STANDARD: &[&str] = &[
     "limits.cpu",
     "limits.memory",
     "limits.ephemeral-storage",
-    "pods",
-    "services",
-    "replicationcontrollers",
-    "resourcequotas",
-    "secrets",
-    "persistentvolumeclaims",
-    "configmaps",
-    "services.nodeports",
-    "services.loadbalancers",
 ];
 
 /// The names counted in whole objects (`IsIntegerResourceName`).
@@ -69,7 +61,10 @@ pub const MUST_SPECIFY: &[&str] = &["cpu", "memory", "requests.cpu", "requests.m
 
 /// Whether a quota may name `resource`.
 pub fn is_standard(resource: &str) -> bool {
-    STANDARD.contains(&resource) || resource.starts_with("requests.hugepages-") || resource.contains('/')
+    STANDARD.contains(&resource)
+        || INTEGER.contains(&resource)
+        || resource.starts_with("requests.hugepages-")
+        || resource.contains('/')
 }
 
 /// Whether `resource` counts whole objects.
