@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use fleetctl_devcluster::node::{InProcessCommand, NodeConfig, NodeSimulator, RunMode, Timing};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
+use k8s_openapi::api::core::v1::{Event, Pod, ServiceAccount};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::wait::await_condition;
@@ -173,7 +173,9 @@ async fn the_simulator_runs_fleetctl_deployments_and_reports_them_truthfully() {
     let first = next(&mut fake.started, "the agent starts once its SA exists").await.command;
     assert_eq!(first.args, ["agent", "operator"]);
     assert_eq!(env_of(&first, "POD_NAMESPACE").as_deref(), Some("default"));
-    assert_eq!(env_of(&first, "FLEETCTL_HEALTH_ADDR").as_deref(), Some("127.0.0.1:0"), "its own port");
+    let health = env_of(&first, "FLEETCTL_HEALTH_ADDR").unwrap();
+    let port: u16 = health.strip_prefix("127.0.0.1:").and_then(|p| p.parse().ok()).unwrap();
+    assert!(port != 0 && port != 8000, "a port of its own, not the manifest's: {health}");
     // In process, the role gets the Pod's kubeconfig as its flag (the environment is shared).
     assert_eq!(env_of(&first, "KUBECONFIG"), None);
     assert!(first.kubeconfig.ends_with("kubeconfig") && first.kubeconfig.starts_with(dir.path().join("pods/node1")));
@@ -227,9 +229,15 @@ async fn the_simulator_runs_fleetctl_deployments_and_reports_them_truthfully() {
     .await;
     assert!(!first.kubeconfig.exists(), "the old pod's credentials are removed with it");
 
-    // Someone deletes the Pod: its container stops and a new Pod replaces it.
-    pods.delete(&replaced[0].name_any(), &DeleteParams::default()).await.unwrap();
+    // Someone deletes the Pod: it is marked for its grace period, its container stops, the
+    // kubelet then deletes it for good, and a new Pod replaces it.
+    let marked = pods.delete(&replaced[0].name_any(), &DeleteParams::default()).await.unwrap();
+    let marked = marked.left().expect("a running pod stays until its kubelet has stopped it");
+    assert_eq!(marked.metadata.deletion_grace_period_seconds, Some(30));
     next(&mut fake.stopped, "the deleted pod's container stops").await;
+    let (name, uid) = (marked.name_any(), marked.uid().unwrap());
+    let deleted = await_condition(pods.clone(), &name, kube::runtime::conditions::is_deleted(&uid));
+    tokio::time::timeout(WAIT, deleted).await.expect("the kubelet deletes the stopped pod").unwrap();
     next(&mut fake.started, "a replacement starts").await;
     wait_pods(&pods, "agent", "a replacement pod", |p| running(p) && p[0].name_any() != replaced[0].name_any()).await;
 
@@ -290,6 +298,85 @@ async fn a_restarted_simulator_runs_the_pods_bound_to_its_node_again() {
     let (mode, _fake) = fake_runner();
     let simulator = simulated(&c, dir.path(), mode).await;
     wait_pods(&pods, "left", "the pod it was given runs again", running).await;
+    simulator.shutdown().await;
+}
+
+/// Waits for an Event about Pods of the default namespace with this reason and a message
+/// containing `text`.
+async fn wait_event(c: &TestCluster, reason: &str, text: &str) -> Event {
+    use futures::StreamExt;
+    use kube::runtime::{WatchStreamExt, watcher};
+    let events: Api<Event> = Api::namespaced(c.client.clone(), "default");
+    let mut stream = watcher(events, watcher::Config::default()).applied_objects().boxed();
+    let wait = async {
+        loop {
+            let event = stream.next().await.expect("watch goes on").expect("watch event");
+            if event.reason.as_deref() == Some(reason) && event.message.as_deref().is_some_and(|m| m.contains(text)) {
+                return event;
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out waiting for a {reason} event: {text}"))
+}
+
+/// The kubelet's prober (`pkg/kubelet/prober/worker.go`): a container is unready until its
+/// readiness probe passes and again after `failureThreshold` failures; a liveness probe
+/// that fails `failureThreshold` times kills the container, which restarts; each failure
+/// is an `Unhealthy` Event, the kill a `Killing` one. The probes reach the health port the
+/// manifest declares (8000) at the port the simulator gave the container.
+#[tokio::test]
+async fn probes_gate_readiness_and_a_failing_liveness_probe_restarts_the_container() {
+    use fleetctl_kube::runner::health::{self, Health};
+    let c = TestCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (started_tx, mut started) = mpsc::unbounded_channel();
+    let runner = Arc::new(move |command: InProcessCommand| {
+        let started_tx = started_tx.clone();
+        Box::pin(async move {
+            let addr = env_of(&command, "FLEETCTL_HEALTH_ADDR").unwrap().parse().unwrap();
+            let state = Health::default();
+            let (_, server) = health::serve(addr, state.clone()).await.unwrap();
+            let _ = started_tx.send((state, server));
+            std::future::pending::<i32>().await
+        }) as futures::future::BoxFuture<'static, i32>
+    });
+    let simulator = simulated(&c, dir.path(), RunMode::InProcess(runner)).await;
+    let mut probed = serde_json::to_value(deployment("probed", IMAGE, json!(["hub"]), json!({}))).unwrap();
+    let probe = |path: &str, failures: i32| json!({"httpGet": {"path": path, "port": 8000}, "periodSeconds": 1, "failureThreshold": failures});
+    let main = &mut probed["spec"]["template"]["spec"]["containers"][0];
+    main["readinessProbe"] = probe("/readyz", 3);
+    main["livenessProbe"] = probe("/healthz", 2);
+    let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    deployments.create(&PostParams::default(), &serde_json::from_value(probed).unwrap()).await.unwrap();
+
+    let (state, server) = next(&mut started, "the container starts").await;
+    wait_event(&c, "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503").await;
+    let pod = &wait_pods(&pods, "probed", "a pod", |p| p.len() == 1).await[0];
+    let status = container(pod);
+    assert_eq!((status["started"].as_bool(), status["ready"].as_bool()), (Some(true), Some(false)), "{status}");
+    assert!(!available(deployments.get("probed").await.ok().as_ref()), "not Available while its pod is unready");
+
+    state.set_ready(true);
+    wait_pods(&pods, "probed", "ready once its probe passes", running).await;
+    wait_deployment(&deployments, "probed", "Available", |d| available(Some(d))).await;
+
+    state.set_ready(false);
+    wait_pods(&pods, "probed", "unready after three failures", |p| p.len() == 1 && container(&p[0])["ready"] == false)
+        .await;
+
+    // Its health endpoint goes away: the liveness probe fails twice and the kubelet kills it.
+    server.abort();
+    wait_event(&c, "Killing", "Container main failed liveness probe, will be restarted").await;
+    let (state, _server) = next(&mut started, "the container starts again").await;
+    let restarted = wait_pods(&pods, "probed", "restarted once", |p| {
+        p.len() == 1 && container(&p[0])["restartCount"] == 1 && container(&p[0])["state"]["running"].is_object()
+    })
+    .await;
+    assert!(container(&restarted[0])["lastState"]["terminated"].is_object(), "{}", container(&restarted[0]));
+    assert_eq!(container(&restarted[0])["ready"], false, "a restarted container is unready until probed again");
+    state.set_ready(true);
+    wait_pods(&pods, "probed", "ready again", running).await;
     simulator.shutdown().await;
 }
 

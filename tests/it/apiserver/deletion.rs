@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, PropagationPolicy};
 use kube::runtime::{conditions, wait::await_condition};
 use serde_json::json;
@@ -154,4 +154,60 @@ async fn deleting_a_namespace_removes_its_content_then_the_namespace() {
         .await
         .expect("release");
     gone(namespaces, &ns).await;
+}
+
+fn pod(name: &str, node: Option<&str>) -> Pod {
+    let mut spec = json!({"containers": [{"name": "c", "image": "i"}]});
+    if let Some(node) = node {
+        spec["nodeName"] = json!(node);
+    }
+    serde_json::from_value(json!({"metadata": {"name": name}, "spec": spec})).expect("pod")
+}
+
+fn grace(seconds: i64) -> DeleteParams {
+    DeleteParams { grace_period_seconds: Some(u32::try_from(seconds).expect("seconds")), ..DeleteParams::default() }
+}
+
+/// kube-apiserver's pod `CheckGracefulDelete` and `BeforeDelete`: a Pod bound to a node is
+/// marked with its grace period (`terminationGracePeriodSeconds`, 30 by default, or the
+/// request's) and stays until deleted with 0, as its kubelet does once the containers have
+/// stopped; a later request may only shorten the period. A Pod bound to no node, or one
+/// that has finished, goes at once.
+#[tokio::test]
+async fn a_pod_on_a_node_is_deleted_gracefully_and_only_a_shorter_grace_period_changes_that() {
+    let c = TestCluster::start().await;
+    let api: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    let bound = api.create(&PostParams::default(), &pod("bound", Some("node1"))).await.expect("create");
+    let marked = api.delete("bound", &DeleteParams::default()).await.expect("delete").left().expect("still there");
+    assert_eq!(marked.metadata.deletion_grace_period_seconds, Some(30));
+    let at = marked.metadata.deletion_timestamp.expect("marked").0;
+    let ahead = at.duration_since(jiff::Timestamp::now()).as_secs();
+    assert!((28..=30).contains(&ahead), "the deletion is due when the grace period ends: {ahead}s ahead");
+
+    let shortened = api.delete("bound", &grace(10)).await.expect("delete").left().expect("still there");
+    assert_eq!(shortened.metadata.deletion_grace_period_seconds, Some(10));
+    let again = api.delete("bound", &DeleteParams::default()).await.expect("delete").left().expect("still there");
+    assert_eq!(again.metadata.deletion_grace_period_seconds, Some(10), "a longer period does not extend it");
+    assert!(api.delete("bound", &grace(0)).await.expect("delete").is_right(), "0 ends it");
+    gone(api.clone(), &bound).await;
+
+    let unbound = api.create(&PostParams::default(), &pod("unbound", None)).await.expect("create");
+    assert!(api.delete("unbound", &DeleteParams::default()).await.expect("delete").is_right());
+    gone(api.clone(), &unbound).await;
+
+    api.create(&PostParams::default(), &pod("done", Some("node1"))).await.expect("create");
+    let status = Patch::Merge(json!({"status": {"phase": "Succeeded"}}));
+    api.patch_status("done", &PatchParams::default(), &status).await.expect("finished");
+    assert!(api.delete("done", &DeleteParams::default()).await.expect("delete").is_right(), "a finished pod goes");
+
+    // A finalizer still holds a Pod deleted with 0.
+    let mut held = pod("held", Some("node1"));
+    held.metadata.finalizers = Some(vec!["example.com/hold".into()]);
+    let held = api.create(&PostParams::default(), &held).await.expect("create");
+    let marked = api.delete("held", &grace(0)).await.expect("delete").left().expect("held");
+    assert_eq!(marked.metadata.deletion_grace_period_seconds, Some(0));
+    api.patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
+        .await
+        .expect("release");
+    gone(api, &held).await;
 }

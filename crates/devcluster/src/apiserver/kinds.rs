@@ -162,9 +162,13 @@ pub fn finalize(old: &Value, new: &Value) -> Value {
     out
 }
 
-/// Whether an object marked for deletion has nothing left holding it.
+/// Whether an object marked for deletion has nothing left holding it: no finalizer, and
+/// no grace period still running (a Pod's ends when its kubelet deletes it with 0).
 pub fn deletion_complete(rt: &ResourceType, object: &Value) -> bool {
     if object::deletion_timestamp(object).is_none() || !object::finalizers(object).is_empty() {
+        return false;
+    }
+    if object["metadata"]["deletionGracePeriodSeconds"].as_i64().is_some_and(|grace| grace > 0) {
         return false;
     }
     !is(rt, "", "namespaces") || object["spec"]["finalizers"].as_array().is_none_or(Vec::is_empty)
@@ -173,6 +177,24 @@ pub fn deletion_complete(rt: &ResourceType, object: &Value) -> bool {
 /// Propagation when the client names none.
 pub fn default_propagation(_rt: &ResourceType) -> Propagation {
     Propagation::Background
+}
+
+/// The grace period a deletion gives an object (upstream's `CheckGracefulDelete`): only
+/// Pods have one — the one the request asks for, else `spec.terminationGracePeriodSeconds`;
+/// none for a Pod bound to no node or already finished (no kubelet will end it); a
+/// negative one counts as 1. The Pod then stays, marked, until its kubelet has stopped its
+/// containers and deletes it with a grace period of 0.
+pub fn deletion_grace(rt: &ResourceType, object: &Value, asked: Option<i64>) -> i64 {
+    if !is(rt, "", "pods") {
+        return 0;
+    }
+    let bound = object["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty());
+    let finished = matches!(object["status"]["phase"].as_str(), Some("Succeeded" | "Failed"));
+    if !bound || finished {
+        return 0;
+    }
+    let grace = asked.or_else(|| object["spec"]["terminationGracePeriodSeconds"].as_i64()).unwrap_or(0);
+    if grace < 0 { 1 } else { grace }
 }
 
 /// Kinds whose deletion always goes through a terminating phase.

@@ -78,6 +78,9 @@ pub struct DeleteOptions {
     pub uid: Option<String>,
     /// `preconditions.resourceVersion`.
     pub resource_version: Option<String>,
+    /// `gracePeriodSeconds`: how long a Pod's containers have to stop (see
+    /// [`kinds::deletion_grace`]).
+    pub grace_period: Option<i64>,
     /// `dryRun=All`.
     pub dry_run: bool,
     /// Who deletes; `None` for the built-in controllers.
@@ -588,21 +591,28 @@ impl ApiState {
                     dry_run: opts.dry_run,
                 },
             )?;
-            if object::deletion_timestamp(&object).is_some() {
-                return Ok(Written::new(200, object));
-            }
+            let grace = kinds::deletion_grace(rt, &object, opts.grace_period);
             let mut finalizers = object::finalizers(&object);
-            match opts.propagation.unwrap_or(kinds::default_propagation(rt)) {
-                Propagation::Foreground => finalizers.push(FOREGROUND.to_string()),
-                Propagation::Orphan => finalizers.push(ORPHAN.to_string()),
-                Propagation::Background => {}
-            }
-            if let Some(own) = kinds::deletion_finalizer(rt).filter(|f| !finalizers.iter().any(|have| have == f)) {
-                finalizers.push(own.to_string());
+            if object::deletion_timestamp(&object).is_some() {
+                // A deletion under way changes only to a shorter grace period (upstream's
+                // `BeforeDelete`); with 0 and no finalizer the object goes.
+                let pending = object["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
+                if grace >= pending {
+                    return Ok(Written::new(200, object));
+                }
+            } else {
+                match opts.propagation.unwrap_or(kinds::default_propagation(rt)) {
+                    Propagation::Foreground => finalizers.push(FOREGROUND.to_string()),
+                    Propagation::Orphan => finalizers.push(ORPHAN.to_string()),
+                    Propagation::Background => {}
+                }
+                if let Some(own) = kinds::deletion_finalizer(rt).filter(|f| !finalizers.iter().any(|have| have == f)) {
+                    finalizers.push(own.to_string());
+                }
             }
             let gr = rt.group_resource();
             let k = key(namespace, name);
-            if finalizers.is_empty() && !kinds::deletes_gracefully(rt) {
+            if finalizers.is_empty() && grace == 0 && !kinds::deletes_gracefully(rt) {
                 let uid = object::uid(&object).unwrap_or_default().to_string();
                 if !opts.dry_run {
                     match self.store.remove(&gr, &k, current.rv) {
@@ -616,8 +626,9 @@ impl ApiState {
             }
             object::set_finalizers(&mut object, &finalizers);
             let meta = object::metadata_mut(&mut object);
-            meta.insert("deletionTimestamp".into(), json!(object::now()));
-            meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+            let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(grace);
+            meta.insert("deletionTimestamp".into(), json!(at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()));
+            meta.insert("deletionGracePeriodSeconds".into(), json!(grace));
             kinds::on_delete(rt, &mut object);
             if opts.dry_run {
                 return Ok(Written::new(200, object));

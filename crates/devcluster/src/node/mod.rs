@@ -26,14 +26,18 @@
 //! In-process mode ([`RunMode::InProcess`]) runs containers as tasks of this process
 //! through a runner the caller provides, so that scale runs need no process per agent.
 //!
+//! Containers are probed as their manifests say (see [`probe`]): a readiness probe keeps
+//! a container unready until it passes, and a failing liveness probe restarts it.
+//!
 //! Everything is driven by watch events; the only timers are the restart back-off, the
-//! termination grace period and the heartbeat.
+//! termination grace period, the probes and the heartbeat.
 
 pub mod container;
 pub mod credentials;
 mod kubelet;
 pub mod logs;
 mod pod;
+mod probe;
 pub mod process;
 mod register;
 pub mod status;
@@ -46,10 +50,11 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::Api;
-use kube::runtime::watcher::Event;
-use kube::runtime::{WatchStreamExt, watcher};
+use k8s_openapi::api::core::v1::{ObjectReference, Pod};
+use kube::api::{Api, DeleteParams, Preconditions};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -112,6 +117,8 @@ pub struct Timing {
     pub backoff_max: Duration,
     /// A container up this long has its restart delay reset.
     pub backoff_reset: Duration,
+    /// The earliest a started container is probed (see [`probe`]).
+    pub first_probe: Duration,
 }
 
 impl Default for Timing {
@@ -121,6 +128,8 @@ impl Default for Timing {
             backoff_start: Duration::from_millis(200),
             backoff_max: Duration::from_secs(5),
             backoff_reset: Duration::from_secs(10),
+            // The kubelet's relist period: when it notices that a container started.
+            first_probe: Duration::from_secs(1),
         }
     }
 }
@@ -187,6 +196,8 @@ pub(crate) struct Node {
     logs: Arc<logs::Logs>,
     /// Where its kubelet endpoint listens.
     kubelet: SocketAddr,
+    /// Its Events (as `kubelet`, instance the node).
+    recorder: Recorder,
 }
 
 impl Node {
@@ -201,6 +212,19 @@ impl Node {
 
     fn timing(&self) -> Timing {
         self.config.timing
+    }
+
+    /// Files an Event about `object`; a failure to write it is only logged, as the
+    /// kubelet's events are best effort.
+    fn event(&self, object: &ObjectReference, type_: EventType, reason: &str, action: &str, note: String) {
+        let recorder = self.recorder.clone();
+        let object = object.clone();
+        let event = Event { type_, reason: reason.into(), note: Some(note), action: action.into(), secondary: None };
+        tokio::spawn(async move {
+            if let Err(e) = recorder.publish(&event, &object).await {
+                tracing::debug!(error = %e, reason = %event.reason, "writing an event");
+            }
+        });
     }
 
     fn pods_dir(&self) -> PathBuf {
@@ -250,7 +274,9 @@ impl NodeSimulator {
         let listener =
             tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.map_err(|source| NodeError::Kubelet { source })?;
         let kubelet = listener.local_addr().map_err(|source| NodeError::Kubelet { source })?;
-        let node = Arc::new(Node { config, logs: logs.clone(), kubelet });
+        let reporter = Reporter { controller: "kubelet".into(), instance: Some(config.name.clone()) };
+        let recorder = Recorder::new(config.client.clone(), reporter);
+        let node = Arc::new(Node { config, logs: logs.clone(), kubelet, recorder });
         let pods_dir = node.pods_dir();
         for dir in [&pods_dir, &logs_dir] {
             process::private_dir(dir).map_err(|source| NodeError::Dir { path: dir.clone(), source })?;
@@ -304,64 +330,114 @@ async fn run(node: Arc<Node>, mut stop: watch::Receiver<bool>) {
     let selector = format!("spec.nodeName={}", node.config.name);
     let pods = watcher(Api::<Pod>::all(node.client()), watcher::Config::default().fields(&selector)).default_backoff();
     let mut pods = std::pin::pin!(pods);
-    let mut running: HashMap<Key, PodHandle> = HashMap::new();
+    let mut pods_of_node = Pods::default();
     let mut listed: HashSet<Key> = HashSet::new();
-    // Pods whose containers are being stopped (their grace periods run side by side).
-    let mut stopping = JoinSet::new();
     loop {
         let event = tokio::select! {
             _ = stop.wait_for(|stopped| *stopped) => break,
             event = pods.next() => event,
             // Reaps Pods whose containers have stopped.
-            Some(_) = stopping.join_next(), if !stopping.is_empty() => continue,
+            Some(done) = pods_of_node.stopping.join_next(), if !pods_of_node.stopping.is_empty() => {
+                if let Ok(Some(pod)) = done {
+                    pods_of_node.deleting.remove(&pod);
+                }
+                continue;
+            }
         };
         match event {
-            Some(Ok(Event::Init)) => listed.clear(),
-            Some(Ok(Event::InitApply(pod))) => {
+            Some(Ok(watcher::Event::Init)) => listed.clear(),
+            Some(Ok(watcher::Event::InitApply(pod))) => {
                 listed.insert(key_of(&pod));
-                dispatch(&node, &mut running, &mut stopping, pod);
+                pods_of_node.dispatch(&node, pod);
             }
             // A relist: Pods deleted while the watch was down are gone.
-            Some(Ok(Event::InitDone)) => {
-                let gone: Vec<Key> = running.keys().filter(|k| !listed.contains(*k)).cloned().collect();
+            Some(Ok(watcher::Event::InitDone)) => {
+                let gone: Vec<Key> = pods_of_node.running.keys().filter(|k| !listed.contains(*k)).cloned().collect();
                 for key in gone {
-                    if let Some(handle) = running.remove(&key) {
-                        stopping.spawn(handle.stop());
-                    }
+                    pods_of_node.stop(&key);
                 }
             }
-            Some(Ok(Event::Apply(pod))) => dispatch(&node, &mut running, &mut stopping, pod),
-            Some(Ok(Event::Delete(pod))) => {
-                if let Some(handle) = running.remove(&key_of(&pod)) {
-                    stopping.spawn(handle.stop());
-                }
-            }
+            Some(Ok(watcher::Event::Apply(pod))) => pods_of_node.dispatch(&node, pod),
+            Some(Ok(watcher::Event::Delete(pod))) => pods_of_node.stop(&key_of(&pod)),
             Some(Err(e)) => tracing::debug!(error = %e, "pod watch (retrying)"),
             None => break,
         }
     }
+    let Pods { running, mut stopping, .. } = pods_of_node;
     for handle in running.into_values() {
-        stopping.spawn(handle.stop());
+        stopping.spawn(async move {
+            handle.stop().await;
+            None
+        });
     }
     while stopping.join_next().await.is_some() {}
     heartbeat.abort();
 }
 
-/// Starts a Pod that is new to this node; stops one marked for deletion (the kubelet's
-/// cue) or replaced by another of the same name.
-fn dispatch(node: &Arc<Node>, running: &mut HashMap<Key, PodHandle>, stopping: &mut JoinSet<()>, pod: Pod) {
-    let key = key_of(&pod);
-    let uid = pod.metadata.uid.clone().unwrap_or_default();
-    if let Some(handle) = running.get(&key)
-        && (handle.uid() != uid || pod.metadata.deletion_timestamp.is_some())
-        && let Some(handle) = running.remove(&key)
-    {
-        stopping.spawn(handle.stop());
+/// The Pods this node runs, and those whose containers are being stopped (their grace
+/// periods run side by side).
+#[derive(Default)]
+struct Pods {
+    running: HashMap<Key, PodHandle>,
+    /// Stops under way; a stop for a deletion yields its Pod (key and uid) once it is done.
+    stopping: JoinSet<Option<(Key, String)>>,
+    /// Pods (key and uid) marked for deletion whose containers are being stopped.
+    deleting: HashSet<(Key, String)>,
+}
+
+impl Pods {
+    /// Stops the containers of a Pod that is gone.
+    fn stop(&mut self, key: &Key) {
+        if let Some(handle) = self.running.remove(key) {
+            self.stopping.spawn(async move {
+                handle.stop().await;
+                None
+            });
+        }
     }
-    if pod.metadata.deletion_timestamp.is_some() || running.contains_key(&key) || finished(&pod) {
-        return;
+
+    /// Starts a Pod that is new to this node; stops one replaced by another of the same
+    /// name; stops one marked for deletion (the kubelet's cue) and then deletes it for
+    /// good, as the kubelet ends a graceful deletion once its containers are gone.
+    fn dispatch(&mut self, node: &Arc<Node>, pod: Pod) {
+        let key = key_of(&pod);
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        if self.running.get(&key).is_some_and(|handle| handle.uid() != uid) {
+            self.stop(&key);
+        }
+        if pod.metadata.deletion_timestamp.is_some() {
+            if !self.deleting.insert((key.clone(), uid.clone())) {
+                return;
+            }
+            let handle = self.running.remove(&key);
+            let api: Api<Pod> = Api::namespaced(node.client(), &key.0);
+            self.stopping.spawn(async move {
+                if let Some(handle) = handle {
+                    handle.stop().await;
+                }
+                finish_deletion(&api, &key.1, uid.clone()).await;
+                Some((key, uid))
+            });
+            return;
+        }
+        if self.running.contains_key(&key) || finished(&pod) {
+            return;
+        }
+        self.running.insert(key, PodHandle::start(node.clone(), &pod));
     }
-    running.insert(key, PodHandle::start(node.clone(), &pod));
+}
+
+/// Deletes a Pod whose containers have stopped, with a grace period of 0 and its uid as a
+/// precondition (a Pod recreated under the name is not touched).
+async fn finish_deletion(api: &Api<Pod>, name: &str, uid: String) {
+    let preconditions = Preconditions { uid: Some(uid), resource_version: None };
+    let params =
+        DeleteParams { grace_period_seconds: Some(0), preconditions: Some(preconditions), ..DeleteParams::default() };
+    match api.delete(name, &params).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => {}
+        Err(e) => tracing::warn!(pod = name, error = %e, "deleting a stopped pod"),
+    }
 }
 
 /// A Pod whose containers ran to completion or failed for good is not run again.

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
-use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ServiceAccount};
+use k8s_openapi::api::core::v1::{Container, ObjectReference, Pod, PodSpec, ServiceAccount};
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::events::EventType;
 use kube::runtime::wait::await_condition;
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -18,16 +19,13 @@ use super::Node;
 use super::RunMode;
 use super::credentials::Credentials;
 use super::logs::Sink;
+use super::probe::{Ports, Probes, Report};
 use super::process::{self, Launch};
 use super::status::{ContainerPhase, ContainerState, PodFields, container_env, expand, is_fleetctl_image, pod_status};
 
 /// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
 /// session (the server grants up to two).
 const TOKEN_SECONDS: i64 = 365 * 24 * 3600;
-
-/// The health address every container gets: a port of its own, whatever the manifest
-/// says, since all Pods of all dev clusters share 127.0.0.1.
-const HEALTH_ADDR: &str = "127.0.0.1:0";
 
 /// What the node holds of a running Pod.
 pub(super) struct PodHandle {
@@ -183,6 +181,19 @@ impl PodInfo {
         &self.fields.name
     }
 
+    /// One of its containers, as the kubelet's Events name it.
+    fn reference(&self, container: &Container) -> ObjectReference {
+        ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Pod".into()),
+            namespace: Some(self.namespace().to_string()),
+            name: Some(self.name().to_string()),
+            uid: Some(self.fields.uid.clone()),
+            field_path: Some(format!("spec.containers{{{}}}", container.name)),
+            ..ObjectReference::default()
+        }
+    }
+
     /// A token of the Pod's ServiceAccount, written as a kubelet projects it (and as a
     /// kubeconfig); waits (through a watch) for the ServiceAccount if it does not exist yet.
     async fn credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
@@ -316,7 +327,7 @@ async fn run_container(
         let sink = node.logs.open(pod_key, &container.name, 0, &pod.log);
         let started = now();
         shared.update(index, |c| {
-            c.phase = ContainerPhase::Running(started.clone());
+            c.run(started.clone(), true, true);
             c.container_id = Some(id);
         });
         let ends = !pod.restart_policy.restarts(0);
@@ -352,8 +363,20 @@ async fn run_container(
                 continue;
             }
         };
+        let health = match free_port() {
+            Ok(port) => port,
+            Err(e) => {
+                process::log_line(&pod.log, &format!("{label}: no port for its health endpoint: {e}"));
+                shared.update(index, |c| c.phase = ContainerPhase::Waiting("RunContainerError".into()));
+                if !backoff.pause(&mut stop).await {
+                    return;
+                }
+                continue;
+            }
+        };
         let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
-        let launch = launch(&pod, container, credentials, output.clone());
+        let launch = launch(&pod, container, credentials, output.clone(), health);
+        let probes = Probes::of(container, Ports { health: declared_health_port(container).map(|p| (p, health)) });
         let started = match (&node.config.mode, &podman) {
             (_, Some(podman)) => {
                 let name = format!("{}-{}", pod.name(), container.name);
@@ -380,20 +403,31 @@ async fn run_container(
         process::log_line(&pod.log, &format!("{label}: started {id}: {}", launch.command_line()));
         let started = now();
         shared.update(index, |c| {
-            c.phase = ContainerPhase::Running(started.clone());
+            c.run(started.clone(), probes.started_at_once(), probes.ready_at_once());
             c.container_id = Some(id.clone());
             c.restart_count = restarts;
         });
         let up_since = Instant::now();
+        let report = |report: Report| on_probe(&node, &pod, &shared, index, &probes, report);
         let exited = tokio::select! {
-            code = running.wait() => Some(code),
-            _ = stop.wait_for(|s| *s) => None,
+            code = running.wait() => Exit::Exited(code),
+            _ = stop.wait_for(|s| *s) => Exit::Stopped,
+            killed = probes.run(up_since.into(), node.timing().first_probe, &report) => Exit::Unhealthy(killed),
         };
-        let Some(code) = exited else {
-            let code = running.terminate(node.timing().grace).await;
-            output.close();
-            process::log_line(&pod.log, &format!("{label}: {id} stopped (exit code {code})"));
-            return;
+        let code = match exited {
+            Exit::Exited(code) => code,
+            Exit::Stopped => {
+                let code = running.terminate(node.timing().grace).await;
+                output.close();
+                process::log_line(&pod.log, &format!("{label}: {id} stopped (exit code {code})"));
+                return;
+            }
+            Exit::Unhealthy(killed) => {
+                let message = format!("Container {} {killed}", container.name);
+                process::log_line(&pod.log, &format!("{label}: {message}"));
+                node.event(&pod.reference(container), EventType::Normal, "Killing", "Kill", message);
+                running.terminate(node.timing().grace).await
+            }
         };
         output.close();
         process::log_line(&pod.log, &format!("{label}: {id} exited with code {code}"));
@@ -416,10 +450,60 @@ async fn run_container(
     }
 }
 
+/// How a container's run ended.
+enum Exit {
+    /// Its process exited with this code.
+    Exited(i32),
+    /// Its Pod is stopping.
+    Stopped,
+    /// A liveness or startup probe failed: the kubelet kills it.
+    Unhealthy(String),
+}
+
+/// What a container's probes found, into its status and the Pod's Events.
+fn on_probe(node: &Node, pod: &PodInfo, shared: &Shared, index: usize, probes: &Probes, report: Report) {
+    let Some(container) = pod.containers.get(index) else { return };
+    match report {
+        Report::Started => {
+            let ready = probes.ready_at_once();
+            shared.update(index, |c| {
+                c.started = true;
+                c.ready = ready;
+            });
+        }
+        Report::Ready(ready) => shared.update(index, |c| c.ready = ready),
+        Report::Failed(kind, why) => {
+            let message = format!("{} probe failed: {why}", kind.title());
+            node.event(&pod.reference(container), EventType::Warning, "Unhealthy", "Probe", message);
+        }
+        Report::NotRun(what) => process::log_line(
+            &pod.log,
+            &format!(
+                "pod {} container {}: {what} are not run by the dev cluster; they pass",
+                pod.name(),
+                container.name
+            ),
+        ),
+    }
+}
+
+/// A free port on 127.0.0.1 for a container's health endpoint. The container binds it a
+/// moment later; should another process take it meanwhile, the container fails, exits
+/// and gets another port when it restarts.
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
+}
+
+/// The port of the health address a container's manifest declares (`FLEETCTL_HEALTH_ADDR`).
+fn declared_health_port(container: &Container) -> Option<u16> {
+    let var = container.env.iter().flatten().find(|v| v.name == "FLEETCTL_HEALTH_ADDR")?;
+    var.value.as_deref()?.rsplit_once(':')?.1.parse().ok()
+}
+
 /// The container's args and env as the kubelet would give them, plus the simulator's: a
 /// health address of its own, a log level, and the Pod name as host name. How it finds the
 /// API server (its ServiceAccount's files, or a kubeconfig) is for the runtime to say.
-fn launch(pod: &PodInfo, container: &Container, credentials: Credentials, output: Sink) -> Launch {
+fn launch(pod: &PodInfo, container: &Container, credentials: Credentials, output: Sink, health: u16) -> Launch {
     let (mut env, skipped) = container_env(container.env.as_deref().unwrap_or_default(), &pod.fields);
     if !skipped.is_empty() {
         process::log_line(
@@ -437,7 +521,7 @@ fn launch(pod: &PodInfo, container: &Container, credentials: Credentials, output
             env.push((name.to_string(), value));
         }
     };
-    set("FLEETCTL_HEALTH_ADDR", HEALTH_ADDR.to_string(), true);
+    set("FLEETCTL_HEALTH_ADDR", format!("127.0.0.1:{health}"), true);
     set("HOSTNAME", pod.name().to_string(), true);
     set("FLEETCTL_LOG", "info".to_string(), false);
     // `command` replaces the image's entrypoint: its first word names the executable.

@@ -122,6 +122,10 @@ pub struct ContainerState {
     pub container_id: Option<String>,
     /// How the previous run ended: exit code, finish time.
     pub last_exit: Option<(i32, String)>,
+    /// Whether its startup probe has passed (or it has none) since it last started.
+    pub started: bool,
+    /// Whether its readiness probe passes (or it has none) since it last started.
+    pub ready: bool,
 }
 
 /// The state of a container.
@@ -159,11 +163,29 @@ impl ContainerState {
             restart_count: 0,
             container_id: None,
             last_exit: None,
+            started: false,
+            ready: false,
         }
     }
 
-    /// Whether it is running (the simulator has no readiness probes: running is ready).
+    /// Runs from now on (started and ready as its probes say: at once without them).
+    pub fn run(&mut self, since: String, started: bool, ready: bool) {
+        self.phase = ContainerPhase::Running(since);
+        self.started = started;
+        self.ready = started && ready;
+    }
+
+    /// Whether it runs and its readiness probe passes.
     pub fn ready(&self) -> bool {
+        self.ready && self.is_running()
+    }
+
+    /// Whether it runs and its startup probe has passed.
+    fn started(&self) -> bool {
+        self.started && self.is_running()
+    }
+
+    fn is_running(&self) -> bool {
         matches!(self.phase, ContainerPhase::Running(_))
     }
 
@@ -177,7 +199,7 @@ impl ContainerState {
         };
         let mut status = json!({
             "name": self.name, "image": self.image, "imageID": self.image,
-            "ready": self.ready(), "started": self.ready(),
+            "ready": self.ready(), "started": self.started(),
             "restartCount": self.restart_count, "state": state,
             "lastState": {},
         });
@@ -285,11 +307,15 @@ mod tests {
     }
 
     #[test]
-    fn a_pod_is_ready_when_its_containers_run() {
+    fn a_pod_is_ready_when_its_containers_run_and_pass_their_readiness_probes() {
         let container: Container = serde_json::from_value(json!({"name": "c", "image": "nginx"})).unwrap();
         let mut c = ContainerState::new(&container);
         assert_eq!(pod_status(std::slice::from_ref(&c), "t")["conditions"][3]["status"], "False");
-        c.phase = ContainerPhase::Running("t".into());
+        c.run("t".into(), true, false);
+        let status = pod_status(std::slice::from_ref(&c), "t");
+        assert_eq!(status["conditions"][3]["status"], "False", "running, its readiness probe not passed yet");
+        assert_eq!(status["containerStatuses"][0]["started"], true);
+        c.ready = true;
         let status = pod_status(&[c], "t");
         assert_eq!(status["conditions"][3]["status"], "True");
         assert_eq!(status["containerStatuses"][0]["ready"], true);
@@ -313,7 +339,7 @@ mod tests {
         assert_eq!((state["exitCode"].as_i64(), state["reason"].as_str()), (Some(0), Some("Completed")));
         assert_eq!(pod_status(&[ended(0), ended(3)], "t")["phase"], "Failed");
         let mut running = ContainerState::new(&container);
-        running.phase = ContainerPhase::Running("t".into());
+        running.run("t".into(), true, true);
         assert_eq!(pod_status(&[ended(0), running], "t")["phase"], "Running");
     }
 }

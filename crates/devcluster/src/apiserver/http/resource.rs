@@ -200,10 +200,18 @@ fn delete_options(query: &Query, body: &[u8]) -> Result<DeleteOptions, ApiError>
         (None, None) => None,
     };
     let dry_run = query.dry_run()? || body["dryRun"].as_array().is_some_and(|a| a.iter().any(|v| v == "All"));
+    let grace_period = match (body["gracePeriodSeconds"].as_i64(), query.non_empty("gracePeriodSeconds")) {
+        (Some(seconds), _) => Some(seconds),
+        (None, Some(text)) => Some(text.parse().map_err(|_| {
+            ApiError::bad_request(format!("gracePeriodSeconds must be a number of seconds, not {text:?}"))
+        })?),
+        (None, None) => None,
+    };
     Ok(DeleteOptions {
         propagation,
         uid: body["preconditions"]["uid"].as_str().map(str::to_string),
         resource_version: body["preconditions"]["resourceVersion"].as_str().map(str::to_string),
+        grace_period,
         dry_run,
         user: None,
     })
