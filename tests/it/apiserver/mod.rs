@@ -14,3 +14,4 @@ mod patch;
 mod quotas;
 mod security;
 mod watch;
+mod webhooks;

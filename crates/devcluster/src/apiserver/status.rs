@@ -120,6 +120,28 @@ impl ApiError {
         Self::plain(422, "Invalid", message)
     }
 
+    /// An error with a code chosen elsewhere (a webhook's) and the reason upstream gives it.
+    pub fn with_code(code: u16, message: &str) -> Self {
+        let reason = match code {
+            400 => "BadRequest",
+            401 => "Unauthorized",
+            403 => "Forbidden",
+            404 => "NotFound",
+            405 => "MethodNotAllowed",
+            409 => "Conflict",
+            410 => "Expired",
+            413 => "RequestEntityTooLarge",
+            415 => "UnsupportedMediaType",
+            422 => "Invalid",
+            429 => "TooManyRequests",
+            500 => "InternalError",
+            503 => "ServiceUnavailable",
+            504 => "Timeout",
+            _ => "",
+        };
+        Self::plain(code, reason, message)
+    }
+
     /// 400 for malformed requests.
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::plain(400, "BadRequest", message)

@@ -297,11 +297,9 @@ impl Probes {
             readiness_start = Instant::now();
         }
         let readiness = async {
-            match &self.readiness {
-                Some(check) => {
-                    let _ = watch(check, since, first, readiness_start, report).await;
-                }
-                None => {}
+            if let Some(check) = &self.readiness {
+                // Readiness never kills: its watch runs until dropped.
+                let _ = watch(check, since, first, readiness_start, report).await;
             }
             std::future::pending::<Infallible>().await
         };

@@ -1,6 +1,7 @@
 //! Admission: the ordered checks a write passes after it is authorized and before it
-//! is stored — namespace lifecycle, then ValidatingAdmissionPolicies, then ResourceQuota
-//! (last, as upstream runs it) — as kube-apiserver's admission chain runs them.
+//! is stored — namespace lifecycle, then ValidatingAdmissionPolicies, then validating
+//! webhooks, then ResourceQuota (last, as upstream runs it) — as kube-apiserver's
+//! admission chain runs them. Mutating webhooks are not served.
 //!
 //! Every write goes through [`Chain::validate`] once the object it would store is
 //! complete (defaulted and validated by its strategy), so policies see what would be
@@ -10,6 +11,7 @@ mod matching;
 mod namespace;
 mod policy;
 mod quota;
+mod webhook;
 
 use serde_json::Value;
 
@@ -90,6 +92,7 @@ impl Default for Chain {
             plugins: vec![
                 Box::new(namespace::NamespaceLifecycle),
                 Box::new(Policies::default()),
+                Box::new(webhook::Webhooks),
                 Box::new(quota::ResourceQuota),
             ],
         }

@@ -121,7 +121,8 @@ pub struct Policies {
     index: Mutex<Option<(Revisions, Arc<Vec<Bound>>)>>,
 }
 
-fn read_all<T: serde::de::DeserializeOwned>(store: &Store, resource: &GroupResource) -> Vec<T> {
+/// Every stored object of an admission resource that decodes as `T`.
+pub(super) fn read_all<T: serde::de::DeserializeOwned>(store: &Store, resource: &GroupResource) -> Vec<T> {
     let page = store.list(resource, None, None, 0, &|_| true);
     page.items
         .iter()
@@ -372,13 +373,15 @@ fn find_params(
 }
 
 /// The variables every expression of a policy sees for `request`.
-fn variables(state: &ApiState, request: &Request<'_>, params: Option<Value>) -> Variables {
+/// The admission request as policies and webhooks see it (`request`; a webhook's
+/// AdmissionReview adds the objects).
+pub(super) fn request_info(request: &Request<'_>) -> Value {
     let rt = request.rt;
     let user = request.user;
     let gvk = json!({"group": rt.group, "version": rt.version, "kind": rt.kind});
     let gvr = json!({"group": rt.group, "version": rt.version, "resource": rt.plural});
     let sub = request.subresource.unwrap_or_default();
-    let info = json!({
+    json!({
         "kind": gvk, "resource": gvr, "subResource": sub,
         "requestKind": gvk, "requestResource": gvr, "requestSubResource": sub,
         "name": request.name,
@@ -386,7 +389,16 @@ fn variables(state: &ApiState, request: &Request<'_>, params: Option<Value>) -> 
         "operation": request.operation.as_str(),
         "userInfo": {"username": user.name, "uid": user.uid, "groups": user.groups, "extra": {}},
         "dryRun": request.dry_run,
-    });
+    })
+}
+
+/// The CEL variables of a request: `object`, `oldObject`, `request`, `params`,
+/// `namespaceObject` and `authorizer`.
+pub(super) fn variables(state: &ApiState, request: &Request<'_>, params: Option<Value>) -> Variables {
+    let rt = request.rt;
+    let user = request.user;
+    let sub = request.subresource.unwrap_or_default();
+    let info = request_info(request);
     let namespace_object = request
         .namespace
         .filter(|_| rt.namespaced)

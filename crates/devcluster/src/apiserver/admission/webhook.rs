@@ -1,0 +1,395 @@
+//! Validating admission webhooks (admissionregistration.k8s.io/v1
+//! ValidatingWebhookConfiguration), called as kube-apiserver calls them:
+//!
+//! - which requests: `rules`, `namespaceSelector`, `objectSelector` and CEL
+//!   `matchConditions` (a condition that errors counts under the failure policy); the
+//!   webhook configurations and admission policies themselves are never sent to a webhook,
+//!   so a broken webhook cannot lock its own fix out;
+//! - where: `clientConfig.url`, or `clientConfig.service` (its port, 443 by default,
+//!   mapped through the Service to a ready endpoint, checked against the name
+//!   `<service>.<namespace>.svc`), always HTTPS, trusting only `caBundle`;
+//! - what: an `admission.k8s.io/v1` AdmissionReview (a webhook must list `v1` in
+//!   `admissionReviewVersions`), with `?timeout=` the webhook's `timeoutSeconds` (10 by
+//!   default, at most 30) as the deadline;
+//! - the answer: `allowed: false` refuses the request with the webhook's status (400 at
+//!   least) and message, `admission webhook "<name>" denied the request: …`; its warnings
+//!   reach the client; a call that fails, times out or answers nonsense refuses the request
+//!   (500) under `failurePolicy: Fail` (the default) and is skipped under `Ignore`;
+//! - dry runs reach only webhooks whose `sideEffects` are `None` or `NoneOnDryRun`; for any
+//!   other, the request is refused (400), as upstream does.
+//!
+//! The write path of this server is synchronous, so a call blocks the request's thread
+//! for at most the webhook's timeout: on a multi-threaded runtime through
+//! `block_in_place`, so other requests go on being served; otherwise on a thread of its
+//! own.
+//!
+//! Webhooks run one after another in the order of their configurations' names, where
+//! upstream runs them in parallel; the outcome is the same.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use k8s_openapi::api::admissionregistration::v1::{
+    MatchResources, NamedRuleWithOperations, ValidatingWebhook, ValidatingWebhookConfiguration,
+};
+use k8s_openapi::api::core::v1::{Endpoints, Service};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use rustls::pki_types::ServerName;
+use serde_json::{Value, json};
+
+use super::super::cel::Expression;
+use super::super::pki;
+use super::super::registry::GroupResource;
+use super::super::state::ApiState;
+use super::super::status::ApiError;
+use super::super::store::key;
+use super::policy::{self, read_all};
+use super::{Admitted, Operation, Plugin, Request, matching};
+
+/// The longest a webhook may take (and the default).
+const MAX_TIMEOUT: i32 = 30;
+const DEFAULT_TIMEOUT: i32 = 10;
+/// The largest answer read from a webhook.
+const MAX_RESPONSE: usize = 3 * 1024 * 1024;
+
+/// The storage key of ValidatingWebhookConfigurations.
+pub fn configurations() -> GroupResource {
+    GroupResource::new("admissionregistration.k8s.io", "validatingwebhookconfigurations")
+}
+
+/// Whether a resource is part of admission's own configuration, which no webhook sees.
+fn is_exempt(resource: &GroupResource) -> bool {
+    resource.group == "admissionregistration.k8s.io"
+}
+
+/// The validating-webhook admission plugin.
+#[derive(Default)]
+pub struct Webhooks;
+
+impl Plugin for Webhooks {
+    fn validate(&self, state: &ApiState, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError> {
+        if is_exempt(&request.rt.group_resource()) {
+            return Ok(());
+        }
+        let mut configurations = read_all::<ValidatingWebhookConfiguration>(&state.store, &configurations());
+        if configurations.is_empty() {
+            return Ok(());
+        }
+        configurations.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        for webhook in configurations.iter().flat_map(|c| c.webhooks.iter().flatten()) {
+            admit(state, webhook, request, admitted)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why calling a webhook failed (the failure policy decides what that means).
+#[derive(Debug)]
+struct CallError(String);
+
+/// One webhook's say on one request.
+fn admit(
+    state: &ApiState,
+    webhook: &ValidatingWebhook,
+    request: &Request<'_>,
+    admitted: &mut Admitted,
+) -> Result<(), ApiError> {
+    let fail = webhook.failure_policy.as_deref() != Some("Ignore");
+    let failed = |why: String| {
+        if fail {
+            Err(ApiError::internal(format!("failed calling webhook \"{}\": {why}", webhook.name)))
+        } else {
+            tracing::warn!(webhook = %webhook.name, error = %why, "a webhook failed and is ignored (failurePolicy: Ignore)");
+            Ok(())
+        }
+    };
+    match applies(state, webhook, request) {
+        Ok(true) => {}
+        Ok(false) => return Ok(()),
+        Err(why) => return failed(why),
+    }
+    if request.dry_run && !matches!(webhook.side_effects.as_str(), "None" | "NoneOnDryRun") {
+        return Err(ApiError::bad_request(format!("admission webhook \"{}\" does not support dry run", webhook.name)));
+    }
+    let uid = uuid::Uuid::new_v4().to_string();
+    let review = json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": review_request(request, &uid),
+    });
+    let answer = match call(state, webhook, &review) {
+        Ok(answer) => answer,
+        Err(CallError(why)) => return failed(format!("failed to call webhook: {why}")),
+    };
+    let response = &answer["response"];
+    if answer["apiVersion"] != "admission.k8s.io/v1" || answer["kind"] != "AdmissionReview" {
+        return failed("the webhook's answer is not an admission.k8s.io/v1 AdmissionReview".into());
+    }
+    if response["uid"].as_str() != Some(uid.as_str()) {
+        return failed(format!("expected response.uid={uid:?}, got {:?}", response["uid"]));
+    }
+    let Some(allowed) = response["allowed"].as_bool() else {
+        return failed("the webhook's answer says neither allowed nor denied".into());
+    };
+    admitted
+        .warnings
+        .extend(response["warnings"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string));
+    if allowed { Ok(()) } else { Err(denied(&webhook.name, &response["status"])) }
+}
+
+/// Whether the webhook is for this request: its rules, selectors and match conditions.
+fn applies(state: &ApiState, webhook: &ValidatingWebhook, request: &Request<'_>) -> Result<bool, String> {
+    let rules = webhook.rules.iter().flatten().map(|rule| NamedRuleWithOperations {
+        api_groups: rule.api_groups.clone(),
+        api_versions: rule.api_versions.clone(),
+        operations: rule.operations.clone(),
+        resources: rule.resources.clone(),
+        scope: rule.scope.clone(),
+        resource_names: None,
+    });
+    let resources = MatchResources {
+        namespace_selector: webhook.namespace_selector.clone(),
+        object_selector: webhook.object_selector.clone(),
+        // A webhook without rules matches nothing.
+        resource_rules: Some(rules.collect()).filter(|r: &Vec<_>| !r.is_empty()),
+        ..MatchResources::default()
+    };
+    if resources.resource_rules.is_none() {
+        return Ok(false);
+    }
+    if !matching::matches(state, &resources, request).map_err(|e| format!("failed to match the request: {e}"))? {
+        return Ok(false);
+    }
+    let conditions = webhook.match_conditions.iter().flatten();
+    let variables = policy::variables(state, request, None);
+    for condition in conditions {
+        let program = Expression::compile(&condition.expression)
+            .map_err(|e| format!("matchCondition {:?}: {e}", condition.name))?;
+        match program.eval_bool(&variables) {
+            Ok(true) => {}
+            Ok(false) => return Ok(false),
+            Err(e) => return Err(format!("matchCondition {:?} resulted in error: {e}", condition.name)),
+        }
+    }
+    Ok(true)
+}
+
+/// The `request` of an AdmissionReview.
+fn review_request(request: &Request<'_>, uid: &str) -> Value {
+    let mut review = policy::request_info(request);
+    review["uid"] = json!(uid);
+    review["object"] = request.object.cloned().unwrap_or(Value::Null);
+    review["oldObject"] = request.old_object.cloned().unwrap_or(Value::Null);
+    let options = match request.operation {
+        Operation::Create => "CreateOptions",
+        Operation::Update => "UpdateOptions",
+        Operation::Delete => "DeleteOptions",
+    };
+    review["options"] = json!({"apiVersion": "meta.k8s.io/v1", "kind": options});
+    if request.subresource.is_none()
+        && let Some(object) = review.as_object_mut()
+    {
+        object.remove("subResource");
+        object.remove("requestSubResource");
+    }
+    review
+}
+
+/// The refusal a webhook answered: its code (400 at least) and message, as upstream words it.
+fn denied(webhook: &str, status: &Value) -> ApiError {
+    let by = format!("admission webhook \"{webhook}\" denied the request");
+    let text = |field: &str| status[field].as_str().filter(|s| !s.is_empty()).map(str::to_string);
+    let message = match (text("message"), text("reason")) {
+        (Some(message), _) | (None, Some(message)) => format!("{by}: {message}"),
+        (None, None) => format!("{by} without explanation"),
+    };
+    let code = status["code"].as_u64().and_then(|c| u16::try_from(c).ok()).filter(|c| *c >= 400).unwrap_or(400);
+    ApiError::with_code(code, &message)
+}
+
+/// Where a webhook is, and the name its certificate must carry.
+struct Endpoint {
+    host: String,
+    port: u16,
+    server_name: String,
+    path: String,
+}
+
+/// The address of a webhook: its URL, or a ready endpoint of its Service.
+fn endpoint(state: &ApiState, webhook: &ValidatingWebhook) -> Result<Endpoint, CallError> {
+    let config = &webhook.client_config;
+    if let Some(url) = &config.url {
+        let uri: hyper::Uri = url.parse().map_err(|e| CallError(format!("invalid url {url:?}: {e}")))?;
+        if uri.scheme_str() != Some("https") {
+            return Err(CallError(format!("url {url:?} is not https")));
+        }
+        let host = uri.host().ok_or_else(|| CallError(format!("url {url:?} names no host")))?.to_string();
+        let path = uri.path_and_query().map_or("/".to_string(), |p| p.as_str().to_string());
+        let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
+        return Ok(Endpoint { server_name: host.clone(), host, port: uri.port_u16().unwrap_or(443), path });
+    }
+    let Some(service) = &config.service else {
+        return Err(CallError("the webhook names neither a url nor a service".into()));
+    };
+    let port = service.port.unwrap_or(443);
+    let described = format!("service \"{}/{}\"", service.namespace, service.name);
+    let object = state
+        .store
+        .get(&GroupResource::new("", "services"), &key(Some(&service.namespace), &service.name))
+        .ok_or_else(|| CallError(format!("{described} not found")))?;
+    let typed: Service = serde_json::from_value(object.value()).map_err(|e| CallError(format!("{described}: {e}")))?;
+    let service_port = typed
+        .spec
+        .iter()
+        .flat_map(|s| s.ports.iter().flatten())
+        .find(|p| p.port == port)
+        .ok_or_else(|| CallError(format!("{described} has no port {port}")))?;
+    let endpoints = state
+        .store
+        .get(&GroupResource::new("", "endpoints"), &key(Some(&service.namespace), &service.name))
+        .and_then(|stored| serde_json::from_value::<Endpoints>(stored.value()).ok());
+    let no_endpoints = || CallError(format!("no endpoints available for {described}"));
+    let (ip, target) = endpoints
+        .iter()
+        .flat_map(|e| e.subsets.iter().flatten())
+        .find_map(|subset| {
+            let address = subset.addresses.as_ref()?.first()?;
+            let ports = subset.ports.as_ref()?;
+            let port = ports.iter().find(|p| p.name == service_port.name).or_else(|| ports.first())?;
+            Some((address.ip.clone(), u16::try_from(port.port).ok()?))
+        })
+        .ok_or_else(no_endpoints)?;
+    // A numeric target port that the endpoints do not name is the port itself.
+    let target = match &service_port.target_port {
+        Some(IntOrString::Int(number)) if service_port.name.is_none() => u16::try_from(*number).unwrap_or(target),
+        _ => target,
+    };
+    let path = service.path.clone().unwrap_or_else(|| "/".into());
+    Ok(Endpoint { host: ip, port: target, server_name: format!("{}.{}.svc", service.name, service.namespace), path })
+}
+
+/// Posts the review to the webhook and returns its answer.
+fn call(state: &ApiState, webhook: &ValidatingWebhook, review: &Value) -> Result<Value, CallError> {
+    let versions = webhook.admission_review_versions.iter();
+    if !versions.clone().any(|v| v == "v1") {
+        return Err(CallError(format!(
+            "the webhook accepts AdmissionReview versions {:?}; this server sends v1",
+            webhook.admission_review_versions
+        )));
+    }
+    let endpoint = endpoint(state, webhook)?;
+    let timeout_seconds = webhook.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT).clamp(1, MAX_TIMEOUT);
+    let separator = if endpoint.path.contains('?') { '&' } else { '?' };
+    let path = format!("{}{separator}timeout={timeout_seconds}s", endpoint.path);
+    let url = format!("https://{}:{}{path}", endpoint.host, endpoint.port);
+    let ca_bundle = webhook.client_config.ca_bundle.as_ref().map(|b| b.0.clone()).unwrap_or_default();
+    let body = serde_json::to_vec(review).map_err(|e| CallError(e.to_string()))?;
+    let timeout = Duration::from_secs(u64::try_from(timeout_seconds).unwrap_or(10));
+    let post = async move {
+        match tokio::time::timeout(timeout, post(&endpoint, &path, &ca_bundle, body)).await {
+            Ok(result) => result,
+            Err(_) => Err("context deadline exceeded".to_string()),
+        }
+    };
+    let answer = block_on(post).map_err(|why| CallError(format!("Post \"{url}\": {why}")))?;
+    serde_json::from_slice(&answer).map_err(|e| CallError(format!("the answer is not JSON: {e}")))
+}
+
+/// Runs a future to completion from synchronous code inside (or outside) a runtime.
+fn block_on<T: Send>(future: impl Future<Output = T> + Send) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(|| handle.block_on(future))
+        }
+        _ => std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                runtime.map(|runtime| runtime.block_on(future))
+            });
+            match worker.join() {
+                Ok(Ok(value)) => value,
+                Ok(Err(e)) => panic!("starting a runtime for a webhook call: {e}"),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }),
+    }
+}
+
+/// The HTTPS POST of a review, trusting only the CA bundle; the answer's body.
+async fn post(endpoint: &Endpoint, path: &str, ca_bundle: &[u8], body: Vec<u8>) -> Result<Vec<u8>, String> {
+    let pem = String::from_utf8_lossy(ca_bundle);
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in pki::pem_certs(&pem) {
+        roots.add(cert).map_err(|e| format!("caBundle: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err(
+            "tls: no caBundle to verify the webhook's certificate with (the dev cluster has no system roots)".into()
+        );
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let server_name = ServerName::try_from(endpoint.server_name.clone()).map_err(|e| e.to_string())?;
+    let tcp = tokio::net::TcpStream::connect((endpoint.host.as_str(), endpoint.port))
+        .await
+        .map_err(|e| format!("dial tcp {}:{}: connect: {e}", endpoint.host, endpoint.port))?;
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await
+        .map_err(|e| format!("tls: {e}"))?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
+    let connection = tokio::spawn(connection);
+    let request = hyper::Request::post(path)
+        .header(hyper::header::HOST, format!("{}:{}", endpoint.server_name, endpoint.port))
+        .header(hyper::header::CONTENT_TYPE, "application/json")
+        .header(hyper::header::ACCEPT, "application/json")
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let answer = sender.send_request(request).await.map_err(|e| e.to_string());
+    let result = async {
+        let response = answer?;
+        let status = response.status();
+        let limited = http_body_util::Limited::new(response.into_body(), MAX_RESPONSE);
+        let bytes = limited.collect().await.map_err(|e| e.to_string())?.to_bytes();
+        if !status.is_success() {
+            return Err(format!("the webhook answered {status}: {}", String::from_utf8_lossy(&bytes)));
+        }
+        Ok(bytes.to_vec())
+    }
+    .await;
+    connection.abort();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Upstream's `webhookerrors.ToStatusErr`: the webhook's message (or reason) after
+    /// `denied the request:`, "without explanation" when it gives none, never under 400.
+    #[test]
+    fn a_denial_carries_the_webhooks_message_and_a_code_of_400_at_least() {
+        let with = denied("check.example.com", &json!({"code": 403, "message": "no prod here"}));
+        assert_eq!(with.code, 403);
+        assert_eq!(with.message, "admission webhook \"check.example.com\" denied the request: no prod here");
+        let reason = denied("w", &json!({"reason": "Nope", "code": 200}));
+        assert_eq!((reason.code, reason.message.as_str()), (400, "admission webhook \"w\" denied the request: Nope"));
+        assert_eq!(denied("w", &Value::Null).message, "admission webhook \"w\" denied the request without explanation");
+    }
+
+    #[test]
+    fn admission_configuration_is_never_sent_to_a_webhook() {
+        assert!(is_exempt(&configurations()));
+        assert!(is_exempt(&policy::bindings()));
+        assert!(!is_exempt(&GroupResource::new("", "configmaps")));
+    }
+}

@@ -1,0 +1,240 @@
+//! Validating admission webhooks, called as kube-apiserver calls them: an AdmissionReview
+//! over HTTPS trusting the configuration's caBundle, at a URL or through a Service; rules,
+//! selectors and match conditions decide which requests; a denial carries the webhook's
+//! code and message; the failure policy decides what an unreachable webhook means.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Secret, Service};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+use crate::support::cluster::TestCluster;
+
+/// A webhook server on a thread (and runtime) of its own — the API server blocks the
+/// request's thread while it calls — that refuses ConfigMaps labelled `env: prod` and
+/// records every review it gets.
+struct WebhookServer {
+    addr: SocketAddr,
+    ca_pem: String,
+    reviews: Arc<Mutex<Vec<Value>>>,
+}
+
+fn certificates() -> (String, String, String) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::default();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::from_ca_cert_pem(&ca_cert.pem(), ca_key).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let mut leaf = CertificateParams::new(vec!["webhook.default.svc".to_string()]).unwrap();
+    leaf.subject_alt_names.push(SanType::IpAddress(std::net::Ipv4Addr::LOCALHOST.into()));
+    let cert = leaf.signed_by(&key, &issuer).unwrap();
+    (ca_cert.pem(), cert.pem(), key.serialize_pem())
+}
+
+fn answer(review: &Value) -> Value {
+    let request = &review["request"];
+    let prod = request["object"]["metadata"]["labels"]["env"] == "prod";
+    let mut response = json!({"uid": request["uid"], "allowed": !prod, "warnings": ["seen by check.example.com"]});
+    if prod {
+        response["status"] = json!({"code": 403, "message": "no prod here"});
+    }
+    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response})
+}
+
+impl WebhookServer {
+    fn start() -> Self {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let (ca_pem, cert_pem, key_pem) = certificates();
+        let certs = CertificateDer::pem_slice_iter(cert_pem.as_bytes()).map(Result::unwrap).collect();
+        let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let reviews = Arc::new(Mutex::new(Vec::new()));
+        let seen = reviews.clone();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                loop {
+                    let (tcp, _) = listener.accept().await.unwrap();
+                    let (acceptor, seen) = (acceptor.clone(), seen.clone());
+                    tokio::spawn(async move {
+                        let Ok(tls) = acceptor.accept(tcp).await else { return };
+                        let service =
+                            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                                let seen = seen.clone();
+                                async move {
+                                    let path = request.uri().to_string();
+                                    let body = request.into_body().collect().await?.to_bytes();
+                                    let mut review: Value = serde_json::from_slice(&body).unwrap();
+                                    let reply = answer(&review);
+                                    review["path"] = json!(path);
+                                    seen.lock().push(review);
+                                    let bytes = serde_json::to_vec(&reply).unwrap();
+                                    Ok::<_, hyper::Error>(hyper::Response::new(Full::new(bytes::Bytes::from(bytes))))
+                                }
+                            });
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(TokioIo::new(tls), service)
+                            .await;
+                    });
+                }
+            });
+        });
+        Self { addr, ca_pem, reviews }
+    }
+
+    fn reviews(&self) -> Vec<Value> {
+        self.reviews.lock().clone()
+    }
+}
+
+fn configuration(name: &str, client_config: Value, failure_policy: &str) -> ValidatingWebhookConfiguration {
+    serde_json::from_value(json!({
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [{
+            "name": format!("{name}.example.com"),
+            "clientConfig": client_config,
+            "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+            "objectSelector": {"matchExpressions": [{"key": "skip-webhook", "operator": "DoesNotExist"}]},
+            "matchConditions": [{"name": "not-the-system", "expression": "!request.userInfo.username.startsWith('system:kube')"}],
+            "failurePolicy": failure_policy,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+            "timeoutSeconds": 5,
+        }],
+    }))
+    .unwrap()
+}
+
+fn config_map(name: &str, labels: Value) -> ConfigMap {
+    serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).unwrap()
+}
+
+fn refusal(result: Result<ConfigMap, kube::Error>) -> kube::core::Status {
+    match result {
+        Err(kube::Error::Api(status)) => *status,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_validating_webhook_sees_matching_requests_and_its_denial_reaches_the_client() {
+    use base64::Engine;
+    let c = TestCluster::start().await;
+    let server = WebhookServer::start();
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&server.ca_pem);
+    let url = format!("https://127.0.0.1:{}/validate", server.addr.port());
+    let webhooks: Api<ValidatingWebhookConfiguration> = Api::all(c.client.clone());
+    let check = configuration("check", json!({"url": url, "caBundle": ca_bundle}), "Fail");
+    webhooks.create(&PostParams::default(), &check).await.unwrap();
+
+    let maps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    maps.create(&PostParams::default(), &config_map("dev", json!({"env": "dev"}))).await.expect("allowed");
+    let denied = refusal(maps.create(&PostParams::default(), &config_map("prod", json!({"env": "prod"}))).await);
+    assert_eq!(denied.code, 403);
+    assert_eq!(denied.message, "admission webhook \"check.example.com\" denied the request: no prod here");
+    let update = Patch::Merge(json!({"metadata": {"labels": {"env": "prod"}}}));
+    assert_eq!(refusal(maps.patch("dev", &PatchParams::default(), &update).await).code, 403, "updates too");
+
+    let reviews = server.reviews();
+    assert_eq!(reviews.len(), 3, "one review per matching request: {reviews:#?}");
+    let first = &reviews[0]["request"];
+    assert_eq!(reviews[0]["apiVersion"], "admission.k8s.io/v1");
+    assert_eq!(reviews[0]["path"], "/validate?timeout=5s");
+    assert_eq!(first["operation"], "CREATE");
+    assert_eq!(first["resource"], json!({"group": "", "version": "v1", "resource": "configmaps"}));
+    assert_eq!(first["kind"], json!({"group": "", "version": "v1", "kind": "ConfigMap"}));
+    assert_eq!((first["namespace"].as_str(), first["name"].as_str()), (Some("default"), Some("dev")));
+    assert_eq!(first["object"]["metadata"]["labels"]["env"], "dev");
+    assert!(first["oldObject"].is_null());
+    assert_eq!(first["options"]["kind"], "CreateOptions");
+    assert_eq!(reviews[2]["request"]["oldObject"]["metadata"]["labels"]["env"], "dev", "an update sends both");
+
+    // Not sent: another resource, an object the selector leaves out, a delete.
+    let secrets: Api<Secret> = Api::namespaced(c.client.clone(), "default");
+    let secret: Secret = serde_json::from_value(json!({"metadata": {"name": "s", "labels": {"env": "prod"}}})).unwrap();
+    secrets.create(&PostParams::default(), &secret).await.expect("secrets are not in its rules");
+    let skipped = config_map("skipped", json!({"env": "prod", "skip-webhook": "yes"}));
+    maps.create(&PostParams::default(), &skipped).await.expect("the object selector leaves it out");
+    maps.delete("dev", &DeleteParams::default()).await.expect("deletes are not in its rules");
+    assert_eq!(server.reviews().len(), 3, "nothing else was sent");
+
+    // Through a Service: its port maps to the endpoint, the certificate names the service.
+    let services: Api<Service> = Api::namespaced(c.client.clone(), "default");
+    let service: Service = serde_json::from_value(json!({"metadata": {"name": "webhook"},
+        "spec": {"ports": [{"name": "https", "port": 443, "targetPort": server.addr.port()}]}}))
+    .unwrap();
+    services.create(&PostParams::default(), &service).await.unwrap();
+    let endpoints: Endpoints = serde_json::from_value(json!({"metadata": {"name": "webhook"},
+        "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": server.addr.port()}]}]}))
+    .unwrap();
+    Api::<Endpoints>::namespaced(c.client.clone(), "default").create(&PostParams::default(), &endpoints).await.unwrap();
+    webhooks.delete("check", &DeleteParams::default()).await.unwrap();
+    let by_service =
+        json!({"service": {"namespace": "default", "name": "webhook", "path": "/svc"}, "caBundle": ca_bundle});
+    webhooks.create(&PostParams::default(), &configuration("check", by_service, "Fail")).await.unwrap();
+    let denied = refusal(maps.create(&PostParams::default(), &config_map("prod", json!({"env": "prod"}))).await);
+    assert_eq!(denied.code, 403, "{denied:?}");
+    assert_eq!(server.reviews().last().unwrap()["path"], "/svc?timeout=5s");
+}
+
+#[tokio::test]
+async fn an_unreachable_webhook_refuses_under_fail_and_is_skipped_under_ignore() {
+    use base64::Engine;
+    let c = TestCluster::start().await;
+    let server = WebhookServer::start();
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&server.ca_pem);
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("https://127.0.0.1:{closed}/validate");
+    let webhooks: Api<ValidatingWebhookConfiguration> = Api::all(c.client.clone());
+    let down = configuration("down", json!({"url": url, "caBundle": ca_bundle}), "Fail");
+    webhooks.create(&PostParams::default(), &down).await.unwrap();
+    let maps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let refused = refusal(maps.create(&PostParams::default(), &config_map("a", json!({}))).await);
+    assert_eq!(refused.code, 500);
+    assert!(
+        refused.message.starts_with("Internal error occurred: failed calling webhook \"down.example.com\": failed to call webhook: Post \"https://127.0.0.1:"),
+        "{}",
+        refused.message
+    );
+
+    // The configuration itself can still be fixed: no webhook sees admission's own objects.
+    let ignore = Patch::Merge(json!({"webhooks": [{"name": "down.example.com", "failurePolicy": "Ignore",
+        "clientConfig": {"url": url, "caBundle": ca_bundle}, "sideEffects": "None", "admissionReviewVersions": ["v1"]}]}));
+    webhooks.patch("down", &PatchParams::default(), &ignore).await.expect("the fix is admitted");
+    maps.create(&PostParams::default(), &config_map("a", json!({}))).await.expect("Ignore lets it through");
+
+    // A certificate the caBundle does not vouch for is a failed call.
+    let other_ca = certificates().0;
+    let wrong = base64::engine::general_purpose::STANDARD.encode(other_ca);
+    let url = format!("https://127.0.0.1:{}/validate", server.addr.port());
+    webhooks
+        .create(&PostParams::default(), &configuration("untrusted", json!({"url": url, "caBundle": wrong}), "Fail"))
+        .await
+        .unwrap();
+    let refused = refusal(maps.create(&PostParams::default(), &config_map("b", json!({}))).await);
+    assert!(refused.message.contains("tls:"), "{}", refused.message);
+    assert!(server.reviews().is_empty(), "nothing reached the server over an untrusted connection");
+}
