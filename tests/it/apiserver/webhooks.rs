@@ -39,8 +39,25 @@ fn certificates() -> (String, String, String) {
     (ca_cert.pem(), cert.pem(), key.serialize_pem())
 }
 
-fn answer(review: &Value) -> Value {
+/// `/mutate` labels the object `mutated: "yes"` and adds a data key (and tries to change
+/// its uid, which the server keeps); `/rename` tries to rename it; anything else validates.
+fn answer(path: &str, review: &Value) -> Value {
+    use base64::Engine;
     let request = &review["request"];
+    let patch = match path.split('?').next() {
+        Some("/mutate") => Some(json!([
+            {"op": "add", "path": "/metadata/labels/mutated", "value": "yes"},
+            {"op": "add", "path": "/data", "value": {"injected": "true"}},
+            {"op": "replace", "path": "/metadata/uid", "value": "forged"},
+        ])),
+        Some("/rename") => Some(json!([{"op": "replace", "path": "/metadata/name", "value": "other"}])),
+        _ => None,
+    };
+    if let Some(patch) = patch {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(patch.to_string());
+        let response = json!({"uid": request["uid"], "allowed": true, "patchType": "JSONPatch", "patch": encoded});
+        return json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response});
+    }
     let prod = request["object"]["metadata"]["labels"]["env"] == "prod";
     let mut response = json!({"uid": request["uid"], "allowed": !prod, "warnings": ["seen by check.example.com"]});
     if prod {
@@ -85,7 +102,7 @@ impl WebhookServer {
                                     let path = request.uri().to_string();
                                     let body = request.into_body().collect().await?.to_bytes();
                                     let mut review: Value = serde_json::from_slice(&body).unwrap();
-                                    let reply = answer(&review);
+                                    let reply = answer(&path, &review);
                                     review["path"] = json!(path);
                                     seen.lock().push(review);
                                     let bytes = serde_json::to_vec(&reply).unwrap();
@@ -108,9 +125,14 @@ impl WebhookServer {
 }
 
 fn configuration(name: &str, client_config: Value, failure_policy: &str) -> ValidatingWebhookConfiguration {
-    serde_json::from_value(json!({
+    serde_json::from_value(webhook_configuration("ValidatingWebhookConfiguration", name, client_config, failure_policy))
+        .unwrap()
+}
+
+fn webhook_configuration(kind: &str, name: &str, client_config: Value, failure_policy: &str) -> Value {
+    json!({
         "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingWebhookConfiguration",
+        "kind": kind,
         "metadata": {"name": name},
         "webhooks": [{
             "name": format!("{name}.example.com"),
@@ -123,8 +145,7 @@ fn configuration(name: &str, client_config: Value, failure_policy: &str) -> Vali
             "admissionReviewVersions": ["v1"],
             "timeoutSeconds": 5,
         }],
-    }))
-    .unwrap()
+    })
 }
 
 fn config_map(name: &str, labels: Value) -> ConfigMap {
@@ -237,4 +258,55 @@ async fn an_unreachable_webhook_refuses_under_fail_and_is_skipped_under_ignore()
     let refused = refusal(maps.create(&PostParams::default(), &config_map("b", json!({}))).await);
     assert!(refused.message.contains("tls:"), "{}", refused.message);
     assert!(server.reviews().is_empty(), "nothing reached the server over an untrusted connection");
+}
+
+/// Mutating webhooks run before validation: their JSONPatch is applied (the server's own
+/// metadata stays), the validating webhooks and the store see the patched object, on
+/// create, update and dry run alike; a patch that renames the object is refused.
+#[tokio::test]
+async fn a_mutating_webhook_patches_the_object_before_validation_sees_it() {
+    use base64::Engine;
+    use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
+    let c = TestCluster::start().await;
+    let server = WebhookServer::start();
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&server.ca_pem);
+    let at =
+        |path: &str| json!({"url": format!("https://127.0.0.1:{}{path}", server.addr.port()), "caBundle": ca_bundle});
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(c.client.clone());
+    let label =
+        serde_json::from_value(webhook_configuration("MutatingWebhookConfiguration", "label", at("/mutate"), "Fail"))
+            .unwrap();
+    mutating.create(&PostParams::default(), &label).await.unwrap();
+    let validating: Api<ValidatingWebhookConfiguration> = Api::all(c.client.clone());
+    validating.create(&PostParams::default(), &configuration("check", at("/validate"), "Fail")).await.unwrap();
+
+    let maps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let created = maps.create(&PostParams::default(), &config_map("dev", json!({"env": "dev"}))).await.unwrap();
+    assert_eq!(created.metadata.labels.as_ref().unwrap().get("mutated").map(String::as_str), Some("yes"));
+    assert_eq!(created.data.as_ref().unwrap().get("injected").map(String::as_str), Some("true"));
+    assert_ne!(created.metadata.uid.as_deref(), Some("forged"), "the server keeps its own metadata");
+    let stored = maps.get("dev").await.unwrap();
+    assert_eq!(stored.data, created.data, "what is stored is what was patched");
+
+    let reviews = server.reviews();
+    let paths: Vec<&str> = reviews.iter().filter_map(|r| r["path"].as_str()).collect();
+    assert_eq!(paths, ["/mutate?timeout=5s", "/validate?timeout=5s"], "mutating first");
+    assert_eq!(reviews[1]["request"]["object"]["metadata"]["labels"]["mutated"], "yes", "validation sees the patch");
+
+    // An update is patched too (the data the client dropped comes back).
+    let update = Patch::Merge(json!({"data": null, "metadata": {"labels": {"mutated": null}}}));
+    let updated = maps.patch("dev", &PatchParams::default(), &update).await.unwrap();
+    assert_eq!(updated.data.as_ref().unwrap().get("injected").map(String::as_str), Some("true"));
+    let dry = PostParams { dry_run: true, ..PostParams::default() };
+    let dry_run = maps.create(&dry, &config_map("dry", json!({}))).await.unwrap();
+    assert_eq!(dry_run.metadata.labels.unwrap().get("mutated").map(String::as_str), Some("yes"), "a dry run shows it");
+    assert!(maps.get_opt("dry").await.unwrap().is_none());
+
+    let rename =
+        serde_json::from_value(webhook_configuration("MutatingWebhookConfiguration", "rename", at("/rename"), "Fail"))
+            .unwrap();
+    mutating.create(&PostParams::default(), &rename).await.unwrap();
+    let refused = refusal(maps.create(&PostParams::default(), &config_map("x", json!({}))).await);
+    assert_eq!(refused.code, 500);
+    assert!(refused.message.contains("the patch changes metadata.name"), "{}", refused.message);
 }

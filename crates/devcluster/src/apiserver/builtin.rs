@@ -64,6 +64,7 @@ const ROWS: &[Row] = &[
     Row { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", short: &[], namespaced: false, sub: NONE, generation: false, fields: &[] },
     Row { group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingAdmissionPolicy", plural: "validatingadmissionpolicies", short: &[], namespaced: false, sub: STATUS, generation: true, fields: &[] },
     Row { group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingAdmissionPolicyBinding", plural: "validatingadmissionpolicybindings", short: &[], namespaced: false, sub: NONE, generation: true, fields: &[] },
+    Row { group: "admissionregistration.k8s.io", version: "v1", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", short: &[], namespaced: false, sub: NONE, generation: true, fields: &[] },
     Row { group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", short: &[], namespaced: false, sub: NONE, generation: true, fields: &[] },
     Row { group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", short: &["pc"], namespaced: false, sub: NONE, generation: false, fields: &[] },
 ];

@@ -158,13 +158,14 @@ impl ApiState {
         body: Value,
         opts: &WriteOptions,
     ) -> Result<Written, ApiError> {
-        let mut object = self.prepare_create(rt, namespace, body, opts)?;
+        let mut admitted = Admitted::default();
+        let mut object = self.prepare_create(rt, namespace, body, opts, &mut admitted)?;
         if let Some(manager) = &opts.field_manager {
             patch::record_update(None, &mut object, manager, &strategies(rt), &rt.api_version(), &object::now());
         }
         let name = object::name(&object).unwrap_or_default().to_string();
         let writer = opts.writer();
-        let admitted = self.admission.validate(
+        let validated = self.admission.validate(
             self,
             &admission::Request {
                 operation: Operation::Create,
@@ -178,6 +179,7 @@ impl ApiState {
                 dry_run: opts.dry_run,
             },
         )?;
+        admitted.warnings.extend(validated.warnings);
         if opts.dry_run {
             return Ok(self.dry_run_create(rt, namespace, &name, object)?.warned(admitted));
         }
@@ -204,13 +206,14 @@ impl ApiState {
         Ok(Written::new(201, object))
     }
 
-    /// Validates and fills in a new object, changing nothing.
+    /// Validates and fills in a new object (mutating webhooks included), changing nothing.
     fn prepare_create(
         &self,
         rt: &ResourceType,
         namespace: Option<&str>,
         mut object: Value,
         opts: &WriteOptions,
+        admitted: &mut Admitted,
     ) -> Result<Value, ApiError> {
         check_type(rt, &mut object)?;
         if rt.namespaced {
@@ -265,6 +268,23 @@ impl ApiState {
         let strategy = strategy::of(rt);
         check_builtin_fields(rt, &object, opts)?;
         strategy.prepare_create(&mut object);
+        let writer = opts.writer();
+        let request = admission::Request {
+            operation: Operation::Create,
+            rt,
+            subresource: None,
+            namespace,
+            name: &name,
+            object: None,
+            old_object: None,
+            user: &writer,
+            dry_run: opts.dry_run,
+        };
+        // A patched object is defaulted again, as upstream decodes it.
+        if self.admission.mutate(self, &request, &mut object, admitted)? {
+            check_builtin_fields(rt, &object, opts)?;
+            strategy.prepare_create(&mut object);
+        }
         let mut causes: Vec<Cause> = kinds::check_name(rt, &name).into_iter().collect();
         causes.extend(self.custom_schema(rt, &mut object, None, opts)?);
         causes.extend(strategy.validate_create(&object));
@@ -454,7 +474,8 @@ impl ApiState {
             }
             let old = current.value();
             let requested = change(&old)?;
-            let mut next = self.prepare_update(rt, &old, requested, subresource, opts)?;
+            let mut admitted = Admitted::default();
+            let mut next = self.prepare_update(rt, &old, requested, subresource, opts, &mut admitted)?;
             if let Some(manager) = &opts.field_manager {
                 patch::record_update(
                     Some(&old),
@@ -466,7 +487,7 @@ impl ApiState {
                 );
             }
             let writer = opts.writer();
-            let admitted = self.admission.validate(
+            let validated = self.admission.validate(
                 self,
                 &admission::Request {
                     operation: Operation::Update,
@@ -480,6 +501,7 @@ impl ApiState {
                     dry_run: opts.dry_run,
                 },
             )?;
+            admitted.warnings.extend(validated.warnings);
             if next == old {
                 return Ok(Written::new(200, old).warned(admitted));
             }
@@ -510,7 +532,8 @@ impl ApiState {
         }
     }
 
-    /// Merges a requested object with the current one as the subresource rules say.
+    /// Merges a requested object with the current one as the subresource rules say, and
+    /// lets mutating webhooks change a write of the main resource.
     fn prepare_update(
         &self,
         rt: &ResourceType,
@@ -518,6 +541,7 @@ impl ApiState {
         mut new: Value,
         subresource: Option<&str>,
         opts: &WriteOptions,
+        admitted: &mut Admitted,
     ) -> Result<Value, ApiError> {
         check_type(rt, &mut new)?;
         let name = object::name(old).unwrap_or_default().to_string();
@@ -537,6 +561,21 @@ impl ApiState {
             }
         };
         keep_server_metadata(old, &mut next);
+        if subresource.is_none() {
+            let writer = opts.writer();
+            let request = admission::Request {
+                operation: Operation::Update,
+                rt,
+                subresource,
+                namespace: object::namespace(old),
+                name: &name,
+                object: None,
+                old_object: Some(old),
+                user: &writer,
+                dry_run: opts.dry_run,
+            };
+            self.admission.mutate(self, &request, &mut next, admitted)?;
+        }
         if let Some(cause) = new_finalizers_while_deleting(old, &next) {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, vec![cause]));
         }

@@ -1,7 +1,8 @@
-//! Admission: the ordered checks a write passes after it is authorized and before it
-//! is stored — namespace lifecycle, then ValidatingAdmissionPolicies, then validating
-//! webhooks, then ResourceQuota (last, as upstream runs it) — as kube-apiserver's
-//! admission chain runs them. Mutating webhooks are not served.
+//! Admission: what a write passes after it is authorized and before it is stored, as
+//! kube-apiserver's admission chain runs it — first mutating webhooks ([`Chain::mutate`],
+//! before the kind's strategy validates the object), then the ordered checks: namespace
+//! lifecycle, ValidatingAdmissionPolicies, validating webhooks, and ResourceQuota (last,
+//! as upstream runs it).
 //!
 //! Every write goes through [`Chain::validate`] once the object it would store is
 //! complete (defaulted and validated by its strategy), so policies see what would be
@@ -100,6 +101,18 @@ impl Default for Chain {
 }
 
 impl Chain {
+    /// Runs the mutating webhooks on `object`, the object `request` would write; returns
+    /// whether they changed it (their warnings go into `admitted`).
+    pub fn mutate(
+        &self,
+        state: &ApiState,
+        request: &Request<'_>,
+        object: &mut Value,
+        admitted: &mut Admitted,
+    ) -> Result<bool, ApiError> {
+        webhook::mutate(state, request, object, admitted)
+    }
+
     /// Runs every plugin; the first refusal ends the request.
     pub fn validate(&self, state: &ApiState, request: &Request<'_>) -> Result<Admitted, ApiError> {
         let mut admitted = Admitted::default();

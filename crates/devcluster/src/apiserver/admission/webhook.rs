@@ -1,4 +1,4 @@
-//! Validating admission webhooks (admissionregistration.k8s.io/v1
+//! Admission webhooks (admissionregistration.k8s.io/v1 Mutating- and
 //! ValidatingWebhookConfiguration), called as kube-apiserver calls them:
 //!
 //! - which requests: `rules`, `namespaceSelector`, `objectSelector` and CEL
@@ -16,31 +16,42 @@
 //!   reach the client; a call that fails, times out or answers nonsense refuses the request
 //!   (500) under `failurePolicy: Fail` (the default) and is skipped under `Ignore`;
 //! - dry runs reach only webhooks whose `sideEffects` are `None` or `NoneOnDryRun`; for any
-//!   other, the request is refused (400), as upstream does.
+//!   other, the request is refused (400), as upstream does;
+//! - a mutating webhook's `JSONPatch` is applied to the object, which the kind's strategy
+//!   then defaults again (as upstream decodes a patched object with defaulting); the
+//!   server's own metadata (uid, creation time, resourceVersion, generation) cannot be
+//!   patched, nor the name or namespace. Mutating webhooks run before validation, on writes
+//!   of the main resource (not of subresources), each once (`reinvocationPolicy` is not
+//!   honoured).
 //!
 //! The write path of this server is synchronous, so a call blocks the request's thread
 //! for at most the webhook's timeout: on a multi-threaded runtime through
 //! `block_in_place`, so other requests go on being served; otherwise on a thread of its
 //! own.
 //!
-//! Webhooks run one after another in the order of their configurations' names, where
-//! upstream runs them in parallel; the outcome is the same.
+//! Webhooks run one after another in the order of their configurations' names (validating
+//! ones run in parallel upstream; the outcome is the same).
 
 use std::sync::Arc;
+
+use base64::Engine;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use k8s_openapi::api::admissionregistration::v1::{
-    MatchResources, NamedRuleWithOperations, ValidatingWebhook, ValidatingWebhookConfiguration,
+    MatchCondition, MatchResources, MutatingWebhook, MutatingWebhookConfiguration, NamedRuleWithOperations,
+    RuleWithOperations, ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig,
 };
 use k8s_openapi::api::core::v1::{Endpoints, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use rustls::pki_types::ServerName;
 use serde_json::{Value, json};
 
 use super::super::cel::Expression;
+use super::super::patch;
 use super::super::pki;
 use super::super::registry::GroupResource;
 use super::super::state::ApiState;
@@ -56,8 +67,72 @@ const DEFAULT_TIMEOUT: i32 = 10;
 const MAX_RESPONSE: usize = 3 * 1024 * 1024;
 
 /// The storage key of ValidatingWebhookConfigurations.
-pub fn configurations() -> GroupResource {
+pub fn validating() -> GroupResource {
     GroupResource::new("admissionregistration.k8s.io", "validatingwebhookconfigurations")
+}
+
+/// The storage key of MutatingWebhookConfigurations.
+pub fn mutating() -> GroupResource {
+    GroupResource::new("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
+}
+
+/// What a validating and a mutating webhook have in common: everything but the patch.
+struct Hook {
+    name: String,
+    client_config: WebhookClientConfig,
+    rules: Vec<RuleWithOperations>,
+    namespace_selector: Option<LabelSelector>,
+    object_selector: Option<LabelSelector>,
+    match_conditions: Vec<MatchCondition>,
+    failure_policy: Option<String>,
+    side_effects: String,
+    timeout_seconds: Option<i32>,
+    admission_review_versions: Vec<String>,
+}
+
+impl From<ValidatingWebhook> for Hook {
+    fn from(w: ValidatingWebhook) -> Self {
+        Self {
+            name: w.name,
+            client_config: w.client_config,
+            rules: w.rules.unwrap_or_default(),
+            namespace_selector: w.namespace_selector,
+            object_selector: w.object_selector,
+            match_conditions: w.match_conditions.unwrap_or_default(),
+            failure_policy: w.failure_policy,
+            side_effects: w.side_effects,
+            timeout_seconds: w.timeout_seconds,
+            admission_review_versions: w.admission_review_versions,
+        }
+    }
+}
+
+impl From<MutatingWebhook> for Hook {
+    fn from(w: MutatingWebhook) -> Self {
+        Self {
+            name: w.name,
+            client_config: w.client_config,
+            rules: w.rules.unwrap_or_default(),
+            namespace_selector: w.namespace_selector,
+            object_selector: w.object_selector,
+            match_conditions: w.match_conditions.unwrap_or_default(),
+            failure_policy: w.failure_policy,
+            side_effects: w.side_effects,
+            timeout_seconds: w.timeout_seconds,
+            admission_review_versions: w.admission_review_versions,
+        }
+    }
+}
+
+/// The webhooks of every configuration of a kind, in the order of the configurations' names.
+fn hooks<C, W>(state: &ApiState, resource: &GroupResource, webhooks: impl Fn(C) -> Option<Vec<W>>) -> Vec<Hook>
+where
+    C: serde::de::DeserializeOwned + kube::Resource,
+    Hook: From<W>,
+{
+    let mut configurations = read_all::<C>(&state.store, resource);
+    configurations.sort_by(|a, b| a.meta().name.cmp(&b.meta().name));
+    configurations.into_iter().filter_map(webhooks).flatten().map(Hook::from).collect()
 }
 
 /// Whether a resource is part of admission's own configuration, which no webhook sees.
@@ -74,41 +149,87 @@ impl Plugin for Webhooks {
         if is_exempt(&request.rt.group_resource()) {
             return Ok(());
         }
-        let mut configurations = read_all::<ValidatingWebhookConfiguration>(&state.store, &configurations());
-        if configurations.is_empty() {
-            return Ok(());
-        }
-        configurations.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-        for webhook in configurations.iter().flat_map(|c| c.webhooks.iter().flatten()) {
-            admit(state, webhook, request, admitted)?;
+        for hook in hooks(state, &validating(), |c: ValidatingWebhookConfiguration| c.webhooks) {
+            consult(state, &hook, request, admitted)?;
         }
         Ok(())
     }
+}
+
+/// Metadata the server keeps whatever a mutating webhook answers.
+const SERVER_METADATA: [&str; 5] = ["uid", "creationTimestamp", "resourceVersion", "generation", "deletionTimestamp"];
+
+/// Runs the mutating webhooks on the object `request` would write (which `object` holds);
+/// returns whether any changed it.
+pub fn mutate(
+    state: &ApiState,
+    request: &Request<'_>,
+    object: &mut Value,
+    admitted: &mut Admitted,
+) -> Result<bool, ApiError> {
+    if is_exempt(&request.rt.group_resource()) || request.subresource.is_some() {
+        return Ok(false);
+    }
+    let mut changed = false;
+    for hook in hooks(state, &mutating(), |c: MutatingWebhookConfiguration| c.webhooks) {
+        let current = object.clone();
+        let asked = Request { object: Some(&current), ..*request };
+        let Some(response) = consult(state, &hook, &asked, admitted)? else { continue };
+        let Some(encoded) = response["patch"].as_str() else { continue };
+        let failed = |why: String| ApiError::internal(format!("failed calling webhook \"{}\": {why}", hook.name));
+        if response["patchType"].as_str() != Some("JSONPatch") {
+            return Err(failed(format!("unsupported patchType {:?}: only JSONPatch", response["patchType"])));
+        }
+        let operations: Value = base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+            .map_err(|why| failed(format!("the patch does not decode: {why}")))?;
+        let mut patched = current.clone();
+        patch::json_patch(&mut patched, &operations).map_err(|e| failed(format!("the patch does not apply: {e}")))?;
+        for field in ["name", "namespace"] {
+            if patched["metadata"][field] != current["metadata"][field] {
+                return Err(failed(format!("the patch changes metadata.{field}")));
+            }
+        }
+        for field in SERVER_METADATA {
+            let meta = super::super::object::metadata_mut(&mut patched);
+            match current["metadata"].get(field) {
+                Some(kept) => meta.insert(field.to_string(), kept.clone()),
+                None => meta.remove(field),
+            };
+        }
+        changed |= patched != current;
+        *object = patched;
+    }
+    Ok(changed)
 }
 
 /// Why calling a webhook failed (the failure policy decides what that means).
 #[derive(Debug)]
 struct CallError(String);
 
-/// One webhook's say on one request.
-fn admit(
+/// One webhook's say on one request: its response when it allowed the request, `None`
+/// when it does not apply (or failed under `failurePolicy: Ignore`), an error when it
+/// denied the request or failed under `Fail`.
+fn consult(
     state: &ApiState,
-    webhook: &ValidatingWebhook,
+    webhook: &Hook,
     request: &Request<'_>,
     admitted: &mut Admitted,
-) -> Result<(), ApiError> {
+) -> Result<Option<Value>, ApiError> {
     let fail = webhook.failure_policy.as_deref() != Some("Ignore");
     let failed = |why: String| {
         if fail {
             Err(ApiError::internal(format!("failed calling webhook \"{}\": {why}", webhook.name)))
         } else {
             tracing::warn!(webhook = %webhook.name, error = %why, "a webhook failed and is ignored (failurePolicy: Ignore)");
-            Ok(())
+            Ok(None)
         }
     };
     match applies(state, webhook, request) {
         Ok(true) => {}
-        Ok(false) => return Ok(()),
+        Ok(false) => return Ok(None),
         Err(why) => return failed(why),
     }
     if request.dry_run && !matches!(webhook.side_effects.as_str(), "None" | "NoneOnDryRun") {
@@ -137,12 +258,12 @@ fn admit(
     admitted
         .warnings
         .extend(response["warnings"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string));
-    if allowed { Ok(()) } else { Err(denied(&webhook.name, &response["status"])) }
+    if allowed { Ok(Some(response.clone())) } else { Err(denied(&webhook.name, &response["status"])) }
 }
 
 /// Whether the webhook is for this request: its rules, selectors and match conditions.
-fn applies(state: &ApiState, webhook: &ValidatingWebhook, request: &Request<'_>) -> Result<bool, String> {
-    let rules = webhook.rules.iter().flatten().map(|rule| NamedRuleWithOperations {
+fn applies(state: &ApiState, webhook: &Hook, request: &Request<'_>) -> Result<bool, String> {
+    let rules = webhook.rules.iter().map(|rule| NamedRuleWithOperations {
         api_groups: rule.api_groups.clone(),
         api_versions: rule.api_versions.clone(),
         operations: rule.operations.clone(),
@@ -163,7 +284,7 @@ fn applies(state: &ApiState, webhook: &ValidatingWebhook, request: &Request<'_>)
     if !matching::matches(state, &resources, request).map_err(|e| format!("failed to match the request: {e}"))? {
         return Ok(false);
     }
-    let conditions = webhook.match_conditions.iter().flatten();
+    let conditions = webhook.match_conditions.iter();
     let variables = policy::variables(state, request, None);
     for condition in conditions {
         let program = Expression::compile(&condition.expression)
@@ -219,7 +340,7 @@ struct Endpoint {
 }
 
 /// The address of a webhook: its URL, or a ready endpoint of its Service.
-fn endpoint(state: &ApiState, webhook: &ValidatingWebhook) -> Result<Endpoint, CallError> {
+fn endpoint(state: &ApiState, webhook: &Hook) -> Result<Endpoint, CallError> {
     let config = &webhook.client_config;
     if let Some(url) = &config.url {
         let uri: hyper::Uri = url.parse().map_err(|e| CallError(format!("invalid url {url:?}: {e}")))?;
@@ -272,7 +393,7 @@ fn endpoint(state: &ApiState, webhook: &ValidatingWebhook) -> Result<Endpoint, C
 }
 
 /// Posts the review to the webhook and returns its answer.
-fn call(state: &ApiState, webhook: &ValidatingWebhook, review: &Value) -> Result<Value, CallError> {
+fn call(state: &ApiState, webhook: &Hook, review: &Value) -> Result<Value, CallError> {
     let versions = webhook.admission_review_versions.iter();
     if !versions.clone().any(|v| v == "v1") {
         return Err(CallError(format!(
@@ -388,7 +509,7 @@ mod tests {
 
     #[test]
     fn admission_configuration_is_never_sent_to_a_webhook() {
-        assert!(is_exempt(&configurations()));
+        assert!(is_exempt(&validating()) && is_exempt(&mutating()));
         assert!(is_exempt(&policy::bindings()));
         assert!(!is_exempt(&GroupResource::new("", "configmaps")));
     }

@@ -58,6 +58,9 @@ pub fn kind(generator: &mut SchemaGenerator, group: &str, version: &str, kind: &
         ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding") => {
             add::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>(generator)
         }
+        ("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration") => {
+            add::<admissionregistration::v1::MutatingWebhookConfiguration>(generator)
+        }
         ("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration") => {
             add::<admissionregistration::v1::ValidatingWebhookConfiguration>(generator)
         }

@@ -42,6 +42,9 @@ fn typed_form(rt: &ResourceType, object: &Value) -> Option<Result<Value, String>
         ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
             round_trip::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>(object)
         }
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations") => {
+            round_trip::<admissionregistration::v1::MutatingWebhookConfiguration>(object)
+        }
         ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
             round_trip::<admissionregistration::v1::ValidatingWebhookConfiguration>(object)
         }
