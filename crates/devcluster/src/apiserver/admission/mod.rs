@@ -83,6 +83,7 @@ pub trait Plugin: Send + Sync {
 
 /// The admission plugins in the order they run.
 pub struct Chain {
+    mutating: webhook::MutatingWebhooks,
     plugins: Vec<Box<dyn Plugin>>,
 }
 
@@ -90,10 +91,11 @@ impl Default for Chain {
     /// kube-apiserver's order, reduced to the plugins this server has.
     fn default() -> Self {
         Self {
+            mutating: webhook::MutatingWebhooks::default(),
             plugins: vec![
                 Box::new(namespace::NamespaceLifecycle),
                 Box::new(Policies::default()),
-                Box::new(webhook::Webhooks),
+                Box::new(webhook::Webhooks::default()),
                 Box::new(quota::ResourceQuota),
             ],
         }
@@ -110,7 +112,7 @@ impl Chain {
         object: &mut Value,
         admitted: &mut Admitted,
     ) -> Result<bool, ApiError> {
-        webhook::mutate(state, request, object, admitted)
+        self.mutating.mutate(state, request, object, admitted)
     }
 
     /// Runs every plugin; the first refusal ends the request.

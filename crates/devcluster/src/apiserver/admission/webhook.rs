@@ -47,6 +47,7 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::api::core::v1::{Endpoints, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use parking_lot::Mutex;
 use rustls::pki_types::ServerName;
 use serde_json::{Value, json};
 
@@ -56,7 +57,7 @@ use super::super::pki;
 use super::super::registry::GroupResource;
 use super::super::state::ApiState;
 use super::super::status::ApiError;
-use super::super::store::key;
+use super::super::store::{Store, key};
 use super::policy::{self, read_all};
 use super::{Admitted, Operation, Plugin, Request, matching};
 
@@ -124,13 +125,39 @@ impl From<MutatingWebhook> for Hook {
     }
 }
 
-/// The webhooks of every configuration of a kind, in the order of the configurations' names.
-fn hooks<C, W>(state: &ApiState, resource: &GroupResource, webhooks: impl Fn(C) -> Option<Vec<W>>) -> Vec<Hook>
+/// The webhooks of every configuration of one kind, in the order of the configurations'
+/// names, read again only when a configuration changes (as the policy index is).
+struct Hooks {
+    resource: GroupResource,
+    read: fn(&Store, &GroupResource) -> Vec<Hook>,
+    cached: Mutex<Option<(u64, Arc<Vec<Hook>>)>>,
+}
+
+impl Hooks {
+    fn new(resource: GroupResource, read: fn(&Store, &GroupResource) -> Vec<Hook>) -> Self {
+        Self { resource, read, cached: Mutex::new(None) }
+    }
+
+    fn get(&self, store: &Store) -> Arc<Vec<Hook>> {
+        let revision = store.revision(&self.resource);
+        let mut cached = self.cached.lock();
+        match cached.as_ref() {
+            Some((seen, hooks)) if *seen == revision => hooks.clone(),
+            _ => {
+                let hooks = Arc::new((self.read)(store, &self.resource));
+                *cached = Some((revision, hooks.clone()));
+                hooks
+            }
+        }
+    }
+}
+
+fn read_hooks<C, W>(store: &Store, resource: &GroupResource, webhooks: fn(C) -> Option<Vec<W>>) -> Vec<Hook>
 where
     C: serde::de::DeserializeOwned + kube::Resource,
     Hook: From<W>,
 {
-    let mut configurations = read_all::<C>(&state.store, resource);
+    let mut configurations = read_all::<C>(store, resource);
     configurations.sort_by(|a, b| a.meta().name.cmp(&b.meta().name));
     configurations.into_iter().filter_map(webhooks).flatten().map(Hook::from).collect()
 }
@@ -141,16 +168,23 @@ fn is_exempt(resource: &GroupResource) -> bool {
 }
 
 /// The validating-webhook admission plugin.
-#[derive(Default)]
-pub struct Webhooks;
+pub struct Webhooks(Hooks);
+
+impl Default for Webhooks {
+    fn default() -> Self {
+        Self(Hooks::new(validating(), |store, resource| {
+            read_hooks(store, resource, |c: ValidatingWebhookConfiguration| c.webhooks)
+        }))
+    }
+}
 
 impl Plugin for Webhooks {
     fn validate(&self, state: &ApiState, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError> {
         if is_exempt(&request.rt.group_resource()) {
             return Ok(());
         }
-        for hook in hooks(state, &validating(), |c: ValidatingWebhookConfiguration| c.webhooks) {
-            consult(state, &hook, request, admitted)?;
+        for hook in self.0.get(&state.store).iter() {
+            consult(state, hook, request, admitted)?;
         }
         Ok(())
     }
@@ -159,49 +193,75 @@ impl Plugin for Webhooks {
 /// Metadata the server keeps whatever a mutating webhook answers.
 const SERVER_METADATA: [&str; 5] = ["uid", "creationTimestamp", "resourceVersion", "generation", "deletionTimestamp"];
 
-/// Runs the mutating webhooks on the object `request` would write (which `object` holds);
-/// returns whether any changed it.
-pub fn mutate(
+/// The mutating-webhook admission plugin.
+pub struct MutatingWebhooks(Hooks);
+
+impl Default for MutatingWebhooks {
+    fn default() -> Self {
+        Self(Hooks::new(mutating(), |store, resource| {
+            read_hooks(store, resource, |c: MutatingWebhookConfiguration| c.webhooks)
+        }))
+    }
+}
+
+impl MutatingWebhooks {
+    /// Runs the mutating webhooks on the object `request` would write (which `object`
+    /// holds); returns whether any changed it.
+    pub fn mutate(
+        &self,
+        state: &ApiState,
+        request: &Request<'_>,
+        object: &mut Value,
+        admitted: &mut Admitted,
+    ) -> Result<bool, ApiError> {
+        if is_exempt(&request.rt.group_resource()) || request.subresource.is_some() {
+            return Ok(false);
+        }
+        let mut changed = false;
+        for hook in self.0.get(&state.store).iter() {
+            changed |= patch_with(state, hook, request, object, admitted)?;
+        }
+        Ok(changed)
+    }
+}
+
+/// One mutating webhook's patch applied to `object`; whether it changed it.
+fn patch_with(
     state: &ApiState,
+    hook: &Hook,
     request: &Request<'_>,
     object: &mut Value,
     admitted: &mut Admitted,
 ) -> Result<bool, ApiError> {
-    if is_exempt(&request.rt.group_resource()) || request.subresource.is_some() {
-        return Ok(false);
+    let current = object.clone();
+    let asked = Request { object: Some(&current), ..*request };
+    let Some(response) = consult(state, hook, &asked, admitted)? else { return Ok(false) };
+    let Some(encoded) = response["patch"].as_str() else { return Ok(false) };
+    let failed = |why: String| ApiError::internal(format!("failed calling webhook \"{}\": {why}", hook.name));
+    if response["patchType"].as_str() != Some("JSONPatch") {
+        return Err(failed(format!("unsupported patchType {:?}: only JSONPatch", response["patchType"])));
     }
-    let mut changed = false;
-    for hook in hooks(state, &mutating(), |c: MutatingWebhookConfiguration| c.webhooks) {
-        let current = object.clone();
-        let asked = Request { object: Some(&current), ..*request };
-        let Some(response) = consult(state, &hook, &asked, admitted)? else { continue };
-        let Some(encoded) = response["patch"].as_str() else { continue };
-        let failed = |why: String| ApiError::internal(format!("failed calling webhook \"{}\": {why}", hook.name));
-        if response["patchType"].as_str() != Some("JSONPatch") {
-            return Err(failed(format!("unsupported patchType {:?}: only JSONPatch", response["patchType"])));
+    let operations: Value = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+        .map_err(|why| failed(format!("the patch does not decode: {why}")))?;
+    let mut patched = current.clone();
+    patch::json_patch(&mut patched, &operations).map_err(|e| failed(format!("the patch does not apply: {e}")))?;
+    for field in ["name", "namespace"] {
+        if patched["metadata"][field] != current["metadata"][field] {
+            return Err(failed(format!("the patch changes metadata.{field}")));
         }
-        let operations: Value = base64::engine::general_purpose::STANDARD
-            .decode(encoded)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-            .map_err(|why| failed(format!("the patch does not decode: {why}")))?;
-        let mut patched = current.clone();
-        patch::json_patch(&mut patched, &operations).map_err(|e| failed(format!("the patch does not apply: {e}")))?;
-        for field in ["name", "namespace"] {
-            if patched["metadata"][field] != current["metadata"][field] {
-                return Err(failed(format!("the patch changes metadata.{field}")));
-            }
-        }
-        for field in SERVER_METADATA {
-            let meta = super::super::object::metadata_mut(&mut patched);
-            match current["metadata"].get(field) {
-                Some(kept) => meta.insert(field.to_string(), kept.clone()),
-                None => meta.remove(field),
-            };
-        }
-        changed |= patched != current;
-        *object = patched;
     }
+    for field in SERVER_METADATA {
+        let meta = super::super::object::metadata_mut(&mut patched);
+        match current["metadata"].get(field) {
+            Some(kept) => meta.insert(field.to_string(), kept.clone()),
+            None => meta.remove(field),
+        };
+    }
+    let changed = patched != current;
+    *object = patched;
     Ok(changed)
 }
 
