@@ -459,6 +459,18 @@ async fn dev_up_runs_a_hub_and_clusters_whose_deployments_are_processes() {
     let controller_pid = pid_of(&controller_pods[0]);
     assert!(alive(controller_pid));
 
+    // A new template rolls the controller: its new pod becomes ready while the old one
+    // still leads (readiness is not leadership), so the rollout (maxUnavailable 0) ends.
+    let bump = json!({"spec": {"template": {"metadata": {"annotations": {"example.com/revision": "2"}}}}});
+    hub_deployments.patch("fleetctl-hub-controller", &PatchParams::default(), &Patch::Merge(bump)).await.unwrap();
+    wait_deployment(&hub_deployments, "fleetctl-hub-controller", "the controller's rollout to end", |d| {
+        let s = d.status.clone().unwrap_or_default();
+        s.observed_generation == d.metadata.generation
+            && (s.replicas, s.updated_replicas, s.available_replicas) == (Some(1), Some(1), Some(1))
+    })
+    .await;
+    gone(controller_pid).await;
+
     let status = fleetctl(&["dev", "status", "--dir", &dir_arg]);
     let table = String::from_utf8_lossy(&status.stdout);
     assert!(status.status.success());

@@ -118,11 +118,13 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         &identity,
         LEASE_DURATION,
     );
+    // Ready before leading: a rollout's new pod must become ready while the old one still
+    // leads (with maxUnavailable 0 the old pod goes only then), else neither moves.
+    health_state.set_ready(true);
     let mut leadership = tokio::select! {
         leadership = candidate.acquire() => leadership?,
         _ = shutdown_signal() => return Ok(()),
     };
-    health_state.set_ready(true);
     tokio::select! {
         () = controllers(client, hub, health_state.metrics.clone()) => Ok(()),
         () = leadership.lost() => Err(ServeError::Leader(LeaderError::Lost)),
