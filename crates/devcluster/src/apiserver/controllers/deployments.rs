@@ -365,8 +365,9 @@ fn ready(set: &ReplicaSet) -> i32 {
 }
 
 /// Whether the ReplicaSet's template is the Deployment's, its hash label aside. Empty
-/// lists and maps count as absent, as they do once upstream has stored an object (a
-/// client that sends `args: []` gets back none, and `rollout undo` sends none).
+/// strings, lists and maps count as absent, as they do once upstream has stored an object
+/// (Go's `omitempty`: a client that sends `args: []` or `value: ""` gets back none, and
+/// `rollout undo` sends none).
 fn same_template(spec: &DeploymentSpec, set: &ReplicaSet) -> bool {
     let Some(mut template) = set.spec.as_ref().and_then(|s| s.template.clone()) else { return false };
     if let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
@@ -374,28 +375,35 @@ fn same_template(spec: &DeploymentSpec, set: &ReplicaSet) -> bool {
     }
     let normal = |t| {
         serde_json::to_value(t).ok().map(|mut v| {
-            prune_empty(&mut v);
+            prune_empty(&mut v, false);
             v
         })
     };
     normal(&template) == normal(&spec.template)
 }
 
-/// Removes empty lists and maps (and nulls), innermost first.
-fn prune_empty(value: &mut Value) {
+/// Fields of a Pod template that are maps of strings, where an empty value is a value.
+const STRING_MAPS: [&str; 3] = ["labels", "annotations", "nodeSelector"];
+
+/// Removes empty strings, lists and maps (and nulls), innermost first; in a map of
+/// strings (`in_map`) only what is not a string.
+fn prune_empty(value: &mut Value, in_map: bool) {
     match value {
         Value::Object(map) => {
-            map.values_mut().for_each(prune_empty);
-            map.retain(|_, v| !is_empty(v));
+            for (key, field) in map.iter_mut() {
+                prune_empty(field, STRING_MAPS.contains(&key.as_str()));
+            }
+            map.retain(|_, v| !is_empty(v, in_map));
         }
-        Value::Array(items) => items.iter_mut().for_each(prune_empty),
+        Value::Array(items) => items.iter_mut().for_each(|item| prune_empty(item, false)),
         _ => {}
     }
 }
 
-fn is_empty(value: &Value) -> bool {
+fn is_empty(value: &Value, in_map: bool) -> bool {
     match value {
         Value::Null => true,
+        Value::String(text) => text.is_empty() && !in_map,
         Value::Object(map) => map.is_empty(),
         Value::Array(items) => items.is_empty(),
         _ => false,
@@ -711,12 +719,25 @@ mod tests {
     }
 
     #[test]
-    fn a_template_with_empty_lists_is_the_same_template_without_them() {
+    fn a_template_with_empty_lists_and_strings_is_the_same_template_without_them() {
         let with = deployment(rolling(), 1, "nginx:1");
         let mut without = with.clone();
         let mut set = new_replica_set(&with, with.spec.as_ref().unwrap(), 1);
         set.spec.as_mut().unwrap().template.as_mut().unwrap().spec.as_mut().unwrap().containers[0].args = Some(vec![]);
         assert!(same_template(without.spec.as_ref().unwrap(), &set));
+        let env = serde_json::from_value(json!([{"name": "A", "value": ""}])).unwrap();
+        set.spec.as_mut().unwrap().template.as_mut().unwrap().spec.as_mut().unwrap().containers[0].env = Some(env);
+        let bare = serde_json::from_value(json!([{"name": "A"}])).unwrap();
+        without.spec.as_mut().unwrap().template.spec.as_mut().unwrap().containers[0].env = Some(bare);
+        assert!(same_template(without.spec.as_ref().unwrap(), &set), "value: \"\" is no value");
+        let labelled = |value: &str| {
+            let mut d = without.clone();
+            let meta = d.spec.as_mut().unwrap().template.metadata.get_or_insert_with(Default::default);
+            meta.labels.get_or_insert_with(Default::default).insert("tier".into(), value.into());
+            d
+        };
+        let empty_label = new_replica_set(&labelled(""), labelled("").spec.as_ref().unwrap(), 1);
+        assert!(!same_template(without.spec.as_ref().unwrap(), &empty_label), "an empty label value is a value");
         without.spec.as_mut().unwrap().template.spec.as_mut().unwrap().containers[0].image = Some("nginx:2".into());
         assert!(!same_template(without.spec.as_ref().unwrap(), &set));
     }
