@@ -211,3 +211,53 @@ async fn a_pod_on_a_node_is_deleted_gracefully_and_only_a_shorter_grace_period_c
         .expect("release");
     gone(api, &held).await;
 }
+
+/// The first object of `api` (as its watch shows them) that satisfies `cond`.
+async fn first<K>(api: &Api<K>, what: &str, cond: impl Fn(&K) -> bool) -> K
+where
+    K: kube::Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static,
+{
+    use futures::StreamExt;
+    use kube::runtime::{WatchStreamExt, watcher};
+    let mut objects = watcher(api.clone(), watcher::Config::default()).applied_objects().boxed();
+    let found = async {
+        loop {
+            let object = objects.next().await.expect("watch goes on").expect("watch event");
+            if cond(&object) {
+                return object;
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, found).await.unwrap_or_else(|_| panic!("timed out waiting: {what}"))
+}
+
+/// The garbage collector's `attemptToDeleteItem`: a dependent that has dependents of its
+/// own, of an owner deleted in foreground, is deleted in foreground too — so a Deployment
+/// deleted in foreground goes only once its ReplicaSet's Pods are gone (here a finalizer
+/// holds the Pod).
+#[tokio::test]
+async fn foreground_deletion_waits_for_the_whole_tree_deployment_replicaset_pod() {
+    use k8s_openapi::api::apps::v1::ReplicaSet;
+    let c = TestCluster::start().await;
+    let deployment = owner(&c).await;
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    let sets: Api<ReplicaSet> = Api::namespaced(c.client.clone(), "default");
+    let pod = first(&pods, "the ReplicaSet's pod", |_| true).await;
+    let name = pod.metadata.name.clone().expect("name");
+    let hold = Patch::Merge(json!({"metadata": {"finalizers": ["example.com/hold"]}}));
+    pods.patch(&name, &PatchParams::default(), &hold).await.expect("hold the pod");
+
+    let deployments: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
+    let foreground =
+        DeleteParams { propagation_policy: Some(PropagationPolicy::Foreground), ..DeleteParams::default() };
+    deployments.delete("owner", &foreground).await.expect("delete");
+    let set = first(&sets, "the set marked", |s: &ReplicaSet| s.metadata.deletion_timestamp.is_some()).await;
+    assert!(set.metadata.finalizers.iter().flatten().any(|f| f == "foregroundDeletion"), "{:?}", set.metadata);
+    assert!(deployments.get_opt("owner").await.expect("read").is_some(), "the Deployment waits for its tree");
+
+    pods.patch(&name, &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
+        .await
+        .expect("release");
+    gone(deployments, &deployment).await;
+    gone(sets, &set).await;
+}

@@ -4,9 +4,10 @@ use serde_json::Value;
 
 use super::super::object;
 use super::super::registry::GroupResource;
+use super::super::resource::Propagation;
 use super::super::state::Shared;
 use super::super::store::ObjectRef;
-use super::{Step, drop_finalizer, modify, read, remove};
+use super::{Step, drop_finalizer, modify, read, remove, remove_with};
 
 const FOREGROUND: &str = "foregroundDeletion";
 const ORPHAN: &str = "orphan";
@@ -30,7 +31,7 @@ pub(super) fn deleting(state: &Shared, resource: &GroupResource, key: &str) -> S
     }
     if finalizers.iter().any(|f| f == FOREGROUND) {
         for dependent in state.store.dependents(&uid) {
-            release_or_remove(state, &dependent, &uid)?;
+            release_or_remove(state, &dependent, &uid, Waiting::Yes)?;
         }
         owner_waiting(state, &uid)?;
     }
@@ -88,14 +89,24 @@ pub(super) fn owner_gone(state: &Shared, uid: &str) -> Step {
         return Ok(());
     }
     for dependent in state.store.dependents(uid) {
-        release_or_remove(state, &dependent, uid)?;
+        release_or_remove(state, &dependent, uid, Waiting::No)?;
     }
     Ok(())
 }
 
+/// Whether the owner waits, in foreground deletion, for its dependents to be gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    Yes,
+    No,
+}
+
 /// A dependent of an owner that is going: it goes too unless another owner that is
 /// not itself going still holds it, in which case it only drops the reference.
-fn release_or_remove(state: &Shared, dependent: &ObjectRef, owner: &str) -> Step {
+/// A dependent that has dependents of its own, of an owner waiting for it, is deleted in
+/// foreground too (upstream's `attemptToDeleteItem`), so the wait covers the whole tree:
+/// a Deployment deleted in foreground goes once its ReplicaSets' Pods are gone.
+fn release_or_remove(state: &Shared, dependent: &ObjectRef, owner: &str, waiting: Waiting) -> Step {
     let Some((_, object)) = read(state, dependent) else { return Ok(()) };
     let solid = |uid: &str| {
         state
@@ -105,7 +116,11 @@ fn release_or_remove(state: &Shared, dependent: &ObjectRef, owner: &str) -> Step
             .is_some_and(|(_, o)| object::deletion_timestamp(&o).is_none())
     };
     if object::owner_uids(&object).any(|o| o != owner && solid(o)) {
-        modify(state, dependent, &mut |d| strip_owner(d, owner))
+        return modify(state, dependent, &mut |d| strip_owner(d, owner));
+    }
+    let has_dependents = object::uid(&object).is_some_and(|uid| !state.store.dependents(uid).is_empty());
+    if waiting == Waiting::Yes && has_dependents {
+        remove_with(state, dependent, Propagation::Foreground)
     } else {
         remove(state, dependent)
     }

@@ -325,11 +325,16 @@ pub(super) fn modify(state: &Shared, target: &ObjectRef, change: &mut dyn FnMut(
 }
 
 pub(super) fn remove(state: &Shared, target: &ObjectRef) -> Step {
+    remove_with(state, target, Propagation::Background)
+}
+
+/// Deletes an object (gone already is fine) with the given propagation for its dependents.
+pub(super) fn remove_with(state: &Shared, target: &ObjectRef, propagation: Propagation) -> Step {
     let Some(rt) = resource_type(state, &target.resource) else {
         return Ok(());
     };
     let (namespace, name) = split_key(&target.key);
-    let opts = DeleteOptions { propagation: Some(Propagation::Background), ..DeleteOptions::default() };
+    let opts = DeleteOptions { propagation: Some(propagation), ..DeleteOptions::default() };
     match state.delete(&rt, namespace, name, &opts) {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
