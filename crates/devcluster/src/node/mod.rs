@@ -330,7 +330,8 @@ async fn run(node: Arc<Node>, mut stop: watch::Receiver<bool>) {
     let selector = format!("spec.nodeName={}", node.config.name);
     let pods = watcher(Api::<Pod>::all(node.client()), watcher::Config::default().fields(&selector)).default_backoff();
     let mut pods = std::pin::pin!(pods);
-    let mut pods_of_node = Pods::default();
+    let mut pods_of_node =
+        Pods { stopped: stop.clone(), running: HashMap::new(), stopping: JoinSet::new(), deleting: HashSet::new() };
     let mut listed: HashSet<Key> = HashSet::new();
     loop {
         let event = tokio::select! {
@@ -376,8 +377,9 @@ async fn run(node: Arc<Node>, mut stop: watch::Receiver<bool>) {
 
 /// The Pods this node runs, and those whose containers are being stopped (their grace
 /// periods run side by side).
-#[derive(Default)]
 struct Pods {
+    /// The simulator stopping.
+    stopped: watch::Receiver<bool>,
     running: HashMap<Key, PodHandle>,
     /// Stops under way; a stop for a deletion yields its Pod (key and uid) once it is done.
     stopping: JoinSet<Option<(Key, String)>>,
@@ -411,11 +413,12 @@ impl Pods {
             }
             let handle = self.running.remove(&key);
             let api: Api<Pod> = Api::namespaced(node.client(), &key.0);
+            let stop = self.stopped.clone();
             self.stopping.spawn(async move {
                 if let Some(handle) = handle {
                     handle.stop().await;
                 }
-                finish_deletion(&api, &key.1, uid.clone()).await;
+                finish_deletion(&api, &key.1, uid.clone(), stop).await;
                 Some((key, uid))
             });
             return;
@@ -428,15 +431,24 @@ impl Pods {
 }
 
 /// Deletes a Pod whose containers have stopped, with a grace period of 0 and its uid as a
-/// precondition (a Pod recreated under the name is not touched).
-async fn finish_deletion(api: &Api<Pod>, name: &str, uid: String) {
+/// precondition (a Pod recreated under the name is not touched). A failure is tried again
+/// after a growing pause, as the kubelet's status manager does, until the simulator stops.
+async fn finish_deletion(api: &Api<Pod>, name: &str, uid: String, mut stop: watch::Receiver<bool>) {
     let preconditions = Preconditions { uid: Some(uid), resource_version: None };
     let params =
         DeleteParams { grace_period_seconds: Some(0), preconditions: Some(preconditions), ..DeleteParams::default() };
-    match api.delete(name, &params).await {
-        Ok(_) => {}
-        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => {}
-        Err(e) => tracing::warn!(pod = name, error = %e, "deleting a stopped pod"),
+    let mut pause = Duration::from_millis(100);
+    loop {
+        match api.delete(name, &params).await {
+            Ok(_) => return,
+            Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => return,
+            Err(e) => tracing::warn!(pod = name, error = %e, "deleting a stopped pod (trying again)"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|stopped| *stopped) => return,
+            () = tokio::time::sleep(pause) => {}
+        }
+        pause = (pause * 2).min(Duration::from_secs(5));
     }
 }
 
