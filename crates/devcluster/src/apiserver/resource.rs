@@ -281,7 +281,7 @@ impl ApiState {
             dry_run: opts.dry_run,
         };
         // A patched object is defaulted again, as upstream decodes it.
-        if self.admission.mutate(self, &request, &mut object, admitted)? {
+        if self.admission.mutating.mutate(self, &request, &mut object, admitted)? {
             check_builtin_fields(rt, &object, opts)?;
             strategy.prepare_create(&mut object);
         }
@@ -574,7 +574,7 @@ impl ApiState {
                 user: &writer,
                 dry_run: opts.dry_run,
             };
-            self.admission.mutate(self, &request, &mut next, admitted)?;
+            self.admission.mutating.mutate(self, &request, &mut next, admitted)?;
         }
         if let Some(cause) = new_finalizers_while_deleting(old, &next) {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, vec![cause]));

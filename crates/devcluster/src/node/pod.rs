@@ -347,6 +347,7 @@ async fn run_container(
     let label = format!("pod {} container {}", pod.name(), container.name);
     let mut backoff = Backoff::new(&node);
     let mut restarts = 0;
+    let waiting = Waiting { pod: &pod, shared: &shared, index };
     loop {
         let credentials = tokio::select! {
             _ = stop.wait_for(|s| *s) => return,
@@ -355,9 +356,8 @@ async fn run_container(
         let credentials = match credentials {
             Ok(credentials) => credentials,
             Err(e) => {
-                process::log_line(&pod.log, &format!("{label}: {e}"));
-                shared.update(index, |c| c.phase = ContainerPhase::Waiting("CreateContainerConfigError".into()));
-                if !backoff.pause(&mut stop).await {
+                if !waiting.retry("CreateContainerConfigError", format!("{label}: {e}"), &mut backoff, &mut stop).await
+                {
                     return;
                 }
                 continue;
@@ -366,9 +366,8 @@ async fn run_container(
         let health = match free_port() {
             Ok(port) => port,
             Err(e) => {
-                process::log_line(&pod.log, &format!("{label}: no port for its health endpoint: {e}"));
-                shared.update(index, |c| c.phase = ContainerPhase::Waiting("RunContainerError".into()));
-                if !backoff.pause(&mut stop).await {
+                let why = format!("{label}: no port for its health endpoint: {e}");
+                if !waiting.retry("RunContainerError", why, &mut backoff, &mut stop).await {
                     return;
                 }
                 continue;
@@ -391,9 +390,10 @@ async fn run_container(
             Ok(running) => running,
             Err(e) => {
                 output.close();
-                process::log_line(&pod.log, &format!("{label}: cannot start: {e}"));
-                shared.update(index, |c| c.phase = ContainerPhase::Waiting("RunContainerError".into()));
-                if !backoff.pause(&mut stop).await {
+                if !waiting
+                    .retry("RunContainerError", format!("{label}: cannot start: {e}"), &mut backoff, &mut stop)
+                    .await
+                {
                     return;
                 }
                 continue;
@@ -447,6 +447,23 @@ async fn run_container(
             return;
         }
         restarts += 1;
+    }
+}
+
+/// A container that could not be started.
+struct Waiting<'a> {
+    pod: &'a PodInfo,
+    shared: &'a Shared,
+    index: usize,
+}
+
+impl Waiting<'_> {
+    /// Says why in the Pod's log and its status (`reason`), then waits out the back-off;
+    /// `false` once the Pod stops meanwhile.
+    async fn retry(&self, reason: &str, why: String, backoff: &mut Backoff, stop: &mut watch::Receiver<bool>) -> bool {
+        process::log_line(&self.pod.log, &why);
+        self.shared.update(self.index, |c| c.phase = ContainerPhase::Waiting(reason.into()));
+        backoff.pause(stop).await
     }
 }
 

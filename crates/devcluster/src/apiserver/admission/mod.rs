@@ -1,5 +1,5 @@
 //! Admission: what a write passes after it is authorized and before it is stored, as
-//! kube-apiserver's admission chain runs it — first mutating webhooks ([`Chain::mutate`],
+//! kube-apiserver's admission chain runs it — first mutating webhooks ([`Chain::mutating`],
 //! before the kind's strategy validates the object), then the ordered checks: namespace
 //! lifecycle, ValidatingAdmissionPolicies, validating webhooks, and ResourceQuota (last,
 //! as upstream runs it).
@@ -22,6 +22,7 @@ use super::state::ApiState;
 use super::status::ApiError;
 
 pub use policy::Policies;
+pub use webhook::MutatingWebhooks;
 
 /// The operation being admitted, as admission names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +84,8 @@ pub trait Plugin: Send + Sync {
 
 /// The admission plugins in the order they run.
 pub struct Chain {
-    mutating: webhook::MutatingWebhooks,
+    /// The mutating webhooks, which run before the kind's strategy validates the object.
+    pub mutating: MutatingWebhooks,
     plugins: Vec<Box<dyn Plugin>>,
 }
 
@@ -91,7 +93,7 @@ impl Default for Chain {
     /// kube-apiserver's order, reduced to the plugins this server has.
     fn default() -> Self {
         Self {
-            mutating: webhook::MutatingWebhooks::default(),
+            mutating: MutatingWebhooks::default(),
             plugins: vec![
                 Box::new(namespace::NamespaceLifecycle),
                 Box::new(Policies::default()),
@@ -103,18 +105,6 @@ impl Default for Chain {
 }
 
 impl Chain {
-    /// Runs the mutating webhooks on `object`, the object `request` would write; returns
-    /// whether they changed it (their warnings go into `admitted`).
-    pub fn mutate(
-        &self,
-        state: &ApiState,
-        request: &Request<'_>,
-        object: &mut Value,
-        admitted: &mut Admitted,
-    ) -> Result<bool, ApiError> {
-        self.mutating.mutate(state, request, object, admitted)
-    }
-
     /// Runs every plugin; the first refusal ends the request.
     pub fn validate(&self, state: &ApiState, request: &Request<'_>) -> Result<Admitted, ApiError> {
         let mut admitted = Admitted::default();

@@ -91,39 +91,29 @@ struct Hook {
     admission_review_versions: Vec<String>,
 }
 
-impl From<ValidatingWebhook> for Hook {
-    fn from(w: ValidatingWebhook) -> Self {
-        Self {
-            name: w.name,
-            client_config: w.client_config,
-            rules: w.rules.unwrap_or_default(),
-            namespace_selector: w.namespace_selector,
-            object_selector: w.object_selector,
-            match_conditions: w.match_conditions.unwrap_or_default(),
-            failure_policy: w.failure_policy,
-            side_effects: w.side_effects,
-            timeout_seconds: w.timeout_seconds,
-            admission_review_versions: w.admission_review_versions,
+/// Both kinds of webhook declare these fields alike (k8s-openapi has a type for each).
+macro_rules! hook_from {
+    ($($webhook:ty),+) => {$(
+        impl From<$webhook> for Hook {
+            fn from(w: $webhook) -> Self {
+                Self {
+                    name: w.name,
+                    client_config: w.client_config,
+                    rules: w.rules.unwrap_or_default(),
+                    namespace_selector: w.namespace_selector,
+                    object_selector: w.object_selector,
+                    match_conditions: w.match_conditions.unwrap_or_default(),
+                    failure_policy: w.failure_policy,
+                    side_effects: w.side_effects,
+                    timeout_seconds: w.timeout_seconds,
+                    admission_review_versions: w.admission_review_versions,
+                }
+            }
         }
-    }
+    )+};
 }
 
-impl From<MutatingWebhook> for Hook {
-    fn from(w: MutatingWebhook) -> Self {
-        Self {
-            name: w.name,
-            client_config: w.client_config,
-            rules: w.rules.unwrap_or_default(),
-            namespace_selector: w.namespace_selector,
-            object_selector: w.object_selector,
-            match_conditions: w.match_conditions.unwrap_or_default(),
-            failure_policy: w.failure_policy,
-            side_effects: w.side_effects,
-            timeout_seconds: w.timeout_seconds,
-            admission_review_versions: w.admission_review_versions,
-        }
-    }
-}
+hook_from!(ValidatingWebhook, MutatingWebhook);
 
 /// The webhooks of every configuration of one kind, in the order of the configurations'
 /// names, read again only when a configuration changes (as the policy index is).
