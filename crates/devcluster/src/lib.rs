@@ -2,6 +2,7 @@
 //! that runs its Deployments, and the multi-cluster dev environment (`dev up`).
 
 pub mod apiserver;
+mod dial;
 pub mod env;
 pub mod node;
 pub mod serve;

@@ -240,6 +240,11 @@ async fn an_unreachable_webhook_refuses_under_fail_and_is_skipped_under_ignore()
         "{}",
         refused.message
     );
+    assert!(
+        refused.message.ends_with(": connect: connection refused"),
+        "worded as Go's net package: {}",
+        refused.message
+    );
 
     // The configuration itself can still be fixed: no webhook sees admission's own objects.
     let ignore = Patch::Merge(json!({"webhooks": [{"name": "down.example.com", "failurePolicy": "Ignore",

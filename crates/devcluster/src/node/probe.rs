@@ -170,7 +170,7 @@ impl Check {
                     tokio::net::TcpStream::connect(addr)
                         .await
                         .map(drop)
-                        .map_err(|e| format!("dial tcp {addr}: connect: {e}"))
+                        .map_err(|e| crate::dial::connect_error(addr, &e))
                 }
                 Action::NotRun(_) => Ok(()),
                 Action::Invalid(why) => Err(why.clone()),
@@ -189,7 +189,7 @@ async fn http_get(port: u16, path: &str, headers: &[(String, String)]) -> Result
     let url = format!("http://{addr}{path}");
     let stream = tokio::net::TcpStream::connect(addr)
         .await
-        .map_err(|e| format!("Get \"{url}\": dial tcp {addr}: connect: {e}"))?;
+        .map_err(|e| format!("Get \"{url}\": {}", crate::dial::connect_error(addr, &e)))?;
     let failed = |e: hyper::Error| format!("Get \"{url}\": {e}");
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(failed)?;
     let connection = tokio::spawn(connection);

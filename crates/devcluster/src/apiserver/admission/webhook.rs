@@ -511,7 +511,7 @@ async fn post(endpoint: &Endpoint, path: &str, ca_bundle: &[u8], body: Vec<u8>) 
     let server_name = ServerName::try_from(endpoint.server_name.clone()).map_err(|e| e.to_string())?;
     let tcp = tokio::net::TcpStream::connect((endpoint.host.as_str(), endpoint.port))
         .await
-        .map_err(|e| format!("dial tcp {}:{}: connect: {e}", endpoint.host, endpoint.port))?;
+        .map_err(|e| crate::dial::connect_error(format!("{}:{}", endpoint.host, endpoint.port), &e))?;
     let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(server_name, tcp)
         .await
