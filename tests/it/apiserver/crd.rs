@@ -150,6 +150,31 @@ async fn a_foreground_deletion_of_a_crd_deletes_its_custom_resources_and_the_crd
     assert_widgets_crd_gone(&c, crds, &crd.metadata.uid.expect("uid")).await;
 }
 
+/// apiextensions-apiserver's crdHandler: while a CRD is terminating (an instance's
+/// finalizer holds it here), a create of its custom resources is refused with 405.
+#[tokio::test]
+async fn a_terminating_crd_refuses_new_custom_resources() {
+    let c = TestCluster::start().await;
+    let api = install_widgets(&c).await;
+    let mut held = widget("held", json!({"size": 1}));
+    held.metadata.finalizers = Some(vec!["example.com/hold".into()]);
+    api.create(&PostParams::default(), &held).await.expect("create");
+    let crds: Api<CustomResourceDefinition> = Api::all(c.client.clone());
+    crds.delete("widgets.example.com", &Default::default()).await.expect("delete");
+    match api.create(&PostParams::default(), &widget("late", json!({"size": 2}))).await {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(status.code, 405, "{status:?}");
+            assert_eq!(status.message, "create not allowed while custom resource definition is terminating");
+        }
+        other => panic!("a create while the CRD terminates: {other:?}"),
+    }
+    let crd = crds.get("widgets.example.com").await.expect("still terminating");
+    api.patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
+        .await
+        .expect("release");
+    assert_widgets_crd_gone(&c, crds, &crd.metadata.uid.expect("uid")).await;
+}
+
 #[tokio::test]
 async fn a_cluster_scoped_crd_serves_cluster_scoped_objects() {
     let c = TestCluster::start().await;

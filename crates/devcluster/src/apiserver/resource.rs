@@ -216,6 +216,11 @@ impl ApiState {
         admitted: &mut Admitted,
     ) -> Result<Value, ApiError> {
         check_type(rt, &mut object)?;
+        if self.crd_terminating(rt) {
+            // The cleanup of a CRD being deleted must not chase new instances (upstream's
+            // crdHandler answers 405 for a create).
+            return Err(ApiError::with_code(405, "create not allowed while custom resource definition is terminating"));
+        }
         if rt.namespaced {
             let namespace = namespace.ok_or_else(|| {
                 ApiError::bad_request(format!("{} is namespaced: create it under /namespaces/<namespace>/", rt.plural))
@@ -297,6 +302,15 @@ impl ApiState {
         }
         object::drop_empty_metadata(&mut object);
         Ok(object)
+    }
+
+    /// Whether `rt` is a custom resource whose CRD is being deleted.
+    fn crd_terminating(&self, rt: &ResourceType) -> bool {
+        rt.schema().is_some()
+            && self
+                .store
+                .get(&kinds::custom_resource_definitions(), &format!("{}.{}", rt.plural, rt.group))
+                .is_some_and(|crd| object::deletion_timestamp(&crd.value()).is_some())
     }
 
     /// Defaults, prunes and validates a custom resource against its schema (`old`: the stored
