@@ -415,6 +415,20 @@ async fn deletion_does_not_wait_when_the_registration_agent_is_down() {
     assert!(!exists(&managed.deployments(), WORK_DEPLOYMENT).await);
 }
 
+/// A registration agent whose pod is still starting (running, its readiness probe not yet
+/// passed — seconds after an import) is waited for, up to the timeout, as a ready one is:
+/// otherwise the hub would hear of the detach only when the cluster's lease runs out.
+#[tokio::test]
+async fn deletion_waits_for_a_registration_agent_that_is_still_starting() {
+    let managed = Managed::with_timeout(Duration::from_secs(2)).await;
+    managed.running().await;
+    managed.set_available(REGISTRATION_DEPLOYMENT, 0).await;
+    let waits_before = managed.waits();
+    managed.klusterlets().delete("klusterlet", &DeleteParams::default()).await.expect("delete");
+    wait_gone(&managed.klusterlets(), "klusterlet").await;
+    assert!(managed.waits() > waits_before, "a pass waited for the starting registration agent");
+}
+
 #[tokio::test]
 async fn the_operator_needs_no_more_than_the_import_manifests_grant() {
     let mut managed = Managed::start().await;

@@ -3,8 +3,8 @@
 //! so a restarted operator picks up where it stopped:
 //!
 //! 1. let the registration agent tell the hub first: wait for the annotation
-//!    [`ANNOTATION_HUB_NOTIFIED`], unless the registration agent is not running or the
-//!    deletion is older than the configured timeout;
+//!    [`ANNOTATION_HUB_NOTIFIED`], unless the registration agent has no pod (running or
+//!    starting) or the deletion is older than the configured timeout;
 //! 2. delete the agent Deployments and wait until they are gone (so no agent re-creates
 //!    what the next steps remove);
 //! 3. release and delete the AppliedManifestWorks of this agent;
@@ -120,9 +120,11 @@ async fn hub_notification_pending(
         .get_opt(REGISTRATION_DEPLOYMENT)
         .await
         .map_err(kube_error(format!("reading deployment {REGISTRATION_DEPLOYMENT}")))?;
-    if !registration.as_ref().is_some_and(|d| Availability::of(d).is_available()) {
+    // A pod still starting counts: an agent imported seconds ago is not ready yet, and the
+    // hub would otherwise hear of the detach only when its lease runs out (minutes).
+    if !registration.as_ref().is_some_and(|d| Availability::of(d).has_pods()) {
         // Nobody will set the annotation; the hub notices through its lease (or is forced).
-        tracing::info!("the registration agent is not running; cleaning up without telling the hub");
+        tracing::info!("the registration agent has no pod; cleaning up without telling the hub");
         return Ok(None);
     }
     let remaining = remaining_wait(klusterlet.meta().deletion_timestamp.as_ref(), ctx.settings.hub_notify_timeout);

@@ -152,6 +152,8 @@ pub struct Availability {
     pub desired: i32,
     /// `status.availableReplicas`.
     pub available: i32,
+    /// `status.replicas`: its pods, ready or still starting.
+    pub pods: i32,
 }
 
 impl Availability {
@@ -161,12 +163,19 @@ impl Availability {
             exists: true,
             desired: deployment.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1),
             available: deployment.status.as_ref().and_then(|s| s.available_replicas).unwrap_or_default(),
+            pods: deployment.status.as_ref().and_then(|s| s.replicas).unwrap_or_default(),
         }
     }
 
     /// Whether at least one pod serves.
     pub fn is_available(&self) -> bool {
         self.exists && self.available >= 1
+    }
+
+    /// Whether a pod of it runs or is starting (not yet ready: its readiness probe comes
+    /// a few seconds after the process starts).
+    pub fn has_pods(&self) -> bool {
+        self.is_available() || (self.exists && self.pods >= 1)
     }
 
     fn describe(&self, deployment: &str) -> String {
@@ -255,9 +264,9 @@ pub fn applied(status: &mut KlusterletStatus, generation: i64, agents: &Agents) 
 mod tests {
     use super::*;
 
-    const UP: Availability = Availability { exists: true, desired: 1, available: 1 };
-    const DOWN: Availability = Availability { exists: true, desired: 1, available: 0 };
-    const MISSING: Availability = Availability { exists: false, desired: 0, available: 0 };
+    const UP: Availability = Availability { exists: true, desired: 1, available: 1, pods: 1 };
+    const DOWN: Availability = Availability { exists: true, desired: 1, available: 0, pods: 0 };
+    const MISSING: Availability = Availability { exists: false, desired: 0, available: 0, pods: 0 };
 
     fn condition<'a>(status: &'a KlusterletStatus, type_: &str) -> &'a Condition {
         c::find(&status.conditions, type_).unwrap()
@@ -341,12 +350,15 @@ mod tests {
         let deployment: Deployment = serde_json::from_value(json!({
             "metadata": {"name": REGISTRATION_DEPLOYMENT},
             "spec": {"replicas": 2, "selector": {}, "template": {}},
-            "status": {"availableReplicas": 1},
+            "status": {"availableReplicas": 1, "replicas": 2},
         }))
         .unwrap();
         let agents = Agents::of(&[deployment]);
-        assert_eq!(agents.registration, Availability { exists: true, desired: 2, available: 1 });
+        assert_eq!(agents.registration, Availability { exists: true, desired: 2, available: 1, pods: 2 });
         assert!(agents.registration.is_available());
         assert!(!agents.work.exists);
+        let starting = Availability { exists: true, desired: 1, available: 0, pods: 1 };
+        assert!(starting.has_pods() && !starting.is_available(), "a pod not ready yet is a pod");
+        assert!(!Availability { pods: 0, ..starting }.has_pods());
     }
 }

@@ -12,8 +12,10 @@
 //! status says what really runs.
 //!
 //! Lifecycle, as a kubelet would do it:
-//! - a deleted Pod (or one marked for deletion) has its processes stopped: SIGTERM, then
-//!   SIGKILL after the grace period;
+//! - a Pod marked for deletion (the API server keeps a Pod on a node for its grace period)
+//!   has its processes stopped — SIGTERM, then SIGKILL after the grace period — and is
+//!   then deleted for good with a grace period of 0, as the kubelet ends a graceful
+//!   deletion;
 //! - a process that exits is restarted after a back-off (200 ms doubling up to 5 s,
 //!   back to 200 ms after 10 s up) and its `restartCount` goes up;
 //! - each replica is its own Pod and process (replicas: 3 runs three processes, which

@@ -14,7 +14,10 @@
 //! - `httpGet` (HTTP; a status from 200 to 399 passes, redirects are not followed) and
 //!   `tcpSocket` run against 127.0.0.1, where every simulated Pod lives. `exec`, `grpc` and
 //!   HTTPS probes are not run by the dev cluster: they count as passing, and the Pod's log
-//!   says so once.
+//!   says so when the container starts.
+//! - A container the simulator reports running without a process (an image that is neither
+//!   fleetctl's nor in podman's storage) is not probed — nothing listens — and is ready
+//!   once it runs.
 //!
 //! Ports: a fleetctl container serves its health endpoint on a port the simulator picks
 //! (every Pod shares 127.0.0.1), so a probe aimed at the port its manifest gives

@@ -33,10 +33,9 @@
 //! ones run in parallel upstream; the outcome is the same).
 
 use std::sync::Arc;
-
-use base64::Engine;
 use std::time::Duration;
 
+use base64::Engine;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
@@ -61,7 +60,7 @@ use super::super::store::{Store, key};
 use super::policy::{self, read_all};
 use super::{Admitted, Operation, Plugin, Request, matching};
 
-/// The longest a webhook may take (and the default).
+/// The longest a webhook may take, and how long when it does not say.
 const MAX_TIMEOUT: i32 = 30;
 const DEFAULT_TIMEOUT: i32 = 10;
 /// The largest answer read from a webhook.
