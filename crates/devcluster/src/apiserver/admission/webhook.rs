@@ -457,23 +457,24 @@ fn call(state: &ApiState, webhook: &Hook, review: &Value) -> Result<Value, CallE
     let url = format!("https://{}:{}{path}", endpoint.host, endpoint.port);
     let ca_bundle = webhook.client_config.ca_bundle.as_ref().map(|b| b.0.clone()).unwrap_or_default();
     let body = serde_json::to_vec(review).map_err(|e| CallError(e.to_string()))?;
-    let timeout = Duration::from_secs(u64::try_from(timeout_seconds).unwrap_or(10));
+    let timeout = Duration::from_secs(u64::from(timeout_seconds.unsigned_abs()));
     let post = async move {
         match tokio::time::timeout(timeout, post(&endpoint, &path, &ca_bundle, body)).await {
             Ok(result) => result,
             Err(_) => Err("context deadline exceeded".to_string()),
         }
     };
-    let answer = block_on(post).map_err(|why| CallError(format!("Post \"{url}\": {why}")))?;
+    let answer = block_on(post).and_then(|answer| answer).map_err(|why| CallError(format!("Post \"{url}\": {why}")))?;
     serde_json::from_slice(&answer).map_err(|e| CallError(format!("the answer is not JSON: {e}")))
 }
 
-/// Runs a future to completion from synchronous code inside (or outside) a runtime.
-fn block_on<T: Send>(future: impl Future<Output = T> + Send) -> T {
+/// Runs a future to completion from synchronous code inside (or outside) a runtime; `Err`
+/// when no runtime could be started for it.
+fn block_on<T: Send>(future: impl Future<Output = T> + Send) -> Result<T, String> {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current() {
         Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(|| handle.block_on(future))
+            Ok(tokio::task::block_in_place(|| handle.block_on(future)))
         }
         _ => std::thread::scope(|scope| {
             let worker = scope.spawn(|| {
@@ -481,8 +482,7 @@ fn block_on<T: Send>(future: impl Future<Output = T> + Send) -> T {
                 runtime.map(|runtime| runtime.block_on(future))
             });
             match worker.join() {
-                Ok(Ok(value)) => value,
-                Ok(Err(e)) => panic!("starting a runtime for a webhook call: {e}"),
+                Ok(done) => done.map_err(|e| format!("starting a runtime for the call: {e}")),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }),
