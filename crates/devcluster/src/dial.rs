@@ -1,8 +1,41 @@
-//! Connection errors worded as Go's net package words them (`dial tcp ADDR: connect:
-//! connection refused`), so what the dev cluster's kubelet and webhook client report reads
-//! as a real cluster's does.
+//! The dev cluster's own outgoing requests (the kubelet's probes, admission webhook
+//! calls): one HTTP/1.1 exchange over a connected stream, and connection errors worded as
+//! Go's net package words them (`dial tcp ADDR: connect: connection refused`), so what they
+//! report reads as a real cluster's does.
 
 use std::fmt::Display;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Limited};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Sends one request over `stream` and returns the answer's status and body (at most
+/// `limit` bytes of it); the connection is dropped afterwards.
+pub(crate) async fn exchange<S, B>(
+    stream: S,
+    request: hyper::Request<B>,
+    limit: usize,
+) -> Result<(hyper::StatusCode, Bytes), String>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
+    let connection = tokio::spawn(connection);
+    let answer = async {
+        let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
+        let status = response.status();
+        let body = Limited::new(response.into_body(), limit).collect().await.map_err(|e| e.to_string())?;
+        Ok((status, body.to_bytes()))
+    }
+    .await;
+    connection.abort();
+    answer
+}
 
 /// The error of connecting to `addr`.
 pub(crate) fn connect_error(addr: impl Display, error: &std::io::Error) -> String {

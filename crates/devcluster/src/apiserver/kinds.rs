@@ -168,7 +168,7 @@ pub fn deletion_complete(rt: &ResourceType, object: &Value) -> bool {
     if object::deletion_timestamp(object).is_none() || !object::finalizers(object).is_empty() {
         return false;
     }
-    if object["metadata"]["deletionGracePeriodSeconds"].as_i64().is_some_and(|grace| grace > 0) {
+    if object::deletion_grace_period(object) > 0 {
         return false;
     }
     !is(rt, "", "namespaces") || object["spec"]["finalizers"].as_array().is_none_or(Vec::is_empty)

@@ -45,6 +45,12 @@ pub fn deletion_timestamp(object: &Value) -> Option<&str> {
     meta_str(object, "deletionTimestamp")
 }
 
+/// `metadata.deletionGracePeriodSeconds`: what is left of a deletion's grace period as
+/// marked (0 when it names none, as for every deletion but a Pod's).
+pub fn deletion_grace_period(object: &Value) -> i64 {
+    object["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0)
+}
+
 /// `metadata.resourceVersion` as a number; `Err` when present but not ours.
 pub fn resource_version(object: &Value) -> Result<Option<u64>, String> {
     match meta_str(object, "resourceVersion") {
@@ -105,7 +111,12 @@ pub fn owner_uids(object: &Value) -> impl Iterator<Item = &str> {
 
 /// The current time as Kubernetes writes `metav1.Time` (RFC 3339, seconds).
 pub fn now() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    time(jiff::Timestamp::now())
+}
+
+/// A time as Kubernetes writes `metav1.Time`.
+pub fn time(at: jiff::Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// A random suffix for `generateName`, from the alphabet upstream uses.

@@ -649,8 +649,7 @@ impl ApiState {
             if object::deletion_timestamp(&object).is_some() {
                 // A deletion under way changes only to a shorter grace period (upstream's
                 // `BeforeDelete`); with 0 and no finalizer the object goes.
-                let pending = object["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
-                if grace >= pending {
+                if grace >= object::deletion_grace_period(&object) {
                     return Ok(Written::new(200, object));
                 }
             } else {
@@ -680,7 +679,7 @@ impl ApiState {
             object::set_finalizers(&mut object, &finalizers);
             let meta = object::metadata_mut(&mut object);
             let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(grace);
-            meta.insert("deletionTimestamp".into(), json!(at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()));
+            meta.insert("deletionTimestamp".into(), json!(object::time(at)));
             meta.insert("deletionGracePeriodSeconds".into(), json!(grace));
             kinds::on_delete(rt, &mut object);
             if opts.dry_run {

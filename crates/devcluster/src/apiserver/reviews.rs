@@ -161,9 +161,7 @@ impl ApiState {
             .tokens
             .issue(namespace, ServiceAccountRef { name: name.to_string(), uid }, audiences.clone(), now, seconds)
             .map_err(|e| ApiError::internal(e.to_string()))?;
-        let expires = jiff::Timestamp::from_second(claims.exp)
-            .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
-            .unwrap_or_default();
+        let expires = jiff::Timestamp::from_second(claims.exp).map(object::time).unwrap_or_default();
         body["apiVersion"] = json!("authentication.k8s.io/v1");
         body["kind"] = json!("TokenRequest");
         body["metadata"] = json!({"name": name, "namespace": namespace, "creationTimestamp": null});

@@ -29,13 +29,14 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Empty;
-use hyper_util::rt::TokioIo;
 use k8s_openapi::api::core::v1::{Container, Probe};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use tokio::time::{Instant, MissedTickBehavior};
 
 /// The `User-Agent` of the kubelet's HTTP probes (`kube-probe/<major>.<minor>`).
 const USER_AGENT: &str = "kube-probe/1.32";
+/// The most of an answer's body a probe reads (the kubelet's `maxRespBodyLength`).
+const MAX_BODY: usize = 10 * 1024;
 
 /// Which probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,9 +194,6 @@ async fn http_get(port: u16, path: &str, headers: &[(String, String)]) -> Result
     let stream = tokio::net::TcpStream::connect(addr)
         .await
         .map_err(|e| format!("Get \"{url}\": {}", crate::dial::connect_error(addr, &e)))?;
-    let failed = |e: hyper::Error| format!("Get \"{url}\": {e}");
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(failed)?;
-    let connection = tokio::spawn(connection);
     let mut request = hyper::Request::get(path)
         .header(hyper::header::HOST, addr.to_string())
         .header(hyper::header::USER_AGENT, USER_AGENT)
@@ -204,9 +202,9 @@ async fn http_get(port: u16, path: &str, headers: &[(String, String)]) -> Result
         request = request.header(name.as_str(), value.as_str());
     }
     let request = request.body(Empty::<Bytes>::new()).map_err(|e| format!("Get \"{url}\": {e}"))?;
-    let answer = sender.send_request(request).await.map_err(failed);
-    connection.abort();
-    let status = answer?.status().as_u16();
+    let (status, _) =
+        crate::dial::exchange(stream, request, MAX_BODY).await.map_err(|e| format!("Get \"{url}\": {e}"))?;
+    let status = status.as_u16();
     if (200..400).contains(&status) { Ok(()) } else { Err(format!("HTTP probe failed with statuscode: {status}")) }
 }
 

@@ -37,8 +37,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
+use http_body_util::Full;
 use k8s_openapi::api::admissionregistration::v1::{
     MatchCondition, MatchResources, MutatingWebhook, MutatingWebhookConfiguration, NamedRuleWithOperations,
     RuleWithOperations, ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig,
@@ -515,29 +514,17 @@ async fn post(endpoint: &Endpoint, path: &str, ca_bundle: &[u8], body: Vec<u8>) 
         .connect(server_name, tcp)
         .await
         .map_err(|e| format!("tls: {e}"))?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
-    let connection = tokio::spawn(connection);
     let request = hyper::Request::post(path)
         .header(hyper::header::HOST, format!("{}:{}", endpoint.server_name, endpoint.port))
         .header(hyper::header::CONTENT_TYPE, "application/json")
         .header(hyper::header::ACCEPT, "application/json")
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;
-    let answer = sender.send_request(request).await.map_err(|e| e.to_string());
-    let result = async {
-        let response = answer?;
-        let status = response.status();
-        let limited = http_body_util::Limited::new(response.into_body(), MAX_RESPONSE);
-        let bytes = limited.collect().await.map_err(|e| e.to_string())?.to_bytes();
-        if !status.is_success() {
-            return Err(format!("the webhook answered {status}: {}", String::from_utf8_lossy(&bytes)));
-        }
-        Ok(bytes.to_vec())
+    let (status, bytes) = crate::dial::exchange(tls, request, MAX_RESPONSE).await?;
+    if !status.is_success() {
+        return Err(format!("the webhook answered {status}: {}", String::from_utf8_lossy(&bytes)));
     }
-    .await;
-    connection.abort();
-    result
+    Ok(bytes.to_vec())
 }
 
 #[cfg(test)]
