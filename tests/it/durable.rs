@@ -114,11 +114,11 @@ async fn after_a_restart_the_collector_finishes_what_it_had_not_done() {
 
     let c = TestCluster::with_settings(settings).await;
     let cms: Api<ConfigMap> = Api::namespaced(c.client.clone(), NAMESPACE);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while cms.get_opt("orphan").await.expect("get").is_some() {
-        assert!(Instant::now() < deadline, "the dependent of a missing owner was not collected after the restart");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let collected = kube::runtime::wait::await_condition(cms, "orphan", |o: Option<&ConfigMap>| o.is_none());
+    tokio::time::timeout(crate::support::PATIENCE, collected)
+        .await
+        .expect("the dependent of a missing owner is collected after the restart")
+        .expect("watch");
     c.server.shutdown().await;
 }
 
@@ -396,15 +396,18 @@ fn check(round: usize, w: usize, model: &mut Model, actual: &BTreeMap<String, (S
 }
 
 /// The model as a request left it that the kill cut off. A killed server cannot answer, so
-/// an answer (a 409, a 500, …) is a wrong one, never a kill: the test fails on it.
+/// only a transport error (the connection refused, reset or cut mid-answer) is a kill; an
+/// answer — a 409, a 500, or a body that is not the object — is a wrong one, and the test
+/// fails on it.
 fn cut_off(model: Model, error: &kube::Error) -> Model {
-    if let kube::Error::Api(status) = error {
-        panic!(
+    match error {
+        kube::Error::HyperError(_) | kube::Error::Service(_) => model,
+        kube::Error::Api(status) => panic!(
             "the server answered {} {:?} ({}) where only a kill may stop a write",
             status.code, status.reason, status.message
-        );
+        ),
+        other => panic!("a write ended in {other} where only a kill (a transport error) may stop it"),
     }
-    model
 }
 
 /// Creates, updates and deletes its own ConfigMaps until a request fails (the server

@@ -57,15 +57,19 @@ async fn finalizers_hold_an_object_until_they_are_removed() {
     let pending = api.delete("held", &DeleteParams::default()).await.expect("delete");
     let marked = pending.left().expect("the object comes back while finalizers remain");
     assert!(marked.metadata.deletion_timestamp.is_some());
-    let refused = api
+    let kube::Error::Api(refused) = api
         .patch(
             "held",
             &PatchParams::default(),
             &Patch::Merge(json!({"metadata": {"finalizers": ["example.com/hold", "example.com/new"]}})),
         )
         .await
-        .expect_err("no new finalizers while deleting");
-    assert!(refused.to_string().contains("no new finalizers"), "{refused}");
+        .expect_err("no new finalizers while deleting")
+    else {
+        panic!("refused by the server")
+    };
+    assert_eq!((refused.code, refused.reason.as_str()), (422, "Invalid"), "{refused:?}");
+    assert!(refused.message.contains("no new finalizers"), "{}", refused.message);
     api.patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
         .await
         .expect("release");

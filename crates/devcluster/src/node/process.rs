@@ -376,10 +376,12 @@ mod tests {
             credentials: Credentials::under(dir.path()),
             output: Sink::detached(dir.path().join("run.log"), log.clone()),
         };
-        let mut running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
+        let running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
         assert!(running.container_id().starts_with("process://"));
-        let waited = tokio::time::timeout(Duration::from_millis(200), running.wait()).await;
-        assert!(waited.is_err(), "still running");
+        // Started (the shell then execs a sleep of 30 s): only the signal can end it now.
+        while !std::fs::read_to_string(&log).unwrap_or_default().contains("started") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let code = running.terminate(Duration::from_secs(2)).await;
         assert_eq!(code, SIGNAL_BASE + Signal::SIGTERM as i32);
         assert_eq!(std::fs::metadata(&log).unwrap().permissions().mode() & 0o777, 0o600);
