@@ -5,6 +5,7 @@ use std::time::Duration;
 use fleetctl::lifecycle::detach::DetachOptions;
 use fleetctl_api::{Klusterlet, KlusterletSpec, ManagedCluster, ManifestWork};
 use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
@@ -13,6 +14,7 @@ use kube::runtime::conditions;
 use kube::runtime::wait::await_condition;
 use serde_json::json;
 
+use super::approval::{agent_request, approved_certificate, bootstrap_client, submit};
 use super::{Hub, report};
 use crate::support::cluster::TestCluster;
 
@@ -63,6 +65,12 @@ async fn nothing_left(hub: &Hub, name: &str, uid: &str, namespace_uid: &str) {
 async fn a_detach_with_the_agent_present_removes_works_in_order_then_everything() {
     let hub = Hub::start().await;
     joined_and_available(&hub, "c1").await;
+    // The certificates the hub issued to c1's agent, and to another cluster's.
+    joined_and_available(&hub, "c2").await;
+    for (csr, cluster) in [("c1-agent", "c1"), ("c2-agent", "c2")] {
+        submit(&bootstrap_client(&hub, cluster).await, &agent_request(csr, cluster)).await;
+        approved_certificate(&hub, csr).await;
+    }
     let cluster = hub.clusters().get("c1").await.expect("cluster");
     let ns_uid = Api::<Namespace>::all(hub.cluster.client.clone()).get("c1").await.expect("ns").uid().expect("uid");
     // Every deletion of a work from here on, in the order the server made them.
@@ -97,6 +105,10 @@ async fn a_detach_with_the_agent_present_removes_works_in_order_then_everything(
         }
     }
     assert_eq!(deleted, ["c1-klusterlet", "c1-klusterlet-crds"]);
+    // c1's approved CSRs, certificates included, went with it; c2's stay.
+    let csrs = Api::<CertificateSigningRequest>::all(hub.cluster.client.clone());
+    assert!(csrs.get_opt("c1-agent").await.expect("get").is_none(), "c1's CSRs do not pile up");
+    assert!(csrs.get_opt("c2-agent").await.expect("get").is_some(), "another cluster's stay");
 }
 
 #[tokio::test]
@@ -178,6 +190,10 @@ async fn a_detach_that_sees_the_target_clean_itself_tells_the_hub_instead_of_wai
     // The registration agent is dead: nobody will tell the hub that the klusterlet left,
     // and the lease grace is 5 × 60 s. The work agent still removes the klusterlet.
     let target = target_with_klusterlet("c1").await;
+    // What the hub hears of c1 from here on.
+    let from = hub.clusters().get("c1").await.expect("cluster").resource_version().expect("resourceVersion");
+    let mut heard =
+        hub.clusters().watch(&WatchParams::default().fields("metadata.name=c1"), &from).await.expect("watch").boxed();
     let options = DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(20) };
     let detach = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {});
     let remove_klusterlet = async {
@@ -191,6 +207,24 @@ async fn a_detach_that_sees_the_target_clean_itself_tells_the_hub_instead_of_wai
     };
     let (outcome, ()) = tokio::join!(detach, remove_klusterlet);
     assert_eq!(outcome.expect("detached well within the lease grace").result, "detached");
+    // How: detach itself said the klusterlet was gone (Available=False, KlusterletRemoved),
+    // as the dead agent would have; the hub then cleaned up without waiting for the lease.
+    let mut told = false;
+    loop {
+        let event = tokio::time::timeout(crate::support::PATIENCE, heard.try_next()).await.expect("in time");
+        match event.expect("watch").expect("open until the cluster is gone") {
+            WatchEvent::Modified(cluster) => {
+                told |= fleetctl_api::conditions::find(cluster.conditions(), AVAILABLE).is_some_and(|c| {
+                    c.status == "False"
+                        && c.reason == fleetctl_api::conditions::REASON_KLUSTERLET_REMOVED
+                        && c.message.contains("seen by fleetctl detach")
+                });
+            }
+            WatchEvent::Deleted(_) => break,
+            _ => {}
+        }
+    }
+    assert!(told, "detach told the hub that the target is clean");
 }
 
 #[tokio::test]
@@ -241,6 +275,39 @@ async fn after_a_forced_detach_the_command_it_recommends_removes_the_klusterlet_
     // Run again, it finds nothing left and says so without failing.
     let again = detach(Some(&target.client)).await.expect("idempotent");
     assert!(again.result.starts_with("removed from the target"), "{}", again.result);
+}
+
+/// `detach --force` with the target's kubeconfig, while the hub still knows the cluster and
+/// its agents do not answer: the klusterlet is removed from the target directly (its
+/// finalizer released, as no operator runs to do it), then the hub is cleaned by force —
+/// and nothing is left on either side to name.
+#[tokio::test]
+async fn a_forced_detach_with_the_target_removes_the_klusterlet_there_then_cleans_the_hub() {
+    let hub = Hub::start().await;
+    joined_and_available(&hub, "c1").await;
+    let cluster = hub.clusters().get("c1").await.expect("cluster");
+    let ns_uid = Api::<Namespace>::all(hub.cluster.client.clone()).get("c1").await.expect("ns").uid().expect("uid");
+    let target = target_with_klusterlet("c1").await;
+    let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
+    let held = json!({"metadata": {"finalizers": ["operator.open-cluster-management.io/klusterlet-cleanup"]}});
+    klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(held)).await.expect("finalizer");
+    let options = DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2) };
+    let detached = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {})
+        .await
+        .expect("detached by force");
+    assert_eq!(detached.result, "detached", "nothing left to name: {}", detached.result);
+    let steps: Vec<&str> = detached.steps.iter().map(|s| s.step.as_str()).collect();
+    assert!(steps.contains(&"target: klusterlet removed directly"), "{steps:?}");
+    assert!(steps.contains(&"hub: cleaned by force"), "{steps:?}");
+    nothing_left(&hub, "c1", &cluster.uid().expect("uid"), &ns_uid).await;
+    assert!(klusterlets.get_opt("klusterlet").await.expect("get").is_none(), "the Klusterlet is gone");
+    let crds = Api::<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>::all(
+        target.client.clone(),
+    );
+    assert!(crds.get_opt("klusterlets.operator.open-cluster-management.io").await.expect("get").is_none());
+    let agent =
+        Api::<Namespace>::all(target.client.clone()).get_opt("open-cluster-management-agent").await.expect("get");
+    assert!(agent.is_none_or(|ns| ns.metadata.deletion_timestamp.is_some()), "the agent namespace goes");
 }
 
 #[tokio::test]
