@@ -6,9 +6,11 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use fleetctl_api::ManifestWork;
+use futures::TryStreamExt;
 use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::WatchStreamExt;
 use serde_json::{Value, json};
 
 use super::{Hub, bootstrap_ca, bootstrap_token, report};
@@ -260,4 +262,54 @@ async fn registry_credentials_reach_the_import_manifests_and_a_missing_pull_secr
     assert_eq!(decoded, credentials);
     let account = docs.iter().find(|d| d["kind"] == "ServiceAccount").expect("operator account");
     assert_eq!(account["imagePullSecrets"], json!([{"name": "open-cluster-management-image-pull-credentials"}]));
+}
+
+/// A controller that knows only its in-cluster address (a pod started without
+/// `--hub-url`) writes no import secret a managed cluster could not use: it says why on the
+/// ManagedCluster (ImportSucceeded=False, a HubAddressUnknown Event) and `describe` shows it.
+#[tokio::test]
+async fn a_controller_that_knows_only_its_in_cluster_address_imports_nothing_and_says_why() {
+    let in_cluster = "https://10.96.0.1:443";
+    let hub =
+        Hub::with(|config| config.address = fleetctl_hub::HubAddress::Unknown { in_cluster_url: in_cluster.into() })
+            .await;
+    hub.create_cluster("c1", true).await;
+    let refused = hub
+        .wait_cluster("c1", |c| {
+            fleetctl_api::conditions::find(c.conditions(), "ManagedClusterImportSucceeded").is_some_and(|c| {
+                c.status == "False" && c.reason == "ManagedClusterImportFailed" && c.message.contains(in_cluster)
+            })
+        })
+        .await;
+    let condition = fleetctl_api::conditions::find(refused.conditions(), "ManagedClusterImportSucceeded").expect("set");
+    assert!(condition.message.contains("fleetctl hub install"), "says what to do: {}", condition.message);
+    let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    assert!(secrets.get_opt("c1-import").await.expect("get").is_none(), "no import secret naming {in_cluster}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("hub.kubeconfig");
+    std::fs::write(&kubeconfig, serde_json::to_vec(&hub.cluster.server.kubeconfig("hub")).expect("json"))
+        .expect("kubeconfig");
+    let kubeconfig = kubeconfig.to_str().expect("UTF-8 path").to_string();
+    // The Event (filed in `default`, as for every cluster-scoped object), then describe.
+    let events: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(hub.cluster.client.clone(), "default");
+    let filed = kube::runtime::watcher(events, kube::runtime::watcher::Config::default().fields("regarding.name=c1"))
+        .applied_objects()
+        .try_filter(|e| std::future::ready(e.reason.as_deref() == Some("HubAddressUnknown")));
+    let event = tokio::time::timeout(crate::support::PATIENCE, std::pin::pin!(filed).try_next())
+        .await
+        .expect("the Event in time")
+        .expect("watch")
+        .expect("an Event");
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        .args(["describe", "cluster", "c1", "--hub-kubeconfig", &kubeconfig])
+        .env("NO_COLOR", "1")
+        .output()
+        .await
+        .expect("fleetctl runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(text.contains("HubAddressUnknown"), "describe shows the Event: {text}");
+    assert!(text.contains(in_cluster), "{text}");
 }
