@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::DevUp;
 use crate::support::until;
@@ -64,7 +64,7 @@ async fn hub_objects(env: &DevUp) -> Vec<String> {
         .expect("clusters")
         .items
         .iter()
-        .map(|c| format!("mcl/{}@{}", c.name_any(), c.spec.hub_accepts_client))
+        .map(|c| format!("mcl/{}@{} {:?}", c.name_any(), c.spec.hub_accepts_client, c.labels()))
         .collect();
     let namespaces = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(hub.clone())
         .list(&Default::default())
@@ -80,30 +80,91 @@ async fn hub_objects(env: &DevUp) -> Vec<String> {
     out
 }
 
+/// The labels of a cluster on the hub.
+async fn labels_of(env: &DevUp, name: &str) -> std::collections::BTreeMap<String, String> {
+    let hub = env.client("hub").await;
+    let cluster = kube::Api::<fleetctl_api::ManagedCluster>::all(hub).get(name).await.expect("cluster");
+    cluster.metadata.labels.unwrap_or_default()
+}
+
+/// The three acts through the CLI with `-o json`: an import waited for and one with
+/// `--no-wait` (which the cluster finishes on its own); a re-import that changes nothing,
+/// and one with other labels, which updates them and says so; an upgrade of the clusters a
+/// label selects, then of all; and the detach of each.
 #[tokio::test]
 async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() {
+    use fleetctl::lifecycle::upgrade::running_version;
+    use fleetctl_api::ManagedCluster;
     let env = DevUp::start(2);
     let hub = ["--hub-context", "hub"];
-    for name in ["cluster1", "cluster2"] {
-        let stdout = ok(env.fleetctl(&[&["import", name, "--cluster-context", name, "-o", "json"][..], &hub].concat()));
-        let report: Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
-        assert!(report.get("error").is_none(), "{report}");
-        let result = &report["clusters"][0];
-        assert_eq!(result["cluster"], name);
-        assert_eq!(result["result"], "imported");
-        assert!(result["steps"].as_array().expect("steps").len() >= 5);
-        let available = result["conditions"]
-            .as_array()
-            .expect("conditions")
-            .iter()
-            .any(|c| c["type"] == "ManagedClusterConditionAvailable" && c["status"] == "True");
-        assert!(available, "{result}");
-    }
+    let import = |name: &'static str, more: &[&'static str]| {
+        [&["import", name, "--cluster-context", name, "-o", "json"][..], more, &hub].concat()
+    };
+    let stdout = ok(env.fleetctl(&import("cluster1", &["-l", "env=prod", "-l", "tier=gold"])));
+    let report: Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
+    assert!(report.get("error").is_none(), "{report}");
+    let result = &report["clusters"][0];
+    assert_eq!(result["cluster"], "cluster1");
+    assert_eq!(result["result"], "imported");
+    assert!(result["steps"].as_array().expect("steps").len() >= 5);
+    let available = result["conditions"]
+        .as_array()
+        .expect("conditions")
+        .iter()
+        .any(|c| c["type"] == "ManagedClusterConditionAvailable" && c["status"] == "True");
+    assert!(available, "{result}");
+
+    // --no-wait: the manifests are applied and the command returns; the cluster joins alone.
+    let stdout = ok(env.fleetctl(&import("cluster2", &["--no-wait", "-l", "env=dev"])));
+    let report: Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
+    let result = &report["clusters"][0];
+    assert_eq!(result["result"], "manifests applied", "{report}");
+    let steps: Vec<&str> =
+        result["steps"].as_array().expect("steps").iter().filter_map(|s| s["step"].as_str()).collect();
+    assert!(!steps.iter().any(|s| s.starts_with("cluster ")), "nothing waited for: {steps:?}");
+    let clusters = kube::Api::<ManagedCluster>::all(env.client("hub").await);
+    fleetctl::lifecycle::wait_for(
+        clusters.clone(),
+        "cluster2",
+        "cluster2 imported",
+        super::WAIT,
+        |c: Option<&ManagedCluster>| c.is_some_and(fleetctl::lifecycle::import::imported),
+    )
+    .await
+    .expect("cluster2 imported on its own");
+
     // Importing again says so and changes nothing.
     let before = hub_objects(&env).await;
-    let again = ok(env.fleetctl(&[&["import", "cluster1", "--cluster-context", "cluster1"][..], &hub].concat()));
-    assert!(again.contains("already imported"), "{again}");
+    let again = ok(env.fleetctl(&import("cluster1", &["-l", "env=prod", "-l", "tier=gold"])));
+    let again: Value = serde_json::from_str(&again).expect("JSON");
+    assert_eq!(again["clusters"][0]["result"], "already imported", "{again}");
     assert_eq!(hub_objects(&env).await, before);
+    // With other labels it updates those an import set (not others'), and says so.
+    let others = serde_json::json!({"metadata": {"labels": {"team": "a"}}});
+    clusters.patch("cluster1", &Default::default(), &kube::api::Patch::Merge(others)).await.expect("label");
+    let output = env
+        .fleetctl(&[&["import", "cluster1", "--cluster-context", "cluster1", "-l", "env=staging"][..], &hub].concat());
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("already imported; labels updated"), "{stdout}");
+    assert!(
+        stderr.contains("labels of cluster cluster1 updated: set env=staging; removed tier (set by an earlier import)"),
+        "{stderr}"
+    );
+    let labels = labels_of(&env, "cluster1").await;
+    assert_eq!(labels.get("env").map(String::as_str), Some("staging"), "{labels:?}");
+    assert!(!labels.contains_key("tier"), "{labels:?}");
+    assert_eq!(labels.get("team").map(String::as_str), Some("a"), "someone else's label stays: {labels:?}");
+
+    // -l selects the clusters to upgrade.
+    let old = running_version(&clusters.get("cluster1").await.expect("cluster1")).expect("version").to_string();
+    let stdout = ok(env.fleetctl(&[&["upgrade", "-l", "env=dev", "--to", "0.2.0", "-o", "json"][..], &hub].concat()));
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let results = report["clusters"].as_array().expect("clusters");
+    assert_eq!(results.len(), 1, "{report}");
+    assert_eq!((&results[0]["cluster"], &results[0]["result"]), (&json!("cluster2"), &json!("running 0.2.0")));
+    let cluster1 = clusters.get("cluster1").await.expect("cluster1");
+    assert_eq!(running_version(&cluster1), Some(old.as_str()), "not selected, not upgraded");
 
     let stdout =
         ok(env.fleetctl(&[&["upgrade", "--all", "--to", "0.2.0", "--parallel", "2", "-o", "json"][..], &hub].concat()));
@@ -334,7 +395,17 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
             2,
             "is reserved",
         ),
+        (vec!["import", "c9", "-l", "env=-bad", "--hub-context", "hub"], 2, "invalid value \"-bad\" for label env"),
+        (vec!["import", "c9", "-l", "Example.com/env=x", "--hub-context", "hub"], 2, "the prefix \"Example.com\""),
+        (vec!["import", "c9", "-l", "open-cluster-management.io/x=y", "--hub-context", "hub"], 2, "is reserved"),
+        (vec!["import", "c9", "-l", "team.fleetctl.io/x=y", "--hub-context", "hub"], 2, "is reserved"),
         (vec!["import", "c9", "--hub-context", "hub", "--timeout", "0s"], 2, "greater than zero"),
+        (vec!["detach", "cluster1", "--yes", "--hub-context", "hub", "--timeout", "0s"], 2, "greater than zero"),
+        (vec!["detach", "cluster1", "--yes", "--parallel", "0", "--hub-context", "hub"], 2, "--parallel"),
+        (vec!["hub", "install", "--image-registry", "https://x", "--hub-context", "hub"], 2, "--image-registry"),
+        (vec!["import", "c9", "--hub-context", "no-user"], 4, "names user \"nobody\""),
+        (vec!["get", "clusters", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
+        (vec!["hub", "uninstall", "--hub-kubeconfig", &g], 4, "not a valid kubeconfig"),
         (vec!["upgrade", "--all", "--to", "0.2.0", "--parallel", "0", "--hub-context", "hub"], 2, "invalid wave size"),
         (vec!["import", "c9", "--parallel", "0", "--hub-context", "hub"], 2, "--parallel"),
         (vec!["import", "c9", "c10", "--hub-context", "hub"], 2, "need a context each"),
