@@ -1,5 +1,3 @@
-use clap::Parser;
-
 fn main() -> std::process::ExitCode {
-    fleetctl::cli::Cli::parse().run()
+    fleetctl::cli::main()
 }

@@ -41,7 +41,7 @@ pub struct ApplyArgs {
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
     /// How many clusters to import or detach at once.
-    #[arg(long, value_name = "N", default_value = "5")]
+    #[arg(long, value_name = "N", default_value = "5", value_parser = super::flags::parallel)]
     parallel: NonZeroUsize,
     /// Override the file's hub.
     #[command(flatten)]

@@ -29,7 +29,7 @@ pub struct DetachArgs {
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     selector: Option<String>,
     /// How many clusters to detach at once.
-    #[arg(long, value_name = "N", default_value = "5")]
+    #[arg(long, value_name = "N", default_value = "5", value_parser = super::flags::parallel)]
     parallel: NonZeroUsize,
     /// Do not ask (needed when not on a terminal).
     #[arg(long, short = 'y')]

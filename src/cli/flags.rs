@@ -135,9 +135,22 @@ pub fn positive_duration(text: &str) -> Result<Duration, String> {
     Ok(duration)
 }
 
+/// `--parallel`: how many clusters at once, one at least.
+pub fn parallel(text: &str) -> Result<std::num::NonZeroUsize, String> {
+    let count: usize = text.parse().map_err(|_| format!("{text:?} is not a number of clusters"))?;
+    std::num::NonZeroUsize::new(count).ok_or_else(|| "at least one cluster at a time: give 1 or more".to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parallel_is_one_or_more_clusters() {
+        assert_eq!(parallel("3").map(std::num::NonZeroUsize::get), Ok(3));
+        assert!(parallel("0").expect_err("zero").contains("at least one"));
+        assert!(parallel("x").expect_err("not a number").contains("not a number"));
+    }
 
     #[test]
     fn errors_about_a_kubeconfig_name_the_flag_that_sets_it() {

@@ -34,7 +34,7 @@ pub struct ImportArgs {
     #[arg(long, requires = "cluster_kubeconfig", conflicts_with = "names")]
     all_contexts: bool,
     /// How many clusters to import at once.
-    #[arg(long, value_name = "N", default_value = "5")]
+    #[arg(long, value_name = "N", default_value = "5", value_parser = super::flags::parallel)]
     parallel: NonZeroUsize,
     /// A label for the ManagedClusters (repeatable).
     #[arg(short = 'l', long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]

@@ -83,6 +83,61 @@ impl Fault for RuntimeError {
     }
 }
 
+/// The commands whose `-o json|yaml` document is a report of what they did, which they
+/// print on failure too.
+const REPORTING: [&str; 4] = ["import", "upgrade", "detach", "apply"];
+
+/// Parses the command line and runs the command. A command line clap refuses is a usage
+/// error (exit 2, said on stderr); when a reporting command was asked for `-o json|yaml`,
+/// its report, with that error, is printed on stdout too, as for every other failure.
+pub fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match Cli::try_parse_from(&args) {
+        Ok(cli) => cli.run(),
+        Err(error) => {
+            if error.exit_code() == ExitStatus::Usage as i32
+                && let Some(output) = report_output(&args)
+            {
+                let printer = Printer::new(&TerminalFlags::default()).with_output(output);
+                let rendered = error.to_string();
+                let first = rendered.lines().next().unwrap_or_default();
+                if let Err(not_printed) = report::refused_command_line(&printer, first.trim_start_matches("error: ")) {
+                    printer.error(&CommandError::from(not_printed));
+                }
+            }
+            error.exit()
+        }
+    }
+}
+
+/// The report format a reporting command's command line asks for (`-o json`, `-oyaml`,
+/// `--output=json`, …), if any. Only flags without values (`-q`, `-v`, `--no-color`) come
+/// before the command.
+fn report_output(args: &[std::ffi::OsString]) -> Option<flags::Output> {
+    let words: Vec<&str> = args.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    let command = words.iter().find(|w| !w.starts_with('-'))?;
+    if !REPORTING.contains(command) {
+        return None;
+    }
+    let mut asked = None;
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        let value = match *word {
+            "-o" | "--output" => words.next().copied(),
+            word => {
+                word.strip_prefix("--output=").or_else(|| word.strip_prefix("-o")).map(|v| v.trim_start_matches('='))
+            }
+        };
+        match value {
+            Some("json") => asked = Some(flags::Output::Json),
+            Some("yaml") => asked = Some(flags::Output::Yaml),
+            Some(_) => asked = None,
+            None => {}
+        }
+    }
+    asked
+}
+
 impl Cli {
     /// Runs the command; an error is reported on stderr and becomes the exit code.
     pub fn run(self) -> ExitCode {
@@ -153,6 +208,19 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_refused_command_line_of_a_reporting_command_still_names_its_report_format() {
+        use super::flags::Output;
+        let asked = |line: &str| report_output(&line.split_whitespace().map(Into::into).collect::<Vec<_>>());
+        assert_eq!(asked("fleetctl import c9 --timeout 0s -o json"), Some(Output::Json));
+        assert_eq!(asked("fleetctl -q detach c1 --parallel 0 -oyaml"), Some(Output::Yaml));
+        assert_eq!(asked("fleetctl upgrade --all --to latest --output=json"), Some(Output::Json));
+        assert_eq!(asked("fleetctl apply -f f.yaml --output json"), Some(Output::Json));
+        assert_eq!(asked("fleetctl import c9 -o json -o wide"), None, "the last one counts");
+        assert_eq!(asked("fleetctl import c9 --timeout 0s"), None, "no report asked for");
+        assert_eq!(asked("fleetctl get clusters -o json"), None, "get prints data, not a report");
     }
 
     fn refused(args: &[&str]) -> ErrorKind {

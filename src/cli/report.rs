@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::exit::CommandError;
+use super::exit::{CommandError, ExitStatus};
 use super::printer::{Cell, PrintError, Printer, Tone};
 use super::progress::Reporter;
 use super::signals::Interrupted;
@@ -80,6 +80,15 @@ pub fn fail_keeping(
         printer.error(&not_kept);
     }
     Err(error)
+}
+
+/// Prints the report of a command line refused before the command could run (a usage
+/// error clap found: a bad flag value such as `--timeout 0s` or an invalid label), so that
+/// `-o json|yaml` gets its report on every failure. `message` is clap's, without its
+/// `error: ` prefix.
+pub fn refused_command_line(printer: &Printer, message: &str) -> Result<(), PrintError> {
+    let error = ReportedError { message: message.to_string(), exit_code: ExitStatus::Usage as u8 };
+    print(printer, &Report { clusters: Vec::new(), rollout: None, error: Some(error) })
 }
 
 fn reported(error: &CommandError) -> ReportedError {

@@ -466,6 +466,23 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+    // Asked for -o json|yaml, a refused command prints its report on stdout as well, whether
+    // clap or the command's preflight refused it.
+    let reported: [(&[&str], i32); 5] = [
+        (&["import", "c9", "-l", "fleetctl.io/x=y", "-o", "json", "--hub-context", "hub"], 2),
+        (&["detach", "cluster1", "--yes", "--timeout", "0s", "-o", "json", "--hub-context", "hub"], 2),
+        (&["upgrade", "--all", "--to", "0.2.0", "--parallel", "0", "-o", "yaml", "--hub-context", "hub"], 2),
+        (&["import", "Bad_Name", "-o", "json", "--hub-context", "hub", "--cluster-context", "cluster2"], 2),
+        (&["detach", "ghost", "--yes", "-o", "json", "--hub-context", "hub"], 4),
+    ];
+    for (args, code) in reported {
+        let output = env.fleetctl(args);
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {}", text(&output).1);
+        let report: serde_yaml::Value = serde_yaml::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: a report on stdout ({e}): {:?}", text(&output)));
+        assert_eq!(report["error"]["exitCode"].as_i64(), Some(i64::from(code)), "{args:?}: {report:?}");
+        assert!(report["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{args:?}: {report:?}");
+    }
     assert_eq!(hub_objects(&env).await, hub_before, "nothing written on the hub");
     assert_eq!(target_objects(&env, "cluster2").await, target_before, "nothing written on the target");
 
