@@ -662,6 +662,7 @@ mod tests {
     fn a_reimport_sets_new_values_and_removes_only_labels_an_import_set() {
         let existing = cluster(&[("env", "prod"), ("tier", "1"), ("team", "a")], &["env", "tier"]);
         let changes = LabelChanges::of(&existing, &asked(&[("env", "dev")]));
+        assert!(!changes.is_empty(), "a change, which the import applies and says");
         assert_eq!(changes.set, asked(&[("env", "dev")]));
         assert_eq!(changes.removed, vec!["tier".to_string()], "team was set by someone else");
         assert_eq!(
