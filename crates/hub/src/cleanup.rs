@@ -62,7 +62,6 @@ fn reason(cluster: &ManagedCluster) -> &'static str {
 /// finalizer then goes), [`HubError::Waiting`] while the agents are removing themselves.
 pub async fn reconcile(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
     let name = cluster.name_any();
-    ctx.forget_cluster(&name);
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
     let reason = reason(cluster);
     let left = remaining(ctx, &name).await?;

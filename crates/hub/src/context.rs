@@ -154,15 +154,15 @@ pub struct Context {
 const ROOT_CA_KEY: &str = "ca.crt";
 
 impl Context {
-    /// Forgets what was written for a cluster that is being detached, so that nothing
-    /// remembered stands for an object its detach removes (a cluster of the same name
-    /// imported later gets everything written anew).
+    /// Forgets what was written for a cluster, so that its next pass writes everything
+    /// again: after a pass that failed (what broke may have taken objects with it), and
+    /// once it is detached (a cluster of the same name imported later gets everything
+    /// written anew).
     pub fn forget_cluster(&self, cluster: &str) {
         let bootstrap_role = super::bootstrap::role_name(cluster);
         let agent_role = super::registration::agent_role_name(cluster);
         self.written.forget(cluster, &[cluster, &bootstrap_role, &agent_role]);
         self.tokens.lock().remove(cluster);
-        self.pending_csrs.forget(cluster);
     }
 
     /// The CA bundle bootstrap kubeconfigs trust: the hub's published one if it is

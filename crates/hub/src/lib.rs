@@ -61,6 +61,17 @@ fn retry<K, E: ReconcileError>(controller: &'static str) -> impl Fn(Arc<K>, &E, 
     move |_, error, _| reconcile::retry(controller, error, RETRY)
 }
 
+/// The error policy of the controllers that write a cluster's objects: a pass that failed
+/// forgets what was written for the cluster, so the next one writes it all again.
+fn retry_anew<E: ReconcileError>(controller: &'static str) -> impl Fn(Arc<ManagedCluster>, &E, Ctx) -> Action {
+    move |cluster, error, ctx| {
+        if error.failure() == reconcile::Failure::Failed {
+            ctx.forget_cluster(&cluster.name_any());
+        }
+        reconcile::retry(controller, error, RETRY)
+    }
+}
+
 /// A reconcile of `controller`, counted in its metrics.
 async fn measured<E: ReconcileError>(
     ctx: &Ctx,
@@ -178,7 +189,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .reconcile_all_on(root_ca_changes)
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
-            retry("import"),
+            retry_anew("import"),
             ctx.clone(),
         )
         .for_each(|_| async {});
@@ -213,7 +224,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .reconcile_all_on(guard_changes)
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await },
-            retry("registration"),
+            retry_anew("registration"),
             ctx.clone(),
         )
         .for_each(|_| async {});

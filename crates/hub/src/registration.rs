@@ -203,6 +203,9 @@ async fn revoke(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError>
         delete(&Api::<Role>::namespaced(client.clone(), &name), &role, &background).await?;
     }
     delete(&Api::<Lease>::namespaced(client.clone(), &name), CLUSTER_LEASE, &background).await?;
+    // The hub's last step for this cluster: nothing remembered of it may outlive it.
+    ctx.forget_cluster(&name);
+    ctx.pending_csrs.forget(&name);
     Ok(Action::await_change())
 }
 

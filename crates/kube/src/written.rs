@@ -8,7 +8,9 @@
 //! controller's back is seen by the watch that brings the pass back: the watch's mapper
 //! hands the object to [`Written::observe`], and an object at another resourceVersion (or
 //! deleted) is written again. An object the controller does not watch is written again once
-//! its entry is older than the resync period, as an informer resyncs.
+//! its entry is older than the resync period, as an informer resyncs; and a controller
+//! [`forget`](Written::forget)s what it wrote for a subject whose pass failed (whatever
+//! broke may have taken those objects with it) and for one it is done with.
 
 use std::collections::HashMap;
 use std::fmt::Debug;
@@ -68,21 +70,10 @@ impl Written {
         if unchanged {
             return Ok(false);
         }
-        match manager.apply(api, object).await {
-            Ok(applied) => {
-                let entry = Entry { digest, resource_version: applied.resource_version(), at: Instant::now() };
-                self.entries.lock().insert(key, entry);
-                Ok(true)
-            }
-            Err(error) => {
-                // The namespace may be gone, and all that was written in it: the next
-                // pass writes it all again.
-                if let Some(namespace) = &key.namespace {
-                    self.forget(namespace, &[namespace]);
-                }
-                Err(error)
-            }
-        }
+        let applied = manager.apply(api, object).await?;
+        let entry = Entry { digest, resource_version: applied.resource_version(), at: Instant::now() };
+        self.entries.lock().insert(key, entry);
+        Ok(true)
     }
 
     /// Whether an object of kind `K` named `name` (in `namespace`) was written since the
@@ -115,8 +106,8 @@ impl Written {
     }
 
     /// Forgets everything written in `namespace`, and the cluster-scoped objects named in
-    /// `names` (the namespace itself among them, if it is to be forgotten too): a
-    /// detached cluster leaves no entries behind to stand for objects that are gone.
+    /// `names` (the namespace itself among them, if it is to be forgotten too): the next
+    /// pass writes them all again.
     pub fn forget(&self, namespace: &str, names: &[&str]) {
         self.entries.lock().retain(|key, _| {
             key.namespace.as_deref() != Some(namespace)
