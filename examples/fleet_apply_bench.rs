@@ -44,13 +44,22 @@ fn plan(binary: &Path, kubeconfig: &Path, file: &str, prune: bool) -> Result<(Du
     Ok((elapsed, changes))
 }
 
-#[tokio::main]
-async fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
-    let clusters: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(20);
-    let parallel: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(10);
-    let fleet = DevFleet::up(clusters).await?;
-    let (binary, kubeconfig, names, up) = (&fleet.binary, &fleet.kubeconfig, &fleet.names, fleet.up);
+/// What was measured: each step's wall time, and the changes the plans showed.
+struct Figures {
+    first_plan: Duration,
+    planned: usize,
+    applied: Duration,
+    rerun_plan: Duration,
+    left: usize,
+    rerun_apply: Duration,
+    pruned: Duration,
+    to_prune: usize,
+    after_prune: usize,
+}
+
+/// Plan, apply, plan and apply again, then apply --prune once the last cluster left the file.
+fn measure(fleet: &DevFleet, parallel: usize) -> Result<Figures> {
+    let (binary, kubeconfig, names) = (&fleet.binary, &fleet.kubeconfig, &fleet.names);
     let path = fleet.dir.path().join("fleet.yaml");
     fleet_file(&path, names)?;
     let file = path.to_string_lossy().to_string();
@@ -61,20 +70,45 @@ async fn main() -> Result<()> {
     let applied = binary::timed(binary, kubeconfig, &apply)?;
     let (rerun_plan, left) = plan(binary, kubeconfig, &file, true)?;
     let rerun_apply = binary::timed(binary, kubeconfig, &apply)?;
-    fleet_file(&path, &names[..clusters - 1])?;
+    fleet_file(&path, &names[..names.len().saturating_sub(1)])?;
     let (_, to_prune) = plan(binary, kubeconfig, &file, true)?;
     let pruned = binary::timed(binary, kubeconfig, &[&apply[..], &["--prune", "--yes"]].concat())?;
     let (_, after_prune) = plan(binary, kubeconfig, &file, true)?;
-    fleet.down().await?;
+    Ok(Figures { first_plan, planned, applied, rerun_plan, left, rerun_apply, pruned, to_prune, after_prune })
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let clusters: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(20);
+    let parallel: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(10);
+    let fleet = DevFleet::up(clusters).await?;
+    let up = fleet.up;
+    // Down on a failure too: the clusters are processes of their own and would outlive
+    // this one (and the folder their kubeconfig is in).
+    let measured = measure(&fleet, parallel);
+    let down = fleet.down().await;
+    let figures = measured?;
+    down?;
 
     println!("fleet_apply_bench on dev up --clusters {clusters} (up in {:.1} s):", up.as_secs_f64());
-    println!("  plan on the empty hub               {:>8.2} s  ({planned} changes)", first_plan.as_secs_f64());
-    println!("  apply (--parallel {parallel:>2})                {:>8.2} s", applied.as_secs_f64());
-    println!("  plan again                          {:>8.2} s  ({left} changes)", rerun_plan.as_secs_f64());
-    println!("  apply again (nothing to do)         {:>8.2} s", rerun_apply.as_secs_f64());
     println!(
-        "  apply --prune, one left the file    {:>8.2} s  ({to_prune} change; {after_prune} after)",
-        pruned.as_secs_f64()
+        "  plan on the empty hub               {:>8.2} s  ({} changes)",
+        figures.first_plan.as_secs_f64(),
+        figures.planned
+    );
+    println!("  apply (--parallel {parallel:>2})                {:>8.2} s", figures.applied.as_secs_f64());
+    println!(
+        "  plan again                          {:>8.2} s  ({} changes)",
+        figures.rerun_plan.as_secs_f64(),
+        figures.left
+    );
+    println!("  apply again (nothing to do)         {:>8.2} s", figures.rerun_apply.as_secs_f64());
+    println!(
+        "  apply --prune, one left the file    {:>8.2} s  ({} change; {} after)",
+        figures.pruned.as_secs_f64(),
+        figures.to_prune,
+        figures.after_prune
     );
     Ok(())
 }

@@ -15,13 +15,16 @@ use std::time::Duration;
 use anyhow::Result;
 use dev_fleet::DevFleet;
 
-#[tokio::main]
-async fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
-    let clusters: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(20);
-    let parallel: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(clusters);
-    let fleet = DevFleet::up(clusters).await?;
-    let (binary, kubeconfig, names, up) = (&fleet.binary, &fleet.kubeconfig, &fleet.names, fleet.up);
+/// The wall times measured.
+struct Figures {
+    at_once: Duration,
+    one_by_one: Duration,
+    detached: Duration,
+}
+
+/// One import of every cluster, a detach of all, then one import after the other.
+fn measure(fleet: &DevFleet, parallel: usize) -> Result<Figures> {
+    let (binary, kubeconfig, names) = (&fleet.binary, &fleet.kubeconfig, &fleet.names);
     let hub = ["--hub-context", "hub", "--timeout", "10m"];
 
     let contexts = names.join(",");
@@ -43,7 +46,22 @@ async fn main() -> Result<()> {
         one_by_one +=
             binary::timed(binary, kubeconfig, &[&["import", name, "--cluster-context", name][..], &hub].concat())?;
     }
-    fleet.down().await?;
+    Ok(Figures { at_once, one_by_one, detached })
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let clusters: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(20);
+    let parallel: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(clusters);
+    let fleet = DevFleet::up(clusters).await?;
+    let up = fleet.up;
+    // Down on a failure too: the clusters are processes of their own and would outlive
+    // this one (and the folder their kubeconfig is in).
+    let measured = measure(&fleet, parallel);
+    let down = fleet.down().await;
+    let Figures { at_once, one_by_one, detached } = measured?;
+    down?;
 
     println!("fleet_import_bench on dev up --clusters {clusters} (up in {:.1} s):", up.as_secs_f64());
     println!("  import --contexts ({clusters} clusters, --parallel {parallel}) {:>8.2} s", at_once.as_secs_f64());

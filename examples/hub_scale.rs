@@ -12,6 +12,8 @@
 mod binary;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/requests.rs"]
+mod requests;
 use std::collections::HashSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -66,6 +68,7 @@ async fn main() -> Result<()> {
         watcher::Config::default().labels("managedcluster-import-controller.open-cluster-management.io/import-secret");
     let mut appeared = watcher(secrets, config).applied_objects().boxed();
 
+    let requests_before = requests::Requests::read(&client).await?;
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     println!("hub_scale: {clusters} ManagedClusters created at once on a dev hub ({cpus} CPUs)");
     let started = Instant::now();
@@ -90,6 +93,7 @@ async fn main() -> Result<()> {
     }
     let all_secrets = started.elapsed();
     let rss = process::peak_rss_kib(pid);
+    let requests = requests::Requests::read(&client).await?.since(&requests_before);
     let _ = controller.kill();
     let _ = controller.wait();
     println!("  created {} clusters in {:.2} s", created.len(), created_in.as_secs_f64());
@@ -98,5 +102,11 @@ async fn main() -> Result<()> {
         Some(kib) => println!("  hub controller peak RSS {:.1} MiB (target ≤ 100 MiB)", kib as f64 / 1024.0),
         None => println!("  hub controller peak RSS: unavailable"),
     }
+    println!(
+        "  requests answered until then: {} ({:.1} per cluster), the most frequent:",
+        requests.total(),
+        requests.total() as f64 / clusters.max(1) as f64
+    );
+    requests.print_top(15, clusters);
     Ok(())
 }

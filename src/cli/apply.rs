@@ -184,9 +184,9 @@ async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> 
         let mut done = RolloutResult::planned(&names, &shape);
         let result = until_stopped(rollout(hub, &options, &shape, timeout, &observer, &mut done)).await;
         rollouts.push(done.summary());
+        // Of this rollout: a cluster imported or relabelled above has a result of that phase.
+        let unfinished = done.unfinished();
         results.extend(done.clusters.into_iter().map(|(name, r)| (name, r.map_err(CommandError::from))));
-        let unfinished: Vec<String> =
-            names.iter().filter(|n| !results.iter().any(|(done, _)| done == *n)).cloned().collect();
         match result {
             Ok(Ok(())) => {}
             Ok(Err(error)) => {

@@ -105,17 +105,14 @@ pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandErro
     let result = until_stopped(rollout(&hub, &options, &plan, args.wait.timeout, &observer, &mut done)).await;
     reporter.finish();
     let summary = done.summary();
+    let unfinished = done.unfinished();
     let mut results: report::Results =
         done.clusters.into_iter().map(|(name, result)| (name, result.map_err(CommandError::from))).collect();
     match result {
         Ok(Ok(())) => {}
         Ok(Err(error)) => return report::fail(&printer, error.into()),
         // What finished keeps its result; the others say what they had done.
-        Err(signal) => {
-            let unfinished: Vec<String> =
-                names.iter().filter(|name| !results.iter().any(|(done, _)| done == *name)).cloned().collect();
-            results.extend(report::stopped(&reporter, &unfinished, signal));
-        }
+        Err(signal) => results.extend(report::stopped(&reporter, &unfinished, signal)),
     }
     report::finish_with(&printer, &reporter, results, Some(summary))
 }

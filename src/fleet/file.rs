@@ -111,8 +111,8 @@ pub struct RolloutSettings {
     #[schemars(schema_with = "duration_schema")]
     pub soak: Option<Duration>,
     /// How long each cluster has to run the new version and be Available (default: --timeout).
-    #[serde(default, deserialize_with = "duration")]
-    #[schemars(schema_with = "duration_schema")]
+    #[serde(default, deserialize_with = "positive_duration")]
+    #[schemars(schema_with = "positive_duration_schema")]
     pub progress_deadline: Option<Duration>,
     /// Restore the previous version of a cluster whose upgrade failed.
     #[serde(default = "yes")]
@@ -166,6 +166,11 @@ fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duratio
     checked(deserializer, "a duration", |text| fleetctl_kube::duration::parse(text).map(Some))
 }
 
+/// A duration above zero, as the command line's `--progress-deadline` takes it.
+fn positive_duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    checked(deserializer, "a duration above zero", |text| crate::cli::flags::positive_duration(text).map(Some))
+}
+
 fn wave_size_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "description": "A number of clusters (3) or a share of them (25%).",
@@ -182,11 +187,23 @@ fn addons_schema(generator: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": "object", "propertyNames": names, "additionalProperties": settings})
 }
 
+/// A duration as `fleetctl_kube::duration::parse` reads it: numbers with units, summed.
+const DURATION_PATTERN: &str = "^([0-9]+(ms|s|m|h|d))+$";
+
 fn duration_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
-        "description": "A duration: 90s, 5m, 1h.",
+        "description": "A duration: 90s, 5m, 1h30m.",
         "type": "string",
-        "pattern": "^[0-9]+(ms|s|m|h)$"
+        "pattern": DURATION_PATTERN
+    })
+}
+
+fn positive_duration_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "A duration above zero: 90s, 5m, 1h30m.",
+        "type": "string",
+        "pattern": DURATION_PATTERN,
+        "not": {"pattern": "^(0+(ms|s|m|h|d))+$"}
     })
 }
 
@@ -702,6 +719,19 @@ mod tests {
         );
         let count = parse(&format!("{HEAD}defaults: {{rollout: {{waveSize: 3}}}}\nclusters: []\n")).expect("parses");
         assert_eq!(count.defaults.rollout.wave_size, WaveSize::parse("3").expect("3"));
+        let long =
+            parse(&format!("{HEAD}defaults: {{rollout: {{soak: 1h30m, progressDeadline: 2m}}}}\nclusters: []\n"))
+                .expect("parses");
+        assert_eq!(long.defaults.rollout.soak, Some(Duration::from_secs(5400)));
+        assert_eq!(long.defaults.rollout.progress_deadline, Some(Duration::from_secs(120)));
+    }
+
+    #[test]
+    fn a_progress_deadline_of_zero_is_refused_as_the_flag_refuses_it() {
+        let error = error_of(&format!("{HEAD}defaults: {{rollout: {{progressDeadline: 0s}}}}\nclusters: []\n"));
+        assert!(error.starts_with("fleet.yaml:3:"), "{error}");
+        assert!(error.contains("defaults.rollout.progressDeadline: \"0s\" is no time to wait"), "{error}");
+        assert!(parse(&format!("{HEAD}defaults: {{rollout: {{soak: 0s}}}}\nclusters: []\n")).is_ok(), "no soak");
     }
 
     const SCHEMA_FILE: &str = "docs/fleet.schema.json";

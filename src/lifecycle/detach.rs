@@ -34,10 +34,10 @@ pub struct DetachOptions {
 /// What the klusterlet leaves on a managed cluster, which [`unjoin`] removes: the agent
 /// namespaces (the agents, their hub credentials and private key), its cluster-wide RBAC,
 /// and its CRDs (the Klusterlet is removed first, so that its operator can clean up).
-const TARGET_NAMESPACES: [&str; 2] = [AGENT_NAMESPACE, "open-cluster-management-agent-addon"];
-const TARGET_CLUSTER_RBAC: [&str; 3] =
+pub(super) const TARGET_NAMESPACES: [&str; 2] = [AGENT_NAMESPACE, "open-cluster-management-agent-addon"];
+pub(super) const TARGET_CLUSTER_RBAC: [&str; 3] =
     [KLUSTERLET, "klusterlet-bootstrap-kubeconfig", "open-cluster-management:klusterlet-work"];
-const TARGET_CRDS: [&str; 2] =
+pub(super) const TARGET_CRDS: [&str; 2] =
     ["klusterlets.operator.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"];
 
 /// The leftovers on a target detach could not reach, and how to remove them.

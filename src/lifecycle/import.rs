@@ -8,11 +8,14 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::config::Kubeconfig;
 use kube::{Client, ResourceExt};
 
+use super::detach::{TARGET_CLUSTER_RBAC, TARGET_CRDS, TARGET_NAMESPACES};
 use super::{LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
@@ -229,6 +232,114 @@ fn bootstrap_hub(secret: &Secret) -> Option<String> {
             None
         }
     }
+}
+
+/// Something of a klusterlet that is leaving the target: a detach that returned once the
+/// hub was clean may leave the klusterlet operator's last steps running there. Applying
+/// the import manifests meanwhile would be refused (a terminating namespace takes no new
+/// content) or undone (what the leaving operator handed to the garbage collector — owned
+/// by the Klusterlet — goes, and a CRD being deleted takes its custom resources with it).
+#[derive(Debug, Clone, Copy)]
+enum Leaving {
+    Klusterlet,
+    Namespace(&'static str),
+    ClusterRole(&'static str),
+    ClusterRoleBinding(&'static str),
+    Crd(&'static str),
+}
+
+/// Whether an object is going: being deleted, or handed by a leaving klusterlet operator to
+/// the garbage collector (owned by a Klusterlet). A kind the target does not serve holds
+/// nothing that goes.
+async fn going<K>(api: Api<K>, name: &str) -> Result<bool, LifecycleError>
+where
+    K: kube::Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned,
+{
+    let object = match api.get_opt(name).await {
+        Ok(object) => object,
+        Err(kube::Error::Api(status)) if status.code == 404 => None,
+        Err(e) => return Err(kube_error(format!("reading the target's {name}"))(e).into()),
+    };
+    let owned_by_klusterlet = |o: &K| o.owner_references().iter().any(|r| r.kind == "Klusterlet");
+    Ok(object.is_some_and(|o| o.meta().deletion_timestamp.is_some() || owned_by_klusterlet(&o)))
+}
+
+/// Waits until an object is gone (a kind the target stops serving meanwhile is gone too).
+async fn gone<K>(api: Api<K>, name: &str, what: String, timeout: Duration) -> Result<(), LifecycleError>
+where
+    K: kube::Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static,
+{
+    use kube::runtime::{wait, watcher};
+    match wait_for(api, name, &what, timeout, |o| o.is_none()).await {
+        Ok(_) => Ok(()),
+        Err(LifecycleError::Watch {
+            source: wait::Error::ProbeFailed(watcher::Error::InitialListFailed(kube::Error::Api(status))),
+            ..
+        }) if status.code == 404 => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+impl Leaving {
+    /// The first thing found leaving the target, if any.
+    async fn find(target: &Client) -> Result<Option<Self>, LifecycleError> {
+        if going(Api::<fleetctl_api::Klusterlet>::all(target.clone()), KLUSTERLET).await? {
+            return Ok(Some(Self::Klusterlet));
+        }
+        for namespace in TARGET_NAMESPACES {
+            if going(Api::<Namespace>::all(target.clone()), namespace).await? {
+                return Ok(Some(Self::Namespace(namespace)));
+            }
+        }
+        for name in TARGET_CLUSTER_RBAC {
+            if going(Api::<ClusterRoleBinding>::all(target.clone()), name).await? {
+                return Ok(Some(Self::ClusterRoleBinding(name)));
+            }
+            if going(Api::<ClusterRole>::all(target.clone()), name).await? {
+                return Ok(Some(Self::ClusterRole(name)));
+            }
+        }
+        for crd in TARGET_CRDS {
+            if going(Api::<CustomResourceDefinition>::all(target.clone()), crd).await? {
+                return Ok(Some(Self::Crd(crd)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Waits until it is gone.
+    async fn gone(self, target: &Client, timeout: Duration) -> Result<(), LifecycleError> {
+        let what = |kind: &str, name: &str| format!("the leaving klusterlet's {kind} {name} to go");
+        let client = target.clone();
+        match self {
+            Self::Klusterlet => {
+                gone(Api::<fleetctl_api::Klusterlet>::all(client), KLUSTERLET, what("Klusterlet", KLUSTERLET), timeout)
+                    .await
+            }
+            Self::Namespace(name) => gone(Api::<Namespace>::all(client), name, what("namespace", name), timeout).await,
+            Self::ClusterRole(name) => {
+                gone(Api::<ClusterRole>::all(client), name, what("ClusterRole", name), timeout).await
+            }
+            Self::ClusterRoleBinding(name) => {
+                gone(Api::<ClusterRoleBinding>::all(client), name, what("ClusterRoleBinding", name), timeout).await
+            }
+            Self::Crd(name) => {
+                gone(Api::<CustomResourceDefinition>::all(client), name, what("CRD", name), timeout).await
+            }
+        }
+    }
+}
+
+/// Waits until nothing of a leaving klusterlet is on the target, looking again after each
+/// thing it saw go (the leaving operator's steps follow one another).
+async fn leaving_klusterlet_gone(target: &Client, first: Leaving, timeout: Duration) -> Result<(), LifecycleError> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut next = Some(first);
+    while let Some(leaving) = next {
+        leaving.gone(target, deadline.saturating_duration_since(tokio::time::Instant::now())).await?;
+        next = Leaving::find(target).await?;
+    }
+    Ok(())
 }
 
 /// Checks everything that can be checked without changing anything.
@@ -532,6 +643,10 @@ pub async fn import(
         let target = target.ok_or_else(|| {
             LifecycleError::Usage("the target cluster is needed to apply the import manifests".into())
         })?;
+        if let Some(leaving) = Leaving::find(target).await? {
+            let left = leaving_klusterlet_gone(target, leaving, options.timeout);
+            step(observer, &mut steps, name, "target: the klusterlet that was leaving is gone", left).await?;
+        }
         let apply_options = ApplyOptions { crd_timeout: options.timeout, ..ApplyOptions::default() };
         step(observer, &mut steps, name, "target: klusterlet CRD established", async {
             apply_yaml(target, &crds, &apply_options).await.map_err(LifecycleError::from)

@@ -112,6 +112,13 @@ impl RolloutResult {
     pub fn summary(&self) -> RolloutSummary {
         RolloutSummary { waves: self.waves.clone(), stopped: self.stopped.clone() }
     }
+
+    /// The clusters of its waves that have no result of this rollout yet (a signal stopped
+    /// it half-way), in the order of the waves.
+    pub fn unfinished(&self) -> Vec<String> {
+        let ended = |name: &String| self.clusters.iter().any(|(done, _)| done == name);
+        self.waves.iter().flatten().filter(|name| !ended(name)).cloned().collect()
+    }
 }
 
 /// What a cluster had before the upgrade, to roll it back to.
@@ -123,21 +130,54 @@ struct Previous {
     running: Option<String>,
 }
 
-async fn previous(clusters: &Api<ManagedCluster>, name: &str) -> Result<Previous, LifecycleError> {
+async fn previous(clusters: &Api<ManagedCluster>, name: &str, version: &str) -> Result<Previous, LifecycleError> {
     let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
         return Err(LifecycleError::Refused(format!(
             "cluster {name} not found — list them with `fleetctl get clusters`"
         )));
     };
-    Ok(Previous {
-        desired: cluster.annotations().get(ANNOTATION_KLUSTERLET_VERSION).cloned(),
-        running: running_version(&cluster).map(str::to_string),
+    Ok(Previous::of(
+        cluster.annotations().get(ANNOTATION_KLUSTERLET_VERSION).cloned(),
+        running_version(&cluster).map(str::to_string),
+        version,
+    ))
+}
+
+impl Previous {
+    /// What to roll back to, from the desired and running versions read before upgrading to
+    /// `version`. A cluster that is asked for `version` already but runs another is one
+    /// whose upgrade an earlier run started and did not finish (it was stopped, or killed):
+    /// the version asked for before that is lost, so the version it runs is restored.
+    fn of(desired: Option<String>, running: Option<String>, version: &str) -> Self {
+        let resumed = desired.as_deref() == Some(version) && running.as_deref().is_some_and(|r| r != version);
+        let desired = if resumed { running.clone() } else { desired };
+        Self { desired, running }
+    }
+}
+
+/// Upgrades one cluster within its progress deadline (`options.timeout`), which bounds the
+/// whole of it — the new version applied, reported and Available — not each wait alone.
+async fn upgrade_within_deadline(
+    hub: &Client,
+    name: &str,
+    options: &UpgradeOptions,
+    observer: Observer<'_>,
+) -> Result<Outcome, LifecycleError> {
+    let upgrading = upgrade(hub, name, options, observer);
+    if !options.wait {
+        return upgrading.await;
+    }
+    tokio::time::timeout(options.timeout, upgrading).await.unwrap_or_else(|_| {
+        Err(LifecycleError::Timeout {
+            what: format!("cluster {name} to run {} and be available (its progress deadline)", options.version),
+            after: options.timeout,
+        })
     })
 }
 
 /// Upgrades the clusters of `done` (as [`RolloutResult::planned`]) wave by wave, recording
-/// each result there as it ends; `options.timeout` is each cluster's progress deadline,
-/// `rollback_timeout` bounds each rollback. Upgrading no cluster at all is refused.
+/// each result there as it ends; `options.timeout` is each cluster's progress deadline
+/// (the whole of its upgrade), `rollback_timeout` bounds each rollback. Upgrading no cluster at all is refused.
 pub async fn rollout(
     hub: &Client,
     options: &UpgradeOptions,
@@ -160,8 +200,8 @@ pub async fn rollout(
         let upgrades = wave.iter().map(|name| {
             let api = &api;
             async move {
-                let result = match previous(api, name).await {
-                    Ok(previous) => match upgrade(hub, name, options, observer).await {
+                let result = match previous(api, name, &options.version).await {
+                    Ok(previous) => match upgrade_within_deadline(hub, name, options, observer).await {
                         Ok(outcome) => Ok((outcome, previous)),
                         Err(error) => Err((error, Some(previous))),
                     },
@@ -326,6 +366,59 @@ mod tests {
         for bad in ["0", "0%", "101%", "x", "-1", "%"] {
             assert!(WaveSize::parse(bad).expect_err(bad).contains("invalid wave size"), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_cluster_rolls_back_to_what_it_was_asked_to_run_or_after_an_unfinished_run_to_what_it_runs() {
+        let some = |v: &str| Some(v.to_string());
+        let fresh = Previous::of(some("0.1.0"), some("0.1.0"), "0.2.0");
+        assert_eq!((fresh.desired, fresh.running), (some("0.1.0"), some("0.1.0")));
+        let default = Previous::of(None, some("0.1.0"), "0.2.0");
+        assert_eq!(default.desired, None, "the hub's default again");
+        // Killed after it recorded 0.2.0: restoring "0.2.0" would undo nothing.
+        let resumed = Previous::of(some("0.2.0"), some("0.1.0"), "0.2.0");
+        assert_eq!((resumed.desired, resumed.running), (some("0.1.0"), some("0.1.0")));
+        let done = Previous::of(some("0.2.0"), some("0.2.0"), "0.2.0");
+        assert_eq!(done.desired, some("0.2.0"), "upgraded already: nothing lost");
+    }
+
+    /// The deadline holds for the whole of a cluster's upgrade: even a hub that takes the
+    /// request and never answers (no wait of the upgrade's own has started) ends it.
+    #[tokio::test]
+    async fn the_progress_deadline_bounds_the_whole_upgrade_of_a_cluster() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let _silent = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((connection, _)) = listener.accept().await {
+                held.push(connection);
+            }
+        });
+        let hub = Client::try_from(kube::Config::new(url.parse().expect("url"))).expect("client");
+        let deadline = Duration::from_millis(100);
+        let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: deadline };
+        let error = upgrade_within_deadline(&hub, "c1", &options, &|_| {}).await.expect_err("past its deadline");
+        assert!(matches!(&error, LifecycleError::Timeout { after, .. } if *after == deadline), "{error}");
+        assert_eq!(
+            error.to_string(),
+            "timed out after 100ms waiting for cluster c1 to run 0.2.0 and be available (its progress deadline)"
+        );
+    }
+
+    #[test]
+    fn the_clusters_a_stopped_rollout_did_not_finish_are_those_of_its_waves_without_a_result() {
+        let rollout = Rollout {
+            canary: 1,
+            wave_size: WaveSize::parse("2").expect("2"),
+            max_failures: 0,
+            soak: Duration::ZERO,
+            rollback: true,
+        };
+        let mut done = RolloutResult::planned(&fleet(4), &rollout);
+        assert_eq!(done.unfinished(), fleet(4));
+        done.clusters.push(("c1".into(), Ok(Outcome::unchanged("c1", "running 0.2.0".into()))));
+        done.clusters.push(("c3".into(), Err(LifecycleError::Failed("boom".into()))));
+        assert_eq!(done.unfinished(), ["c2", "c4"]);
     }
 
     #[test]

@@ -18,6 +18,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType};
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::json;
 
@@ -66,16 +67,22 @@ pub fn reports(conditions: &[Condition]) -> bool {
     })
 }
 
-/// What the controller remembers between passes: failed attempts per cluster (for the
-/// backoff), and the version of the secret each cluster was imported with (a kept secret
-/// is applied once, not on every change of its cluster).
-#[derive(Debug, Default)]
+/// What the controller knows between passes: the auto-import secrets (as watched), failed
+/// attempts per cluster (for the backoff), and the version of the secret each cluster was
+/// imported with (a kept secret is applied once, not on every change of its cluster).
+#[derive(Debug)]
 pub struct State {
+    secrets: Store<Secret>,
     attempts: Mutex<HashMap<String, u32>>,
     applied: Mutex<HashMap<String, String>>,
 }
 
 impl State {
+    /// Nothing attempted yet; `secrets` is the store of the watched auto-import secrets.
+    pub fn new(secrets: Store<Secret>) -> Self {
+        Self { secrets, attempts: Mutex::default(), applied: Mutex::default() }
+    }
+
     /// Counts a failed attempt; the wait before the next.
     fn failed(&self, cluster: &str) -> Duration {
         let mut attempts = self.attempts.lock().unwrap_or_else(PoisonError::into_inner);
@@ -237,9 +244,8 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>
     let Some(immediate) = wanted(&cluster) else { return Ok(Action::await_change()) };
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
     let what = format!("{name}/{AUTO_IMPORT_SECRET}");
-    let Some(secret) =
-        secrets.get_opt(AUTO_IMPORT_SECRET).await.map_err(kube_error(format!("reading secret {what}")))?
-    else {
+    // The store is current up to the event that brought the pass here.
+    let Some(secret) = state.secrets.get(&ObjectRef::new(AUTO_IMPORT_SECRET).within(&name)) else {
         state.forget(&name);
         return Ok(Action::await_change());
     };
@@ -459,7 +465,7 @@ mod tests {
     fn retries_back_off_from_a_second_to_five_minutes() {
         let waits: Vec<u64> = [0, 1, 2, 3, 8, 9, 40].iter().map(|n| backoff(*n).as_secs()).collect();
         assert_eq!(waits, [1, 2, 4, 8, 256, 300, 300]);
-        let state = State::default();
+        let state = State::new(kube::runtime::reflector::store().0);
         assert_eq!((state.failed("c1"), state.failed("c1")), (FIRST_RETRY, FIRST_RETRY * 2));
         state.succeeded("c1", "7".into());
         assert_eq!(state.failed("c1"), FIRST_RETRY, "a success starts the backoff over");

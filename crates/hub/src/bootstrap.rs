@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, PostParams};
 
-use super::context::{HUB, HubError};
+use super::context::{Ctx, HUB, HubError};
 
 /// The bootstrap ServiceAccount of a cluster (upstream truncates names over 63).
 pub fn service_account_name(cluster: &str) -> String {
@@ -49,11 +49,12 @@ pub fn objects(cluster: &str) -> (ServiceAccount, ClusterRole, ClusterRoleBindin
 }
 
 /// Makes sure the bootstrap identity exists.
-pub async fn ensure(client: &kube::Client, cluster: &str) -> Result<(), HubError> {
+pub async fn ensure(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
     let (sa, role, binding) = objects(cluster);
-    HUB.apply(&Api::<ServiceAccount>::namespaced(client.clone(), cluster), &sa).await?;
-    HUB.apply(&Api::<ClusterRole>::all(client.clone()), &role).await?;
-    HUB.apply(&Api::<ClusterRoleBinding>::all(client.clone()), &binding).await?;
+    let client = &ctx.client;
+    ctx.written.apply(HUB, &Api::<ServiceAccount>::namespaced(client.clone(), cluster), &sa).await?;
+    ctx.written.apply(HUB, &Api::<ClusterRole>::all(client.clone()), &role).await?;
+    ctx.written.apply(HUB, &Api::<ClusterRoleBinding>::all(client.clone()), &binding).await?;
     Ok(())
 }
 

@@ -11,6 +11,11 @@ use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindin
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::Client;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+
+use super::bootstrap::Token;
+use fleetctl_kube::Written;
 
 use fleetctl_api::conditions;
 
@@ -136,12 +141,30 @@ pub struct Context {
     /// The hub's published CA bundle (`kube-root-ca.crt`), as watched (empty when
     /// [`HubConfig::root_ca_namespace`] is `None`).
     pub root_ca: kube::runtime::reflector::Store<ConfigMap>,
+    /// What the controllers last wrote: a pass writes only what differs.
+    pub written: Written,
+    /// The bootstrap token each cluster's import secret carries, as last written, so a
+    /// pass need not read the secret back.
+    pub tokens: Mutex<HashMap<String, Token>>,
+    /// The CSRs the approver left pending, by cluster.
+    pub pending_csrs: super::registration::PendingCsrs,
 }
 
 /// The key of `kube-root-ca.crt` that holds the bundle.
 const ROOT_CA_KEY: &str = "ca.crt";
 
 impl Context {
+    /// Forgets what was written for a cluster, so that its next pass writes everything
+    /// again: after a pass that failed (what broke may have taken objects with it), and
+    /// once it is detached (a cluster of the same name imported later gets everything
+    /// written anew).
+    pub fn forget_cluster(&self, cluster: &str) {
+        let bootstrap_role = super::bootstrap::role_name(cluster);
+        let agent_role = super::registration::agent_role_name(cluster);
+        self.written.forget(cluster, &[cluster, &bootstrap_role, &agent_role]);
+        self.tokens.lock().remove(cluster);
+    }
+
     /// The CA bundle bootstrap kubeconfigs trust: the hub's published one if it is
     /// followed and known, else `configured`.
     pub fn bootstrap_ca<'a>(&'a self, configured: &'a str) -> std::borrow::Cow<'a, str> {

@@ -35,6 +35,12 @@ fn klusterlet_crd() -> &'static Value {
     CRD.get_or_init(|| document(&crds::klusterlet()))
 }
 
+/// The import secret's `crds.yaml` (the Klusterlet CRD), rendered once.
+fn crds_yaml() -> &'static str {
+    static YAML: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    YAML.get_or_init(|| crate::manifests::to_yaml(std::slice::from_ref(klusterlet_crd())))
+}
+
 /// The name of a cluster's import secret.
 pub fn secret_name(cluster: &str) -> String {
     format!("{cluster}-import")
@@ -76,14 +82,10 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
         }
     };
     ensure_namespace(ctx, &name).await?;
-    bootstrap::ensure(&ctx.client, &name).await?;
+    bootstrap::ensure(ctx, &name).await?;
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
-    let existing = secrets
-        .get_opt(&secret_name(&name))
-        .await
-        .map_err(kube_error(format!("reading secret {name}/{name}-import")))?;
     let now = jiff::Timestamp::now();
-    let token = match existing.as_ref().and_then(recorded_token) {
+    let token = match current_token(ctx, &secrets, &name).await? {
         Some(token) if !token.needs_refresh(now) => token,
         _ => bootstrap::issue(&ctx.client, &name, ctx.config.token_lifetime).await?,
     };
@@ -108,14 +110,14 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
         image_pull_secret: pull_secret.as_ref(),
     };
     let import_objects = import::objects(&inputs);
-    let crd_objects = vec![klusterlet_crd().clone()];
     let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;
-    let secret = import_secret(&name, &token, &crd_objects, &import_objects, owner.clone());
-    HUB.apply(&secrets, &secret).await?;
+    let secret = import_secret(&name, &token, &import_objects, owner.clone());
+    ctx.written.apply(HUB, &secrets, &secret).await?;
+    ctx.tokens.lock().insert(name.clone(), token.clone());
     if cluster.is_joined() {
         let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &name);
-        for work in works::klusterlet_works(&name, crd_objects, import_objects, &owner) {
-            HUB.apply(&works_api, &work).await?;
+        for work in works::klusterlet_works(&name, vec![klusterlet_crd().clone()], import_objects, &owner) {
+            ctx.written.apply(HUB, &works_api, &work).await?;
         }
     }
     let klusterlet_available = cluster.is_joined() && klusterlet_work_available(ctx, &name).await?;
@@ -134,6 +136,21 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
     .await?;
     let until_refresh = token.refresh_at().duration_since(now).unsigned_abs();
     Ok(Action::requeue(until_refresh.max(Duration::from_secs(1))))
+}
+
+/// The token the cluster's import secret carries: as this controller last wrote it, else
+/// read from the secret (after a restart).
+async fn current_token(ctx: &Ctx, secrets: &Api<Secret>, cluster: &str) -> Result<Option<Token>, HubError> {
+    if ctx.written.holds::<Secret>(Some(cluster), &secret_name(cluster))
+        && let Some(token) = ctx.tokens.lock().get(cluster)
+    {
+        return Ok(Some(token.clone()));
+    }
+    let existing = secrets
+        .get_opt(&secret_name(cluster))
+        .await
+        .map_err(kube_error(format!("reading secret {cluster}/{cluster}-import")))?;
+    Ok(existing.as_ref().and_then(recorded_token))
 }
 
 /// The `.dockerconfigjson` of the registry credentials the klusterlets get.
@@ -192,6 +209,10 @@ async fn klusterlet_work_available(ctx: &Ctx, cluster: &str) -> Result<bool, Hub
 /// makes is marked as made for this cluster, so detach may delete it; one that existed
 /// before is only labelled.
 pub(super) async fn ensure_namespace(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
+    // Whether it was made for the cluster is decided once; what was written stands.
+    if ctx.written.holds::<Namespace>(None, cluster) {
+        return Ok(());
+    }
     let namespaces = Api::<Namespace>::all(ctx.client.clone());
     let labelled = meta(cluster).with_labels(labels([(LABEL_MANAGED_CLUSTER, cluster), (LABEL_CLUSTER_NAME, cluster)]));
     let existing = namespaces.get_opt(cluster).await.map_err(kube_error(format!("reading namespace {cluster}")))?;
@@ -203,7 +224,7 @@ pub(super) async fn ensure_namespace(ctx: &Ctx, cluster: &str) -> Result<(), Hub
     } else {
         objects::namespace(labelled)
     };
-    HUB.apply(&namespaces, &namespace).await?;
+    ctx.written.apply(HUB, &namespaces, &namespace).await?;
     Ok(())
 }
 
@@ -217,19 +238,13 @@ const TOKEN_KEY: &str = "token";
 
 /// The `<c>-import` secret: upstream's `crds.yaml`, `import.yaml`, `creation` and
 /// `expiration`, and the token.
-fn import_secret(
-    cluster: &str,
-    token: &Token,
-    crd_objects: &[Value],
-    import_objects: &[Value],
-    owner: OwnerReference,
-) -> Secret {
+fn import_secret(cluster: &str, token: &Token, import_objects: &[Value], owner: OwnerReference) -> Secret {
     let mut meta = namespaced_meta(cluster, &secret_name(cluster)).with_labels(labels([(LABEL_IMPORT_SECRET, "")]));
     meta.owner_references = Some(vec![owner]);
     objects::opaque_secret(
         meta,
         BTreeMap::from([
-            ("crds.yaml".to_string(), crate::manifests::to_yaml(crd_objects)),
+            ("crds.yaml".to_string(), crds_yaml().to_string()),
             ("import.yaml".to_string(), crate::manifests::to_yaml(import_objects)),
             ("creation".to_string(), rfc3339(token.creation)),
             ("expiration".to_string(), rfc3339(token.expiration)),

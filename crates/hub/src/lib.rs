@@ -34,6 +34,7 @@ pub use context::{Context, Ctx, HubAddress, HubConfig, HubError, SecretRef};
 use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET};
 use fleetctl_api::names::{AUTO_IMPORT_SECRET, CLUSTER_LEASE, ROOT_CA_CONFIGMAP};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_kube::Written;
 use fleetctl_kube::reconcile::{self, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
 
@@ -44,12 +45,31 @@ const CONCURRENCY: u16 = 16;
 /// place before it judges clusters (and the import controller, the hub's CA bundle).
 const GUARD_WAIT: Duration = Duration::from_secs(10);
 
+/// How long what a controller wrote counts as written without being seen again: an
+/// object it does not watch is written again at the first pass after this.
+const RESYNC: Duration = Duration::from_secs(600);
+
+/// Events of the shared ManagedCluster watch buffered for each controller that follows it
+/// (a slower one holds the watch back past this).
+const SHARED_BUFFER: usize = 1024;
+
 /// Retry delay after a failed reconcile.
 const RETRY: Duration = Duration::from_secs(1);
 
 /// The error policy of every hub controller.
 fn retry<K, E: ReconcileError>(controller: &'static str) -> impl Fn(Arc<K>, &E, Ctx) -> Action {
     move |_, error, _| reconcile::retry(controller, error, RETRY)
+}
+
+/// The error policy of the controllers that write a cluster's objects: a pass that failed
+/// forgets what was written for the cluster, so the next one writes it all again.
+fn retry_anew<E: ReconcileError>(controller: &'static str) -> impl Fn(Arc<ManagedCluster>, &E, Ctx) -> Action {
+    move |cluster, error, ctx| {
+        if error.failure() == reconcile::Failure::Failed {
+            ctx.forget_cluster(&cluster.name_any());
+        }
+        reconcile::retry(controller, error, RETRY)
+    }
 }
 
 /// A reconcile of `controller`, counted in its metrics.
@@ -64,6 +84,19 @@ async fn measured<E: ReconcileError>(
 /// The cluster a namespaced object belongs to (its namespace is the cluster's).
 fn cluster_of<K: ResourceExt>(object: K) -> Option<ObjectRef<ManagedCluster>> {
     object.namespace().map(|ns| ObjectRef::new(&ns))
+}
+
+/// A mapper for what a controller wrote and watches: the object is noted as seen
+/// ([`Written::observe`]) and its cluster reconciled.
+fn observed<K>(ctx: &Ctx) -> impl Fn(K) -> Option<ObjectRef<ManagedCluster>> + Send + Sync + 'static
+where
+    K: kube::Resource<DynamicType = ()> + ResourceExt,
+{
+    let ctx = ctx.clone();
+    move |object| {
+        ctx.written.observe(&object);
+        cluster_of(object)
+    }
 }
 
 /// The KlusterletAddonConfig of the cluster a namespaced object belongs to (named after
@@ -119,50 +152,62 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
             (store, futures::FutureExt::boxed(futures::future::ready(())), futures::stream::pending().boxed())
         }
     };
-    let ctx: Ctx = Arc::new(Context { client: client.clone(), config, metrics, recorder, admission: guard, root_ca });
-    let clusters: Api<ManagedCluster> = Api::all(client.clone());
+    let ctx: Ctx = Arc::new(Context {
+        client: client.clone(),
+        config,
+        metrics,
+        recorder,
+        admission: guard,
+        root_ca,
+        written: Written::new(RESYNC),
+        tokens: Default::default(),
+        pending_csrs: Default::default(),
+    });
     let all = watcher::Config::default;
+    // One watch of the ManagedClusters, shared by every controller that follows them.
+    let (clusters, cluster_writer) = reflector::store_shared(SHARED_BUFFER);
+    // `store_shared` makes a writer that always gives subscribers.
+    #[allow(clippy::expect_used)]
+    let subscribe = || cluster_writer.subscribe().expect("a shared store's writer gives subscribers");
+    let (import_clusters, auto_import_clusters, accept_clusters, lease_clusters, addon_clusters, csr_clusters) =
+        (subscribe(), subscribe(), subscribe(), subscribe(), subscribe(), subscribe());
+    let cluster_watch = watcher(Api::<ManagedCluster>::all(client.clone()), all())
+        .default_backoff()
+        .reflect_shared(cluster_writer)
+        .for_each(|_| async {});
     // Bounded parallelism keeps memory flat when a thousand clusters arrive at once.
     let bounded = || controller::Config::default().concurrency(CONCURRENCY);
 
-    let import = {
-        let ctx = ctx.clone();
-        let clusters = clusters.clone();
-        let client = client.clone();
-        async move {
-            // Rendered once the published CA bundle is known, so that no import flips to
-            // the configured CA and back.
-            if ctx.config.root_ca_namespace.is_some() {
-                let _ = tokio::time::timeout(GUARD_WAIT, ctx.root_ca.wait_until_ready()).await;
-            }
-            Controller::new(clusters, all())
-                .with_config(bounded())
-                // The import secrets live in their cluster's namespace (kube-runtime's `owns`
-                // would look for the cluster-scoped owner in that namespace).
-                .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
-                .watches(Api::<ManifestWork>::all(client.clone()), all(), cluster_of)
-                .watches(Api::<ManagedClusterAddOn>::all(client), all(), cluster_of)
-                .reconcile_all_on(root_ca_changes)
-                .run(
-                    |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
-                    retry("import"),
-                    ctx,
-                )
-                .for_each(|_| async {})
-                .await;
-        }
-    };
+    let import = Controller::for_shared_stream(import_clusters, clusters.clone())
+        .with_config(bounded())
+        // The import secrets live in their cluster's namespace (kube-runtime's `owns`
+        // would look for the cluster-scoped owner in that namespace). What the import
+        // wrote and watches, another hand's change included, is written again.
+        .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), observed(&ctx))
+        .watches(Api::<ManifestWork>::all(client.clone()), all(), observed(&ctx))
+        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
+        .reconcile_all_on(root_ca_changes)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "import", import::reconcile(c, ctx)).await },
+            retry_anew("import"),
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
 
     // The hub applies the import manifests itself to clusters whose auto-import secret
-    // says how to reach them; the import secret's rendering brings a waiting cluster back.
-    let auto_import_state = Arc::new(autoimport::State::default());
-    let auto_import = Controller::new(clusters.clone(), all())
+    // says how to reach them (kept in a store: few clusters have one); the import secret's
+    // rendering brings a waiting cluster back.
+    let (auto_import_secrets, auto_import_writer) = reflector::store();
+    let auto_import_secret_changes = reflector(
+        auto_import_writer,
+        watcher(Api::<Secret>::all(client.clone()), all().fields(&format!("metadata.name={AUTO_IMPORT_SECRET}"))),
+    )
+    .default_backoff()
+    .touched_objects();
+    let auto_import_state = Arc::new(autoimport::State::new(auto_import_secrets));
+    let auto_import = Controller::for_shared_stream(auto_import_clusters, clusters.clone())
         .with_config(bounded())
-        .watches(
-            Api::<Secret>::all(client.clone()),
-            all().fields(&format!("metadata.name={AUTO_IMPORT_SECRET}")),
-            cluster_of,
-        )
+        .watches_stream(auto_import_secret_changes, cluster_of)
         .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
         .run(
             move |c, ctx: Ctx| {
@@ -174,30 +219,18 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    let accept = {
-        let ctx = ctx.clone();
-        let clusters = clusters.clone();
-        async move {
-            // Judged only once the guard is known (a hub without the policy API never
-            // lists it: after the wait, nothing is accepted).
-            let _ = tokio::time::timeout(GUARD_WAIT, ctx.admission.wait_until_ready()).await;
-            Controller::new(clusters, all())
-                .with_config(bounded())
-                .reconcile_all_on(guard_changes)
-                .run(
-                    |c, ctx: Ctx| async move {
-                        measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await
-                    },
-                    retry("registration"),
-                    ctx,
-                )
-                .for_each(|_| async {})
-                .await;
-        }
-    };
+    let accept = Controller::for_shared_stream(accept_clusters, clusters.clone())
+        .with_config(bounded())
+        .reconcile_all_on(guard_changes)
+        .run(
+            |c, ctx: Ctx| async move { measured(&ctx.clone(), "registration", registration::accept(c, ctx)).await },
+            retry_anew("registration"),
+            ctx.clone(),
+        )
+        .for_each(|_| async {});
 
     let leases = all().fields(&format!("metadata.name={}", CLUSTER_LEASE));
-    let lease = Controller::new(clusters.clone(), all())
+    let lease = Controller::for_shared_stream(lease_clusters, clusters)
         .with_config(bounded())
         .watches(Api::<Lease>::all(client.clone()), leases, cluster_of)
         .run(
@@ -212,7 +245,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .with_config(bounded())
         .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), addon_config_of)
         .watches(Api::<ManifestWork>::all(client.clone()), all().labels(LABEL_ADDON_NAME), addon_config_of)
-        .watches(clusters.clone(), all(), |c: ManagedCluster| {
+        .watches_shared_stream(addon_clusters, |c: Arc<ManagedCluster>| {
             let name = c.name_any();
             Some(ObjectRef::new(&name).within(&name))
         })
@@ -223,16 +256,32 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    // A CSR waits on its cluster: any cluster change re-judges the pending CSRs.
-    let cluster_changes = watcher(clusters, all()).map(|_| ());
+    // A CSR left pending waits on its cluster: a change of that cluster judges it again.
+    let pending = ctx.clone();
     let csr = Controller::new(Api::<CertificateSigningRequest>::all(client), all().labels(LABEL_CLUSTER_NAME))
-        .reconcile_all_on(cluster_changes)
+        .watches_shared_stream(csr_clusters, move |cluster: Arc<ManagedCluster>| {
+            pending.pending_csrs.of(&cluster.name_any())
+        })
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "csr", registration::approve(c, ctx)).await },
             retry("csr"),
-            ctx,
+            ctx.clone(),
         )
         .for_each(|_| async {});
 
-    tokio::join!(guard_watch, root_ca_watch, import, auto_import, accept, lease, addon, csr);
+    // The controllers start once the guard (and the followed CA bundle) are known: the
+    // registration controller judges clusters by the guard (a hub without the policy API
+    // never lists it: after the wait, nothing is accepted), and the import controller
+    // renders with the CA, so that no import flips to the configured CA and back.
+    let controllers = async {
+        let guard_known = tokio::time::timeout(GUARD_WAIT, ctx.admission.wait_until_ready());
+        let root_ca_known = async {
+            if ctx.config.root_ca_namespace.is_some() {
+                let _ = tokio::time::timeout(GUARD_WAIT, ctx.root_ca.wait_until_ready()).await;
+            }
+        };
+        let _ = tokio::join!(guard_known, root_ca_known);
+        tokio::join!(cluster_watch, import, auto_import, accept, lease, addon, csr);
+    };
+    tokio::join!(guard_watch, root_ca_watch, controllers);
 }

@@ -1,6 +1,7 @@
 //! Registration on the hub: accepting a cluster (condition, finalizer, the RBAC that
 //! confines its agent, its lease) and approving exactly the CSRs its agent may make.
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use fleetctl_api::conditions::{
@@ -17,7 +18,9 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::finalizer::{self, finalizer};
+use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
+use parking_lot::Mutex;
 use serde_json::json;
 
 use super::context::{Ctx, HUB, HubError, set};
@@ -163,11 +166,12 @@ async fn admit(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &C
     // too, whichever runs first.
     super::import::ensure_namespace(ctx, &name).await?;
     let rbac = agent_rbac(&name);
-    HUB.apply(&Api::<ClusterRole>::all(ctx.client.clone()), &rbac.cluster_role).await?;
-    HUB.apply(&Api::<ClusterRoleBinding>::all(ctx.client.clone()), &rbac.cluster_binding).await?;
+    let written = &ctx.written;
+    written.apply(HUB, &Api::<ClusterRole>::all(ctx.client.clone()), &rbac.cluster_role).await?;
+    written.apply(HUB, &Api::<ClusterRoleBinding>::all(ctx.client.clone()), &rbac.cluster_binding).await?;
     for (role, binding) in rbac.roles {
-        HUB.apply(&Api::<Role>::namespaced(ctx.client.clone(), &name), &role).await?;
-        HUB.apply(&Api::<RoleBinding>::namespaced(ctx.client.clone(), &name), &binding).await?;
+        written.apply(HUB, &Api::<Role>::namespaced(ctx.client.clone(), &name), &role).await?;
+        written.apply(HUB, &Api::<RoleBinding>::namespaced(ctx.client.clone(), &name), &binding).await?;
     }
     ensure_lease(ctx, &name).await?;
     update_conditions(clusters, cluster, |conditions| {
@@ -199,6 +203,9 @@ async fn revoke(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError>
         delete(&Api::<Role>::namespaced(client.clone(), &name), &role, &background).await?;
     }
     delete(&Api::<Lease>::namespaced(client.clone(), &name), CLUSTER_LEASE, &background).await?;
+    // The hub's last step for this cluster: nothing remembered of it may outlive it.
+    ctx.forget_cluster(&name);
+    ctx.pending_csrs.forget(&name);
     Ok(Action::await_change())
 }
 
@@ -235,13 +242,47 @@ pub enum Verdict {
     Refuse(String),
 }
 
+/// Whether a CSR was approved, denied or failed already.
+fn decided(csr: &CertificateSigningRequest) -> bool {
+    csr.status.as_ref().and_then(|s| s.conditions.as_ref()).is_some_and(|conditions| {
+        conditions.iter().any(|c| matches!(c.type_.as_str(), "Approved" | "Denied" | "Failed"))
+    })
+}
+
+/// The CSRs left pending, by cluster: a change of its cluster (accepted at last, say)
+/// judges a CSR again, and only the CSRs of that cluster.
+#[derive(Debug, Default)]
+pub struct PendingCsrs(Mutex<HashMap<String, BTreeSet<String>>>);
+
+impl PendingCsrs {
+    /// The pending CSRs of `cluster`.
+    pub fn of(&self, cluster: &str) -> Vec<ObjectRef<CertificateSigningRequest>> {
+        self.0.lock().get(cluster).map_or_else(Vec::new, |csrs| csrs.iter().map(|csr| ObjectRef::new(csr)).collect())
+    }
+
+    /// Notes whether `csr` of `cluster` is left pending.
+    fn note(&self, cluster: &str, csr: &str, pending: bool) {
+        let mut by_cluster = self.0.lock();
+        if pending {
+            by_cluster.entry(cluster.to_string()).or_default().insert(csr.to_string());
+        } else if let Some(csrs) = by_cluster.get_mut(cluster) {
+            csrs.remove(csr);
+            if csrs.is_empty() {
+                by_cluster.remove(cluster);
+            }
+        }
+    }
+
+    /// Forgets the CSRs of a cluster that is detached (its CSRs are deleted with it).
+    pub fn forget(&self, cluster: &str) {
+        self.0.lock().remove(cluster);
+    }
+}
+
 /// Judges a CSR against the rules, given whether its cluster exists and accepts clients.
 pub fn judge(csr: &CertificateSigningRequest, cluster_accepts: Option<bool>) -> Verdict {
     let Some(cluster) = csr.labels().get(LABEL_CLUSTER_NAME).cloned() else { return Verdict::Ignore };
-    let decided = csr.status.as_ref().and_then(|s| s.conditions.as_ref()).is_some_and(|conditions| {
-        conditions.iter().any(|c| matches!(c.type_.as_str(), "Approved" | "Denied" | "Failed"))
-    });
-    if decided {
+    if decided(csr) {
         return Verdict::Ignore;
     }
     match check(csr, &cluster, cluster_accepts) {
@@ -295,11 +336,17 @@ fn check(csr: &CertificateSigningRequest, cluster: &str, cluster_accepts: Option
 /// Approves or refuses one CSR.
 pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Action, HubError> {
     let Some(cluster) = csr.labels().get(LABEL_CLUSTER_NAME).cloned() else { return Ok(Action::await_change()) };
+    let name = csr.name_any();
+    if decided(&csr) {
+        ctx.pending_csrs.note(&cluster, &name, false);
+        return Ok(Action::await_change());
+    }
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
     let managed = clusters.get_opt(&cluster).await.map_err(kube_error(format!("reading cluster {cluster}")))?;
     let accepts = managed.as_ref().map(|c| c.spec.hub_accepts_client && c.meta().deletion_timestamp.is_none());
-    let name = csr.name_any();
-    match judge(&csr, accepts) {
+    let verdict = judge(&csr, accepts);
+    ctx.pending_csrs.note(&cluster, &name, matches!(verdict, Verdict::Refuse(_)));
+    match verdict {
         Verdict::Ignore => {}
         Verdict::Approve => {
             let approval = json!({"status": {"conditions": [{

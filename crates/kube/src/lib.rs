@@ -14,6 +14,7 @@ pub mod reconcile;
 pub mod resolve;
 pub mod runner;
 pub mod validation;
+pub mod written;
 
 pub use apply::{
     ApplyAction, ApplyError, ApplyOptions, ApplyOutcome, DeleteAction, DeleteOutcome, ObjectKey, ParseError, apply,
@@ -22,6 +23,7 @@ pub use apply::{
 pub use conditions::update_conditions;
 pub use config::{ConfigError, KubeconfigPair, NamedContext, Selection, client, config, contexts, standalone};
 pub use reconcile::{FieldManager, KubeError, kube_error};
+pub use written::Written;
 
 /// The field manager of every server-side apply fleetctl makes, so ownership of the
 /// fields it writes stays with one name across the CLI, the hub and the agents.

@@ -142,8 +142,11 @@ impl<E: ReconcileError + 'static> ReconcileError for finalizer::Error<E> {
     fn failure(&self) -> Failure {
         match self {
             Self::ApplyFailed(e) | Self::CleanupFailed(e) => e.failure(),
+            // kube-runtime writes a finalizer with a JSON patch that first tests the list
+            // it read: a list another writer changed meanwhile fails the test, which the
+            // API server answers 422 Invalid.
             Self::AddFinalizer(kube::Error::Api(status)) | Self::RemoveFinalizer(kube::Error::Api(status))
-                if status.code == 409 =>
+                if status.code == 409 || status.code == 422 =>
             {
                 Failure::Conflict
             }
@@ -179,4 +182,26 @@ pub async fn measured<T, E: ReconcileError>(
         Err(_) => Outcome::Failed,
     });
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+
+    fn api_error(code: u16) -> kube::Error {
+        kube::Error::Api(Status::failure("refused", "Invalid").with_code(code).boxed())
+    }
+
+    #[test]
+    fn a_finalizer_write_that_lost_a_race_is_a_conflict_and_other_refusals_are_failures() {
+        let lost: finalizer::Error<KubeError> = finalizer::Error::AddFinalizer(api_error(422));
+        assert_eq!(lost.failure(), Failure::Conflict, "the JSON patch's test of the list failed");
+        let removed: finalizer::Error<KubeError> = finalizer::Error::RemoveFinalizer(api_error(409));
+        assert_eq!(removed.failure(), Failure::Conflict);
+        let forbidden: finalizer::Error<KubeError> = finalizer::Error::AddFinalizer(api_error(403));
+        assert_eq!(forbidden.failure(), Failure::Failed);
+        let applied = KubeError { action: "applying".into(), source: api_error(422) };
+        assert_eq!(applied.failure(), Failure::Failed, "a 422 of an apply is invalid input, not a race");
+    }
 }

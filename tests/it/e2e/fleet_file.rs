@@ -248,3 +248,62 @@ async fn a_bad_fleet_file_is_refused_naming_its_line_and_field_and_a_killed_appl
     assert!(steps.contains(&"hub: auto-import secret written"), "cluster2 was the hub's to import: {steps:?}");
     assert!(!steps.iter().any(|s| s.starts_with("target:")), "{steps:?}");
 }
+
+#[tokio::test]
+async fn an_apply_stopped_during_its_rollout_says_so_for_the_clusters_it_imported_and_a_rerun_finishes() {
+    let env = DevUp::start(2);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("fleet.yaml");
+    let file_arg = file.to_string_lossy().to_string();
+    // Both imported by this apply, then upgraded: a canary, soaked for longer than the test.
+    let fleet = "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nhub: {context: hub}\ndefaults:\n  version: 0.2.0\n  \
+                 rollout: {canary: 1, soak: 10m}\nclusters:\n- name: cluster1\n- name: cluster2\n";
+    std::fs::write(&file, fleet).expect("fleet file");
+    // Progress goes to stderr only without -o json: the report goes to a file.
+    let report_path = dir.path().join("report.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        .args(["apply", "-f", &file_arg, "--report", &report_path.to_string_lossy()])
+        .env("KUBECONFIG", env.kubeconfig())
+        .env_remove("FLEETCTL_HUB_KUBECONFIG")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("apply starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("stderr line");
+        let soaking = line.contains("canary wave 1: soaking");
+        seen.push(line);
+        if soaking {
+            break;
+        }
+    }
+    assert!(seen.last().is_some_and(|l| l.contains("soaking")), "{seen:?}");
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT");
+    let output = child.wait_with_output().expect("apply ends");
+    assert_eq!(output.status.code(), Some(130), "stopped, not done: {}", text(&output.stdout));
+    let report: Value = serde_json::from_slice(&std::fs::read(&report_path).expect("report")).expect("JSON");
+    assert_eq!(report["error"]["exitCode"], 130, "{report}");
+    for (i, name) in ["cluster1", "cluster2"].iter().enumerate() {
+        let cluster = &report["clusters"][i];
+        assert_eq!(
+            (cluster["cluster"].as_str(), cluster["result"].as_str()),
+            (Some(*name), Some("failed")),
+            "{report}"
+        );
+        let error = cluster["error"].as_str().expect("error");
+        assert!(error.contains("stopped by SIGINT"), "its upgrade did not finish: {error}");
+    }
+
+    // cluster1 runs the new version already; the rerun upgrades cluster2 alone, one wave
+    // and so no soak, and then nothing is left to do.
+    assert_eq!(planned(&env, &file, &[]), pairs(&[("cluster2", "upgrade")]));
+    let output = env.fleetctl(&["apply", "-f", &file_arg, "-o", "json"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(json_of(&output)["clusters"][0]["result"], "running 0.2.0");
+    assert_eq!(planned(&env, &file, &[]), []);
+}

@@ -61,6 +61,13 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
     let target = import_cluster(&env, &hub, "cluster1").await;
     let cluster = clusters.get("cluster1").await.expect("cluster");
     assert!(cluster.is_joined() && cluster.is_available());
+    // The operator and both agents pass their readiness probes (the kubelet's rule: a
+    // container is ready only once its probe passes).
+    let deployments: Api<Deployment> = Api::namespaced(target.clone(), fleetctl_api::names::AGENT_NAMESPACE);
+    for name in ["klusterlet", "klusterlet-registration-agent", "klusterlet-work-agent"] {
+        let ready = |d: Option<&Deployment>| d.and_then(|d| d.status.as_ref()?.ready_replicas) == Some(1);
+        wait_for(deployments.clone(), name, &format!("deployment {name} ready"), WAIT, ready).await.expect("ready");
+    }
 
     // A ManifestWork with a ConfigMap and a Deployment is applied and reports status.
     let work = ManifestWork::for_cluster(

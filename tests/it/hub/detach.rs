@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use fleetctl::lifecycle::detach::DetachOptions;
+use fleetctl_api::names::AGENT_NAMESPACE;
 use fleetctl_api::{Klusterlet, KlusterletSpec, ManagedCluster, ManifestWork};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
@@ -333,4 +334,57 @@ async fn a_silent_lease_turns_the_cluster_unknown() {
     let condition = fleetctl_api::conditions::find(unknown.conditions(), AVAILABLE).expect("available");
     assert_eq!(condition.reason, "ManagedClusterLeaseUpdateStopped");
     assert_eq!(condition.message, "Registration agent stopped updating its lease.");
+}
+
+/// A detach returns once the hub is clean, while the leaving klusterlet operator may still
+/// be finishing on the target (its Klusterlet held by its finalizer, then what it handed to
+/// the garbage collector going). An import meanwhile waits until it is gone rather than
+/// applying into a terminating namespace or beside a CRD being deleted.
+#[tokio::test]
+async fn an_import_onto_a_target_whose_klusterlet_is_still_leaving_waits_until_it_is_gone() {
+    use fleetctl::lifecycle::Progress;
+    use fleetctl::lifecycle::import::{ImportOptions, import};
+    const LEAVING_STEP: &str = "target: the klusterlet that was leaving is gone";
+    let hub = Hub::start().await;
+    let target = target_with_klusterlet("c1").await;
+    let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
+    let hold = json!({"metadata": {"finalizers": ["example.com/hold"]}});
+    klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(hold)).await.expect("hold");
+    klusterlets.delete("klusterlet", &DeleteParams::default()).await.expect("delete");
+
+    let options = ImportOptions {
+        name: "c1".into(),
+        labels: Default::default(),
+        addons: Vec::new(),
+        addon_settings: Default::default(),
+        wait: false,
+        print_command: false,
+        auto_import: None,
+        force: false,
+        adopt_namespace: false,
+        timeout: Duration::from_secs(20),
+    };
+    let (waiting, mut waiting_seen) = tokio::sync::watch::channel(false);
+    let observer = move |progress: Progress| {
+        if matches!(&progress, Progress::Started { step, .. } if step == LEAVING_STEP) {
+            waiting.send_replace(true);
+        }
+    };
+    let hub_url = hub.cluster.server.url();
+    let imported = import(&hub.cluster.client, &hub_url, Some(&target.client), &options, &observer);
+    let secrets = Api::<k8s_openapi::api::core::v1::Secret>::namespaced(target.client.clone(), AGENT_NAMESPACE);
+    tokio::pin!(imported);
+    tokio::select! {
+        done = &mut imported => panic!("the import did not wait for the leaving klusterlet: {done:?}"),
+        seen = waiting_seen.wait_for(|waiting| *waiting) => seen.expect("the observer"),
+    };
+    assert!(secrets.get_opt("bootstrap-hub-kubeconfig").await.expect("get").is_none(), "nothing applied yet");
+    let release = json!({"metadata": {"finalizers": null}});
+    klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(release)).await.expect("release");
+    let outcome = match imported.await.expect("imported once the klusterlet was gone") {
+        fleetctl::lifecycle::import::Imported::Done(outcome) => outcome,
+        other => panic!("{other:?}"),
+    };
+    assert!(outcome.steps.iter().any(|s| s.step == LEAVING_STEP), "{:?}", outcome.steps);
+    assert!(secrets.get_opt("bootstrap-hub-kubeconfig").await.expect("get").is_some(), "then applied");
 }

@@ -313,3 +313,54 @@ async fn a_controller_that_knows_only_its_in_cluster_address_imports_nothing_and
     assert!(text.contains("HubAddressUnknown"), "describe shows the Event: {text}");
     assert!(text.contains(in_cluster), "{text}");
 }
+
+/// The applies (server-side apply PATCHes) the hub's API server has answered, of the kinds
+/// the import and registration controllers write.
+async fn applies(hub: &Hub) -> u64 {
+    let request = http::Request::get("/metrics").body(Vec::new()).expect("request");
+    let text = hub.cluster.client.request_text(request).await.expect("metrics");
+    let written = ["namespaces", "serviceaccounts", "clusterroles", "clusterrolebindings", "roles", "rolebindings"];
+    text.lines()
+        .filter(|line| line.starts_with("apiserver_request_total{") && line.contains("verb=\"PATCH\""))
+        .filter(|line| {
+            written.iter().any(|r| line.contains(&format!("resource=\"{r}\"")))
+                || line.contains("resource=\"secrets\"") && line.contains("subresource=\"\"")
+        })
+        .map(|line| line.rsplit_once(' ').expect("a value").1.parse::<u64>().expect("a count"))
+        .sum()
+}
+
+/// Client-go's rule for controllers: compare with what is known, write only what differs.
+#[tokio::test]
+async fn a_pass_over_objects_as_written_applies_nothing_and_another_hands_change_is_written_back() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    let manifests = hub.import_secret("c1").await["import.yaml"].clone();
+    hub.wait_cluster("c1", |c| c.is_hub_accepted()).await;
+    let controllers = ["import", "registration"].map(|name| hub.metrics.controller(name));
+    let settled = || controllers.iter().all(|c| c.in_flight() == 0);
+    crate::support::until("the first passes end", settled).await;
+    let before = applies(&hub).await;
+    let reconciles = controllers.each_ref().map(|c| c.reconciles());
+
+    // A label brings both controllers back to the cluster: nothing of theirs changed.
+    let clusters: Api<fleetctl_api::ManagedCluster> = Api::all(hub.cluster.client.clone());
+    let label = json!({"metadata": {"labels": {"team": "a"}}});
+    clusters.patch("c1", &PatchParams::default(), &Patch::Merge(label)).await.expect("label");
+    crate::support::until("both controllers pass again", || {
+        controllers.iter().zip(reconciles).all(|(c, before)| c.reconciles() > before) && settled()
+    })
+    .await;
+    assert_eq!(applies(&hub).await, before, "a pass over unchanged objects applies nothing");
+
+    // Another hand changes the import secret: the hub writes its own back.
+    let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    let tamper = json!({"stringData": {"import.yaml": "kind: Namespace"}});
+    secrets.patch("c1-import", &PatchParams::default(), &Patch::Merge(tamper)).await.expect("tamper");
+    let restored = |s: Option<&Secret>| {
+        let data = s.and_then(|s| s.data.as_ref());
+        data.and_then(|d| d.get("import.yaml")).is_some_and(|m| m.0 == manifests.as_bytes())
+    };
+    let waited = kube::runtime::wait::await_condition(secrets, "c1-import", restored);
+    tokio::time::timeout(Duration::from_secs(10), waited).await.expect("the manifests written back").expect("watch");
+}

@@ -31,6 +31,10 @@ pub const BROADCAST_CAPACITY: usize = 4096;
 /// klusterlet works, the import secrets) hold hundreds of superseded copies of each.
 pub const HISTORY_BYTES: usize = 32 * 1024 * 1024;
 
+/// Capacity of the broadcast of one namespace or one name: a watcher of one namespace
+/// sees only its events, far fewer than a resource's.
+const SCOPED_CAPACITY: usize = 256;
+
 /// Events a history keeps whatever their size (upstream's watch cache never holds fewer
 /// than 100 either).
 const MIN_HISTORY: usize = 100;
@@ -94,6 +98,11 @@ impl Event {
     /// The namespace of the object, from its key.
     pub fn namespace(&self) -> Option<&str> {
         self.key.split_once('/').map(|(ns, _)| ns)
+    }
+
+    /// The name of the object, from its key.
+    pub fn name(&self) -> &str {
+        self.key.split_once('/').map_or(self.key.as_str(), |(_, name)| name)
     }
 
     /// The object parsed once and shared by every watcher that filters on it.
@@ -167,7 +176,12 @@ struct Table {
     history_bytes: usize,
     /// Events at or below this resourceVersion are no longer in `history`.
     compacted: u64,
+    /// Every event, for watchers of the whole resource.
     tx: broadcast::Sender<Arc<Event>>,
+    /// The events of one namespace, or of one name, for the watchers of just that: a
+    /// hub's thousands of agents each watch their own namespace or cluster, and an
+    /// event wakes only the watchers it concerns.
+    scoped: HashMap<Scope, broadcast::Sender<Arc<Event>>>,
 }
 
 impl Table {
@@ -179,8 +193,48 @@ impl Table {
             history_bytes: 0,
             compacted: 0,
             tx: broadcast::channel(capacity).0,
+            scoped: HashMap::new(),
         }
     }
+
+    /// A receiver of the events in `scope`.
+    fn feed(&mut self, scope: &Scope, capacity: usize) -> broadcast::Receiver<Arc<Event>> {
+        match scope {
+            Scope::All => self.tx.subscribe(),
+            scoped => self
+                .scoped
+                .entry(scoped.clone())
+                .or_insert_with(|| broadcast::channel(capacity.min(SCOPED_CAPACITY)).0)
+                .subscribe(),
+        }
+    }
+
+    /// Sends `event` to the watchers it concerns; a scope nobody watches any longer is
+    /// dropped.
+    fn send(&mut self, event: &Arc<Event>) {
+        // No receivers is fine: nobody watches this resource now.
+        let _ = self.tx.send(event.clone());
+        let scopes =
+            [event.namespace().map(|ns| Scope::Namespace(ns.to_string())), Some(Scope::Name(event.name().to_string()))];
+        for scope in scopes.into_iter().flatten() {
+            if let Some(tx) = self.scoped.get(&scope)
+                && tx.send(event.clone()).is_err()
+            {
+                self.scoped.remove(&scope);
+            }
+        }
+    }
+}
+
+/// Which events of a resource a watch receives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Every event.
+    All,
+    /// The events of one namespace.
+    Namespace(String),
+    /// The events of the objects of one name (in any namespace).
+    Name(String),
 }
 
 struct Inner {
@@ -496,14 +550,15 @@ impl Store {
             .count()
     }
 
-    /// Subscribes to changes after `from`; `None` means "from now". Returns `Err(oldest)`
-    /// when `from` is older than the history kept.
-    pub fn subscribe(&self, resource: &GroupResource, from: Option<u64>) -> Result<Subscription, u64> {
+    /// Subscribes to changes after `from` (`None` means "from now"); the live feed holds
+    /// the events in `scope`, the replay every event. Returns `Err(oldest)` when `from` is
+    /// older than the history kept.
+    pub fn subscribe(&self, resource: &GroupResource, from: Option<u64>, scope: &Scope) -> Result<Subscription, u64> {
         let mut inner = self.inner.write();
         let rv = inner.rv;
         let capacity = self.broadcast_capacity;
         let table = inner.tables.entry(resource.clone()).or_insert_with(|| Table::new(capacity));
-        let feed = table.tx.subscribe();
+        let feed = table.feed(scope, capacity);
         let replay = match from {
             None => Vec::new(),
             Some(from) if from < table.compacted => return Err(table.compacted + 1),
@@ -528,16 +583,17 @@ impl Store {
         Ok((table.history.range(start..).cloned().collect(), table.revision))
     }
 
-    /// Every object of a resource in a namespace (or all) plus a feed of later changes,
-    /// taken atomically.
-    pub fn snapshot(&self, resource: &GroupResource, namespace: Option<&str>) -> (Vec<Stored>, Subscription) {
+    /// Every object of a resource in `scope` plus a feed of its later changes, taken
+    /// atomically. A [`Scope::Name`] is looked up as the key of a cluster-scoped object.
+    pub fn snapshot(&self, resource: &GroupResource, scope: &Scope) -> (Vec<Stored>, Subscription) {
         let mut inner = self.inner.write();
         let rv = inner.rv;
         let capacity = self.broadcast_capacity;
         let table = inner.tables.entry(resource.clone()).or_insert_with(|| Table::new(capacity));
-        let feed = table.tx.subscribe();
-        let items = match namespace {
-            Some(ns) => {
+        let feed = table.feed(scope, capacity);
+        let items = match scope {
+            Scope::Name(name) => table.objects.get(name).cloned().into_iter().collect(),
+            Scope::Namespace(ns) => {
                 let prefix = format!("{ns}/");
                 table
                     .objects
@@ -546,7 +602,7 @@ impl Store {
                     .map(|(_, s)| s.clone())
                     .collect()
             }
-            None => table.objects.values().cloned().collect(),
+            Scope::All => table.objects.values().cloned().collect(),
         };
         (items, Subscription { replay: Vec::new(), feed, rv })
     }
@@ -716,8 +772,7 @@ impl Store {
         }
         table.history_bytes += event.json.len();
         table.history.push_back(event.clone());
-        // No receivers is fine: nobody watches this resource now.
-        let _ = table.tx.send(event.clone());
+        table.send(&event);
         // The receiver lives as long as the server; a send error means shutdown.
         let _ = self.notices.send(Notice { resource: resource.clone(), event, deleting });
     }
@@ -827,8 +882,33 @@ mod tests {
     use super::*;
 
     fn history(store: &Store, resource: &GroupResource, from: u64) -> Result<Vec<(u64, EventType, String)>, u64> {
-        let subscription = store.subscribe(resource, Some(from))?;
+        let subscription = store.subscribe(resource, Some(from), &Scope::All)?;
         Ok(subscription.replay.iter().map(|e| (e.rv, e.kind, e.key.clone())).collect())
+    }
+
+    /// The keys a feed holds now.
+    fn received(feed: &mut broadcast::Receiver<Arc<Event>>) -> Vec<String> {
+        std::iter::from_fn(|| feed.try_recv().ok()).map(|e| e.key.clone()).collect()
+    }
+
+    #[test]
+    fn a_scoped_feed_receives_only_its_namespace_or_name_and_goes_with_its_last_watcher() {
+        let (store, _rx) = Store::new(16);
+        let cms = GroupResource::new("", "configmaps");
+        let namespace = Scope::Namespace("a".into());
+        let mut all = store.subscribe(&cms, None, &Scope::All).expect("all").feed;
+        let mut in_a = store.subscribe(&cms, None, &namespace).expect("a").feed;
+        let mut named_x = store.subscribe(&cms, None, &Scope::Name("x".into())).expect("x").feed;
+        for key in ["a/x", "a/y", "b/x", "b/y"] {
+            store.put(&cms, key, Expect::Absent, json!({})).expect("put");
+        }
+        assert_eq!(received(&mut all), ["a/x", "a/y", "b/x", "b/y"]);
+        assert_eq!(received(&mut in_a), ["a/x", "a/y"]);
+        assert_eq!(received(&mut named_x), ["a/x", "b/x"]);
+        drop(in_a);
+        store.put(&cms, "a/z", Expect::Absent, json!({})).expect("put");
+        let scoped = store.inner.read().tables[&cms].scoped.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(scoped, [Scope::Name("x".into())], "the namespace nobody watches is dropped");
     }
 
     #[test]

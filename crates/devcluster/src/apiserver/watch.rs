@@ -18,7 +18,7 @@ use super::request::Query;
 use super::resource::present;
 use super::state::Shared;
 use super::status::ApiError;
-use super::store::{Event, EventType, Subscription};
+use super::store::{Event, EventType, Scope, Subscription};
 use super::view::View;
 
 /// Upper bound of one write when events queue up.
@@ -80,8 +80,9 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
     let gr = plan.rt.group_resource();
     let api_version = plan.rt.api_version();
     let mut last_rv;
+    let scope = scope(&plan);
     let mut sub: Subscription = if plan.from.is_none() || plan.initial_events {
-        let (items, sub) = state.store.snapshot(&gr, plan.namespace.as_deref());
+        let (items, sub) = state.store.snapshot(&gr, &scope);
         for item in items.iter().filter(|s| plan.filter.matches_stored(s)) {
             if tx.send(line("ADDED", &encode(&plan, &item.json, &api_version))).await.is_err() {
                 return;
@@ -97,7 +98,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
         sub
     } else {
         let from = plan.from.unwrap_or_default();
-        match state.store.subscribe(&gr, Some(from)) {
+        match state.store.subscribe(&gr, Some(from), &scope) {
             Ok(sub) => {
                 last_rv = from;
                 sub
@@ -160,6 +161,17 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
                 }
             }
         }
+    }
+}
+
+/// The events a watch needs from the store: those of its namespace, or of the one
+/// cluster-scoped object it selects by name (a hub's agents each watch their own
+/// ManagedCluster so), else all.
+fn scope(plan: &Plan) -> Scope {
+    match (&plan.namespace, plan.filter.fields.exact_name()) {
+        (Some(namespace), _) => Scope::Namespace(namespace.clone()),
+        (None, Some(name)) if !plan.rt.namespaced => Scope::Name(name.to_string()),
+        (None, _) => Scope::All,
     }
 }
 

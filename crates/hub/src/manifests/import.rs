@@ -134,7 +134,12 @@ fn operator_rules() -> Vec<PolicyRule> {
 fn operator_deployment(image: &str) -> Deployment {
     let probe = objects::http_probe("/healthz", OPERATOR_HEALTH_PORT, Some(2), 10);
     let container = Container {
-        env: Some(vec![objects::env_from_field("POD_NAMESPACE", "metadata.namespace")]),
+        // The health address named, as for the agents, so that whatever runs the pod (a
+        // node simulator giving each container its own port) knows where the probes go.
+        env: Some(vec![
+            objects::env_from_field("POD_NAMESPACE", "metadata.namespace"),
+            objects::env("FLEETCTL_HEALTH_ADDR", &format!("0.0.0.0:{OPERATOR_HEALTH_PORT}")),
+        ]),
         liveness_probe: Some(probe.clone()),
         readiness_probe: Some(Probe { period_seconds: None, ..probe }),
         resources: Some(objects::requests("2m", "16Mi")),
@@ -255,6 +260,7 @@ mod tests {
         assert_eq!(container["image"], "quay.io/fleetctl/fleetctl:0.1.0");
         assert_eq!(container["args"], json!(["agent", "operator"]));
         assert_eq!(container["livenessProbe"]["httpGet"]["port"], 8443);
+        assert_eq!(container["env"][1], json!({"name": "FLEETCTL_HEALTH_ADDR", "value": "0.0.0.0:8443"}));
         assert_eq!(container["securityContext"]["runAsNonRoot"], true);
         let klusterlet = &rendered()[6];
         assert_eq!(klusterlet["spec"]["clusterName"], "c1");
