@@ -1,5 +1,5 @@
-//! The three acts with the hub controller and a klusterlet running from the real image,
-//! as podman containers: what a real cluster runs. `.ci/image` builds the image; under CI
+//! The three acts with the hub controller, a klusterlet and an addon agent running from the
+//! real image, as podman containers: what a real cluster runs. `.ci/image` builds the image; under CI
 //! (`FLEETCTL_REQUIRE_TOOLS`) a missing podman or image fails the test instead of skipping it.
 
 use std::process::{Command, Output};
@@ -114,13 +114,20 @@ async fn the_hub_and_a_klusterlet_run_from_the_image_as_containers_through_impor
     );
 
     let hub_args = ["--hub-context", "hub"];
-    ok(env.fleetctl(&[&["import", "cluster1", "--cluster-context", "cluster1"][..], &hub_args].concat()));
+    let import = ["import", "cluster1", "--cluster-context", "cluster1", "--addons", "search-collector"];
+    ok(env.fleetctl(&[&import[..], &hub_args].concat()));
     // The operator and both agents run from the image, and they found the cluster as pods
     // do (the service address), while the bootstrap kubeconfig names the hub's external
     // address — the one in the user's kubeconfig — never the in-cluster one.
     let agents = containers(&cluster, AGENT_NAMESPACE).await;
     assert!(agents.len() >= 3, "operator, registration and work agents: {agents:?}");
     assert!(agents.iter().all(|(image, id)| *image == first && id.starts_with("podman://")), "{agents:?}");
+    // The addon agent too (the CLI waited for it to be Available).
+    let addons = containers(&cluster, fleetctl_api::addon::DEFAULT_ADDON_INSTALL_NAMESPACE).await;
+    assert!(
+        !addons.is_empty() && addons.iter().all(|(image, id)| *image == first && id.starts_with("podman://")),
+        "the search-collector addon: {addons:?}"
+    );
     let hub_url = env.server("hub");
     let secrets = Api::<Secret>::namespaced(cluster.clone(), AGENT_NAMESPACE);
     assert_eq!(kubeconfig_server(&secrets.get(BOOTSTRAP_SECRET).await.expect("bootstrap")), hub_url);
