@@ -85,7 +85,7 @@ impl Fault for RuntimeError {
 
 /// The commands whose `-o json|yaml` document is a report of what they did, which they
 /// print on failure too.
-const REPORTING: [&str; 4] = ["import", "upgrade", "detach", "apply"];
+const REPORTING: [&str; 5] = ["import", "upgrade", "detach", "plan", "apply"];
 
 /// Parses the command line and runs the command. A command line clap refuses is a usage
 /// error (exit 2, said on stderr); when a reporting command was asked for `-o json|yaml`,
@@ -218,6 +218,7 @@ mod tests {
         assert_eq!(asked("fleetctl -q detach c1 --parallel 0 -oyaml"), Some(Output::Yaml));
         assert_eq!(asked("fleetctl upgrade --all --to latest --output=json"), Some(Output::Json));
         assert_eq!(asked("fleetctl apply -f f.yaml --output json"), Some(Output::Json));
+        assert_eq!(asked("fleetctl plan -f f.yaml --bad -o json"), Some(Output::Json));
         assert_eq!(asked("fleetctl import c9 -o json -o wide"), None, "the last one counts");
         assert_eq!(asked("fleetctl import c9 --timeout 0s"), None, "no report asked for");
         assert_eq!(asked("fleetctl get clusters -o json"), None, "get prints data, not a report");
