@@ -7,9 +7,10 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use kube::runtime::controller::Action;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
 
-use fleetctl_kube::{kube_error, update_conditions};
+use fleetctl_kube::update_conditions;
 
 use super::context::{Ctx, HubError, set};
 use fleetctl_api::ManagedCluster;
@@ -30,15 +31,19 @@ fn deadline(lease: &Lease, grace: u32, period: Duration) -> Option<jiff::Timesta
     renewed.checked_add(window).ok()
 }
 
-/// One pass over one cluster.
-pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, HubError> {
+/// One pass over one cluster, its lease read from `leases` (the watched cluster leases:
+/// every renewal brings the cluster here, and is not read again).
+pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, leases: Store<Lease>) -> Result<Action, HubError> {
     let name = cluster.name_any();
     if !cluster.is_joined() && cluster.meta().deletion_timestamp.is_none() {
         return Ok(Action::await_change());
     }
-    let leases: Api<Lease> = Api::namespaced(ctx.client.clone(), &name);
-    let lease =
-        leases.get_opt(CLUSTER_LEASE).await.map_err(kube_error(format!("reading lease {name}/{CLUSTER_LEASE}")))?;
+    // A lease not listed yet is not a lease that is missing.
+    if leases.wait_until_ready().await.is_err() {
+        // The watch is gone: the controllers are stopping.
+        return Ok(Action::await_change());
+    }
+    let lease = leases.get(&ObjectRef::new(CLUSTER_LEASE).within(&name));
     let period = cluster.spec.lease_duration();
     let now = jiff::Timestamp::now();
     let stale_at = match &lease {

@@ -229,12 +229,23 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    let leases = all().fields(&format!("metadata.name={}", CLUSTER_LEASE));
+    // The cluster leases, kept in a store: a renewal brings its cluster back, which reads
+    // the lease there.
+    let (leases, lease_writer) = reflector::store();
+    let lease_changes = reflector(
+        lease_writer,
+        watcher(Api::<Lease>::all(client.clone()), all().fields(&format!("metadata.name={CLUSTER_LEASE}"))),
+    )
+    .default_backoff()
+    .touched_objects();
     let lease = Controller::for_shared_stream(lease_clusters, clusters)
         .with_config(bounded())
-        .watches(Api::<Lease>::all(client.clone()), leases, cluster_of)
+        .watches_stream(lease_changes, cluster_of)
         .run(
-            |c, ctx: Ctx| async move { measured(&ctx.clone(), "lease", lease::reconcile(c, ctx)).await },
+            move |c, ctx: Ctx| {
+                let leases = leases.clone();
+                async move { measured(&ctx.clone(), "lease", lease::reconcile(c, ctx, leases)).await }
+            },
             retry("lease"),
             ctx.clone(),
         )
