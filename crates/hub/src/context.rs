@@ -7,7 +7,7 @@ use std::time::Duration;
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::{FieldManager, KubeError};
-use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding;
+use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::Client;
@@ -136,8 +136,11 @@ pub struct Context {
     pub metrics: Registry,
     /// Events, through one recorder so repeats become one Event with a count.
     pub recorder: kube::runtime::events::Recorder,
-    /// The binding of the admission rule that guards acceptance, as watched.
-    pub admission: kube::runtime::reflector::Store<ValidatingAdmissionPolicyBinding>,
+    /// The admission rule that guards acceptance (the policy and its binding named
+    /// [`ACCEPT_POLICY`](crate::manifests::admission::ACCEPT_POLICY)), as watched.
+    pub accept_policy: kube::runtime::reflector::Store<ValidatingAdmissionPolicy>,
+    /// See [`Context::accept_policy`].
+    pub accept_binding: kube::runtime::reflector::Store<ValidatingAdmissionPolicyBinding>,
     /// The hub's published CA bundle (`kube-root-ca.crt`), as watched (empty when
     /// [`HubConfig::root_ca_namespace`] is `None`).
     pub root_ca: kube::runtime::reflector::Store<ConfigMap>,
@@ -154,6 +157,16 @@ pub struct Context {
 const ROOT_CA_KEY: &str = "ca.crt";
 
 impl Context {
+    /// Why the admission rule that guards acceptance does not hold on this hub, if it
+    /// does not (see [`accept_rule_problem`](crate::manifests::admission::accept_rule_problem)).
+    pub fn accept_rule_problem(&self) -> Option<String> {
+        use crate::manifests::admission::{ACCEPT_POLICY, accept_rule_problem};
+        use kube::runtime::reflector::ObjectRef;
+        let policy = self.accept_policy.get(&ObjectRef::new(ACCEPT_POLICY));
+        let binding = self.accept_binding.get(&ObjectRef::new(ACCEPT_POLICY));
+        accept_rule_problem(policy.as_deref(), binding.as_deref())
+    }
+
     /// Forgets what was written for a cluster, so that its next pass writes everything
     /// again: after a pass that failed (what broke may have taken objects with it), and
     /// once it is detached (a cluster of the same name imported later gets everything

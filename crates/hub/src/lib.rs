@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding;
+use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -137,8 +137,12 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     let recorder = kube::runtime::events::Recorder::new(client.clone(), reporter);
     // The binding of the admission rule that guards acceptance, watched: clusters are
     // accepted only while it is in place (see `registration::admit`).
-    let (guard, guard_watch, guard_changes) =
+    let (accept_binding, binding_watch, binding_changes) =
         watch_one(Api::<ValidatingAdmissionPolicyBinding>::all(client.clone()), ACCEPT_POLICY);
+    let (accept_policy, policy_watch, policy_changes) =
+        watch_one(Api::<ValidatingAdmissionPolicy>::all(client.clone()), ACCEPT_POLICY);
+    let guard_watch = futures::future::join(binding_watch, policy_watch);
+    let guard_changes = futures::stream::select(binding_changes, policy_changes);
     // The CA bundle the hub publishes, when bootstrap kubeconfigs follow it: a rotated CA
     // re-renders every cluster's import.
     let (root_ca, root_ca_watch, root_ca_changes) = match &config.root_ca_namespace {
@@ -157,7 +161,8 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         config,
         metrics,
         recorder,
-        admission: guard,
+        accept_policy,
+        accept_binding,
         root_ca,
         written: Written::new(RESYNC),
         tokens: Default::default(),
@@ -285,7 +290,10 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     // never lists it: after the wait, nothing is accepted), and the import controller
     // renders with the CA, so that no import flips to the configured CA and back.
     let controllers = async {
-        let guard_known = tokio::time::timeout(GUARD_WAIT, ctx.admission.wait_until_ready());
+        let guard_known = tokio::time::timeout(
+            GUARD_WAIT,
+            futures::future::join(ctx.accept_policy.wait_until_ready(), ctx.accept_binding.wait_until_ready()),
+        );
         let root_ca_known = async {
             if ctx.config.root_ca_namespace.is_some() {
                 let _ = tokio::time::timeout(GUARD_WAIT, ctx.root_ca.wait_until_ready()).await;

@@ -24,7 +24,6 @@ use parking_lot::Mutex;
 use serde_json::json;
 
 use super::context::{Ctx, HUB, HubError, set};
-use crate::manifests::admission::ACCEPT_POLICY;
 use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::{ADDON_GROUP, CLUSTER_GROUP, ManagedCluster, REGISTER_GROUP, WORK_GROUP};
 
@@ -151,10 +150,10 @@ async fn admit(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &C
     let name = cluster.name_any();
     // Defence in depth: `hubAcceptsClient` means "accepted by someone allowed to" only
     // while the admission rule enforces it; without it, nobody is accepted.
-    if ctx.admission.is_empty() {
+    if let Some(problem) = ctx.accept_rule_problem() {
         let message = format!(
-            "not accepted: the admission policy binding {ACCEPT_POLICY}, which makes accepting a cluster need the \
-             right to update managedclusters/accept, is not installed — run `fleetctl hub install`"
+            "not accepted: {problem} (the admission rule that makes accepting a cluster need the right to update \
+             managedclusters/accept) — run `fleetctl hub install`"
         );
         update_conditions(clusters, cluster, |conditions| {
             set(conditions, c::MANAGED_CLUSTER_HUB_ACCEPTED, c::FALSE, c::REASON_ERROR, &message)

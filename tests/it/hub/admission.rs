@@ -147,3 +147,48 @@ async fn without_the_accept_rule_in_place_the_hub_accepts_no_cluster() {
     bindings.create(&PostParams::default(), &again).await.expect("installed again");
     hub.wait_cluster("c1", |cluster| cluster.is_hub_accepted()).await;
 }
+
+/// Defence in depth holds for the policy too: its binding alone, or a policy edited to let
+/// every acceptance through, enforces nothing, and the hub accepts no cluster then.
+#[tokio::test]
+async fn with_the_accept_policy_gone_or_emptied_the_hub_accepts_no_cluster() {
+    use fleetctl_api::conditions as c;
+    use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, Validation};
+    let hub = Hub::start().await;
+    let policies: Api<ValidatingAdmissionPolicy> = Api::all(hub.cluster.client.clone());
+    let name = fleetctl_hub::manifests::admission::ACCEPT_POLICY;
+    let policy = policies.get(name).await.expect("hub install's policy");
+    policies.delete(name, &Default::default()).await.expect("removed");
+    hub.create_cluster("c1", true).await;
+    let refused_because = |why: &'static str| {
+        move |cluster: &fleetctl_api::ManagedCluster| {
+            c::find(cluster.conditions(), c::MANAGED_CLUSTER_HUB_ACCEPTED)
+                .is_some_and(|h| h.status == c::FALSE && h.message.contains(why))
+        }
+    };
+    let refused =
+        hub.wait_cluster("c1", refused_because("policy fleetctl.io-managedcluster-accept is not installed")).await;
+    assert!(!refused.is_hub_accepted());
+
+    // Back, but letting everything through: still nothing is accepted.
+    let mut emptied = policy.clone();
+    emptied.metadata = kube::api::ObjectMeta { name: Some(name.into()), ..Default::default() };
+    if let Some(spec) = emptied.spec.as_mut() {
+        spec.validations = Some(vec![Validation { expression: "true".into(), ..Validation::default() }]);
+    }
+    policies.create(&PostParams::default(), &emptied).await.expect("an emptied policy");
+    hub.wait_cluster("c1", refused_because("is not the one fleetctl installs")).await;
+
+    // The policy as hub install makes it: the cluster is accepted.
+    let mut restored = policy;
+    restored.metadata = kube::api::ObjectMeta { name: Some(name.into()), ..Default::default() };
+    policies
+        .replace(name, &PostParams::default(), &{
+            let current = policies.get(name).await.expect("current");
+            restored.metadata.resource_version = current.metadata.resource_version;
+            restored
+        })
+        .await
+        .expect("restored");
+    hub.wait_cluster("c1", |cluster| cluster.is_hub_accepted()).await;
+}

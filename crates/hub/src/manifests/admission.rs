@@ -67,21 +67,26 @@ fn binding(name: &str) -> ValidatingAdmissionPolicyBinding {
     }
 }
 
-fn accept_policy() -> ValidatingAdmissionPolicy {
+/// What the accept policy checks.
+fn accept_validations() -> Vec<Validation> {
     let turns_on = "has(object.spec.hubAcceptsClient) && object.spec.hubAcceptsClient && \
         (request.operation == 'CREATE' || !has(oldObject.spec.hubAcceptsClient) || !oldObject.spec.hubAcceptsClient)";
     let may_accept = "authorizer.group('register.open-cluster-management.io').resource('managedclusters')\
         .subresource('accept').name(object.metadata.name).check('update').allowed()";
+    vec![validation(
+        &format!("!({turns_on}) || {may_accept}"),
+        "setting spec.hubAcceptsClient to true needs the right to update managedclusters/accept \
+         (register.open-cluster-management.io): ask a hub admin to accept the cluster",
+    )]
+}
+
+fn accept_policy() -> ValidatingAdmissionPolicy {
     policy(
         ACCEPT_POLICY,
         ValidatingAdmissionPolicySpec {
             failure_policy: Some("Fail".into()),
             match_constraints: Some(managed_clusters(&["CREATE", "UPDATE"])),
-            validations: Some(vec![validation(
-                &format!("!({turns_on}) || {may_accept}"),
-                "setting spec.hubAcceptsClient to true needs the right to update managedclusters/accept \
-                 (register.open-cluster-management.io): ask a hub admin to accept the cluster",
-            )]),
+            validations: Some(accept_validations()),
             ..ValidatingAdmissionPolicySpec::default()
         },
     )
@@ -140,7 +145,75 @@ fn agent_policy() -> ValidatingAdmissionPolicy {
     )
 }
 
+/// Why the accept rule is not enforced as `fleetctl hub install` makes it, given the
+/// policy and binding named [`ACCEPT_POLICY`] as the hub holds them; `None` when it is
+/// (the policy denies with fleetctl's validations, under `failurePolicy: Fail`, and the
+/// binding binds that policy with the `Deny` action). A policy edited to let everything
+/// through, or a binding that only warns, counts as missing.
+pub fn accept_rule_problem(
+    policy: Option<&ValidatingAdmissionPolicy>,
+    binding: Option<&ValidatingAdmissionPolicyBinding>,
+) -> Option<String> {
+    let Some(policy) = policy.and_then(|p| p.spec.as_ref()) else {
+        return Some(format!("the admission policy {ACCEPT_POLICY} is not installed"));
+    };
+    let Some(binding) = binding.and_then(|b| b.spec.as_ref()) else {
+        return Some(format!("the admission policy binding {ACCEPT_POLICY} is not installed"));
+    };
+    let expressions = policy.validations.iter().flatten().map(|v| v.expression.as_str());
+    let ours = accept_validations();
+    let same_checks = expressions.eq(ours.iter().map(|v| v.expression.as_str()));
+    // An absent failure policy is Fail, the API's default.
+    if !same_checks || policy.failure_policy.as_deref().is_some_and(|f| f != "Fail") {
+        return Some(format!("the admission policy {ACCEPT_POLICY} is not the one fleetctl installs"));
+    }
+    if binding.policy_name.as_deref() != Some(ACCEPT_POLICY) {
+        return Some(format!("the admission policy binding {ACCEPT_POLICY} does not bind the policy {ACCEPT_POLICY}"));
+    }
+    if !binding.validation_actions.iter().flatten().any(|action| action == "Deny") {
+        return Some(format!("the admission policy binding {ACCEPT_POLICY} does not deny"));
+    }
+    None
+}
+
 /// The policies, then their bindings.
 pub fn objects() -> (Vec<ValidatingAdmissionPolicy>, Vec<ValidatingAdmissionPolicyBinding>) {
     (vec![accept_policy(), agent_policy()], vec![binding(ACCEPT_POLICY), binding(AGENT_POLICY)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_accept_rule_counts_only_as_installed_enforcing() {
+        let (policies, bindings) = objects();
+        let (policy, binding) = (&policies[0], &bindings[0]);
+        assert_eq!(accept_rule_problem(Some(policy), Some(binding)), None);
+        let problem = |p: Option<&ValidatingAdmissionPolicy>, b: Option<&ValidatingAdmissionPolicyBinding>| {
+            accept_rule_problem(p, b).expect("a problem")
+        };
+        assert!(problem(None, Some(binding)).contains("policy fleetctl.io-managedcluster-accept is not installed"));
+        assert!(problem(Some(policy), None).contains("binding fleetctl.io-managedcluster-accept is not installed"));
+        let mut lenient = policy.clone();
+        if let Some(spec) = lenient.spec.as_mut() {
+            spec.validations = Some(vec![validation("true", "anything goes")]);
+        }
+        assert!(problem(Some(&lenient), Some(binding)).contains("not the one fleetctl installs"));
+        let mut ignoring = policy.clone();
+        if let Some(spec) = ignoring.spec.as_mut() {
+            spec.failure_policy = Some("Ignore".into());
+        }
+        assert!(problem(Some(&ignoring), Some(binding)).contains("not the one fleetctl installs"));
+        let mut warning = binding.clone();
+        if let Some(spec) = warning.spec.as_mut() {
+            spec.validation_actions = Some(vec!["Warn".into()]);
+        }
+        assert!(problem(Some(policy), Some(&warning)).contains("does not deny"));
+        let mut elsewhere = binding.clone();
+        if let Some(spec) = elsewhere.spec.as_mut() {
+            spec.policy_name = Some(AGENT_POLICY.into());
+        }
+        assert!(problem(Some(policy), Some(&elsewhere)).contains("does not bind"));
+    }
 }
