@@ -178,16 +178,8 @@ async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
     for name in ["cluster1", "cluster2"] {
         let target = client(name).await?;
         let options = ImportOptions {
-            name: name.into(),
             labels: [("environment".to_string(), "demo".to_string())].into(),
-            addons: Vec::new(),
-            addon_settings: Default::default(),
-            wait: true,
-            print_command: false,
-            auto_import: None,
-            force: false,
-            adopt_namespace: false,
-            timeout: WAIT,
+            ..ImportOptions::new(name, WAIT)
         };
         import(&hub, &hub_url, Some(&target), &options, &observer)
             .await

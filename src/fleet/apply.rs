@@ -19,16 +19,10 @@ const KUBECONFIG_FIELD: &str = "clusters[].kubeconfig (or defaults.kubeconfig) i
 /// The import of a cluster as the fleet wants it.
 pub fn import_options(fleet: &Fleet, desired: &Desired, timeout: Duration) -> ImportOptions {
     ImportOptions {
-        name: desired.name.clone(),
         labels: desired.labels.clone(),
         addons: desired.addons.keys().cloned().collect(),
         addon_settings: addon_settings(fleet, desired),
-        wait: true,
-        print_command: false,
-        auto_import: None,
-        force: false,
-        adopt_namespace: false,
-        timeout,
+        ..ImportOptions::new(&desired.name, timeout)
     }
 }
 

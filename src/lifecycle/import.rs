@@ -56,6 +56,24 @@ pub struct ImportOptions {
     pub timeout: Duration,
 }
 
+impl ImportOptions {
+    /// The plain import of `name`: no labels or addons, applied from here, waited for.
+    pub fn new(name: &str, timeout: Duration) -> Self {
+        Self {
+            name: name.to_string(),
+            labels: BTreeMap::new(),
+            addons: Vec::new(),
+            addon_settings: AddonSettings::default(),
+            wait: true,
+            print_command: false,
+            auto_import: None,
+            force: false,
+            adopt_namespace: false,
+            timeout,
+        }
+    }
+}
+
 /// The credentials an auto-import hands the hub.
 #[derive(Debug, Clone)]
 pub enum AutoImport {

@@ -143,16 +143,9 @@ pub async fn import_fleet(
             let started = &started;
             async move {
                 let options = ImportOptions {
-                    name: cluster.name().to_string(),
                     labels: [(SIMULATED_LABEL.to_string(), "true".to_string())].into(),
-                    addons: Vec::new(),
-                    addon_settings: Default::default(),
                     wait: false,
-                    print_command: false,
-                    auto_import: None,
-                    force: false,
-                    adopt_namespace: false,
-                    timeout,
+                    ..ImportOptions::new(cluster.name(), timeout)
                 };
                 started.lock().entry(cluster.name().to_string()).or_insert_with(Instant::now);
                 import::import(hub, hub_url, Some(cluster.client()), &options, &|_| {}).await.map(|_| ())

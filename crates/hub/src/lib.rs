@@ -105,6 +105,23 @@ fn addon_config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddo
     object.namespace().map(|ns| ObjectRef::new(&ns).within(&ns))
 }
 
+/// The objects named `name` (in every namespace `api` reaches), watched into a store: the
+/// store, and the stream of the objects as they change (to be run, by a controller's
+/// `watches_stream` or otherwise), which updates the store before it yields.
+fn stored_by_name<K>(
+    api: Api<K>,
+    name: &str,
+) -> (reflector::Store<K>, impl futures::Stream<Item = Result<K, watcher::Error>> + Send + 'static)
+where
+    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
+{
+    let (store, writer) = reflector::store();
+    let changes = reflector(writer, watcher(api, watcher::Config::default().fields(&format!("metadata.name={name}"))))
+        .default_backoff()
+        .touched_objects();
+    (store, changes)
+}
+
 /// One object, watched into a store: the store, the watch (to be run), and a stream that
 /// yields whenever the object changes (coalesced, for `reconcile_all_on`).
 fn watch_one<K>(
@@ -114,15 +131,12 @@ fn watch_one<K>(
 where
     K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
 {
-    let (store, writer) = reflector::store();
+    let (store, objects) = stored_by_name(api, name);
     let (changed, changes) = tokio::sync::watch::channel(());
-    let watch = reflector(writer, watcher(api, watcher::Config::default().fields(&format!("metadata.name={name}"))))
-        .default_backoff()
-        .touched_objects()
-        .for_each(move |_| {
-            changed.send_replace(());
-            async {}
-        });
+    let watch = objects.for_each(move |_| {
+        changed.send_replace(());
+        async {}
+    });
     let changes =
         futures::stream::unfold(
             changes,
@@ -202,13 +216,8 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     // The hub applies the import manifests itself to clusters whose auto-import secret
     // says how to reach them (kept in a store: few clusters have one); the import secret's
     // rendering brings a waiting cluster back.
-    let (auto_import_secrets, auto_import_writer) = reflector::store();
-    let auto_import_secret_changes = reflector(
-        auto_import_writer,
-        watcher(Api::<Secret>::all(client.clone()), all().fields(&format!("metadata.name={AUTO_IMPORT_SECRET}"))),
-    )
-    .default_backoff()
-    .touched_objects();
+    let (auto_import_secrets, auto_import_secret_changes) =
+        stored_by_name(Api::<Secret>::all(client.clone()), AUTO_IMPORT_SECRET);
     let auto_import_state = Arc::new(autoimport::State::new(auto_import_secrets));
     let auto_import = Controller::for_shared_stream(auto_import_clusters, clusters.clone())
         .with_config(bounded())
@@ -236,13 +245,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
 
     // The cluster leases, kept in a store: a renewal brings its cluster back, which reads
     // the lease there.
-    let (leases, lease_writer) = reflector::store();
-    let lease_changes = reflector(
-        lease_writer,
-        watcher(Api::<Lease>::all(client.clone()), all().fields(&format!("metadata.name={CLUSTER_LEASE}"))),
-    )
-    .default_backoff()
-    .touched_objects();
+    let (leases, lease_changes) = stored_by_name(Api::<Lease>::all(client.clone()), CLUSTER_LEASE);
     let lease = Controller::for_shared_stream(lease_clusters, clusters)
         .with_config(bounded())
         .watches_stream(lease_changes, cluster_of)

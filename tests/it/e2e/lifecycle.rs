@@ -21,18 +21,7 @@ use super::{DevUp, WAIT};
 fn quiet(_: fleetctl::lifecycle::Progress) {}
 
 fn import_options(name: &str) -> ImportOptions {
-    ImportOptions {
-        name: name.to_string(),
-        labels: Default::default(),
-        addons: Vec::new(),
-        addon_settings: Default::default(),
-        wait: true,
-        print_command: false,
-        auto_import: None,
-        force: false,
-        adopt_namespace: false,
-        timeout: WAIT,
-    }
+    ImportOptions::new(name, WAIT)
 }
 
 async fn import_cluster(env: &DevUp, hub: &Client, name: &str) -> Client {

@@ -352,18 +352,7 @@ async fn an_import_onto_a_target_whose_klusterlet_is_still_leaving_waits_until_i
     klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(hold)).await.expect("hold");
     klusterlets.delete("klusterlet", &DeleteParams::default()).await.expect("delete");
 
-    let options = ImportOptions {
-        name: "c1".into(),
-        labels: Default::default(),
-        addons: Vec::new(),
-        addon_settings: Default::default(),
-        wait: false,
-        print_command: false,
-        auto_import: None,
-        force: false,
-        adopt_namespace: false,
-        timeout: Duration::from_secs(20),
-    };
+    let options = ImportOptions { wait: false, ..ImportOptions::new("c1", Duration::from_secs(20)) };
     let (waiting, mut waiting_seen) = tokio::sync::watch::channel(false);
     let observer = move |progress: Progress| {
         if matches!(&progress, Progress::Started { step, .. } if step == LEAVING_STEP) {
