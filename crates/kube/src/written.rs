@@ -39,11 +39,28 @@ struct Entry {
     at: Instant,
 }
 
+/// Where an object's entry is kept: with its namespace's, or for a cluster-scoped object
+/// with those of its name, so that what was written for a subject is forgotten at once.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Group {
+    Namespace(String),
+    Named(String),
+}
+
+impl Group {
+    fn of(key: &ObjectRef<DynamicObject>) -> Self {
+        match &key.namespace {
+            Some(namespace) => Self::Namespace(namespace.clone()),
+            None => Self::Named(key.name.clone()),
+        }
+    }
+}
+
 /// The objects a controller wrote, by reference. Shared by the controllers of a process
 /// (two that write the same object skip each other's identical writes too).
 #[derive(Debug)]
 pub struct Written {
-    entries: Mutex<HashMap<ObjectRef<DynamicObject>, Entry>>,
+    entries: Mutex<HashMap<Group, HashMap<ObjectRef<DynamicObject>, Entry>>>,
     resync: Duration,
 }
 
@@ -62,17 +79,13 @@ impl Written {
     {
         let key = reference(object);
         let digest = digest(object);
-        let unchanged = self
-            .entries
-            .lock()
-            .get(&key)
-            .is_some_and(|entry| entry.digest == digest && entry.at.elapsed() < self.resync);
+        let unchanged = self.fresh(&key).is_some_and(|entry| entry.digest == digest);
         if unchanged {
             return Ok(false);
         }
         let applied = manager.apply(api, object).await?;
         let entry = Entry { digest, resource_version: applied.resource_version(), at: Instant::now() };
-        self.entries.lock().insert(key, entry);
+        self.entries.lock().entry(Group::of(&key)).or_default().insert(key, entry);
         Ok(true)
     }
 
@@ -88,7 +101,13 @@ impl Written {
             Some(namespace) => reference.within(namespace),
             None => reference,
         };
-        self.entries.lock().get(&reference.erase()).is_some_and(|entry| entry.at.elapsed() < self.resync)
+        self.fresh(&reference.erase()).is_some()
+    }
+
+    /// The entry of `key`, if it was written since the last resync.
+    fn fresh(&self, key: &ObjectRef<DynamicObject>) -> Option<Entry> {
+        let entries = self.entries.lock();
+        entries.get(&Group::of(key))?.get(key).filter(|entry| entry.at.elapsed() < self.resync).cloned()
     }
 
     /// Takes note of `object` as a watch delivers it (changed, or deleted): unless it is
@@ -100,8 +119,9 @@ impl Written {
     {
         let key = reference(object);
         let mut entries = self.entries.lock();
-        if entries.get(&key).is_some_and(|entry| entry.resource_version != object.resource_version()) {
-            entries.remove(&key);
+        let Some(group) = entries.get_mut(&Group::of(&key)) else { return };
+        if group.get(&key).is_some_and(|entry| entry.resource_version != object.resource_version()) {
+            group.remove(&key);
         }
     }
 
@@ -109,10 +129,11 @@ impl Written {
     /// `names` (the namespace itself among them, if it is to be forgotten too): the next
     /// pass writes them all again.
     pub fn forget(&self, namespace: &str, names: &[&str]) {
-        self.entries.lock().retain(|key, _| {
-            key.namespace.as_deref() != Some(namespace)
-                && !(key.namespace.is_none() && names.contains(&key.name.as_str()))
-        });
+        let mut entries = self.entries.lock();
+        entries.remove(&Group::Namespace(namespace.to_string()));
+        for name in names {
+            entries.remove(&Group::Named((*name).to_string()));
+        }
     }
 }
 
@@ -151,13 +172,22 @@ mod tests {
         }
     }
 
-    fn remember(written: &Written, object: &ConfigMap, resource_version: &str, at: Instant) {
+    fn remember<K>(written: &Written, object: &K, resource_version: &str, at: Instant)
+    where
+        K: Resource + Serialize,
+        K::DynamicType: Default,
+    {
         let entry = Entry { digest: digest(object), resource_version: Some(resource_version.into()), at };
-        written.entries.lock().insert(reference(object), entry);
+        let key = reference(object);
+        written.entries.lock().entry(Group::of(&key)).or_default().insert(key, entry);
     }
 
-    fn remembered(written: &Written, object: &ConfigMap) -> bool {
-        written.entries.lock().contains_key(&reference(object))
+    fn remembered<K>(written: &Written, object: &K) -> bool
+    where
+        K: Resource,
+        K::DynamicType: Default,
+    {
+        written.fresh(&reference(object)).is_some()
     }
 
     #[test]
@@ -191,8 +221,16 @@ mod tests {
             ..ConfigMap::default()
         };
         remember(&written, &other, "2", Instant::now());
-        written.forget("ns", &[]);
+        let namespace = |name: &str| k8s_openapi::api::core::v1::Namespace {
+            metadata: ObjectMeta { name: Some(name.into()), ..ObjectMeta::default() },
+            ..Default::default()
+        };
+        remember(&written, &namespace("ns"), "3", Instant::now());
+        remember(&written, &namespace("other"), "4", Instant::now());
+        written.forget("ns", &["ns"]);
         assert!(!remembered(&written, &in_namespace));
+        assert!(!remembered(&written, &namespace("ns")), "a named cluster-scoped object");
         assert!(remembered(&written, &other));
+        assert!(remembered(&written, &namespace("other")));
     }
 }
