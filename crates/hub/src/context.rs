@@ -1,21 +1,20 @@
 //! What every hub controller shares: the client, the configuration, metrics, events, and
 //! the hub's error.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
-use fleetctl_kube::{FieldManager, KubeError};
+use fleetctl_kube::{FieldManager, KubeError, Written};
 use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::Client;
 use parking_lot::Mutex;
-use std::collections::HashMap;
 
 use super::bootstrap::Token;
-use fleetctl_kube::Written;
 
 use fleetctl_api::conditions;
 
