@@ -20,3 +20,4 @@ mod kubectl_explain;
 mod kubectl_workloads;
 mod leader;
 mod support;
+mod tools;

@@ -618,9 +618,14 @@ async fn dry_run_install_pasted_import_no_wait_upgrade_and_uninstall_with_and_wi
 /// Runs `fleetctl args` in a pseudo-terminal (util-linux `script`), answers `answer` once
 /// the terminal shows `question`, and returns the exit code and what the terminal showed;
 /// `None` (with a notice) where `script` is missing.
+/// Whether util-linux `script` can give a command a terminal.
+pub fn terminal_available() -> bool {
+    Command::new("script").arg("--version").output().is_ok()
+}
+
 fn in_terminal(env: &DevUp, args: &[&str], question: &str, answer: &str) -> Option<(Option<i32>, String)> {
     use std::io::{Read, Write};
-    if Command::new("script").arg("--version").output().is_err() {
+    if !terminal_available() {
         crate::support::skip("the prompt test needs util-linux `script` for a terminal");
         return None;
     }

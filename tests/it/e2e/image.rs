@@ -23,7 +23,7 @@ fn podman(args: &[&str]) -> std::io::Result<Output> {
 }
 
 /// Why the e2e cannot run here, if it cannot.
-fn missing() -> Option<String> {
+pub fn missing() -> Option<String> {
     let Ok(version) = podman(&["--version"]) else {
         return Some("podman is not installed".into());
     };

@@ -3,11 +3,11 @@
 
 mod addons;
 mod auto_import;
-mod cli;
+pub mod cli;
 mod fleet;
 mod fleet_file;
 mod heal;
-mod image;
+pub mod image;
 mod lifecycle;
 
 use std::path::{Path, PathBuf};

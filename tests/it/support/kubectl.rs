@@ -30,7 +30,7 @@ const STOP_WITHIN: Duration = Duration::from_secs(5);
 const KUBECTL_WITHIN: Duration = Duration::from_secs(60);
 
 /// The kubectl executable: on PATH, or in /usr/local/bin.
-fn kubectl_path() -> Option<&'static Path> {
+pub fn kubectl_path() -> Option<&'static Path> {
     static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
     PATH.get_or_init(|| {
         let on_path =
