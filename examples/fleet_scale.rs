@@ -17,6 +17,8 @@
 mod binary;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/requests.rs"]
+mod requests;
 
 use std::collections::HashSet;
 use std::num::NonZeroUsize;
@@ -144,7 +146,7 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
     // What the import set going (the klusterlet works' status, first renewals) ends
     // within a lease period; the window starts after it.
     tokio::time::sleep(args.settle).await;
-    let (writes, events) = steady_state(&hub, args.steady).await?;
+    let (writes, events) = steady_state(&hub, args.steady, n).await?;
     let lease_rate = n as f64 / f64::from(fleetctl_api::cluster::DEFAULT_LEASE_DURATION_SECONDS);
     println!(
         "  steady state over {} s: hub writes {writes:.1}/s (goal ≤ 1.1 × N / lease period = {:.1}/s), watch events {events:.1}/s",
@@ -246,13 +248,14 @@ async fn hub_revision(hub: &Client) -> Result<u64> {
 
 /// Writes per second on the hub (its resourceVersion's growth) and watch events per
 /// second of the kinds the agents write (ManagedClusters, Leases, ManifestWorks), over `window`.
-async fn steady_state(hub: &Client, window: Duration) -> Result<(f64, f64)> {
+async fn steady_state(hub: &Client, window: Duration, n: usize) -> Result<(f64, f64)> {
     let config = watcher::Config::default();
     let mut clusters = watcher(Api::<ManagedCluster>::all(hub.clone()), config.clone()).boxed();
     let mut leases = watcher(Api::<Lease>::all(hub.clone()), config.clone()).boxed();
     let mut works = watcher(Api::<ManifestWork>::all(hub.clone()), config).boxed();
     // Only changes count: the watchers' initial lists are not events of the window.
     let from = hub_revision(hub).await?;
+    let requests_before = requests::Requests::read(hub).await?;
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + window;
     let mut events = 0usize;
@@ -268,6 +271,16 @@ async fn steady_state(hub: &Client, window: Duration) -> Result<(f64, f64)> {
     }
     let to = hub_revision(hub).await?;
     let seconds = started.elapsed().as_secs_f64();
+    let answered = requests::Requests::read(hub).await?.since(&requests_before);
+    let writes = requests::Requests(
+        answered
+            .0
+            .into_iter()
+            .filter(|(key, _)| !key.starts_with("GET") && !key.starts_with("LIST") && !key.starts_with("WATCH"))
+            .collect(),
+    );
+    println!("  the {} writes of the steady window, by verb and resource (count, per cluster):", writes.total());
+    writes.print_top(8, n);
     Ok(((to - from) as f64 / seconds, events as f64 / seconds))
 }
 

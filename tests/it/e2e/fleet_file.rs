@@ -63,6 +63,33 @@ fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
     items.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
 }
 
+/// Starts `fleetctl apply ARGS` (stdout piped) and reads its progress on stderr until a line
+/// satisfies `until`: the running child, and the lines read.
+fn apply_until(env: &DevUp, args: &[&str], until: impl Fn(&str) -> bool) -> (std::process::Child, Vec<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
+        .arg("apply")
+        .args(args)
+        .env("KUBECONFIG", env.kubeconfig())
+        .env_remove("FLEETCTL_HUB_KUBECONFIG")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("apply starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("stderr line");
+        let reached = until(&line);
+        seen.push(line);
+        if reached {
+            break;
+        }
+    }
+    (child, seen)
+}
+
 async fn cluster_names(env: &DevUp) -> Vec<String> {
     let list = Api::<ManagedCluster>::all(env.client("hub").await).list(&Default::default()).await.expect("list");
     list.items.iter().map(|c| c.name_any()).collect()
@@ -207,25 +234,9 @@ async fn a_bad_fleet_file_is_refused_naming_its_line_and_field_and_a_killed_appl
     let file = write_fleet(dir.path(), &[("cluster1", "", ""), ("cluster2", "", by_hub)]);
     let table = text(&env.fleetctl(&["plan", "-f", &file.to_string_lossy()]).stdout);
     assert!(table.contains("by the hub, with secret creds/cluster2-admin"), "{table}");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
-        .args(["apply", "-f", &file.to_string_lossy(), "--parallel", "1"])
-        .env("KUBECONFIG", env.kubeconfig())
-        .env_remove("FLEETCTL_HUB_KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("apply starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut seen = Vec::new();
-    for line in BufReader::new(stderr).lines() {
-        let line = line.expect("stderr line");
-        let started = line.starts_with("✓ cluster1 hub:");
-        seen.push(line);
-        if started {
-            break;
-        }
-    }
+    let file_arg = file.to_string_lossy();
+    let (mut child, seen) =
+        apply_until(&env, &["-f", &file_arg, "--parallel", "1"], |line| line.starts_with("✓ cluster1 hub:"));
     assert!(seen.last().is_some_and(|l| l.starts_with("✓ cluster1 hub:")), "{seen:?}");
     child.kill().expect("kill apply");
     child.wait().expect("apply ends");
@@ -261,26 +272,9 @@ async fn an_apply_stopped_during_its_rollout_says_so_for_the_clusters_it_importe
     std::fs::write(&file, fleet).expect("fleet file");
     // Progress goes to stderr only without -o json: the report goes to a file.
     let report_path = dir.path().join("report.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
-        .args(["apply", "-f", &file_arg, "--report", &report_path.to_string_lossy()])
-        .env("KUBECONFIG", env.kubeconfig())
-        .env_remove("FLEETCTL_HUB_KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("apply starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut seen = Vec::new();
-    for line in BufReader::new(stderr).lines() {
-        let line = line.expect("stderr line");
-        let soaking = line.contains("canary wave 1: soaking");
-        seen.push(line);
-        if soaking {
-            break;
-        }
-    }
+    let report_arg = report_path.to_string_lossy();
+    let (child, seen) =
+        apply_until(&env, &["-f", &file_arg, "--report", &report_arg], |line| line.contains("canary wave 1: soaking"));
     assert!(seen.last().is_some_and(|l| l.contains("soaking")), "{seen:?}");
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT");
