@@ -331,9 +331,12 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
             other => other?,
         }
         let period = cluster.spec.lease_duration();
-        // Jitter keeps a fleet's renewals apart, as upstream's 0.25 factor does.
+        // Jitter keeps a fleet's renewals apart, as upstream's lease updater does
+        // (`wait.JitterUntil` with a 0.25 factor): the next renewal comes one to 1.25 periods
+        // later, so a fleet renews at most N per period on average (well inside the hub's
+        // grace of several periods).
         let jitter = period.mul_f64(f64::from(uuid::Uuid::new_v4().as_bytes()[0]) / 255.0 * 0.25);
-        let tick = tokio::time::sleep(period - jitter.min(period / 2));
+        let tick = tokio::time::sleep(period + jitter);
         tokio::pin!(tick);
         loop {
             tokio::select! {
