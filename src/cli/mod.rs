@@ -100,7 +100,8 @@ pub fn main() -> ExitCode {
             {
                 let printer = Printer::new(&TerminalFlags::default()).with_output(output);
                 let rendered = error.to_string();
-                let first = rendered.lines().next().unwrap_or_default();
+                // clap's first line says what is wrong; the rest is usage and a hint.
+                let first = rendered.lines().next().unwrap_or(&rendered);
                 if let Err(not_printed) = report::refused_command_line(&printer, first.trim_start_matches("error: ")) {
                     printer.error(&CommandError::from(not_printed));
                 }
