@@ -340,11 +340,16 @@ pub async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx) -> Result<Ac
         ctx.pending_csrs.note(&cluster, &name, false);
         return Ok(Action::await_change());
     }
+    // Pending from before its cluster is read: a change of the cluster while it is judged
+    // (accepted just then) brings it back, rather than falling between the read and the note.
+    ctx.pending_csrs.note(&cluster, &name, true);
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
     let managed = clusters.get_opt(&cluster).await.map_err(kube_error(format!("reading cluster {cluster}")))?;
     let accepts = managed.as_ref().map(|c| c.spec.hub_accepts_client && c.meta().deletion_timestamp.is_none());
     let verdict = judge(&csr, accepts);
-    ctx.pending_csrs.note(&cluster, &name, matches!(verdict, Verdict::Refuse(_)));
+    if !matches!(verdict, Verdict::Refuse(_)) {
+        ctx.pending_csrs.note(&cluster, &name, false);
+    }
     match verdict {
         Verdict::Ignore => {}
         Verdict::Approve => {
