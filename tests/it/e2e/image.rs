@@ -2,10 +2,12 @@
 //! real image, as podman containers: what a real cluster runs. `.ci/image` builds the image; under CI
 //! (`FLEETCTL_REQUIRE_TOOLS`) a missing podman or image fails the test instead of skipping it.
 
-use std::process::{Command, Output};
-use std::time::Instant;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, HUB_NAMESPACE, default_image};
+use fleetctl_devcluster::node::container::NODE_LABEL;
+use fleetctl_devcluster::node::container_label;
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::{Api, ListParams};
 use kube::config::Kubeconfig;
@@ -68,10 +70,44 @@ impl Drop for Tags {
     }
 }
 
-fn ok(output: Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "failed ({:?}): {stderr}", output.status.code());
+/// A step of the e2e reached, with the time since it started: what CI shows of a test
+/// that fails or is killed.
+fn step(started: Instant, what: &str) {
+    eprintln!("image e2e: {what} at {:.1}s", started.elapsed().as_secs_f64());
+}
+
+/// Runs fleetctl in `env`; on failure, its error and every log of the environment (the
+/// containers' output among them).
+fn ok(env: &DevUp, args: &[&str]) -> String {
+    let output = env.fleetctl(args);
+    assert!(
+        output.status.success(),
+        "fleetctl {} failed ({:?}): {}\n{}",
+        args.join(" "),
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr),
+        env.logs()
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The names of the containers the dev cluster `cluster` of `env` started, running or not.
+fn node_containers(env: &DevUp, cluster: &str) -> Vec<String> {
+    let label = format!("label={NODE_LABEL}={}", container_label(env.dir.path(), cluster));
+    let output = podman(&["ps", "--all", "--filter", &label, "--format", "{{.Names}}"]).expect("podman ps");
+    assert!(output.status.success(), "podman ps: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect()
+}
+
+/// Waits until the container `name` has stopped, or is gone.
+async fn stopped(name: &str, within: Duration) {
+    let options = std::env::var("FLEETCTL_PODMAN_OPTIONS").unwrap_or_default();
+    let mut wait = tokio::process::Command::new("podman");
+    wait.args(options.split_whitespace()).args(["wait", name]).kill_on_drop(true);
+    wait.stdout(Stdio::null()).stderr(Stdio::null());
+    // An error means the container is gone already.
+    let waited = tokio::time::timeout(within, wait.status()).await;
+    assert!(waited.is_ok(), "the container {name} still runs {within:?} after detach");
 }
 
 /// The images and container ids of a namespace's running pods, sorted.
@@ -93,6 +129,10 @@ fn kubeconfig_server(secret: &Secret) -> String {
     config.clusters[0].cluster.as_ref().and_then(|c| c.server.clone()).expect("server")
 }
 
+/// How long each CLI step may wait: a stuck step then fails with the CLI's own report
+/// before nextest kills the test.
+const STEP_TIMEOUT: &str = "60s";
+
 #[tokio::test]
 async fn the_hub_and_a_klusterlet_run_from_the_image_as_containers_through_import_upgrade_and_detach() {
     if let Some(why) = missing() {
@@ -103,6 +143,7 @@ async fn the_hub_and_a_klusterlet_run_from_the_image_as_containers_through_impor
     let _tags = Tags::of(&default_image(), &["0.1.0", UPGRADE_TO]);
     let first = format!("{REPOSITORY}:0.1.0");
     let env = DevUp::start_args(1, &["--podman", "--image", &first]);
+    step(started, "dev up --podman");
     let hub = env.client("hub").await;
     let cluster = env.client("cluster1").await;
 
@@ -113,9 +154,10 @@ async fn the_hub_and_a_klusterlet_run_from_the_image_as_containers_through_impor
         "{controller:?}"
     );
 
-    let hub_args = ["--hub-context", "hub"];
+    let hub_args = ["--hub-context", "hub", "--timeout", STEP_TIMEOUT];
     let import = ["import", "cluster1", "--cluster-context", "cluster1", "--addons", "search-collector"];
-    ok(env.fleetctl(&[&import[..], &hub_args].concat()));
+    ok(&env, &[&import[..], &hub_args].concat());
+    step(started, "import");
     // The operator and both agents run from the image, and they found the cluster as pods
     // do (the service address), while the bootstrap kubeconfig names the hub's external
     // address — the one in the user's kubeconfig — never the in-cluster one.
@@ -128,30 +170,31 @@ async fn the_hub_and_a_klusterlet_run_from_the_image_as_containers_through_impor
         !addons.is_empty() && addons.iter().all(|(image, id)| *image == first && id.starts_with("podman://")),
         "the search-collector addon: {addons:?}"
     );
+    // podman knows them as the containers of cluster1's node.
+    let on_node = node_containers(&env, "cluster1");
+    assert!(on_node.len() >= agents.len() + addons.len(), "{on_node:?} against {agents:?} and {addons:?}");
     let hub_url = env.server("hub");
     let secrets = Api::<Secret>::namespaced(cluster.clone(), AGENT_NAMESPACE);
     assert_eq!(kubeconfig_server(&secrets.get(BOOTSTRAP_SECRET).await.expect("bootstrap")), hub_url);
     assert_eq!(kubeconfig_server(&secrets.get(HUB_KUBECONFIG_SECRET).await.expect("hub kubeconfig")), hub_url);
 
-    ok(env.fleetctl(&[&["upgrade", "cluster1", "--to", UPGRADE_TO][..], &hub_args].concat()));
+    ok(&env, &[&["upgrade", "cluster1", "--to", UPGRADE_TO][..], &hub_args].concat());
+    step(started, "upgrade");
     let upgraded = format!("{REPOSITORY}:{UPGRADE_TO}");
     let agents = containers(&cluster, AGENT_NAMESPACE).await;
     let agent_images: Vec<&str> = agents.iter().map(|(image, _)| image.as_str()).collect();
     assert!(agent_images.contains(&upgraded.as_str()), "the agents run {UPGRADE_TO}: {agents:?}");
     assert!(agents.iter().all(|(_, id)| id.starts_with("podman://")), "{agents:?}");
 
-    ok(env.fleetctl(&[&["detach", "cluster1", "--yes", "--cluster-context", "cluster1"][..], &hub_args].concat()));
+    ok(&env, &[&["detach", "cluster1", "--yes", "--cluster-context", "cluster1"][..], &hub_args].concat());
+    step(started, "detach");
     // The dev cluster deletes a Pod at once and its node stops the container after (a
-    // kubelet would first stop it): every klusterlet container stops, none is left running.
-    let listed = podman(&["ps", "--all", "--format", "{{.Names}} {{.Image}}"]).expect("podman ps");
-    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
-    for line in listed.lines().filter(|line| line.contains(REPOSITORY) && !line.contains("hub-controller")) {
-        let name = line.split_whitespace().next().expect("name");
-        // Fails only when the container is already gone.
-        let _ = podman(&["wait", name]);
+    // kubelet would first stop it): every container of cluster1 stops and is removed,
+    // one that was stopped before it started included.
+    for name in node_containers(&env, "cluster1") {
+        stopped(&name, Duration::from_secs(60)).await;
     }
-    let running = podman(&["ps", "--format", "{{.Names}}"]).expect("podman ps");
-    let running = String::from_utf8_lossy(&running.stdout).into_owned();
-    assert!(!running.contains("klusterlet"), "no klusterlet container keeps running: {running}");
-    eprintln!("image e2e: import, upgrade and detach from the image in {:.1}s", started.elapsed().as_secs_f64());
+    let left = node_containers(&env, "cluster1");
+    assert!(left.is_empty(), "containers left on cluster1 after detach: {left:?}");
+    step(started, "import, upgrade and detach from the image");
 }

@@ -95,6 +95,11 @@ impl DevUp {
             .expect("fleetctl runs")
     }
 
+    /// Every log of this environment, for a failure message.
+    pub fn logs(&self) -> String {
+        logs(&self.dir.path().join("logs"))
+    }
+
     /// Pids of this environment's processes whose command line contains all of `needles`:
     /// its cluster processes and what they run, each cluster process leading a process
     /// group of its own.

@@ -92,7 +92,7 @@ pub enum Running {
         child: Box<tokio::process::Child>,
         /// Its pid.
         pid: u32,
-        /// The container it runs, if it is `podman run`: removed if podman is killed.
+        /// The container it runs, if it is `podman run`: removed once podman has ended.
         container: Option<Box<(Podman, String)>>,
         /// The tasks copying its stdout and stderr to the log.
         output: Vec<tokio::task::JoinHandle<()>>,
@@ -119,7 +119,7 @@ impl Running {
     /// Waits until it ends by itself; returns its exit code.
     pub async fn wait(&mut self) -> i32 {
         match self {
-            Self::Process { child, output, .. } => {
+            Self::Process { child, output, container, .. } => {
                 let code = match child.wait().await {
                     Ok(status) => exit_code(status),
                     Err(e) => {
@@ -127,6 +127,10 @@ impl Running {
                         1
                     }
                 };
+                // `--rm` removes a container that ran; one that failed to start stays.
+                if let Some(container) = container {
+                    container.0.remove(&container.1).await;
+                }
                 drain(output).await;
                 code
             }
@@ -150,13 +154,16 @@ impl Running {
                     _ => {
                         tracing::info!(pid, "container did not stop within its grace period: SIGKILL");
                         let _ = child.kill().await;
-                        if let Some(container) = container {
-                            let (podman, name) = *container;
-                            podman.remove(&name).await;
-                        }
                         SIGNAL_BASE + Signal::SIGKILL as i32
                     }
                 };
+                // `podman run` leaves its container behind when it is killed, and also when
+                // SIGTERM reaches it before the container started (created, never run, and
+                // never removed by `--rm`): the container goes with its pod either way.
+                if let Some(container) = container {
+                    let (podman, name) = *container;
+                    podman.remove(&name).await;
+                }
                 drain(&mut output).await;
                 code
             }
