@@ -25,7 +25,7 @@ use super::hub::{self, HubClientError, HubConnection};
 use fleetctl_api::conditions::{self as c};
 use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, KLUSTERLET};
-use fleetctl_api::{Klusterlet, ManagedCluster};
+use fleetctl_api::{Klusterlet, ManagedCluster, ManagedClusterStatus};
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use fleetctl_kube::objects;
 use fleetctl_kube::runner::health::{self, Health, HealthError};
@@ -477,24 +477,33 @@ async fn report(
     wanted: &[(&str, &str, &str, &str)],
     fields: Option<Value>,
 ) -> Result<(), RegistrationError> {
-    let mut conditions: Vec<Condition> = cluster.conditions().to_vec();
-    let mut changed = false;
-    for (type_, status_, reason, message) in wanted {
-        changed |= c::set_condition(&mut conditions, c::new_condition(type_, status_, reason, *message));
-    }
-    let current = objects::document(&cluster.status);
-    let mut patch = fields.unwrap_or_else(|| json!({}));
-    let fields_changed = patch.as_object().into_iter().flatten().any(|(k, v)| current.get(k) != Some(v));
-    if !changed && !fields_changed {
-        return Ok(());
-    }
-    patch["conditions"] = objects::document(&conditions);
+    let Some(patch) = status_patch(cluster, wanted, fields) else { return Ok(()) };
     let body = json!({"metadata": {"resourceVersion": cluster.resource_version()}, "status": patch});
     clusters
         .patch_status(&cluster.name_any(), &PatchParams::default(), &Patch::Merge(body))
         .await
         .map_err(kube_error("reporting our cluster's status"))?;
     Ok(())
+}
+
+/// The status merge patch that sets the `wanted` conditions and the other status `fields`,
+/// or `None` when it would change nothing. The comparison is with the status as the hub
+/// holds it, read back as the typed status: a field the patch sets empty (the capacity of
+/// a cluster without nodes) is absent once stored, and is no change.
+fn status_patch(cluster: &ManagedCluster, wanted: &[(&str, &str, &str, &str)], fields: Option<Value>) -> Option<Value> {
+    let mut conditions: Vec<Condition> = cluster.conditions().to_vec();
+    for (type_, status_, reason, message) in wanted {
+        c::set_condition(&mut conditions, c::new_condition(type_, status_, reason, *message));
+    }
+    let mut patch = fields.unwrap_or_else(|| json!({}));
+    patch["conditions"] = objects::document(&conditions);
+    let current = objects::document(&cluster.status);
+    let mut patched = current.clone();
+    json_patch::merge(&mut patched, &patch);
+    // A patch the typed status cannot read is the hub's to refuse: it is sent.
+    let unchanged = serde_json::from_value::<ManagedClusterStatus>(patched)
+        .is_ok_and(|read_back| objects::document(&read_back) == current);
+    (!unchanged).then_some(patch)
 }
 
 /// Tells the hub the klusterlet is going (Available=False), then marks the Klusterlet
@@ -528,6 +537,26 @@ mod tests {
         let mut secret = Secret::default();
         secret.metadata.resource_version = Some(version.into());
         secret
+    }
+
+    #[test]
+    fn a_status_already_reported_is_not_written_again_even_with_empty_fields() {
+        let mut cluster = ManagedCluster::default();
+        cluster.metadata.name = Some("c1".into());
+        let wanted = [(c::MANAGED_CLUSTER_JOINED, c::TRUE, c::REASON_MANAGED_CLUSTER_JOINED, "Managed cluster joined")];
+        // A cluster without nodes reports empty capacity and allocatable.
+        let fields = || Some(json!({"version": {"kubernetes": "v1.32.0"}, "capacity": {}, "allocatable": {}}));
+        let first = status_patch(&cluster, &wanted, fields()).expect("the first report writes");
+        // What the hub then holds, read back as the agent reads it.
+        let mut stored = objects::document(&cluster.status);
+        json_patch::merge(&mut stored, &first);
+        cluster.status = Some(serde_json::from_value(stored).expect("a status"));
+        assert_eq!(status_patch(&cluster, &wanted, fields()), None, "nothing changed");
+        // A changed field or condition is written.
+        let newer = Some(json!({"version": {"kubernetes": "v1.33.0"}, "capacity": {}, "allocatable": {}}));
+        assert!(status_patch(&cluster, &wanted, newer).is_some());
+        let unavailable = [(c::MANAGED_CLUSTER_AVAILABLE, c::FALSE, c::REASON_KLUSTERLET_REMOVED, "removed")];
+        assert!(status_patch(&cluster, &unavailable, None).is_some());
     }
 
     #[test]
