@@ -15,7 +15,6 @@ use fleetctl_kube::kubeconfig::{self, Endpoint};
 use fleetctl_kube::{ApplyOptions, apply, delete_all};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
-use kube::config::Kubeconfig;
 use thiserror::Error;
 
 use super::connect::{Role, connect};
@@ -253,7 +252,7 @@ fn pull_secret_name(name: &str) -> Result<String, String> {
 async fn cluster_info(client: &kube::Client) -> Option<Endpoint> {
     let info = Api::<ConfigMap>::namespaced(client.clone(), "kube-public").get_opt("cluster-info").await.ok()??;
     let text = info.data?.remove("kubeconfig")?;
-    kubeconfig::endpoint(&Kubeconfig::from_yaml(&text).ok()?).ok()
+    kubeconfig::endpoint(&kubeconfig::parse(&text).ok()?).ok()
 }
 
 /// The CA bundle the hub publishes to its namespaces (`default/kube-root-ca.crt`), if any;

@@ -236,7 +236,7 @@ async fn target_membership(target: &Client) -> Result<Option<(String, Option<Str
 /// hub: the membership check then goes by the cluster name alone (and says so in the log).
 fn bootstrap_hub(secret: &Secret) -> Option<String> {
     let text = secret_text(secret).remove("kubeconfig")?;
-    let parsed = match kube::config::Kubeconfig::from_yaml(&text) {
+    let parsed = match fleetctl_kube::kubeconfig::parse(&text) {
         Ok(parsed) => parsed,
         Err(e) => {
             tracing::warn!("the target's bootstrap kubeconfig is not a kubeconfig: {e}");

@@ -12,6 +12,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use secrecy::SecretString;
 use thiserror::Error;
 
+use crate::kubeconfig::{self, ParseError};
+
 /// The flag named in errors when a selection does not say which flag set its path.
 const DEFAULT_FLAG: &str = "--kubeconfig";
 
@@ -138,7 +140,7 @@ pub enum ConfigError {
         origin: String,
         /// Why.
         #[source]
-        source: KubeconfigError,
+        source: ParseError,
     },
     /// The context asked for is not in the kubeconfig.
     #[error("context \"{context}\" not found in {origin} (contexts: {})", list_or_none(.contexts))]
@@ -392,7 +394,9 @@ fn read(location: Location, flag: &'static str) -> Result<(Kubeconfig, String), 
             let mut merged = Kubeconfig::default();
             for path in &existing {
                 let next = read_file(path, flag)?;
-                merged = merged.merge(next).map_err(|source| ConfigError::Parse { origin: origin.clone(), source })?;
+                merged = merged
+                    .merge(next)
+                    .map_err(|e| ConfigError::Parse { origin: origin.clone(), source: ParseError::Merge(e) })?;
             }
             Ok((merged, origin))
         }
@@ -400,13 +404,11 @@ fn read(location: Location, flag: &'static str) -> Result<(Kubeconfig, String), 
 }
 
 fn read_file(path: &Path, flag: &'static str) -> Result<Kubeconfig, ConfigError> {
-    Kubeconfig::read_from(path).map_err(|error| match error {
-        KubeconfigError::ReadConfig(source, _) if source.kind() == io::ErrorKind::NotFound => {
-            ConfigError::MissingFile { path: path.to_path_buf(), flag }
-        }
-        KubeconfigError::ReadConfig(source, _) => ConfigError::Read { path: path.to_path_buf(), source },
-        source => ConfigError::Parse { origin: path.display().to_string(), source },
-    })
+    let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
+        io::ErrorKind::NotFound => ConfigError::MissingFile { path: path.to_path_buf(), flag },
+        _ => ConfigError::Read { path: path.to_path_buf(), source },
+    })?;
+    kubeconfig::parse(&text).map_err(|source| ConfigError::Parse { origin: path.display().to_string(), source })
 }
 
 /// The context to use: the one asked for, else the current-context; checked here so
@@ -444,7 +446,7 @@ mod tests {
     use super::*;
 
     fn kubeconfig(yaml: &str) -> Kubeconfig {
-        Kubeconfig::from_yaml(yaml).expect("kubeconfig")
+        kubeconfig::parse(yaml).expect("kubeconfig")
     }
 
     const TWO_CONTEXTS: &str = "

@@ -13,6 +13,7 @@ use kube::config::{
     NamedContext,
 };
 use secrecy::SecretString;
+use serde::Deserialize;
 
 /// How a kubeconfig's user authenticates.
 #[derive(Debug, Clone)]
@@ -99,12 +100,40 @@ pub struct Endpoint {
     pub ca_pem: String,
 }
 
+/// Reads a kubeconfig's YAML, its documents merged in order as kube's
+/// `Kubeconfig::from_yaml` merges them, with serde_yaml: the YAML parser the project
+/// already has, so the in-cluster executable carries no second one (kube's own reader
+/// brings serde-saphyr, some 600 KiB of code mapped into every agent).
+pub fn parse(text: &str) -> Result<Kubeconfig, ParseError> {
+    let mut merged = Kubeconfig::default();
+    for document in serde_yaml::Deserializer::from_str(text) {
+        let value = serde_yaml::Value::deserialize(document).map_err(ParseError::Yaml)?;
+        // An empty document adds nothing (`---` at the end of a file, or an empty file).
+        if value.is_null() {
+            continue;
+        }
+        merged = merged.merge(serde_yaml::from_value(value).map_err(ParseError::Yaml)?).map_err(ParseError::Merge)?;
+    }
+    Ok(merged)
+}
+
+/// Why the text of a kubeconfig (or of several, merged) is not one.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// It is not YAML of a kubeconfig.
+    #[error("not a kubeconfig: {0}")]
+    Yaml(#[source] serde_yaml::Error),
+    /// Its documents, or the files named together, do not merge.
+    #[error("its parts do not merge: {0}")]
+    Merge(#[source] KubeconfigError),
+}
+
 /// Why a kubeconfig kept as text cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TextError {
     /// It is not a kubeconfig.
     #[error("not a kubeconfig")]
-    Parse(#[source] KubeconfigError),
+    Parse(#[source] ParseError),
     /// Its current context names no cluster with a server.
     #[error("its current context names no cluster with a server")]
     NoServer,
@@ -119,7 +148,7 @@ pub enum TextError {
 /// A kubeconfig kept as text (a Secret's `kubeconfig` key): the parsed file, the endpoint
 /// of its current context, and a client configuration for it.
 pub async fn from_text(text: &str) -> Result<(Endpoint, kube::Config), TextError> {
-    let parsed = Kubeconfig::from_yaml(text).map_err(TextError::Parse)?;
+    let parsed = parse(text).map_err(TextError::Parse)?;
     let endpoint = endpoint(&parsed)?;
     let config =
         kube::Config::from_custom_kubeconfig(parsed, &KubeConfigOptions::default()).await.map_err(TextError::Config)?;
@@ -170,7 +199,7 @@ mod tests {
         let credentials = Credentials::Certificate { cert_pem: "CERT".into(), key_pem: "KEY".into() };
         let config = single(Names::same("hub"), "https://hub:6443", "CA", credentials);
         let yaml = to_yaml(&config);
-        let parsed = Kubeconfig::from_yaml(&yaml).unwrap();
+        let parsed = parse(&yaml).unwrap();
         let user = parsed.auth_infos[0].auth_info.as_ref().unwrap();
         assert_eq!(user.client_certificate_data.as_deref(), Some(BASE64.encode("CERT").as_str()));
         assert!(user.client_key.is_none() && user.client_key_data.is_some());
@@ -183,7 +212,7 @@ mod tests {
         let names = Names { cluster: "default-cluster", user: "default-auth", context: "default-context" };
         let yaml = to_yaml(&single(names, "https://h", "CA", Credentials::Token("t0k".into())));
         assert!(yaml.contains("token: t0k"), "{yaml}");
-        let parsed = Kubeconfig::from_yaml(&yaml).unwrap();
+        let parsed = parse(&yaml).unwrap();
         let context = parsed.contexts[0].context.as_ref().unwrap();
         assert_eq!((context.cluster.as_str(), context.user.as_deref()), ("default-cluster", Some("default-auth")));
     }
@@ -198,5 +227,25 @@ mod tests {
         assert_eq!(endpoint(&config).unwrap().server, "https://b");
         config.clusters.clear();
         assert!(matches!(endpoint(&config), Err(TextError::NoServer)));
+    }
+
+    #[test]
+    fn a_kubeconfig_is_read_as_kubes_reader_reads_it_documents_merged_first_wins() {
+        let a = to_yaml(&single(Names::same("a"), "https://a", "CA-A", Credentials::Token("t".into())));
+        let b = to_yaml(&single(Names::same("b"), "https://b", "CA-B", Credentials::Token("t".into())));
+        let text = format!("{a}\n---\n{b}\n---\n");
+        let ours = parse(&text).unwrap();
+        assert_eq!(ours.current_context.as_deref(), Some("a"), "the first document's current-context wins");
+        let names: Vec<&str> = ours.clusters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        // The same as kube's own reader, field for field.
+        assert_eq!(
+            serde_json::to_value(&ours).unwrap(),
+            serde_json::to_value(Kubeconfig::from_yaml(&text).unwrap()).unwrap()
+        );
+        assert!(parse("").unwrap().clusters.is_empty(), "an empty file is an empty kubeconfig");
+        assert!(matches!(parse("clusters: 3"), Err(ParseError::Yaml(_))));
+        let other_kind = format!("{a}\n---\nkind: Pod\n");
+        assert!(matches!(parse(&other_kind), Err(ParseError::Merge(KubeconfigError::KindMismatch))));
     }
 }

@@ -6,7 +6,6 @@
 //! checks the same before it trusts the secret; anything else sends it back to bootstrap.
 
 use k8s_openapi::api::core::v1::Secret;
-use kube::config::Kubeconfig;
 
 use fleetctl_kube::kubeconfig::{self, Endpoint};
 
@@ -84,7 +83,7 @@ pub fn judge(
             return Err(Unfit::OtherIdentity { found: format!("{key} {found}"), wanted: format!("{key} {wanted}") });
         }
     }
-    let parsed = Kubeconfig::from_yaml(value("kubeconfig")?).map_err(|e| corrupted("kubeconfig", &e))?;
+    let parsed = kubeconfig::parse(value("kubeconfig")?).map_err(|e| corrupted("kubeconfig", &e))?;
     let endpoint = kubeconfig::endpoint(&parsed).map_err(|e| corrupted("kubeconfig", &e))?;
     let cert_pem = value("tls.crt")?;
     let (_, pem) = x509_parser::pem::parse_x509_pem(cert_pem.as_bytes()).map_err(|e| corrupted("tls.crt", &e))?;

@@ -180,7 +180,7 @@ async fn credentials(
     let bootstrap = read(BOOTSTRAP_SECRET).await?;
     let bootstrap_endpoint = bootstrap.as_ref().and_then(|secret| {
         let text = kubeconfig::secret_text(secret);
-        let parsed = kube::config::Kubeconfig::from_yaml(text.get("kubeconfig")?).ok()?;
+        let parsed = kubeconfig::parse(text.get("kubeconfig")?).ok()?;
         kubeconfig::endpoint(&parsed).ok()
     });
     let bootstrap_version = bootstrap.as_ref().and_then(ResourceExt::resource_version);
