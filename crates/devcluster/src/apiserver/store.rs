@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::Bound;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use parking_lot::{RwLock, RwLockUpgradableReadGuard};
@@ -91,7 +91,6 @@ pub struct Event {
     /// The object before the change (for MODIFIED), so filtered watches can tell an
     /// object that stopped matching from one that never did.
     pub prev: Option<Bytes>,
-    parsed: OnceLock<Value>,
 }
 
 impl Event {
@@ -105,9 +104,16 @@ impl Event {
         self.key.split_once('/').map_or(self.key.as_str(), |(_, name)| name)
     }
 
-    /// The object parsed once and shared by every watcher that filters on it.
-    pub fn value(&self) -> &Value {
-        self.parsed.get_or_init(|| encoding::parse_own(&self.json))
+    /// The object parsed. Not kept with the event: a parsed object takes several times
+    /// the memory of its JSON, and the history keeps events long after the owner check or
+    /// the filtered watch that parsed them.
+    pub fn value(&self) -> Value {
+        encoding::parse_own(&self.json)
+    }
+
+    /// The bytes the event keeps: the object's JSON, and the previous state's.
+    pub fn size(&self) -> usize {
+        self.json.len() + self.prev.as_ref().map_or(0, Bytes::len)
     }
 
     /// The previous state parsed (MODIFIED events only).
@@ -275,6 +281,14 @@ struct Change {
     removes: bool,
 }
 
+impl Change {
+    /// The bytes its event keeps ([`Event::size`]).
+    fn event_size(&self) -> usize {
+        let prev = if self.removes { 0 } else { self.previous.as_ref().map_or(0, |p| p.json.len()) };
+        self.json.len() + prev
+    }
+}
+
 /// A page of a list.
 #[derive(Debug)]
 pub struct Page {
@@ -359,14 +373,8 @@ impl Store {
                 index(inner, &target, &value);
                 let json = Bytes::from(json);
                 if object::deletion_timestamp(&value).is_some() {
-                    let event = Event {
-                        rv,
-                        kind: EventType::Modified,
-                        key: key.clone(),
-                        json: json.clone(),
-                        prev: None,
-                        parsed: OnceLock::from(value),
-                    };
+                    let event =
+                        Event { rv, kind: EventType::Modified, key: key.clone(), json: json.clone(), prev: None };
                     resync.push(Notice { resource: resource.clone(), event: Arc::new(event), deleting: true });
                 }
                 objects.push((key, Stored { rv, json }));
@@ -385,10 +393,9 @@ impl Store {
                     key: e.key,
                     json: Bytes::from(e.json),
                     prev: e.prev.map(Bytes::from),
-                    parsed: OnceLock::new(),
                 }));
             }
-            table.history_bytes = table.history.iter().map(|e| e.json.len()).sum();
+            table.history_bytes = table.history.iter().map(|e| e.size()).sum();
             table.compacted = stored.compacted;
             let newest_object = table.objects.values().map(|s| s.rv).max().unwrap_or(0);
             table.revision = table.history.back().map_or(stored.compacted, |e| e.rv).max(newest_object);
@@ -411,7 +418,6 @@ impl Store {
                 key: String::new(),
                 json: encoding::to_bytes(&serde_json::json!({"metadata": {"uid": owner}})),
                 prev: None,
-                parsed: OnceLock::new(),
             };
             resync.push(Notice { resource: dependent.resource.clone(), event: Arc::new(event), deleting: true });
         }
@@ -694,7 +700,7 @@ impl Store {
         let trimmed: Vec<u64> = inner
             .tables
             .get(resource)
-            .map(|t| t.history.iter().take(self.trimmed(t, change.json.len())).map(|e| e.rv).collect())
+            .map(|t| t.history.iter().take(self.trimmed(t, change.event_size())).map(|e| e.rv).collect())
             .unwrap_or_default();
         let name = format!("{}/{}", resource.group, resource.resource);
         let record = Record {
@@ -739,7 +745,7 @@ impl Store {
             object::deletion_timestamp(&object).is_some()
         };
         let prev = if removes { None } else { previous.map(|p| p.json) };
-        let event = Event { rv, kind, key: target.key, json, prev, parsed: OnceLock::new() };
+        let event = Event { rv, kind, key: target.key, json, prev };
         self.publish(table, resource, event, deleting);
         stored
     }
@@ -755,7 +761,7 @@ impl Store {
                 break;
             }
             len -= 1;
-            bytes -= event.json.len();
+            bytes -= event.size();
             count += 1;
         }
         count
@@ -764,13 +770,13 @@ impl Store {
     fn publish(&self, table: &mut Table, resource: &GroupResource, event: Event, deleting: bool) {
         table.revision = event.rv;
         let event = Arc::new(event);
-        for _ in 0..self.trimmed(table, event.json.len()) {
+        for _ in 0..self.trimmed(table, event.size()) {
             if let Some(old) = table.history.pop_front() {
-                table.history_bytes -= old.json.len();
+                table.history_bytes -= old.size();
                 table.compacted = old.rv;
             }
         }
-        table.history_bytes += event.json.len();
+        table.history_bytes += event.size();
         table.history.push_back(event.clone());
         table.send(&event);
         // The receiver lives as long as the server; a send error means shutdown.

@@ -205,7 +205,7 @@ fn visible_as(plan: &Plan, event: &Event) -> Option<EventType> {
     if plan.filter.is_empty() {
         return Some(event.kind);
     }
-    let now = plan.filter.matches(event.value());
+    let now = plan.filter.matches(&event.value());
     match event.kind {
         EventType::Modified => {
             let before = event.prev_value().is_some_and(|p| plan.filter.matches(&p));

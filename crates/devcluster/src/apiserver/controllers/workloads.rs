@@ -143,9 +143,11 @@ pub(super) fn replace_status<T: Serialize>(
 pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     let event = &notice.event;
     let namespace = event.namespace().unwrap_or_default();
-    let owner = |kind: &str| {
-        controller_of(event.value()).filter(|(k, _)| *k == kind).map(|(_, name)| format!("{namespace}/{name}"))
-    };
+    // Parsed once, and only for the kinds that need it.
+    let parsed = std::cell::OnceCell::new();
+    let object = || parsed.get_or_init(|| event.value());
+    let owner =
+        |kind: &str| controller_of(object()).filter(|(k, _)| *k == kind).map(|(_, name)| format!("{namespace}/{name}"));
     if notice.resource == deployments() {
         batch.insert(Work::Deployment(event.key.clone()));
     } else if notice.resource == replica_sets() {
@@ -170,7 +172,7 @@ pub(super) fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         if let Some(job) = owner("Job") {
             batch.insert(Work::Job(job));
         }
-        let unscheduled = event.value()["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
+        let unscheduled = object()["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
         if !notice.deleting && unscheduled {
             batch.insert(Work::Schedule(event.key.clone()));
         }
