@@ -49,10 +49,6 @@ const GUARD_WAIT: Duration = Duration::from_secs(10);
 /// object it does not watch is written again at the first pass after this.
 const RESYNC: Duration = Duration::from_secs(600);
 
-/// Events of the shared ManagedCluster watch buffered for each controller that follows it
-/// (a slower one holds the watch back past this).
-const SHARED_BUFFER: usize = 1024;
-
 /// Retry delay after a failed reconcile.
 const RETRY: Duration = Duration::from_secs(1);
 
@@ -122,6 +118,39 @@ where
     (store, changes)
 }
 
+/// The channel on which one controller follows a watch that several share.
+type Follower<K> = futures::channel::mpsc::UnboundedReceiver<Result<K, watcher::Error>>;
+
+/// One watch of `api` into a store, every object it applies handed on to each follower,
+/// in order, through a channel of the follower's own: a follower that lags holds memory,
+/// never the watch. (kube-runtime's shared streams hold the watch behind their slowest
+/// follower, and a follower of theirs loses its wake-up when an object is deleted before
+/// it reads it: in a detach of 1,000 clusters every controller following the clusters
+/// stopped for good.) Returns the store and the watch, to be run.
+fn fanned_out<K>(
+    api: Api<K>,
+    followers: Vec<futures::channel::mpsc::UnboundedSender<Result<K, watcher::Error>>>,
+) -> (reflector::Store<K>, impl Future<Output = ()> + Send + 'static)
+where
+    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + Sync + 'static,
+{
+    let (store, writer) = reflector::store();
+    let watch = reflector(writer, watcher(api, watcher::Config::default()))
+        .default_backoff()
+        .applied_objects()
+        .for_each(move |object| {
+            // The backoff has already waited out an error; the store holds what was seen.
+            if let Ok(object) = object {
+                for follower in &followers {
+                    // A follower that has ended (its controller stopped) needs nothing more.
+                    let _ = follower.unbounded_send(Ok(object.clone()));
+                }
+            }
+            async {}
+        });
+    (store, watch)
+}
+
 /// One object, watched into a store: the store, the watch (to be run), and a stream that
 /// yields whenever the object changes (coalesced, for `reconcile_all_on`).
 fn watch_one<K>(
@@ -183,21 +212,20 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         pending_csrs: Default::default(),
     });
     let all = watcher::Config::default;
-    // One watch of the ManagedClusters, shared by every controller that follows them.
-    let (clusters, cluster_writer) = reflector::store_shared(SHARED_BUFFER);
-    // `store_shared` makes a writer that always gives subscribers.
-    #[allow(clippy::expect_used)]
-    let subscribe = || cluster_writer.subscribe().expect("a shared store's writer gives subscribers");
+    // One watch of the ManagedClusters, followed by every controller that follows them.
+    let mut followers = Vec::new();
+    let mut follow = || -> Follower<ManagedCluster> {
+        let (follower, followed) = futures::channel::mpsc::unbounded();
+        followers.push(follower);
+        followed
+    };
     let (import_clusters, auto_import_clusters, accept_clusters, lease_clusters, addon_clusters, csr_clusters) =
-        (subscribe(), subscribe(), subscribe(), subscribe(), subscribe(), subscribe());
-    let cluster_watch = watcher(Api::<ManagedCluster>::all(client.clone()), all())
-        .default_backoff()
-        .reflect_shared(cluster_writer)
-        .for_each(|_| async {});
+        (follow(), follow(), follow(), follow(), follow(), follow());
+    let (clusters, cluster_watch) = fanned_out(Api::<ManagedCluster>::all(client.clone()), followers);
     // Bounded parallelism keeps memory flat when a thousand clusters arrive at once.
     let bounded = || controller::Config::default().concurrency(CONCURRENCY);
 
-    let import = Controller::for_shared_stream(import_clusters, clusters.clone())
+    let import = Controller::for_stream(import_clusters, clusters.clone())
         .with_config(bounded())
         // The import secrets live in their cluster's namespace (kube-runtime's `owns`
         // would look for the cluster-scoped owner in that namespace). What the import
@@ -219,7 +247,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     let (auto_import_secrets, auto_import_secret_changes) =
         stored_by_name(Api::<Secret>::all(client.clone()), AUTO_IMPORT_SECRET);
     let auto_import_state = Arc::new(autoimport::State::new(auto_import_secrets));
-    let auto_import = Controller::for_shared_stream(auto_import_clusters, clusters.clone())
+    let auto_import = Controller::for_stream(auto_import_clusters, clusters.clone())
         .with_config(bounded())
         .watches_stream(auto_import_secret_changes, cluster_of)
         .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), cluster_of)
@@ -233,7 +261,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         )
         .for_each(|_| async {});
 
-    let accept = Controller::for_shared_stream(accept_clusters, clusters.clone())
+    let accept = Controller::for_stream(accept_clusters, clusters.clone())
         .with_config(bounded())
         .reconcile_all_on(guard_changes)
         .run(
@@ -246,7 +274,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     // The cluster leases, kept in a store: a renewal brings its cluster back, which reads
     // the lease there.
     let (leases, lease_changes) = stored_by_name(Api::<Lease>::all(client.clone()), CLUSTER_LEASE);
-    let lease = Controller::for_shared_stream(lease_clusters, clusters)
+    let lease = Controller::for_stream(lease_clusters, clusters)
         .with_config(bounded())
         .watches_stream(lease_changes, cluster_of)
         .run(
@@ -264,7 +292,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
         .with_config(bounded())
         .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), addon_config_of)
         .watches(Api::<ManifestWork>::all(client.clone()), all().labels(LABEL_ADDON_NAME), addon_config_of)
-        .watches_shared_stream(addon_clusters, |c: Arc<ManagedCluster>| {
+        .watches_stream(addon_clusters, |c: ManagedCluster| {
             let name = c.name_any();
             Some(ObjectRef::new(&name).within(&name))
         })
@@ -278,9 +306,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry) {
     // A CSR left pending waits on its cluster: a change of that cluster judges it again.
     let pending = ctx.clone();
     let csr = Controller::new(Api::<CertificateSigningRequest>::all(client), all().labels(LABEL_CLUSTER_NAME))
-        .watches_shared_stream(csr_clusters, move |cluster: Arc<ManagedCluster>| {
-            pending.pending_csrs.of(&cluster.name_any())
-        })
+        .watches_stream(csr_clusters, move |cluster: ManagedCluster| pending.pending_csrs.of(&cluster.name_any()))
         .run(
             |c, ctx: Ctx| async move { measured(&ctx.clone(), "csr", registration::approve(c, ctx)).await },
             retry("csr"),
