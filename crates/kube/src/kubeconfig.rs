@@ -121,10 +121,10 @@ pub fn parse(text: &str) -> Result<Kubeconfig, ParseError> {
 #[derive(Debug, thiserror::Error)]
 pub enum ParseError {
     /// It is not YAML of a kubeconfig.
-    #[error("not a kubeconfig: {0}")]
+    #[error("its YAML does not read as a kubeconfig")]
     Yaml(#[source] serde_yaml::Error),
     /// Its documents, or the files named together, do not merge.
-    #[error("its parts do not merge: {0}")]
+    #[error("its parts do not merge")]
     Merge(#[source] KubeconfigError),
 }
 

@@ -18,10 +18,16 @@ use super::DevUp;
 const REPOSITORY: &str = "localhost/fleetctl-e2e/fleetctl";
 const UPGRADE_TO: &str = "0.2.0";
 
-/// podman as CI runs it (`FLEETCTL_PODMAN_OPTIONS`, `CONTAINERS_CONF` from .ci/podman-env).
+/// The options CI runs podman with (`FLEETCTL_PODMAN_OPTIONS` from .ci/podman-env; none
+/// when it is not set, as outside CI).
+fn podman_options() -> Vec<String> {
+    std::env::var("FLEETCTL_PODMAN_OPTIONS")
+        .map_or_else(|_| Vec::new(), |o| o.split_whitespace().map(str::to_string).collect())
+}
+
+/// podman as CI runs it (its options, and `CONTAINERS_CONF` from the environment).
 fn podman(args: &[&str]) -> std::io::Result<Output> {
-    let options = std::env::var("FLEETCTL_PODMAN_OPTIONS").unwrap_or_default();
-    Command::new("podman").args(options.split_whitespace()).args(args).output()
+    Command::new("podman").args(podman_options()).args(args).output()
 }
 
 /// Why the e2e cannot run here, if it cannot.
@@ -101,9 +107,8 @@ fn node_containers(env: &DevUp, cluster: &str) -> Vec<String> {
 
 /// Waits until the container `name` has stopped, or is gone.
 async fn stopped(name: &str, within: Duration) {
-    let options = std::env::var("FLEETCTL_PODMAN_OPTIONS").unwrap_or_default();
     let mut wait = tokio::process::Command::new("podman");
-    wait.args(options.split_whitespace()).args(["wait", name]).kill_on_drop(true);
+    wait.args(podman_options()).args(["wait", name]).kill_on_drop(true);
     wait.stdout(Stdio::null()).stderr(Stdio::null());
     // An error means the container is gone already.
     let waited = tokio::time::timeout(within, wait.status()).await;

@@ -161,8 +161,7 @@ impl Running {
                 // SIGTERM reaches it before the container started (created, never run, and
                 // never removed by `--rm`): the container goes with its pod either way.
                 if let Some(container) = container {
-                    let (podman, name) = *container;
-                    podman.remove(&name).await;
+                    container.0.remove(&container.1).await;
                 }
                 drain(&mut output).await;
                 code
