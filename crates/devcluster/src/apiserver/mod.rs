@@ -252,6 +252,7 @@ fn prepare(config: &ServerConfig) -> Result<(Arc<ApiState>, StoreNotices), Start
     });
     serve_stored_crds(&state);
     seed(&state)?;
+    state.store.start_watch_cache();
     Ok((state, notices))
 }
 

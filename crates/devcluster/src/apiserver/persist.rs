@@ -5,14 +5,16 @@
 //! durability before the in-memory state changes, so whatever a client was told is
 //! written survives a crash, and a crash leaves either all of a write or none of it
 //! (redb commits are atomic and checksummed). Starting again loads everything back:
-//! the same objects, resourceVersions and watch history.
+//! the same objects, resourceVersions and history of changes (which continue tokens
+//! read; watches resume only from the server's start, as from kube-apiserver's watch
+//! cache).
 //!
 //! Layout (one file, `DIR/store.redb`):
 //! - `objects`: (resource, key) → (resourceVersion, JSON)
 //! - `events`: (resource, resourceVersion) → (type, key, JSON, previous JSON), trimmed
 //!   to the same per-resource bound as the in-memory history
 //! - `compacted`: resource → the resourceVersion at or below which that resource's
-//!   events were trimmed (watches from there answer 410, as before the restart)
+//!   events were trimmed (continue tokens from there answer 410, as before the restart)
 //! - `meta`: `rv` (the counter) and `format` (the layout version)
 //!
 //! A resource is named `group/plural` (`/configmaps` for the core group).

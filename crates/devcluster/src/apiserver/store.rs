@@ -245,6 +245,8 @@ pub enum Scope {
 
 struct Inner {
     rv: u64,
+    /// The oldest resourceVersion a watch may resume from ([`Store::start_watch_cache`]).
+    watch_from: u64,
     tables: HashMap<GroupResource, Table>,
     /// Live objects by uid, so the garbage collector can tell whether an owner exists.
     uids: HashMap<String, ObjectRef>,
@@ -321,7 +323,8 @@ impl Store {
     /// (small for the many small clusters of a simulated fleet).
     pub fn with_broadcast(history_limit: usize, broadcast_capacity: usize) -> (Self, mpsc::UnboundedReceiver<Notice>) {
         let (notices, rx) = mpsc::unbounded_channel();
-        let inner = Inner { rv: 0, tables: HashMap::new(), uids: HashMap::new(), dependents: HashMap::new() };
+        let inner =
+            Inner { rv: 0, watch_from: 0, tables: HashMap::new(), uids: HashMap::new(), dependents: HashMap::new() };
         let store = Self {
             inner: RwLock::new(inner),
             history_limit: history_limit.max(1),
@@ -342,7 +345,7 @@ impl Store {
     }
 
     /// A store kept durable in `dir`, holding what was stored there before: the same
-    /// objects, resourceVersions and watch history.
+    /// objects, resourceVersions and history of changes.
     ///
     /// Objects that were being deleted, and dependents whose owner is gone, are handed
     /// to the built-in controllers again, since what they had not yet done when the
@@ -556,18 +559,30 @@ impl Store {
             .count()
     }
 
+    /// Watches resume only from now on, as from a kube-apiserver's watch cache, which
+    /// starts with a list at the server's start: a watch from an older resourceVersion
+    /// answers 410 and its client relists (k8s.io/apiserver's watchCache: the oldest event
+    /// it delivers is the one after its list's resourceVersion). The history before stays
+    /// for continue tokens, which upstream reads from etcd's own history.
+    pub fn start_watch_cache(&self) {
+        let mut inner = self.inner.write();
+        inner.watch_from = inner.rv;
+    }
+
     /// Subscribes to changes after `from` (`None` means "from now"); the live feed holds
     /// the events in `scope`, the replay every event. Returns `Err(oldest)` when `from` is
-    /// older than the history kept.
+    /// older than the history kept or than the watch cache's start.
     pub fn subscribe(&self, resource: &GroupResource, from: Option<u64>, scope: &Scope) -> Result<Subscription, u64> {
         let mut inner = self.inner.write();
         let rv = inner.rv;
+        let watch_from = inner.watch_from;
         let capacity = self.broadcast_capacity;
         let table = inner.tables.entry(resource.clone()).or_insert_with(|| Table::new(capacity));
+        let oldest = table.compacted.max(watch_from);
         let feed = table.feed(scope, capacity);
         let replay = match from {
             None => Vec::new(),
-            Some(from) if from < table.compacted => return Err(table.compacted + 1),
+            Some(from) if from < oldest => return Err(oldest + 1),
             Some(from) => table.history.iter().filter(|e| e.rv > from).cloned().collect(),
         };
         Ok(Subscription { replay, feed, rv })
@@ -998,6 +1013,24 @@ mod tests {
         let newest = store.rv();
         assert_eq!(history(&store, &cms, newest - 100).map(|events| events.len()), Ok(100));
         assert_eq!(history(&store, &cms, newest - 101), Err(newest - 99), "older events are no longer kept");
+    }
+
+    /// A kube-apiserver's watch cache starts with a list at the server's start: a watch
+    /// from before then is expired, while a continue token (read from etcd upstream) still
+    /// reaches back.
+    #[test]
+    fn a_watch_from_before_the_watch_cache_started_is_expired_but_a_list_at_it_is_not() {
+        let (store, _rx) = Store::new(16);
+        let cms = GroupResource::new("", "configmaps");
+        store.put(&cms, "ns/a", Expect::Absent, json!({"metadata": {"name": "a"}})).expect("put");
+        let before = store.rv();
+        store.put(&cms, "ns/b", Expect::Absent, json!({"metadata": {"name": "b"}})).expect("put");
+        store.start_watch_cache();
+        let started = store.rv();
+        store.put(&cms, "ns/c", Expect::Absent, json!({"metadata": {"name": "c"}})).expect("put");
+        assert_eq!(history(&store, &cms, before), Err(started + 1));
+        assert_eq!(history(&store, &cms, started).map(|events| events.len()), Ok(1));
+        assert!(store.list_at(&cms, None, None, 0, &|_| true, before).is_ok());
     }
 
     #[test]
