@@ -3,6 +3,7 @@
 //! expressions may call (`authorizer`).
 
 mod authorizer;
+pub mod cost;
 mod value;
 
 use std::sync::{Arc, OnceLock};
@@ -52,6 +53,11 @@ impl Expression {
     pub fn compile(source: &str) -> Result<Self, CompileError> {
         let program = env().compile(source).map_err(|e| CompileError(e.to_string()))?;
         Ok(Self { program })
+    }
+
+    /// The parsed expression.
+    pub fn ast(&self) -> &cel::IdedExpr {
+        self.program.expression()
     }
 
     /// Evaluates the expression with `variables` bound (and the authorizer, if given).

@@ -1,11 +1,13 @@
 //! What a CRD's `openAPIV3Schema` must be before it is accepted (upstream's structural-schema
 //! and CRD validation): every node typed with a known type (unless it is int-or-string or keeps
 //! unknown fields), an object at the root, items for every array, list types that exist and map
-//! lists with keys, patterns that compile, and `x-kubernetes-validations` rules that compile.
+//! lists with keys, patterns that compile, and `x-kubernetes-validations` rules that compile
+//! and whose estimated cost stays within upstream's budget (see `cel::cost`).
 
 use serde_json::Value;
 
 use super::super::cel::Expression;
+use super::super::cel::cost;
 use super::super::status::Cause;
 use super::{INT_OR_STRING, PRESERVE_UNKNOWN, flag};
 
@@ -27,11 +29,29 @@ pub fn check(schema: &Value, path: &str) -> Vec<Cause> {
             "Required value: must not be empty at the root",
         )),
     }
-    node(schema, path, &mut causes);
+    let mut rule_cost = 0;
+    node(schema, path, Some(1), &mut Findings { causes: &mut causes, rule_cost: &mut rule_cost });
+    if rule_cost > cost::SCHEMA_LIMIT {
+        let what = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema";
+        causes.push(forbidden(path.to_string(), cost::over_budget(what, rule_cost, cost::SCHEMA_LIMIT)));
+    }
     causes
 }
 
-fn node(schema: &Value, path: &str, causes: &mut Vec<Cause>) {
+/// What the walk found: the schema's problems and the estimated cost of its rules so far.
+struct Findings<'a> {
+    causes: &'a mut Vec<Cause>,
+    rule_cost: &'a mut u64,
+}
+
+fn forbidden(field: String, message: String) -> Cause {
+    Cause::new("FieldValueForbidden", field, format!("Forbidden: {message}"))
+}
+
+/// Checks the node at `path`; `bounded` is how many times its rules may run in one object
+/// when every list and map above it has a maximum (see `cost::cardinality`).
+fn node(schema: &Value, path: &str, bounded: Option<u64>, found: &mut Findings<'_>) {
+    let causes = &mut *found.causes;
     match schema.get("type") {
         Some(Value::String(kind)) if TYPES.contains(&kind.as_str()) => {}
         Some(other) => {
@@ -63,15 +83,16 @@ fn node(schema: &Value, path: &str, causes: &mut Vec<Cause>) {
             format!("Invalid value: {pattern:?}: {e}"),
         ));
     }
-    rules(schema, path, causes);
+    rules(schema, path, cost::cardinality(schema, bounded), found);
     for (key, child) in schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
-        node(child, &format!("{path}.properties[{key}]"), causes);
+        node(child, &format!("{path}.properties[{key}]"), bounded, found);
     }
+    let times = |limit: &str| Some(bounded?.saturating_mul(schema.get(limit)?.as_u64()?));
     if let Some(items) = schema.get("items").filter(|items| items.is_object()) {
-        node(items, &format!("{path}.items"), causes);
+        node(items, &format!("{path}.items"), times("maxItems"), found);
     }
     if let Some(extra) = schema.get("additionalProperties").filter(|extra| extra.is_object()) {
-        node(extra, &format!("{path}.additionalProperties"), causes);
+        node(extra, &format!("{path}.additionalProperties"), times("maxProperties"), found);
     }
 }
 
@@ -97,7 +118,8 @@ fn list_type(schema: &Value, path: &str, causes: &mut Vec<Cause>) {
     }
 }
 
-fn rules(schema: &Value, path: &str, causes: &mut Vec<Cause>) {
+fn rules(schema: &Value, path: &str, cardinality: u64, found: &mut Findings<'_>) {
+    let causes = &mut *found.causes;
     let Some(rules) = schema.get("x-kubernetes-validations") else { return };
     let Some(rules) = rules.as_array() else {
         causes.push(Cause::new(
@@ -110,11 +132,19 @@ fn rules(schema: &Value, path: &str, causes: &mut Vec<Cause>) {
     for (i, rule) in rules.iter().enumerate() {
         let field = format!("{path}.x-kubernetes-validations[{i}].rule");
         match rule.get("rule").and_then(Value::as_str) {
-            Some(source) if !source.trim().is_empty() => {
-                if let Err(e) = Expression::compile(source) {
-                    causes.push(Cause::new("FieldValueInvalid", field, format!("Invalid value: {source:?}: {e}")));
+            Some(source) if !source.trim().is_empty() => match Expression::compile(source) {
+                Ok(expression) => {
+                    let estimated = cost::estimate(expression.ast(), schema).saturating_mul(cardinality);
+                    *found.rule_cost = found.rule_cost.saturating_add(estimated);
+                    if estimated > cost::RULE_LIMIT {
+                        let message = cost::over_budget("estimated rule cost", estimated, cost::RULE_LIMIT);
+                        causes.push(forbidden(field, message));
+                    }
                 }
-            }
+                Err(e) => {
+                    causes.push(Cause::new("FieldValueInvalid", field, format!("Invalid value: {source:?}: {e}")))
+                }
+            },
             _ => causes.push(Cause::new("FieldValueRequired", field, "Required value")),
         }
     }
@@ -171,5 +201,58 @@ mod tests {
             "a": {"type": "string", "pattern": "(unclosed"},
         }});
         assert_eq!(fields(schema), ["s.x-kubernetes-validations[0].rule", "s.properties[a].pattern"]);
+    }
+
+    /// apiextensions-apiserver estimates each rule's worst case times how often it may run
+    /// (the lists above it) and refuses one over 10,000,000, naming the bounds to add.
+    #[test]
+    fn a_rule_whose_estimated_cost_passes_the_budget_is_refused_until_the_schema_bounds_it() {
+        let tags = |bounds: Value| {
+            let mut list = json!({"type": "array", "items": {"type": "string"},
+                "x-kubernetes-validations": [{"rule": "self.all(t, self.exists(u, t.startsWith(u)))"}]});
+            for (key, value) in bounds.as_object().into_iter().flatten() {
+                match key.as_str() {
+                    "maxLength" => list["items"][key] = value.clone(),
+                    _ => list[key] = value.clone(),
+                }
+            }
+            json!({"type": "object", "properties": {"tags": list}})
+        };
+        let causes = check(&tags(json!({})), "s");
+        // The one rule is over the schema's budget as well.
+        assert_eq!(fields(tags(json!({}))), ["s.properties[tags].x-kubernetes-validations[0].rule", "s"]);
+        assert!(
+            causes[0].message.starts_with("Forbidden: estimated rule cost exceeds budget by factor of more than 100x")
+        );
+        assert!(causes[0].message.contains("adding maxItems, maxProperties, and maxLength"));
+        assert!(fields(tags(json!({"maxItems": 20, "maxLength": 63}))).is_empty());
+    }
+
+    /// Upstream OCM's ManifestWork carries a rule on the items of two unbounded lists; a
+    /// real hub accepts it, since an unbounded list holds no more items than fit in a request.
+    #[test]
+    fn a_cheap_rule_under_unbounded_lists_passes_as_on_a_real_hub() {
+        let rule = json!({"rule": "self.type != 'CEL' || self.condition != \"\""});
+        let condition = json!({"type": "object", "required": ["condition", "type"], "x-kubernetes-validations": [rule],
+            "properties": {"condition": {"type": "string"}, "type": {"type": "string"}}});
+        let schema = json!({"type": "object", "properties": {"configs": {"type": "array", "items": {
+            "type": "object", "properties": {"rules": {"type": "array", "items": condition}}}}}});
+        assert!(fields(schema).is_empty());
+    }
+
+    #[test]
+    fn rules_that_each_fit_the_rule_budget_must_also_fit_the_schema_budget_together() {
+        // Each rule reads up to 90,000 strings of up to 1,000 bytes: just under the budget of
+        // one rule; ten of them fit the schema's budget, eleven do not.
+        let rule = json!({"rule": "self.all(x, x.contains('a'))"});
+        let list = json!({"type": "array", "maxItems": 90000, "items": {"type": "string", "maxLength": 1000},
+            "x-kubernetes-validations": [rule]});
+        let properties: serde_json::Map<String, Value> = (0..11).map(|i| (format!("l{i}"), list.clone())).collect();
+        let causes = check(&json!({"type": "object", "properties": properties}), "s");
+        assert_eq!(causes.len(), 1, "{causes:?}");
+        assert_eq!(causes[0].field, "s");
+        assert!(causes[0].message.contains("estimated rule cost total for entire OpenAPIv3 schema exceeds budget"));
+        let ten: serde_json::Map<String, Value> = (0..10).map(|i| (format!("l{i}"), list.clone())).collect();
+        assert!(fields(json!({"type": "object", "properties": ten})).is_empty());
     }
 }
