@@ -96,3 +96,77 @@ async fn events_v1_watches_see_core_writes_and_patches_change_the_one_event() {
     core.delete("e1", &Default::default()).await.expect("delete");
     assert!(new.get_opt("e1").await.expect("get").is_none());
 }
+
+/// A ValidatingAdmissionPolicy and its Deny binding; `rules_for` names the resource rule's
+/// group, and `exact` sets matchPolicy Exact (upstream's default is Equivalent).
+async fn deny_events(c: &TestCluster, name: &str, group: &str, exact: bool, expression: &str) {
+    use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {
+            "matchConstraints": {
+                "matchPolicy": if exact { "Exact" } else { "Equivalent" },
+                "resourceRules": [{"apiGroups": [group], "apiVersions": ["v1"], "operations": ["CREATE"],
+                    "resources": ["events"]}]},
+            "validations": [{"expression": expression,
+                "messageExpression": format!("'{name} saw ' + request.kind.group + '/' + request.kind.kind \
+                    + ' requested as ' + request.requestKind.group + '/' + request.requestKind.kind")}]}
+    }))
+    .expect("policy");
+    Api::<ValidatingAdmissionPolicy>::all(c.client.clone())
+        .create(&PostParams::default(), &policy)
+        .await
+        .expect("policy");
+    let binding: ValidatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": name}, "spec": {"policyName": name, "validationActions": ["Deny"]}
+    }))
+    .expect("binding");
+    Api::<ValidatingAdmissionPolicyBinding>::all(c.client.clone())
+        .create(&PostParams::default(), &binding)
+        .await
+        .expect("binding");
+}
+
+fn denial(result: kube::Result<impl std::fmt::Debug>) -> String {
+    match result {
+        Err(kube::Error::Api(status)) => status.message,
+        other => panic!("expected a denial, got {other:?}"),
+    }
+}
+
+/// Upstream's admission sees a write under the resource the client named, its object in
+/// that version, and — with matchPolicy Equivalent, the default — policies on the equivalent
+/// resource (events.k8s.io and core Events share one store) see it too, converted to their
+/// version, with `requestKind` still the one named; an Exact policy sees only its own.
+#[tokio::test]
+async fn admission_sees_an_event_as_the_api_it_was_written_through_and_its_equivalent_unless_exact() {
+    let c = TestCluster::start().await;
+    deny_events(&c, "on-new", "events.k8s.io", false, "object.note != 'new-refused'").await;
+    deny_events(&c, "on-core", "", false, "object.message != 'core-refused'").await;
+    deny_events(&c, "on-core-exact", "", true, "object.message != 'exact-refused'").await;
+    let new: Api<Event> = Api::namespaced(c.client.clone(), "default");
+    let core: Api<CoreEvent> = Api::namespaced(c.client.clone(), "default");
+    let with_note = |name: &str, note: &str| {
+        let mut event = events_v1(name, "web-0");
+        event.note = Some(note.to_string());
+        event
+    };
+    let with_message = |name: &str, message: &str| -> CoreEvent {
+        serde_json::from_value(json!({"metadata": {"name": name}, "message": message, "reason": "Test",
+            "involvedObject": {"kind": "Pod", "name": "web-0", "namespace": "default"}}))
+        .expect("event")
+    };
+
+    let message = denial(new.create(&PostParams::default(), &with_note("n1", "new-refused")).await);
+    assert!(message.contains("on-new saw events.k8s.io/Event requested as events.k8s.io/Event"), "{message}");
+    let message = denial(new.create(&PostParams::default(), &with_note("n2", "core-refused")).await);
+    assert!(message.contains("on-core saw /Event requested as events.k8s.io/Event"), "{message}");
+    let message = denial(core.create(&PostParams::default(), &with_message("c1", "new-refused")).await);
+    assert!(message.contains("on-new saw events.k8s.io/Event requested as /Event"), "{message}");
+
+    new.create(&PostParams::default(), &with_note("n3", "exact-refused"))
+        .await
+        .expect("an Exact core policy does not see events.k8s.io");
+    let message = denial(core.create(&PostParams::default(), &with_message("c2", "exact-refused")).await);
+    assert!(message.contains("on-core-exact saw /Event requested as /Event"), "{message}");
+}

@@ -4,9 +4,11 @@
 //! `events.k8s.io` shows in `kubectl get events` and `kubectl describe`, and the other way
 //! round.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
-use super::registry::ResourceType;
+use super::registry::{Registry, ResourceType};
 
 /// The group whose Events are the core ones renamed.
 const GROUP: &str = "events.k8s.io";
@@ -25,6 +27,12 @@ const RENAMES: [(&str, &str); 7] = [
 /// Whether requests for `rt` are served from the core Events.
 pub fn is_converted(rt: &ResourceType) -> bool {
     rt.group == GROUP && rt.plural == "events"
+}
+
+/// The resource served converted from `stored`'s store, if any: `events.k8s.io/v1` Events
+/// for the core Events.
+pub fn converted_resource(registry: &Registry, stored: &ResourceType) -> Option<Arc<ResourceType>> {
+    (stored.group.is_empty() && stored.plural == "events").then(|| registry.get(GROUP, "v1", "events")).flatten()
 }
 
 /// An `events.k8s.io/v1` Event as the core/v1 Event that stores it.

@@ -34,6 +34,9 @@ pub struct WriteOptions {
     pub strict: bool,
     /// Who is writing (CSRs record their requester); `None` for the built-in controllers.
     pub user: Option<User>,
+    /// The resource the client named, when another resource's store serves it
+    /// (`events.k8s.io` Events): admission sees the write as named.
+    pub requested: Option<Arc<ResourceType>>,
 }
 
 impl WriteOptions {
@@ -85,6 +88,8 @@ pub struct DeleteOptions {
     pub dry_run: bool,
     /// Who deletes; `None` for the built-in controllers.
     pub user: Option<User>,
+    /// The resource the client named, as in [`WriteOptions::requested`].
+    pub requested: Option<Arc<ResourceType>>,
 }
 
 /// Garbage-collection policy for dependents.
@@ -170,6 +175,7 @@ impl ApiState {
             &admission::Request {
                 operation: Operation::Create,
                 rt,
+                requested: opts.requested.as_deref().unwrap_or(rt),
                 subresource: None,
                 namespace,
                 name: &name,
@@ -277,6 +283,7 @@ impl ApiState {
         let request = admission::Request {
             operation: Operation::Create,
             rt,
+            requested: opts.requested.as_deref().unwrap_or(rt),
             subresource: None,
             namespace,
             name: &name,
@@ -506,6 +513,7 @@ impl ApiState {
                 &admission::Request {
                     operation: Operation::Update,
                     rt,
+                    requested: opts.requested.as_deref().unwrap_or(rt),
                     subresource,
                     namespace,
                     name,
@@ -580,6 +588,7 @@ impl ApiState {
             let request = admission::Request {
                 operation: Operation::Update,
                 rt,
+                requested: opts.requested.as_deref().unwrap_or(rt),
                 subresource,
                 namespace: object::namespace(old),
                 name: &name,
@@ -635,6 +644,7 @@ impl ApiState {
                 &admission::Request {
                     operation: Operation::Delete,
                     rt,
+                    requested: opts.requested.as_deref().unwrap_or(rt),
                     subresource: None,
                     namespace,
                     name,

@@ -10,7 +10,7 @@ use super::super::kinds;
 use super::super::object;
 use super::super::selector::{LabelSelector, SelectorError};
 use super::super::state::ApiState;
-use super::Request;
+use super::{Request, Seen, views};
 
 /// Whether `request` is one `resources` describes.
 pub fn matches(state: &ApiState, resources: &MatchResources, request: &Request<'_>) -> Result<bool, SelectorError> {
@@ -28,6 +28,21 @@ pub fn matches(state: &ApiState, resources: &MatchResources, request: &Request<'
         Some(rules) if rules.is_empty() => true,
         Some(rules) => rules.iter().any(|rule| rule_matches(rule, request)),
     })
+}
+
+/// The first view of `request` (see [`views`]) that `resources` describes, if any.
+pub fn first_match<'a>(
+    state: &ApiState,
+    resources: &MatchResources,
+    request: &Request<'a>,
+) -> Result<Option<Seen<'a>>, SelectorError> {
+    let exact = resources.match_policy.as_deref() == Some("Exact");
+    for seen in views(state, request, exact) {
+        if matches(state, resources, &seen.request())? {
+            return Ok(Some(seen));
+        }
+    }
+    Ok(None)
 }
 
 fn listed(list: Option<&Vec<String>>, value: &str) -> bool {
@@ -125,6 +140,7 @@ mod tests {
         let request = |sub: Option<&'static str>, operation| Request {
             operation,
             rt: &rt,
+            requested: &rt,
             subresource: sub,
             namespace: Some("default"),
             name: "web",

@@ -14,9 +14,12 @@ mod policy;
 mod quota;
 mod webhook;
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::auth::User;
+use super::event_versions;
 use super::registry::ResourceType;
 use super::state::ApiState;
 use super::status::ApiError;
@@ -51,8 +54,11 @@ impl Operation {
 pub struct Request<'a> {
     /// What is done.
     pub operation: Operation,
-    /// The resource.
+    /// The resource whose store is written (and whose version the objects are in).
     pub rt: &'a ResourceType,
+    /// The resource the client named: `rt`, or one that `rt`'s store serves
+    /// (`events.k8s.io` Events are the core Events stored).
+    pub requested: &'a ResourceType,
     /// The subresource (`status`, …), if any.
     pub subresource: Option<&'a str>,
     /// The namespace, for namespaced resources.
@@ -67,6 +73,81 @@ pub struct Request<'a> {
     pub user: &'a User,
     /// `dryRun=All`.
     pub dry_run: bool,
+}
+
+/// A request as a policy or webhook sees it once matched: under the resource it matched,
+/// with its objects in that resource's version.
+pub struct Seen<'a> {
+    request: Request<'a>,
+    /// The resource it is seen as and the objects in its version, when that is not the
+    /// stored resource.
+    converted: Option<Converted>,
+}
+
+/// A request's objects in the version of another resource served from the same store.
+struct Converted {
+    rt: Arc<ResourceType>,
+    object: Option<Value>,
+    old_object: Option<Value>,
+}
+
+impl Seen<'_> {
+    /// The request as this view shows it.
+    pub fn request(&self) -> Request<'_> {
+        match &self.converted {
+            None => self.request,
+            Some(converted) => Request {
+                rt: &converted.rt,
+                object: converted.object.as_ref(),
+                old_object: converted.old_object.as_ref(),
+                ..self.request
+            },
+        }
+    }
+
+    /// A stored-form object as this view shows it.
+    pub fn shown(&self, stored: &Value) -> Value {
+        match &self.converted {
+            None => stored.clone(),
+            Some(converted) => event_versions::from_core(stored.clone(), &converted.rt.api_version()),
+        }
+    }
+
+    /// An object this view shows, in the stored form.
+    pub fn stored(&self, shown: Value) -> Value {
+        match self.converted {
+            None => shown,
+            Some(_) => event_versions::to_core(shown),
+        }
+    }
+}
+
+/// The views a policy or webhook may match `request` under, in the order upstream tries
+/// them: the resource the client named, then — unless it matches `Exact`ly — the other
+/// resource served from the same store (matchPolicy `Equivalent`, the default:
+/// `events.k8s.io` Events and core Events are one store).
+pub fn views<'a>(state: &ApiState, request: &Request<'a>, exact: bool) -> Vec<Seen<'a>> {
+    let as_stored = || Seen { request: *request, converted: None };
+    let Some(converted_rt) = event_versions::converted_resource(&state.registry, request.rt) else {
+        return vec![as_stored()];
+    };
+    let as_converted = || {
+        let api_version = converted_rt.api_version();
+        let convert = |object: Option<&Value>| object.map(|o| event_versions::from_core(o.clone(), &api_version));
+        let converted = Converted {
+            object: convert(request.object),
+            old_object: convert(request.old_object),
+            rt: converted_rt.clone(),
+        };
+        Seen { request: *request, converted: Some(converted) }
+    };
+    let named_converted = request.requested.group_resource() == converted_rt.group_resource();
+    match (named_converted, exact) {
+        (true, true) => vec![as_converted()],
+        (true, false) => vec![as_converted(), as_stored()],
+        (false, true) => vec![as_stored()],
+        (false, false) => vec![as_stored(), as_converted()],
+    }
 }
 
 /// What admission adds to an allowed write: warnings for the client.

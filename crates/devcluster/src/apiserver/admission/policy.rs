@@ -224,18 +224,20 @@ fn evaluate(state: &ApiState, bound: &Bound, request: &Request<'_>) -> Vec<Viola
     let policy = &bound.policy;
     let spec = policy.policy.spec.as_ref();
     let Some(constraints) = spec.and_then(|s| s.match_constraints.as_ref()) else { return Vec::new() };
-    let applies = matching::matches(state, constraints, request).and_then(|policy_matches| {
-        Ok(policy_matches
-            && match &bound.spec.match_resources {
-                Some(resources) => matching::matches(state, resources, request)?,
-                None => true,
-            })
+    // The policy sees the request under the resource it matched, in that resource's version.
+    let seen = matching::first_match(state, constraints, request).and_then(|seen| match seen {
+        Some(seen) => match &bound.spec.match_resources {
+            Some(resources) => Ok(matching::matches(state, resources, &seen.request())?.then_some(seen)),
+            None => Ok(Some(seen)),
+        },
+        None => Ok(None),
     });
-    match applies {
-        Ok(true) => {}
-        Ok(false) => return Vec::new(),
+    let seen = match seen {
+        Ok(Some(seen)) => seen,
+        Ok(None) => return Vec::new(),
         Err(e) => return failure(policy, format!("failed to match the request: {e}")),
-    }
+    };
+    let request = &seen.request();
     let params = match params(state, bound, request) {
         Ok(params) => params,
         Err(Misconfigured::Failure(why)) => return failure(policy, why),
@@ -376,14 +378,14 @@ fn find_params(
 /// The admission request as policies and webhooks see it (`request`; a webhook's
 /// AdmissionReview adds the objects).
 pub(super) fn request_info(request: &Request<'_>) -> Value {
-    let rt = request.rt;
     let user = request.user;
-    let gvk = json!({"group": rt.group, "version": rt.version, "kind": rt.kind});
-    let gvr = json!({"group": rt.group, "version": rt.version, "resource": rt.plural});
+    let gvk = |rt: &ResourceType| json!({"group": rt.group, "version": rt.version, "kind": rt.kind});
+    let gvr = |rt: &ResourceType| json!({"group": rt.group, "version": rt.version, "resource": rt.plural});
+    let (matched, requested) = (request.rt, request.requested);
     let sub = request.subresource.unwrap_or_default();
     json!({
-        "kind": gvk, "resource": gvr, "subResource": sub,
-        "requestKind": gvk, "requestResource": gvr, "requestSubResource": sub,
+        "kind": gvk(matched), "resource": gvr(matched), "subResource": sub,
+        "requestKind": gvk(requested), "requestResource": gvr(requested), "requestSubResource": sub,
         "name": request.name,
         "namespace": request.namespace.unwrap_or_default(),
         "operation": request.operation.as_str(),

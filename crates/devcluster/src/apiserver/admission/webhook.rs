@@ -57,7 +57,7 @@ use super::super::state::ApiState;
 use super::super::status::ApiError;
 use super::super::store::{Store, key};
 use super::policy::{self, read_all};
-use super::{Admitted, Operation, Plugin, Request, matching};
+use super::{Admitted, Operation, Plugin, Request, Seen, matching};
 
 /// The longest a webhook may take, and how long when it does not say.
 const MAX_TIMEOUT: i32 = 30;
@@ -84,6 +84,7 @@ struct Hook {
     object_selector: Option<LabelSelector>,
     match_conditions: Vec<MatchCondition>,
     failure_policy: Option<String>,
+    match_policy: Option<String>,
     side_effects: String,
     timeout_seconds: Option<i32>,
     admission_review_versions: Vec<String>,
@@ -102,6 +103,7 @@ macro_rules! hook_from {
                     object_selector: w.object_selector,
                     match_conditions: w.match_conditions.unwrap_or_default(),
                     failure_policy: w.failure_policy,
+                    match_policy: w.match_policy,
                     side_effects: w.side_effects,
                     timeout_seconds: w.timeout_seconds,
                     admission_review_versions: w.admission_review_versions,
@@ -223,7 +225,7 @@ fn patch_with(
 ) -> Result<bool, ApiError> {
     let current = object.clone();
     let asked = Request { object: Some(&current), ..*request };
-    let Some(response) = consult(state, hook, &asked, admitted)? else { return Ok(false) };
+    let Some((response, seen)) = consult(state, hook, &asked, admitted)? else { return Ok(false) };
     let Some(encoded) = response["patch"].as_str() else { return Ok(false) };
     let failed = |why: String| ApiError::internal(format!("failed calling webhook \"{}\": {why}", hook.name));
     if response["patchType"].as_str() != Some("JSONPatch") {
@@ -234,8 +236,10 @@ fn patch_with(
         .map_err(|e| e.to_string())
         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
         .map_err(|why| failed(format!("the patch does not decode: {why}")))?;
-    let mut patched = current.clone();
+    // The patch is to the object as the webhook saw it.
+    let mut patched = seen.shown(&current);
     patch::json_patch(&mut patched, &operations).map_err(|e| failed(format!("the patch does not apply: {e}")))?;
+    let mut patched = seen.stored(patched);
     for field in ["name", "namespace"] {
         if patched["metadata"][field] != current["metadata"][field] {
             return Err(failed(format!("the patch changes metadata.{field}")));
@@ -257,15 +261,15 @@ fn patch_with(
 #[derive(Debug)]
 struct CallError(String);
 
-/// One webhook's say on one request: its response when it allowed the request, `None`
-/// when it does not apply (or failed under `failurePolicy: Ignore`), an error when it
-/// denied the request or failed under `Fail`.
-fn consult(
+/// One webhook's say on one request: its response when it allowed the request (with the
+/// view of the request it was asked about), `None` when it does not apply (or failed under
+/// `failurePolicy: Ignore`), an error when it denied the request or failed under `Fail`.
+fn consult<'a>(
     state: &ApiState,
     webhook: &Hook,
-    request: &Request<'_>,
+    request: &Request<'a>,
     admitted: &mut Admitted,
-) -> Result<Option<Value>, ApiError> {
+) -> Result<Option<(Value, Seen<'a>)>, ApiError> {
     let fail = webhook.failure_policy.as_deref() != Some("Ignore");
     let failed = |why: String| {
         if fail {
@@ -275,11 +279,11 @@ fn consult(
             Ok(None)
         }
     };
-    match applies(state, webhook, request) {
-        Ok(true) => {}
-        Ok(false) => return Ok(None),
+    let seen = match applies(state, webhook, request) {
+        Ok(Some(seen)) => seen,
+        Ok(None) => return Ok(None),
         Err(why) => return failed(why),
-    }
+    };
     if request.dry_run && !matches!(webhook.side_effects.as_str(), "None" | "NoneOnDryRun") {
         return Err(ApiError::bad_request(format!("admission webhook \"{}\" does not support dry run", webhook.name)));
     }
@@ -287,7 +291,7 @@ fn consult(
     let review = json!({
         "apiVersion": "admission.k8s.io/v1",
         "kind": "AdmissionReview",
-        "request": review_request(request, &uid),
+        "request": review_request(&seen.request(), &uid),
     });
     let answer = match call(state, webhook, &review) {
         Ok(answer) => answer,
@@ -306,11 +310,12 @@ fn consult(
     admitted
         .warnings
         .extend(response["warnings"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string));
-    if allowed { Ok(Some(response.clone())) } else { Err(denied(&webhook.name, &response["status"])) }
+    if allowed { Ok(Some((response.clone(), seen))) } else { Err(denied(&webhook.name, &response["status"])) }
 }
 
-/// Whether the webhook is for this request: its rules, selectors and match conditions.
-fn applies(state: &ApiState, webhook: &Hook, request: &Request<'_>) -> Result<bool, String> {
+/// Whether the webhook is for this request — its rules, selectors and match conditions —
+/// and under which view of it.
+fn applies<'a>(state: &ApiState, webhook: &Hook, request: &Request<'a>) -> Result<Option<Seen<'a>>, String> {
     let rules = webhook.rules.iter().map(|rule| NamedRuleWithOperations {
         api_groups: rule.api_groups.clone(),
         api_versions: rule.api_versions.clone(),
@@ -324,26 +329,25 @@ fn applies(state: &ApiState, webhook: &Hook, request: &Request<'_>) -> Result<bo
         object_selector: webhook.object_selector.clone(),
         // A webhook without rules matches nothing.
         resource_rules: Some(rules.collect()).filter(|r: &Vec<_>| !r.is_empty()),
+        match_policy: webhook.match_policy.clone(),
         ..MatchResources::default()
     };
     if resources.resource_rules.is_none() {
-        return Ok(false);
+        return Ok(None);
     }
-    if !matching::matches(state, &resources, request).map_err(|e| format!("failed to match the request: {e}"))? {
-        return Ok(false);
-    }
-    let conditions = webhook.match_conditions.iter();
-    let variables = policy::variables(state, request, None);
-    for condition in conditions {
+    let matched = matching::first_match(state, &resources, request);
+    let Some(seen) = matched.map_err(|e| format!("failed to match the request: {e}"))? else { return Ok(None) };
+    let variables = policy::variables(state, &seen.request(), None);
+    for condition in &webhook.match_conditions {
         let program = Expression::compile(&condition.expression)
             .map_err(|e| format!("matchCondition {:?}: {e}", condition.name))?;
         match program.eval_bool(&variables) {
             Ok(true) => {}
-            Ok(false) => return Ok(false),
+            Ok(false) => return Ok(None),
             Err(e) => return Err(format!("matchCondition {:?} resulted in error: {e}", condition.name)),
         }
     }
-    Ok(true)
+    Ok(Some(seen))
 }
 
 /// The `request` of an AdmissionReview.

@@ -75,6 +75,7 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
     }
     check_subresource(&rt, sub, &method)?;
     let served = Served::new(&state.registry, rt.clone())?;
+    opts.requested = served.converted_from();
     let storage = &served.storage;
     let query = served.query(&query);
     // `kubectl get` asks for a Table, metadata informers for metadata; only for the main
@@ -121,11 +122,13 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
         (&Method::DELETE, Some(name)) => {
             let mut opts = delete_options(&query, &read_body(request).await?)?;
             opts.user = Some(user.clone());
+            opts.requested = served.converted_from();
             Ok(written_response(served.written_out(state.delete(storage, namespace, name, &opts)?)))
         }
         (&Method::DELETE, None) => {
             let mut opts = delete_options(&query, &read_body(request).await?)?;
             opts.user = Some(user.clone());
+            opts.requested = served.converted_from();
             let deleted = state.delete_collection(storage, namespace, &query, &opts)?;
             Ok(bytes_response(200, served.bytes_out(deleted), "application/json"))
         }
@@ -181,6 +184,7 @@ fn write_options(query: &Query) -> Result<WriteOptions, ApiError> {
         force: query.flag("force"),
         strict: query.get("fieldValidation") == Some("Strict"),
         user: None,
+        requested: None,
     })
 }
 
@@ -214,5 +218,6 @@ fn delete_options(query: &Query, body: &[u8]) -> Result<DeleteOptions, ApiError>
         grace_period,
         dry_run,
         user: None,
+        requested: None,
     })
 }

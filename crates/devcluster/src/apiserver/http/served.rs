@@ -40,6 +40,11 @@ impl Served {
         !Arc::ptr_eq(&self.requested, &self.storage)
     }
 
+    /// The requested resource, when another's store serves it.
+    pub fn converted_from(&self) -> Option<Arc<ResourceType>> {
+        self.converts().then(|| self.requested.clone())
+    }
+
     /// The query with field selectors naming the stored fields.
     pub fn query(&self, query: &Query) -> Query {
         let mut query = query.clone();
