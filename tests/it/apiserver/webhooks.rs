@@ -40,7 +40,8 @@ fn certificates() -> (String, String, String) {
 }
 
 /// `/mutate` labels the object `mutated: "yes"` and adds a data key (and tries to change
-/// its uid, which the server keeps); `/rename` tries to rename it; anything else validates.
+/// its uid, which the server keeps); `/rename` tries to rename it; `/add-b` labels it `b`,
+/// `/saw-b` says whether it had that label; anything else validates.
 fn answer(path: &str, review: &Value) -> Value {
     use base64::Engine;
     let request = &review["request"];
@@ -51,6 +52,11 @@ fn answer(path: &str, review: &Value) -> Value {
             {"op": "replace", "path": "/metadata/uid", "value": "forged"},
         ])),
         Some("/rename") => Some(json!([{"op": "replace", "path": "/metadata/name", "value": "other"}])),
+        Some("/add-b") => Some(json!([{"op": "add", "path": "/metadata/labels/b", "value": "yes"}])),
+        Some("/saw-b") => {
+            let saw = if request["object"]["metadata"]["labels"]["b"] == "yes" { "yes" } else { "no" };
+            Some(json!([{"op": "add", "path": "/metadata/labels/saw-b", "value": saw}]))
+        }
         _ => None,
     };
     if let Some(patch) = patch {
@@ -314,4 +320,47 @@ async fn a_mutating_webhook_patches_the_object_before_validation_sees_it() {
     let refused = refusal(maps.create(&PostParams::default(), &config_map("x", json!({}))).await);
     assert_eq!(refused.code, 500);
     assert!(refused.message.contains("the patch changes metadata.name"), "{}", refused.message);
+}
+
+/// A mutating webhook with `reinvocationPolicy: IfNeeded` is called once more when a later
+/// webhook changed the object after it ran (upstream's reinvocation); with `Never` it is not.
+#[tokio::test]
+async fn a_mutating_webhook_that_asks_is_invoked_again_after_a_later_one_changed_the_object() {
+    use base64::Engine;
+    use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
+    let c = TestCluster::start().await;
+    let server = WebhookServer::start();
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&server.ca_pem);
+    let at =
+        |path: &str| json!({"url": format!("https://127.0.0.1:{}{path}", server.addr.port()), "caBundle": ca_bundle});
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(c.client.clone());
+    // Configurations run in the order of their names: a-saw-b before b-add-b.
+    let mut saw = webhook_configuration("MutatingWebhookConfiguration", "a-saw-b", at("/saw-b"), "Fail");
+    saw["webhooks"][0]["reinvocationPolicy"] = json!("IfNeeded");
+    mutating.create(&PostParams::default(), &serde_json::from_value(saw).unwrap()).await.unwrap();
+    let add = webhook_configuration("MutatingWebhookConfiguration", "b-add-b", at("/add-b"), "Fail");
+    mutating.create(&PostParams::default(), &serde_json::from_value(add).unwrap()).await.unwrap();
+
+    let maps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let created = maps.create(&PostParams::default(), &config_map("again", json!({}))).await.unwrap();
+    let labels = created.metadata.labels.unwrap_or_default();
+    assert_eq!(labels.get("saw-b").map(String::as_str), Some("yes"), "the second call saw the later change");
+    let paths: Vec<String> = server.reviews().iter().filter_map(|r| r["path"].as_str().map(str::to_string)).collect();
+    assert_eq!(paths, ["/saw-b?timeout=5s", "/add-b?timeout=5s", "/saw-b?timeout=5s"]);
+
+    // With the default policy (Never) it runs once and keeps what it saw then.
+    mutating
+        .patch(
+            "a-saw-b",
+            &PatchParams::default(),
+            &Patch::Json::<()>(
+                serde_json::from_value(json!([
+            {"op": "remove", "path": "/webhooks/0/reinvocationPolicy"}]))
+                .unwrap(),
+            ),
+        )
+        .await
+        .unwrap();
+    let created = maps.create(&PostParams::default(), &config_map("once", json!({}))).await.unwrap();
+    assert_eq!(created.metadata.labels.unwrap_or_default().get("saw-b").map(String::as_str), Some("no"));
 }

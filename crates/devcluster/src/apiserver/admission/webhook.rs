@@ -88,14 +88,19 @@ struct Hook {
     side_effects: String,
     timeout_seconds: Option<i32>,
     admission_review_versions: Vec<String>,
+    /// A mutating webhook's `reinvocationPolicy: IfNeeded`.
+    reinvoke: bool,
 }
 
-/// Both kinds of webhook declare these fields alike (k8s-openapi has a type for each).
+/// Both kinds of webhook declare these fields alike (k8s-openapi has a type for each);
+/// only a mutating one may be invoked again.
 macro_rules! hook_from {
-    ($($webhook:ty),+) => {$(
+    ($($webhook:ty => $reinvoke:expr),+) => {$(
         impl From<$webhook> for Hook {
             fn from(w: $webhook) -> Self {
+                let reinvoke: fn(&$webhook) -> bool = $reinvoke;
                 Self {
+                    reinvoke: reinvoke(&w),
                     name: w.name,
                     client_config: w.client_config,
                     rules: w.rules.unwrap_or_default(),
@@ -113,7 +118,10 @@ macro_rules! hook_from {
     )+};
 }
 
-hook_from!(ValidatingWebhook, MutatingWebhook);
+hook_from!(
+    ValidatingWebhook => |_| false,
+    MutatingWebhook => |w| w.reinvocation_policy.as_deref() == Some("IfNeeded")
+);
 
 /// The webhooks of every configuration of one kind, in the order of the configurations'
 /// names, read again only when a configuration changes (as the policy index is).
@@ -207,11 +215,20 @@ impl MutatingWebhooks {
         if is_exempt(&request.rt.group_resource()) || request.subresource.is_some() {
             return Ok(false);
         }
-        let mut changed = false;
-        for hook in self.0.get(&state.store).iter() {
-            changed |= patch_with(state, hook, request, object, admitted)?;
+        let hooks = self.0.get(&state.store);
+        // The last webhook to change the object: those before it that asked to be invoked
+        // again if needed see the changed object once more (upstream's reinvocation).
+        let mut last_change = None;
+        for (i, hook) in hooks.iter().enumerate() {
+            if patch_with(state, hook, request, object, admitted)? {
+                last_change = Some(i);
+            }
         }
-        Ok(changed)
+        let Some(last) = last_change else { return Ok(false) };
+        for hook in hooks[..last].iter().filter(|hook| hook.reinvoke) {
+            patch_with(state, hook, request, object, admitted)?;
+        }
+        Ok(true)
     }
 }
 
