@@ -173,6 +173,11 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
         upgrade.as_secs_f64(),
         failed.len()
     );
+    for name in failed.iter().take(3) {
+        if let Some(cluster) = fleet.iter().find(|c| c.name() == *name) {
+            println!("{}", straggler(&hub, cluster).await?);
+        }
+    }
 
     // A ManifestWork to every cluster.
     let work = work_to_all(&hub, &fleet).await?;
@@ -225,6 +230,66 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
 }
 
 /// Every object the hub stores, over every listable resource discovery names.
+/// Where a cluster that did not report the new version stands, on the hub and on the
+/// cluster: its version claim and conditions, its works' conditions, the Klusterlet's
+/// images, and the agents' Deployments and Pods.
+async fn straggler(hub: &Client, cluster: &SimulatedCluster) -> Result<String> {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::Pod;
+    let name = cluster.name();
+    let mut out = format!("  straggler {name}:");
+    let managed = Api::<ManagedCluster>::all(hub.clone()).get(name).await?;
+    let status = managed.status.unwrap_or_default();
+    let claims: Vec<String> = status.cluster_claims.iter().map(|c| format!("{}={}", c.name, c.value)).collect();
+    let conditions: Vec<String> = status.conditions.iter().map(|c| format!("{}={}", c.type_, c.status)).collect();
+    out += &format!("\n    hub: claims {claims:?} conditions {conditions:?}");
+    for work in Api::<ManifestWork>::namespaced(hub.clone(), name).list(&ListParams::default()).await? {
+        let conditions: Vec<String> = work
+            .status
+            .iter()
+            .flat_map(|s| &s.conditions)
+            .map(|c| format!("{}={} (gen {:?})", c.type_, c.status, c.observed_generation))
+            .collect();
+        out += &format!("\n    work {} generation {:?}: {conditions:?}", work.name_any(), work.metadata.generation);
+    }
+    let klusterlets =
+        Api::<fleetctl_api::Klusterlet>::all(cluster.client().clone()).list(&ListParams::default()).await?;
+    for k in klusterlets {
+        out += &format!(
+            "\n    klusterlet {}: registration {} work {} generation {:?}",
+            k.name_any(),
+            k.spec.registration_image_pull_spec,
+            k.spec.work_image_pull_spec,
+            k.metadata.generation
+        );
+    }
+    let agents = fleetctl_api::names::AGENT_NAMESPACE;
+    for d in Api::<Deployment>::namespaced(cluster.client().clone(), agents).list(&ListParams::default()).await? {
+        let images: Vec<String> = d
+            .spec
+            .iter()
+            .flat_map(|s| &s.template.spec)
+            .flat_map(|p| &p.containers)
+            .filter_map(|c| c.image.clone())
+            .collect();
+        let status = d.status.unwrap_or_default();
+        out += &format!(
+            "\n    deployment {}: {images:?} replicas {:?} updated {:?} available {:?}",
+            d.metadata.name.unwrap_or_default(),
+            status.replicas,
+            status.updated_replicas,
+            status.available_replicas
+        );
+    }
+    for p in Api::<Pod>::namespaced(cluster.client().clone(), agents).list(&ListParams::default()).await? {
+        let images: Vec<String> = p.spec.iter().flat_map(|s| &s.containers).filter_map(|c| c.image.clone()).collect();
+        let phase = p.status.and_then(|s| s.phase);
+        let deleting = p.metadata.deletion_timestamp.is_some();
+        out += &format!("\n    pod {}: {images:?} {phase:?} deleting {deleting}", p.metadata.name.unwrap_or_default());
+    }
+    Ok(out)
+}
+
 async fn count_objects(hub: &Client) -> Result<usize> {
     let discovery = Discovery::new(hub.clone()).run().await?;
     let mut total = 0;
