@@ -23,6 +23,7 @@
 use std::sync::Arc;
 
 use tokio::task::JoinHandle;
+use tower_layer::Layer as _;
 
 use super::auth::{MASTERS, Peer, User};
 use super::state::ApiState;
@@ -35,7 +36,7 @@ const ADDRESS: &str = "in-process";
 /// it keep its state alive until they are dropped too).
 pub struct InProcessServer {
     state: Arc<ApiState>,
-    router: axum::Router,
+    service: http::Service,
     controllers: JoinHandle<()>,
 }
 
@@ -50,14 +51,14 @@ impl InProcessServer {
     pub fn start(config: &ServerConfig) -> Result<Self, StartError> {
         let (state, notices) = prepare(config)?;
         let controllers = tokio::spawn(controllers::run(state.clone(), notices));
-        let router = http::router(http::Http::new(state.clone(), ADDRESS.to_string()));
-        Ok(Self { state, router, controllers })
+        let service = http::service(http::Http::new(state.clone(), ADDRESS.to_string()));
+        Ok(Self { state, service, controllers })
     }
 
     /// A client of this server, speaking as its superuser.
     pub fn client(&self) -> kube::Client {
         let admin = User::from_certificate(ADMIN_USER.to_string(), vec![MASTERS.to_string()]);
-        let service = self.router.clone().layer(axum::Extension(Peer::User(admin)));
+        let service = axum::Extension(Peer::User(admin)).layer(self.service.clone());
         kube::Client::new(service, "default")
     }
 

@@ -168,7 +168,7 @@ impl ApiServer {
             .await
             .map_err(|source| StartError::Bind { port: addr.port(), source })?;
         let controllers = tokio::spawn(controllers::run(state.clone(), notices));
-        let app = http::router(http::Http::new(state.clone(), addr.to_string()));
+        let app = http::service(http::Http::new(state.clone(), addr.to_string()));
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let service = tokio::spawn(tls::serve(service_listener, tls.clone(), app.clone(), stopped.clone()));
         let task = tokio::spawn(tls::serve(listener, tls, app, stopped));

@@ -15,8 +15,10 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
+use tower_layer::Layer as _;
 
 use super::auth::{Peer, User};
+use super::http;
 use super::pki::{self, CertKey};
 
 /// Why TLS could not be set up.
@@ -131,7 +133,7 @@ fn peer(connection: &rustls::ServerConnection, ca: &dyn ClientCertVerifier) -> P
 }
 
 /// Accepts connections until `stop` turns true, then ends every connection.
-pub async fn serve(listener: TcpListener, tls: Tls, router: axum::Router, mut stop: watch::Receiver<bool>) {
+pub async fn serve(listener: TcpListener, tls: Tls, service: http::Service, mut stop: watch::Receiver<bool>) {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -141,11 +143,11 @@ pub async fn serve(listener: TcpListener, tls: Tls, router: axum::Router, mut st
                 // Watch events are small writes that must leave at once.
                 let _ = tcp.set_nodelay(true);
                 let tls = tls.clone();
-                let router = router.clone();
+                let service = service.clone();
                 connections.spawn(async move {
                     let Ok(stream) = tls.acceptor.accept(tcp).await else { return };
                     let identity = peer(stream.get_ref().1, tls.ca.as_ref());
-                    let service = TowerToHyperService::new(router.layer(axum::Extension(identity)));
+                    let service = TowerToHyperService::new(axum::Extension(identity).layer(service));
                     let builder = auto::Builder::new(TokioExecutor::new());
                     if let Err(e) = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).await {
                         tracing::trace!(error = %e, "connection ended");

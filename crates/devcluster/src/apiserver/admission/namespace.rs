@@ -7,6 +7,9 @@ use super::super::state::ApiState;
 use super::super::status::ApiError;
 use super::{Admitted, Operation, Plugin, Request};
 
+/// The field a terminating namespace's metadata holds, as its JSON spells it.
+const DELETION_TIMESTAMP: &[u8] = b"\"deletionTimestamp\"";
+
 /// Namespaces that may never be deleted.
 const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
 
@@ -16,7 +19,7 @@ pub struct NamespaceLifecycle;
 impl Plugin for NamespaceLifecycle {
     fn validate(&self, state: &ApiState, request: &Request<'_>, _: &mut Admitted) -> Result<(), ApiError> {
         let rt = request.rt;
-        if rt.group_resource() == kinds::namespaces() {
+        if rt.group.is_empty() && rt.plural == "namespaces" {
             if request.operation == Operation::Delete && IMMORTAL.contains(&request.name) {
                 return Err(ApiError::forbidden("namespaces", "", request.name, "this namespace may not be deleted"));
             }
@@ -29,8 +32,13 @@ impl Plugin for NamespaceLifecycle {
             .store
             .get(&kinds::namespaces(), namespace)
             .ok_or_else(|| ApiError::not_found("namespaces", "", namespace))?;
-        // Subresource creates (a TokenRequest, say) act on existing content.
-        if request.subresource.is_none() && object::deletion_timestamp(&ns.value()).is_some() {
+        // Subresource creates (a TokenRequest, say) act on existing content. Only a
+        // namespace whose JSON names a deletionTimestamp is parsed to tell.
+        let terminating = || {
+            ns.json.windows(DELETION_TIMESTAMP.len()).any(|w| w == DELETION_TIMESTAMP)
+                && object::deletion_timestamp(&ns.value()).is_some()
+        };
+        if request.subresource.is_none() && terminating() {
             return Err(ApiError::forbidden(
                 &rt.plural,
                 &rt.group,

@@ -116,9 +116,16 @@ impl Bound {
 type Revisions = [u64; 2];
 
 /// The ValidatingAdmissionPolicy admission plugin.
-#[derive(Default)]
 pub struct Policies {
+    /// The storage keys of the policies and the bindings, looked up on every write.
+    resources: [GroupResource; 2],
     index: Mutex<Option<(Revisions, Arc<Vec<Bound>>)>>,
+}
+
+impl Default for Policies {
+    fn default() -> Self {
+        Self { resources: [policies(), bindings()], index: Mutex::default() }
+    }
 }
 
 /// Every stored object of an admission resource that decodes as `T`.
@@ -139,18 +146,18 @@ pub(super) fn read_all<T: serde::de::DeserializeOwned>(store: &Store, resource: 
 
 impl Policies {
     fn index(&self, store: &Store) -> Arc<Vec<Bound>> {
-        let revisions = [store.revision(&policies()), store.revision(&bindings())];
+        let revisions = self.resources.each_ref().map(|resource| store.revision(resource));
         let mut cached = self.index.lock();
         if let Some((seen, index)) = cached.as_ref()
             && *seen == revisions
         {
             return index.clone();
         }
-        let compiled: Vec<Arc<Policy>> = read_all::<ValidatingAdmissionPolicy>(store, &policies())
+        let compiled: Vec<Arc<Policy>> = read_all::<ValidatingAdmissionPolicy>(store, &self.resources[0])
             .into_iter()
             .map(|p| Arc::new(Policy::compile(p)))
             .collect();
-        let index: Vec<Bound> = read_all::<ValidatingAdmissionPolicyBinding>(store, &bindings())
+        let index: Vec<Bound> = read_all::<ValidatingAdmissionPolicyBinding>(store, &self.resources[1])
             .into_iter()
             .filter_map(|binding| {
                 let spec = binding.spec?;

@@ -1,12 +1,16 @@
 //! The filters in front of every handler: what the request asks for, who sends it,
 //! whom they act as, and whether they may.
 
+use std::convert::Infallible;
+use std::future::{Future, Ready, ready};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::Method;
-use axum::middleware::Next;
 use axum::response::Response;
+use futures::future::Either;
 
 use super::super::auth::{self, Peer, User};
 use super::super::object;
@@ -89,67 +93,150 @@ fn resource_verb(method: &Method, named: bool, watch: bool) -> &'static str {
     }
 }
 
-/// Logs every request with its outcome.
-pub async fn log(request: Request, next: Next) -> Response {
-    let (method, uri) = (request.method().clone(), request.uri().clone());
-    let response = next.run(request).await;
-    tracing::debug!(%method, %uri, status = response.status().as_u16(), "request");
-    response
+/// The first layer: resolves the [`RequestInfo`] (into the request's extensions), then
+/// logs the request with its outcome and counts the answer for `/metrics`. It takes any
+/// request body (hyper's, or an in-process client's) and hands on axum's.
+#[derive(Clone)]
+pub struct Counted<S> {
+    inner: S,
+    http: Arc<Http>,
 }
 
-/// Resolves the [`RequestInfo`], and counts the answer for `/metrics`.
-pub async fn request_info(State(http): State<Arc<Http>>, mut request: Request, next: Next) -> Response {
-    let info = RequestInfo::of(&request);
-    request.extensions_mut().insert(info.clone());
-    let response = next.run(request).await;
-    http.metrics.record(&info, response.status().as_u16());
-    response
+impl<S> Counted<S> {
+    /// `inner` behind the request info.
+    pub fn new(http: Arc<Http>, inner: S) -> Self {
+        Self { inner, http }
+    }
 }
+
+impl<S, B> tower_service::Service<axum::http::Request<B>> for Counted<S>
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>,
+    S::Future: Send + 'static,
+    B: axum::body::HttpBody<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: axum::http::Request<B>) -> Self::Future {
+        let mut request = request.map(axum::body::Body::new);
+        let info = RequestInfo::of(&request);
+        let method = request.method().clone();
+        request.extensions_mut().insert(info.clone());
+        let answered = self.inner.call(request);
+        let http = self.http.clone();
+        Box::pin(async move {
+            let response = answered.await?;
+            let status = response.status().as_u16();
+            tracing::debug!(%method, path = %info.path, status, "request");
+            http.metrics.record(&info, status);
+            Ok(response)
+        })
+    }
+}
+
+/// One filter of the chain: it lets the request on (having added what it learned to the
+/// request's extensions) or refuses it.
+pub type Filter = fn(&Http, &mut Request) -> Result<(), ApiError>;
 
 /// Finds the [`User`]: a bearer token, else the connection's client certificate;
 /// anonymous only on the public paths.
-pub async fn authentication(State(http): State<Arc<Http>>, mut request: Request, next: Next) -> Response {
+pub fn authentication(http: &Http, request: &mut Request) -> Result<(), ApiError> {
     let peer = request.extensions().get::<Peer>().cloned().unwrap_or_default();
-    let user = match http.state.authenticate(request.headers(), &peer) {
-        Ok(Some(user)) => user,
-        Ok(None) if auth::is_public(request.uri().path()) => {
+    let user = match http.state.authenticate(request.headers(), &peer)? {
+        Some(user) => user,
+        None if auth::is_public(request.uri().path()) => {
             User { name: "system:anonymous".into(), uid: String::new(), groups: vec!["system:unauthenticated".into()] }
         }
-        Ok(None) => return error_response(&ApiError::unauthorized()),
-        Err(e) => return error_response(&e),
+        None => return Err(ApiError::unauthorized()),
     };
     request.extensions_mut().insert(user);
-    next.run(request).await
+    Ok(())
 }
 
 /// Replaces the user with the one `Impersonate-*` headers name, if the user may act as them.
-pub async fn impersonation(State(http): State<Arc<Http>>, mut request: Request, next: Next) -> Response {
-    if let Some(target) = auth::impersonated(request.headers()) {
-        let Some(requester) = request.extensions().get::<User>().cloned() else {
-            return error_response(&ApiError::unauthorized());
-        };
-        match impersonate(&http.state, &requester, target) {
-            Ok(user) => {
-                request.extensions_mut().insert(user);
-            }
-            Err(e) => return error_response(&e),
-        }
-    }
-    next.run(request).await
+pub fn impersonation(http: &Http, request: &mut Request) -> Result<(), ApiError> {
+    let Some(target) = auth::impersonated(request.headers()) else { return Ok(()) };
+    let Some(requester) = request.extensions().get::<User>() else {
+        return Err(ApiError::unauthorized());
+    };
+    let user = impersonate(&http.state, requester, target)?;
+    request.extensions_mut().insert(user);
+    Ok(())
 }
 
 /// Lets the request on only if the user may do what its [`RequestInfo`] says.
-pub async fn authorization(State(http): State<Arc<Http>>, request: Request, next: Next) -> Response {
+pub fn authorization(http: &Http, request: &mut Request) -> Result<(), ApiError> {
     let (Some(info), Some(user)) = (request.extensions().get::<RequestInfo>(), request.extensions().get::<User>())
     else {
-        return error_response(&ApiError::internal("the request reached authorization unidentified"));
+        return Err(ApiError::internal("the request reached authorization unidentified"));
     };
-    let attributes = info.attributes();
-    let public = info.resource.is_none() && auth::is_public(&info.path);
-    if !public && !http.state.allowed(user, &attributes) {
-        return error_response(&rbac::forbidden(user, &attributes));
+    // The superusers' group may do anything: the authorizer's answer, without building its question.
+    if user.is_superuser() || (info.resource.is_none() && auth::is_public(&info.path)) {
+        return Ok(());
     }
-    next.run(request).await
+    let attributes = info.attributes();
+    if !http.state.allowed(user, &attributes) {
+        return Err(rbac::forbidden(user, &attributes));
+    }
+    Ok(())
+}
+
+/// A [`Filter`] as a tower layer. The filters are synchronous, so the layer needs no
+/// future of its own: the inner service's, or the filter's answer.
+#[derive(Clone)]
+pub struct FilterLayer {
+    http: Arc<Http>,
+    filter: Filter,
+}
+
+impl FilterLayer {
+    /// The layer running `filter` with `http`.
+    pub fn new(http: Arc<Http>, filter: Filter) -> Self {
+        Self { http, filter }
+    }
+}
+
+impl<S> tower_layer::Layer<S> for FilterLayer {
+    type Service = Filtered<S>;
+
+    fn layer(&self, inner: S) -> Filtered<S> {
+        Filtered { inner, http: self.http.clone(), filter: self.filter }
+    }
+}
+
+/// The service of a [`FilterLayer`].
+#[derive(Clone)]
+pub struct Filtered<S> {
+    inner: S,
+    http: Arc<Http>,
+    filter: Filter,
+}
+
+impl<S> tower_service::Service<Request> for Filtered<S>
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<Ready<Result<Response, Infallible>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        match (self.filter)(&self.http, &mut request) {
+            Ok(()) => Either::Right(self.inner.call(request)),
+            Err(refused) => Either::Left(ready(Ok(error_response(&refused)))),
+        }
+    }
 }
 
 /// Acting as another identity needs `impersonate` on its user (or ServiceAccount) and

@@ -16,14 +16,15 @@ mod subresources;
 use std::sync::Arc;
 
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::from_fn_with_state;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::Value;
+use tower_layer::Layer as _;
 
 use super::resource::Written;
 use super::state::Shared;
 use super::status::ApiError;
+use filters::{FilterLayer, Filtered};
 
 /// What every layer and handler of one server shares.
 pub struct Http {
@@ -44,18 +45,19 @@ impl Http {
     }
 }
 
-/// The router of one API server: the routes behind the filter chain.
-pub fn router(http: Http) -> axum::Router {
+/// The service of one API server: the filter chain, as tower layers, in front of the
+/// router (the non-resource routes, and the resource handler for every other path).
+pub type Service = filters::Counted<Filtered<Filtered<Filtered<axum::Router>>>>;
+
+/// The [`Service`] of one API server.
+pub fn service(http: Http) -> Service {
     let http = Arc::new(http);
-    // `layer` wraps what is already there, so the last added runs first.
-    routes::routes()
-        .fallback(resource::handle)
-        .layer(from_fn_with_state(http.clone(), filters::authorization))
-        .layer(from_fn_with_state(http.clone(), filters::impersonation))
-        .layer(from_fn_with_state(http.clone(), filters::authentication))
-        .layer(from_fn_with_state(http.clone(), filters::request_info))
-        .layer(axum::middleware::from_fn(filters::log))
-        .with_state(http)
+    let router = routes::routes().fallback(resource::handle).with_state(http.clone());
+    let filter = |f: filters::Filter| FilterLayer::new(http.clone(), f);
+    let authorized = filter(filters::authorization).layer(router);
+    let impersonated = filter(filters::impersonation).layer(authorized);
+    let authenticated = filter(filters::authentication).layer(impersonated);
+    filters::Counted::new(http, authenticated)
 }
 
 fn bytes_response(code: u16, body: Bytes, content_type: &'static str) -> Response {

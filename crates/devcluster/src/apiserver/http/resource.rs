@@ -26,9 +26,9 @@ use super::served::Served;
 use super::{Http, bytes_response, error_response, value_response, written_response};
 
 /// Serves one resource request.
-pub async fn handle(State(http): State<Arc<Http>>, request: Request) -> Response {
-    let info = request.extensions().get::<RequestInfo>().cloned();
-    let user = request.extensions().get::<User>().cloned();
+pub async fn handle(State(http): State<Arc<Http>>, mut request: Request) -> Response {
+    let info = request.extensions_mut().remove::<RequestInfo>();
+    let user = request.extensions_mut().remove::<User>();
     let (Some(info), Some(user)) = (info, user) else {
         return error_response(&ApiError::internal("the request reached its handler unidentified"));
     };
@@ -43,7 +43,7 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> String {
 }
 
 async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User) -> Result<Response, ApiError> {
-    let target = info.resource.clone().ok_or_else(ApiError::no_route)?;
+    let target = info.resource.as_ref().ok_or_else(ApiError::no_route)?;
     let state = http.state.clone();
     let rt = state.registry.get(&target.group, &target.version, &target.resource).ok_or_else(ApiError::no_route)?;
     if target.namespace.is_some() && !rt.namespaced {
@@ -71,7 +71,7 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
     let mut opts = write_options(&query)?;
     opts.user = Some(user.clone());
     if super::subresources::serves(&rt, sub) {
-        return super::subresources::serve(http, &rt, &target, request, opts).await;
+        return super::subresources::serve(http, &rt, target, request, opts).await;
     }
     check_subresource(&rt, sub, &method)?;
     let served = Served::new(&state.registry, rt.clone())?;
