@@ -97,7 +97,7 @@ async fn events_v1_watches_see_core_writes_and_patches_change_the_one_event() {
     assert!(new.get_opt("e1").await.expect("get").is_none());
 }
 
-/// A ValidatingAdmissionPolicy and its Deny binding; `rules_for` names the resource rule's
+/// A ValidatingAdmissionPolicy and its Deny binding; `group` is the resource rule's
 /// group, and `exact` sets matchPolicy Exact (upstream's default is Equivalent).
 async fn deny_events(c: &TestCluster, name: &str, group: &str, exact: bool, expression: &str) {
     use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
