@@ -125,6 +125,13 @@ impl WebhookServer {
         Self { addr, ca_pem, reviews }
     }
 
+    /// A webhook's `clientConfig` for `path` on this server, trusting its CA.
+    fn client_config(&self, path: &str) -> Value {
+        use base64::Engine;
+        let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&self.ca_pem);
+        json!({"url": format!("https://127.0.0.1:{}{path}", self.addr.port()), "caBundle": ca_bundle})
+    }
+
     fn reviews(&self) -> Vec<Value> {
         self.reviews.lock().clone()
     }
@@ -276,13 +283,10 @@ async fn an_unreachable_webhook_refuses_under_fail_and_is_skipped_under_ignore()
 /// create, update and dry run alike; a patch that renames the object is refused.
 #[tokio::test]
 async fn a_mutating_webhook_patches_the_object_before_validation_sees_it() {
-    use base64::Engine;
     use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
     let c = TestCluster::start().await;
     let server = WebhookServer::start();
-    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&server.ca_pem);
-    let at =
-        |path: &str| json!({"url": format!("https://127.0.0.1:{}{path}", server.addr.port()), "caBundle": ca_bundle});
+    let at = |path: &str| server.client_config(path);
     let mutating: Api<MutatingWebhookConfiguration> = Api::all(c.client.clone());
     let label =
         serde_json::from_value(webhook_configuration("MutatingWebhookConfiguration", "label", at("/mutate"), "Fail"))
@@ -326,13 +330,10 @@ async fn a_mutating_webhook_patches_the_object_before_validation_sees_it() {
 /// webhook changed the object after it ran (upstream's reinvocation); with `Never` it is not.
 #[tokio::test]
 async fn a_mutating_webhook_that_asks_is_invoked_again_after_a_later_one_changed_the_object() {
-    use base64::Engine;
     use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
     let c = TestCluster::start().await;
     let server = WebhookServer::start();
-    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(&server.ca_pem);
-    let at =
-        |path: &str| json!({"url": format!("https://127.0.0.1:{}{path}", server.addr.port()), "caBundle": ca_bundle});
+    let at = |path: &str| server.client_config(path);
     let mutating: Api<MutatingWebhookConfiguration> = Api::all(c.client.clone());
     // Configurations run in the order of their names: a-saw-b before b-add-b.
     let mut saw = webhook_configuration("MutatingWebhookConfiguration", "a-saw-b", at("/saw-b"), "Fail");
