@@ -117,14 +117,15 @@ type Revisions = [u64; 2];
 
 /// The ValidatingAdmissionPolicy admission plugin.
 pub struct Policies {
-    /// The storage keys of the policies and the bindings, looked up on every write.
-    resources: [GroupResource; 2],
+    /// The storage keys of the policies and of the bindings, looked up on every write.
+    policies: GroupResource,
+    bindings: GroupResource,
     index: Mutex<Option<(Revisions, Arc<Vec<Bound>>)>>,
 }
 
 impl Default for Policies {
     fn default() -> Self {
-        Self { resources: [policies(), bindings()], index: Mutex::default() }
+        Self { policies: policies(), bindings: bindings(), index: Mutex::default() }
     }
 }
 
@@ -146,18 +147,18 @@ pub(super) fn read_all<T: serde::de::DeserializeOwned>(store: &Store, resource: 
 
 impl Policies {
     fn index(&self, store: &Store) -> Arc<Vec<Bound>> {
-        let revisions = self.resources.each_ref().map(|resource| store.revision(resource));
+        let revisions = [store.revision(&self.policies), store.revision(&self.bindings)];
         let mut cached = self.index.lock();
         if let Some((seen, index)) = cached.as_ref()
             && *seen == revisions
         {
             return index.clone();
         }
-        let compiled: Vec<Arc<Policy>> = read_all::<ValidatingAdmissionPolicy>(store, &self.resources[0])
+        let compiled: Vec<Arc<Policy>> = read_all::<ValidatingAdmissionPolicy>(store, &self.policies)
             .into_iter()
             .map(|p| Arc::new(Policy::compile(p)))
             .collect();
-        let index: Vec<Bound> = read_all::<ValidatingAdmissionPolicyBinding>(store, &self.resources[1])
+        let index: Vec<Bound> = read_all::<ValidatingAdmissionPolicyBinding>(store, &self.bindings)
             .into_iter()
             .filter_map(|binding| {
                 let spec = binding.spec?;
