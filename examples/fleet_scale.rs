@@ -173,8 +173,9 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
         upgrade.as_secs_f64(),
         failed.len()
     );
-    for name in failed.iter().take(3) {
-        if let Some(cluster) = fleet.iter().find(|c| c.name() == *name) {
+    for result in results.iter().filter(|c| c["result"] != "running 0.2.0").take(3) {
+        println!("    {}: {}", result["cluster"], result["result"]);
+        if let Some(cluster) = fleet.iter().find(|c| Some(c.name()) == result["cluster"].as_str()) {
             println!("{}", straggler(&hub, cluster).await?);
         }
     }

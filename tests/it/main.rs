@@ -13,6 +13,7 @@ mod e2e;
 mod fleet_sim;
 mod hub;
 mod hub_ca_rotation;
+mod hub_connection;
 mod kube_ops;
 mod kubectl;
 mod kubectl_auth;

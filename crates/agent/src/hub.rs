@@ -62,7 +62,7 @@ pub async fn from_secret(secret: &Secret, namespace: &str, name: &str) -> Result
     let text = kubeconfig::secret_text(secret);
     let kubeconfig = text.get("kubeconfig").ok_or_else(|| invalid("no kubeconfig key".into()))?;
     let (endpoint, config) = kubeconfig::from_text(kubeconfig).await.map_err(|e| invalid(chain(&e)))?;
-    let client = Client::try_from(config).map_err(|e| invalid(chain(&e)))?;
+    let client = fleetctl_kube::multiplexed::client(config).map_err(|e| invalid(chain(&e)))?;
     let secret_version = secret.metadata.resource_version.clone().unwrap_or_default();
     Ok(HubConnection { client, server: endpoint.server, ca_pem: endpoint.ca_pem, secret_version })
 }

@@ -9,6 +9,7 @@ pub mod config;
 pub mod duration;
 pub mod errors;
 pub mod kubeconfig;
+pub mod multiplexed;
 pub mod objects;
 pub mod reconcile;
 pub mod resolve;

@@ -132,6 +132,10 @@ fn peer(connection: &rustls::ServerConnection, ca: &dyn ClientCertVerifier) -> P
     }
 }
 
+/// The HTTP/2 streams a client may have open at once on one connection: kube-apiserver's
+/// (its `--http2-max-streams-per-connection` left at 0 keeps Go's default, 250).
+const MAX_STREAMS_PER_CONNECTION: u32 = 250;
+
 /// Accepts connections until `stop` turns true, then ends every connection.
 pub async fn serve(listener: TcpListener, tls: Tls, service: http::Service, mut stop: watch::Receiver<bool>) {
     let mut connections = JoinSet::new();
@@ -148,7 +152,8 @@ pub async fn serve(listener: TcpListener, tls: Tls, service: http::Service, mut 
                     let Ok(stream) = tls.acceptor.accept(tcp).await else { return };
                     let identity = peer(stream.get_ref().1, tls.ca.as_ref());
                     let service = TowerToHyperService::new(axum::Extension(identity).layer(service));
-                    let builder = auto::Builder::new(TokioExecutor::new());
+                    let mut builder = auto::Builder::new(TokioExecutor::new());
+                    builder.http2().max_concurrent_streams(MAX_STREAMS_PER_CONNECTION);
                     if let Err(e) = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).await {
                         tracing::trace!(error = %e, "connection ended");
                     }
