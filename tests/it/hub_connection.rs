@@ -33,22 +33,31 @@ fn connections_to(port: u16) -> usize {
     established("/proc/net/tcp") + established("/proc/net/tcp6")
 }
 
+/// A watch of `api`, through its first event, kept running until the handle is aborted.
+async fn watching<K>(api: Api<K>) -> tokio::task::JoinHandle<()>
+where
+    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static,
+{
+    let mut watch = watcher(api, watcher::Config::default()).boxed();
+    tokio::time::timeout(Duration::from_secs(10), watch.next())
+        .await
+        .expect("a first event")
+        .expect("open")
+        .expect("no watch error");
+    tokio::spawn(async move { while watch.next().await.is_some() {} })
+}
+
 /// Four watches (each through its first event) and a request, then the number of
 /// connections the server holds for them.
 async fn connections_for_four_watches(cluster: &TestCluster, client: Client) -> usize {
     let port = cluster.server.addr().port();
     let before = connections_to(port);
-    let watches = [
-        watcher(Api::<ConfigMap>::all(client.clone()), watcher::Config::default()).boxed(),
-        watcher(Api::<Secret>::all(client.clone()), watcher::Config::default()).boxed(),
-        watcher(Api::<ServiceAccount>::all(client.clone()), watcher::Config::default()).boxed(),
-        watcher(Api::<Namespace>::all(client.clone()), watcher::Config::default()).boxed(),
+    let running = vec![
+        watching(Api::<ConfigMap>::all(client.clone())).await,
+        watching(Api::<Secret>::all(client.clone())).await,
+        watching(Api::<ServiceAccount>::all(client.clone())).await,
+        watching(Api::<Namespace>::all(client.clone())).await,
     ];
-    let mut running = Vec::new();
-    for mut watch in watches {
-        tokio::time::timeout(Duration::from_secs(10), watch.next()).await.expect("a first event").expect("open");
-        running.push(tokio::spawn(async move { while watch.next().await.is_some() {} }));
-    }
     Api::<Namespace>::all(client).get("default").await.expect("a request beside the watches");
     let held = connections_to(port) - before;
     running.iter().for_each(tokio::task::JoinHandle::abort);
