@@ -52,7 +52,7 @@ where
 async fn connections_for_four_watches(cluster: &TestCluster, client: Client) -> usize {
     let port = cluster.server.addr().port();
     let before = connections_to(port);
-    let running = vec![
+    let running = [
         watching(Api::<ConfigMap>::all(client.clone())).await,
         watching(Api::<Secret>::all(client.clone())).await,
         watching(Api::<ServiceAccount>::all(client.clone())).await,
