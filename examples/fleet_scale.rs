@@ -166,14 +166,14 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
     let upgrade = started.elapsed();
     let report: serde_json::Value = serde_json::from_slice(&upgraded.stdout).context("upgrade -o json")?;
     let results = report["clusters"].as_array().context("the upgrade report's clusters")?;
-    let failed: Vec<&str> =
-        results.iter().filter(|c| c["result"] != "running 0.2.0").filter_map(|c| c["cluster"].as_str()).collect();
+    let not_upgraded: Vec<&serde_json::Value> = results.iter().filter(|c| c["result"] != "running 0.2.0").collect();
+    let failed: Vec<&str> = not_upgraded.iter().filter_map(|c| c["cluster"].as_str()).collect();
     println!(
         "  upgrade --all --to 0.2.0 --parallel {wave}: {:.1} s; not upgraded: {} {failed:?}",
         upgrade.as_secs_f64(),
         failed.len()
     );
-    for result in results.iter().filter(|c| c["result"] != "running 0.2.0").take(3) {
+    for result in not_upgraded.iter().take(3) {
         println!("    {}: {}", result["cluster"], result["result"]);
         if let Some(cluster) = fleet.iter().find(|c| Some(c.name()) == result["cluster"].as_str()) {
             println!("{}", straggler(&hub, cluster).await?);
