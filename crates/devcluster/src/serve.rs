@@ -54,6 +54,9 @@ pub enum ServeError {
     /// The node simulator could not get an admin client of its own server.
     #[error("connecting the node simulator to the api server")]
     NodeClient(#[source] kube::Error),
+    /// The node simulator's runtime could not be started, or failed while it started.
+    #[error("running the node simulator's runtime")]
+    NodeRuntime(#[source] std::io::Error),
     /// The node simulator did not start.
     #[error("starting the node simulator")]
     Node(#[from] NodeError),
@@ -79,7 +82,7 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     // The simulator starts before the kubeconfig appears: whoever waits for the file
     // (`dev up`) gets a cluster whose Deployments run.
     let simulator = match options.node_simulator {
-        true => Some(start_simulator(&options, &server).await?),
+        true => Some(Kubelet::start(&options, &server).await?),
         false => None,
     };
     let config = kubeconfig::to_yaml(&server.kubeconfig(&options.name));
@@ -98,27 +101,54 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     Ok(())
 }
 
-async fn start_simulator(options: &ServeOptions, server: &ApiServer) -> Result<NodeSimulator, ServeError> {
-    let config = kube::Config::from_custom_kubeconfig(server.kubeconfig(&options.name), &KubeConfigOptions::default())
-        .await
-        .map_err(|e| ServeError::NodeClient(kube::Error::InferKubeconfig(e)))?;
-    let client = kube::Client::try_from(config).map_err(ServeError::NodeClient)?;
-    let dir = match &options.node_dir {
-        Some(dir) => dir.clone(),
-        None => options.kubeconfig.parent().map(Path::to_path_buf).unwrap_or_default(),
-    };
-    let config = NodeConfig {
-        name: options.name.clone(),
-        client,
-        server_url: server.url(),
-        service_addr: server.service_addr(),
-        podman: options.podman.clone(),
-        ca_pem: server.ca_pem().to_string(),
-        dir,
-        mode: options.node_mode.clone(),
-        timing: Timing::default(),
-    };
-    Ok(NodeSimulator::start(config).await?)
+/// The node simulator on a runtime of its own, as a kubelet is a process of its own: its
+/// probes time the containers, not how busy this API server is. On the server's runtime, a
+/// server rendering watch events for thousands of agents delayed the probes' own polls
+/// past their one-second timeout, and the kubelet restarted a hub controller that was
+/// answering in time.
+struct Kubelet {
+    runtime: tokio::runtime::Runtime,
+    simulator: NodeSimulator,
+}
+
+impl Kubelet {
+    async fn start(options: &ServeOptions, server: &ApiServer) -> Result<Self, ServeError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("kubelet")
+            .enable_all()
+            .build()
+            .map_err(ServeError::NodeRuntime)?;
+        let kubeconfig = server.kubeconfig(&options.name);
+        let (name, server_url, service_addr) = (options.name.clone(), server.url(), server.service_addr());
+        let (podman, ca_pem, mode) = (options.podman.clone(), server.ca_pem().to_string(), options.node_mode.clone());
+        let dir = match &options.node_dir {
+            Some(dir) => dir.clone(),
+            None => options.kubeconfig.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        // The client is made on the kubelet's runtime: a client's request queue runs where
+        // the client is made.
+        let started = runtime.spawn(async move {
+            let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .map_err(|e| ServeError::NodeClient(kube::Error::InferKubeconfig(e)))?;
+            let client = kube::Client::try_from(config).map_err(ServeError::NodeClient)?;
+            let timing = Timing::default();
+            let config = NodeConfig { name, client, server_url, service_addr, podman, ca_pem, dir, mode, timing };
+            Ok::<_, ServeError>(NodeSimulator::start(config).await?)
+        });
+        let simulator = started.await.map_err(|e| ServeError::NodeRuntime(std::io::Error::other(e)))??;
+        Ok(Self { runtime, simulator })
+    }
+
+    /// Stops the containers, then the runtime.
+    async fn shutdown(self) {
+        let Self { runtime, simulator } = self;
+        if let Err(e) = runtime.spawn(simulator.shutdown()).await {
+            tracing::warn!(error = %e, "stopping the node simulator");
+        }
+        runtime.shutdown_background();
+    }
 }
 
 /// Writes a file readable by its owner only, atomically (a reader never sees half of it).

@@ -14,14 +14,19 @@
 //! without a frame, and the connection is dropped if no answer comes within 15 s, so the
 //! watches on it fail and are started again.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Weak};
 use std::time::Duration;
 
-use hyper_rustls::FixedServerNameResolver;
+use hyper_rustls::{FixedServerNameResolver, HttpsConnector};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use kube::client::retry::RetryPolicy;
-use kube::client::{ConfigExt, RustlsTlsError};
+use kube::client::{Body, ConfigExt, RustlsTlsError};
 use kube::{Client, Config};
+use parking_lot::Mutex;
+use secrecy::ExposeSecret;
+use sha2::{Digest, Sha256};
 use tower::retry::RetryLayer;
 use tower::{BoxError, ServiceBuilder};
 
@@ -31,10 +36,72 @@ const READ_IDLE: Duration = Duration::from_secs(30);
 /// How long a ping may go unanswered before the connection is dropped.
 const PING_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// A pool of connections to one server with one TLS identity.
+type Pool = hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Body>;
+
+/// The pools in use, by the digest of the TLS identity they connect with ([`identity`]).
+static POOLS: LazyLock<Mutex<HashMap<[u8; 32], Weak<Pool>>>> = LazyLock::new(Mutex::default);
+
 /// A client for `config` whose requests share one HTTP/2 connection per server when the
-/// server negotiates `h2`. The same layers as kube-rs's default client: base URI,
-/// retries of 429/503/504 (when `config.default_retry`), authentication, extra headers.
+/// server negotiates `h2`, with every other client of this process made from the same TLS
+/// identity. The same layers as kube-rs's default client: base URI, retries of 429/503/504
+/// (when `config.default_retry`), authentication, extra headers.
 pub fn client(config: Config) -> Result<Client, kube::Error> {
+    let pool = shared_pool(&config)?;
+    let connections = tower::service_fn(move |request| pool.request(request));
+    let service = ServiceBuilder::new()
+        .layer(config.base_uri_layer())
+        .option_layer(config.default_retry.then(|| RetryLayer::new(RetryPolicy::server_retry())))
+        .option_layer(config.auth_layer()?)
+        .layer(config.extra_headers_layer()?)
+        .map_err(BoxError::from)
+        .service(connections);
+    Ok(Client::new(service, config.default_namespace))
+}
+
+/// The pool of the clients with `config`'s TLS identity: the one in use, or a new one.
+fn shared_pool(config: &Config) -> Result<Arc<Pool>, kube::Error> {
+    let key = identity(config);
+    let mut pools = POOLS.lock();
+    if let Some(pool) = pools.get(&key).and_then(Weak::upgrade) {
+        return Ok(pool);
+    }
+    pools.retain(|_, pool| pool.strong_count() > 0);
+    let pool = Arc::new(pool(config)?);
+    pools.insert(key, Arc::downgrade(&pool));
+    Ok(pool)
+}
+
+/// A digest of what a connection is made with: two configs with the same digest reach the
+/// same server the same way and present the same client certificate. Tokens and headers
+/// are not part of it: they travel per request, above the connection.
+fn identity(config: &Config) -> [u8; 32] {
+    let auth = &config.auth_info;
+    let key_data = auth.client_key_data.as_ref().map(|key| key.expose_secret().as_bytes());
+    let roots = config.root_cert.iter().flatten().map(Vec::as_slice);
+    let server = config.cluster_url.to_string();
+    let verification: &[u8] = if config.accept_invalid_certs { b"insecure" } else { b"verified" };
+    let fields = [
+        Some(server.as_bytes()),
+        auth.client_certificate.as_deref().map(str::as_bytes),
+        auth.client_certificate_data.as_deref().map(str::as_bytes),
+        auth.client_key.as_deref().map(str::as_bytes),
+        key_data,
+        config.tls_server_name.as_deref().map(str::as_bytes),
+        Some(verification),
+    ];
+    let mut digest = Sha256::new();
+    for field in fields.into_iter().chain(roots.map(Some)) {
+        // Length-prefixed, so that no two different field lists give the same input.
+        let field = field.unwrap_or_default();
+        digest.update((field.len() as u64).to_be_bytes());
+        digest.update(field);
+    }
+    digest.finalize().into()
+}
+
+/// A new pool of connections for `config`: ALPN `h2` and `http/1.1`, HTTP/2 keepalive.
+fn pool(config: &Config) -> Result<Pool, kube::Error> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_connect_timeout(config.connect_timeout);
@@ -45,17 +112,40 @@ pub fn client(config: Config) -> Result<Client, kube::Error> {
         https = https.with_server_name_resolver(FixedServerNameResolver::new(name));
     }
     let https = https.enable_http1().enable_http2().wrap_connector(http);
-    let connections = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+    Ok(hyper_util::client::legacy::Client::builder(TokioExecutor::new())
         .timer(TokioTimer::new())
         .http2_keep_alive_interval(READ_IDLE)
         .http2_keep_alive_timeout(PING_TIMEOUT)
-        .build(https);
-    let service = ServiceBuilder::new()
-        .layer(config.base_uri_layer())
-        .option_layer(config.default_retry.then(|| RetryLayer::new(RetryPolicy::server_retry())))
-        .option_layer(config.auth_layer()?)
-        .layer(config.extra_headers_layer()?)
-        .map_err(BoxError::from)
-        .service(connections);
-    Ok(Client::new(service, config.default_namespace))
+        .build(https))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        let mut config = Config::new("https://hub.example:6443".parse().expect("a URL"));
+        config.auth_info.client_certificate_data = Some("cert".into());
+        config.auth_info.client_key_data = Some("key".to_string().into());
+        config
+    }
+
+    #[test]
+    fn a_transport_is_shared_by_server_ca_client_key_and_server_name_not_by_token() {
+        let base = identity(&config());
+        let mut token = config();
+        token.auth_info.token = Some("another-token".to_string().into());
+        assert_eq!(identity(&token), base, "a token travels per request, above the connection");
+        let mut key = config();
+        key.auth_info.client_key_data = Some("another-key".to_string().into());
+        let mut ca = config();
+        ca.root_cert = Some(vec![b"another-ca".to_vec()]);
+        let mut name = config();
+        name.tls_server_name = Some("hub.internal".into());
+        let mut server = config();
+        server.cluster_url = "https://other.example:6443".parse().expect("a URL");
+        for other in [key, ca, name, server] {
+            assert_ne!(identity(&other), base, "{other:?}");
+        }
+    }
 }
