@@ -107,8 +107,19 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
 /// past their one-second timeout, and the kubelet restarted a hub controller that was
 /// answering in time.
 struct Kubelet {
-    runtime: tokio::runtime::Runtime,
-    simulator: NodeSimulator,
+    /// Always `Some` until dropped (a runtime cannot be dropped inside another one: it is
+    /// let go in the background).
+    runtime: Option<tokio::runtime::Runtime>,
+    /// `Some` until shut down.
+    simulator: Option<NodeSimulator>,
+}
+
+impl Drop for Kubelet {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl Kubelet {
@@ -138,16 +149,16 @@ impl Kubelet {
             Ok::<_, ServeError>(NodeSimulator::start(config).await?)
         });
         let simulator = started.await.map_err(|e| ServeError::NodeRuntime(std::io::Error::other(e)))??;
-        Ok(Self { runtime, simulator })
+        Ok(Self { runtime: Some(runtime), simulator: Some(simulator) })
     }
 
-    /// Stops the containers, then the runtime.
-    async fn shutdown(self) {
-        let Self { runtime, simulator } = self;
-        if let Err(e) = runtime.spawn(simulator.shutdown()).await {
+    /// Stops the containers, then (on drop) the runtime.
+    async fn shutdown(mut self) {
+        if let (Some(runtime), Some(simulator)) = (&self.runtime, self.simulator.take())
+            && let Err(e) = runtime.spawn(simulator.shutdown()).await
+        {
             tracing::warn!(error = %e, "stopping the node simulator");
         }
-        runtime.shutdown_background();
     }
 }
 

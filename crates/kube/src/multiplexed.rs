@@ -73,7 +73,8 @@ fn shared_pool(config: &Config) -> Result<Arc<Pool>, kube::Error> {
 }
 
 /// A digest of what a connection is made with: two configs with the same digest reach the
-/// same server the same way and present the same client certificate. Tokens and headers
+/// same server the same way (CA, server name, connect timeout) and present the same client
+/// certificate. Tokens and headers
 /// are not part of it: they travel per request, above the connection.
 fn identity(config: &Config) -> [u8; 32] {
     let auth = &config.auth_info;
@@ -81,6 +82,8 @@ fn identity(config: &Config) -> [u8; 32] {
     let roots = config.root_cert.iter().flatten().map(Vec::as_slice);
     let server = config.cluster_url.to_string();
     let verification: &[u8] = if config.accept_invalid_certs { b"insecure" } else { b"verified" };
+    let roots_file = config.root_cert_file.as_ref().map(|path| path.as_os_str().as_encoded_bytes());
+    let connect_timeout = format!("{:?}", config.connect_timeout);
     let fields = [
         Some(server.as_bytes()),
         auth.client_certificate.as_deref().map(str::as_bytes),
@@ -89,6 +92,8 @@ fn identity(config: &Config) -> [u8; 32] {
         key_data,
         config.tls_server_name.as_deref().map(str::as_bytes),
         Some(verification),
+        roots_file,
+        Some(connect_timeout.as_bytes()),
     ];
     let mut digest = Sha256::new();
     for field in fields.into_iter().chain(roots.map(Some)) {
@@ -131,7 +136,7 @@ mod tests {
     }
 
     #[test]
-    fn a_transport_is_shared_by_server_ca_client_key_and_server_name_not_by_token() {
+    fn a_transport_is_shared_by_server_ca_client_key_server_name_and_timeout_not_by_token() {
         let base = identity(&config());
         let mut token = config();
         token.auth_info.token = Some("another-token".to_string().into());
@@ -144,7 +149,9 @@ mod tests {
         name.tls_server_name = Some("hub.internal".into());
         let mut server = config();
         server.cluster_url = "https://other.example:6443".parse().expect("a URL");
-        for other in [key, ca, name, server] {
+        let mut timeout = config();
+        timeout.connect_timeout = Some(Duration::from_secs(1));
+        for other in [key, ca, name, server, timeout] {
             assert_ne!(identity(&other), base, "{other:?}");
         }
     }
