@@ -154,12 +154,25 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
         1.1 * lease_rate
     );
 
-    // Upgrade: every wave, whatever fails (a failure is a figure here, not a stop).
+    // Upgrade: every cluster, whatever fails (a failure is a figure here, not a stop), and
+    // a cluster that fails is left as it failed, for the report below to show where it is.
     let wave = args.upgrade_parallel.to_string();
     let all = n.to_string();
     let started = Instant::now();
     let upgraded = std::process::Command::new(binary)
-        .args(["upgrade", "--all", "--to", "0.2.0", "--parallel", &wave, "--max-failures", &all, "-o", "json"])
+        .args([
+            "upgrade",
+            "--all",
+            "--to",
+            "0.2.0",
+            "--parallel",
+            &wave,
+            "--max-failures",
+            &all,
+            "--no-rollback",
+            "-o",
+            "json",
+        ])
         .args(hub_flags)
         .env("KUBECONFIG", kubeconfig)
         .output()?;

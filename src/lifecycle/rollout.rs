@@ -7,9 +7,12 @@
 //! than `--max-failures` allows, the rollout stops. A cluster that failed is rolled back:
 //! its previous desired version is restored and waited for.
 
+use std::collections::HashMap;
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use futures::StreamExt;
 use kube::Client;
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
@@ -175,9 +178,73 @@ async fn upgrade_within_deadline(
     })
 }
 
-/// Upgrades the clusters of `done` (as [`RolloutResult::planned`]) wave by wave, recording
-/// each result there as it ends; `options.timeout` is each cluster's progress deadline
-/// (the whole of its upgrade), `rollback_timeout` bounds each rollback. Upgrading no cluster at all is refused.
+/// A part of a rollout that ends before the next begins: within it at most `at_once`
+/// clusters upgrade at a time, the next one starting as soon as one ends (a rolling window,
+/// as upstream's progressive rollout keeps `maxConcurrency` clusters in progress), so one
+/// slow cluster holds one slot, not the whole wave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stage {
+    /// The waves it covers (indexes into the plan).
+    waves: std::ops::Range<usize>,
+    /// How many of its clusters upgrade at once.
+    at_once: usize,
+    /// The canary wave: a failure stops the rollout.
+    canary: bool,
+    /// Its clusters must stay Available for the soak time once upgraded.
+    soaked: bool,
+}
+
+/// The stages of a rollout of `waves`: the canary wave alone; then, when waves soak, each
+/// wave alone (a soak is a wave's), else all the other waves as one rolling window of a
+/// wave's size.
+fn stages(waves: &[Vec<String>], rollout: &Rollout) -> Vec<Stage> {
+    // The last wave has no wave after it to hold back: it is not soaked.
+    let soaked = |wave: usize| !rollout.soak.is_zero() && wave + 1 < waves.len();
+    let mut stages = Vec::new();
+    let mut next = 0;
+    if rollout.canary > 0 && !waves.is_empty() {
+        stages.push(Stage { waves: 0..1, at_once: waves[0].len(), canary: true, soaked: soaked(0) });
+        next = 1;
+    }
+    if rollout.soak.is_zero() {
+        if let Some(at_once) = waves[next..].iter().map(Vec::len).max() {
+            stages.push(Stage { waves: next..waves.len(), at_once, canary: false, soaked: false });
+        }
+    } else {
+        stages.extend((next..waves.len()).map(|w| Stage {
+            waves: w..w + 1,
+            at_once: waves[w].len(),
+            canary: false,
+            soaked: soaked(w),
+        }));
+    }
+    stages
+}
+
+/// How one cluster's upgrade ended, with what it had before.
+type Upgraded = Result<(Outcome, Previous), (LifecycleError, Option<Previous>)>;
+
+/// Upgrades one cluster within its progress deadline.
+async fn upgrade_one(
+    hub: &Client,
+    api: &Api<ManagedCluster>,
+    name: &str,
+    options: &UpgradeOptions,
+    observer: Observer<'_>,
+) -> Upgraded {
+    let previous = previous(api, name, &options.version).await.map_err(|error| (error, None))?;
+    match upgrade_within_deadline(hub, name, options, observer).await {
+        Ok(outcome) => Ok((outcome, previous)),
+        Err(error) => Err((error, Some(previous))),
+    }
+}
+
+/// Upgrades the clusters of `done` (as [`RolloutResult::planned`]) stage by stage (see
+/// [`Stage`]), recording each result there as it ends; `options.timeout` is each cluster's
+/// progress deadline (the whole of its upgrade), `rollback_timeout` bounds each rollback,
+/// which a failed cluster gets at once, in its slot. Once more clusters failed than
+/// allowed, no other cluster starts; those under way finish. Upgrading no cluster at all
+/// is refused.
 pub async fn rollout(
     hub: &Client,
     options: &UpgradeOptions,
@@ -190,72 +257,106 @@ pub async fn rollout(
         return Err(LifecycleError::Refused("no cluster matches: list them with `fleetctl get clusters`".into()));
     }
     let api: Api<ManagedCluster> = Api::all(hub.clone());
-    let waves = &done.waves;
-    let mut failures = 0;
-    for (index, wave) in waves.iter().enumerate() {
-        let canary = index == 0 && rollout.canary > 0;
-        let number = index + 1;
-        let kind = if canary { "canary wave" } else { "wave" };
-        observer(Progress::Fleet { message: format!("{kind} {number} of {}: {}", waves.len(), wave.join(", ")) });
-        let upgrades = wave.iter().map(|name| {
-            let api = &api;
-            async move {
-                let result = match previous(api, name, &options.version).await {
-                    Ok(previous) => match upgrade_within_deadline(hub, name, options, observer).await {
-                        Ok(outcome) => Ok((outcome, previous)),
-                        Err(error) => Err((error, Some(previous))),
-                    },
-                    Err(error) => Err((error, None)),
+    let waves = done.waves.clone();
+    let order: HashMap<&str, usize> = waves.iter().flatten().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
+    let failures = AtomicUsize::new(0);
+    // The last wave a cluster started in.
+    let last_started = AtomicUsize::new(0);
+    for stage in stages(&waves, rollout) {
+        let first_result = done.clusters.len();
+        let stop = |failures: usize| {
+            if stage.canary && failures > 0 {
+                Some(format!("the canary wave had {failures} failure(s), and a canary tolerates none"))
+            } else if failures > rollout.max_failures {
+                Some(format!("{failures} cluster(s) failed, more than --max-failures {}", rollout.max_failures))
+            } else {
+                None
+            }
+        };
+        let clusters = stage.waves.clone().flat_map(|w| waves[w].iter().enumerate().map(move |(i, name)| (w, i, name)));
+        let (failures, last_started, api, plan) = (&failures, &last_started, &api, &waves);
+        let mut ended = futures::stream::iter(clusters)
+            .map(|(wave, index, name)| async move {
+                if stop(failures.load(Ordering::SeqCst)).is_some() {
+                    return (name, None);
+                }
+                last_started.fetch_max(wave + 1, Ordering::SeqCst);
+                if index == 0 {
+                    let kind = if stage.canary { "canary wave" } else { "wave" };
+                    let message = format!("{kind} {} of {}: {}", wave + 1, plan.len(), plan[wave].join(", "));
+                    observer(Progress::Fleet { message });
+                }
+                let upgraded = match upgrade_one(hub, api, name, options, observer).await {
+                    Err((error, Some(previous))) if rollout.rollback => {
+                        let undone = roll_back(hub, name, &previous, rollback_timeout, observer).await;
+                        Err((failed(error, Some(undone)), None))
+                    }
+                    other => other,
                 };
-                (name.clone(), result)
-            }
-        });
-        let mut ended = futures::future::join_all(upgrades).await;
-        let last = number == waves.len();
-        if !rollout.soak.is_zero() && !last {
-            let upgraded: Vec<String> = ended.iter().filter(|(_, r)| r.is_ok()).map(|(name, _)| name.clone()).collect();
-            observer(Progress::Fleet { message: format!("{kind} {number}: soaking for {:?}", rollout.soak) });
-            let fell = soak(&api, &upgraded, rollout.soak).await;
-            for (name, result) in &mut ended {
-                if !fell.contains(name) {
-                    continue;
+                (name, Some(upgraded))
+            })
+            .buffer_unordered(stage.at_once);
+        // A soaked stage's results wait for its soak: until then its upgrades are not done.
+        let mut soaking: HashMap<String, Previous> = HashMap::new();
+        let mut held = Vec::new();
+        while let Some((name, upgraded)) = ended.next().await {
+            let result = match upgraded {
+                None => {
+                    let after = last_started.load(Ordering::SeqCst);
+                    Ok(Outcome::unchanged(name, format!("not upgraded: the rollout stopped after wave {after}")))
                 }
-                if let Ok((_, previous)) = result {
-                    let error = LifecycleError::Failed(format!(
-                        "cluster {name} did not stay available for the soak time ({:?})",
-                        rollout.soak
-                    ));
-                    *result = Err((error, Some(previous.clone())));
+                Some(Ok((outcome, previous))) => {
+                    soaking.insert(name.to_string(), previous);
+                    Ok(outcome)
                 }
-            }
-        }
-        for (name, result) in ended {
-            let result = match result {
-                Ok((outcome, _)) => Ok(outcome),
-                Err((error, previous)) => {
-                    failures += 1;
-                    let undone = match previous.filter(|_| rollout.rollback) {
-                        Some(previous) => Some(roll_back(hub, &name, &previous, rollback_timeout, observer).await),
-                        None => None,
-                    };
-                    Err(failed(error, undone))
+                Some(Err((error, _))) => {
+                    failures.fetch_add(1, Ordering::SeqCst);
+                    Err(error)
                 }
             };
-            done.clusters.push((name, result));
+            if stage.soaked {
+                held.push((name.to_string(), result));
+            } else {
+                done.clusters.push((name.to_string(), result));
+            }
         }
-        let mut stopped = None;
-        if canary && failures > 0 {
-            stopped = Some(format!("the canary wave had {failures} failure(s), and a canary tolerates none"));
-        } else if failures > rollout.max_failures {
-            stopped = Some(format!("{failures} cluster(s) failed, more than --max-failures {}", rollout.max_failures));
+        drop(ended);
+        if stage.soaked && stop(failures.load(Ordering::SeqCst)).is_none() {
+            let kind = if stage.canary { "canary wave" } else { "wave" };
+            observer(Progress::Fleet {
+                message: format!("{kind} {}: soaking for {:?}", stage.waves.end, rollout.soak),
+            });
+            let upgraded: Vec<String> = soaking.keys().cloned().collect();
+            let fell = soak(api, &upgraded, rollout.soak).await;
+            let soaking = &soaking;
+            let rollbacks = fell.iter().map(|name| async move {
+                let error = LifecycleError::Failed(format!(
+                    "cluster {name} did not stay available for the soak time ({:?})",
+                    rollout.soak
+                ));
+                let undone = match rollout.rollback {
+                    true => Some(roll_back(hub, name, &soaking[name], rollback_timeout, observer).await),
+                    false => None,
+                };
+                (name, failed(error, undone))
+            });
+            for (name, error) in futures::future::join_all(rollbacks).await {
+                failures.fetch_add(1, Ordering::SeqCst);
+                if let Some((_, result)) = held.iter_mut().find(|(held, _)| held == name) {
+                    *result = Err(error);
+                }
+            }
         }
-        if let Some(why) = &stopped {
+        done.clusters.extend(held);
+        done.clusters[first_result..].sort_by_key(|(name, _)| order.get(name.as_str()).copied());
+        if let Some(why) = stop(failures.load(Ordering::SeqCst)) {
+            let number = last_started.load(Ordering::SeqCst);
             observer(Progress::Fleet { message: format!("rollout stopped after wave {number}: {why}") });
-            for name in waves.iter().skip(number).flatten() {
+            for name in waves.iter().skip(stage.waves.end).flatten() {
                 let result = format!("not upgraded: the rollout stopped after wave {number}");
                 done.clusters.push((name.clone(), Ok(Outcome::unchanged(name, result))));
             }
-            done.stopped = stopped;
+            done.stopped = Some(why);
             break;
         }
     }
@@ -343,6 +444,37 @@ mod tests {
             rollback: true,
         };
         waves(&fleet(n), &rollout).iter().map(Vec::len).collect()
+    }
+
+    fn stages_of(
+        n: usize,
+        canary: usize,
+        wave_size: &str,
+        soak: Duration,
+    ) -> Vec<(std::ops::Range<usize>, usize, bool)> {
+        let rollout = Rollout {
+            canary,
+            wave_size: WaveSize::parse(wave_size).expect("wave size"),
+            max_failures: 0,
+            soak,
+            rollback: true,
+        };
+        stages(&waves(&fleet(n), &rollout), &rollout).into_iter().map(|s| (s.waves, s.at_once, s.soaked)).collect()
+    }
+
+    /// Upstream's progressive rollout keeps `maxConcurrency` clusters in progress, starting
+    /// the next as one succeeds: a slow cluster holds its slot, not the clusters after it.
+    #[test]
+    fn without_a_soak_the_waves_after_the_canary_are_one_rolling_window_of_a_waves_size() {
+        assert_eq!(stages_of(10, 1, "3", Duration::ZERO), [(0..1, 1, false), (1..4, 3, false)]);
+        assert_eq!(stages_of(10, 0, "4", Duration::ZERO), [(0..3, 4, false)]);
+        assert_eq!(stages_of(2, 5, "1", Duration::ZERO), [(0..1, 2, false)], "a canary of the whole fleet");
+    }
+
+    #[test]
+    fn with_a_soak_each_wave_ends_before_the_next_begins() {
+        let soak = Duration::from_secs(30);
+        assert_eq!(stages_of(5, 1, "2", soak), [(0..1, 1, true), (1..2, 2, true), (2..3, 2, false)]);
     }
 
     #[test]

@@ -1,14 +1,18 @@
 //! Fleets at once on `dev up`: many imports in one command (`--contexts`, `--all-contexts`,
 //! `NAME=CONTEXT`), one result per cluster and the gravest exit status, detach by selector,
-//! and a progressive upgrade whose second wave fails, is rolled back and stops the rollout.
+//! a progressive upgrade whose second wave fails, is rolled back and stops the rollout, and
+//! one whose failing cluster holds only its own slot.
 
 use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use kube::ResourceExt;
 use kube::api::{Api, PostParams};
+use kube::runtime::wait::await_condition;
 use serde_json::{Value, json};
 
 use super::DevUp;
 use fleetctl::lifecycle::upgrade::running_version;
 use fleetctl_api::ManagedCluster;
+use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
 
 fn json_of(output: &std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout)
@@ -169,4 +173,61 @@ async fn a_progressive_upgrade_stops_at_max_failures_and_rolls_the_failed_cluste
     assert_eq!(after.metadata.annotations, before.metadata.annotations, "its desired version restored");
     let untouched = clusters.get("cluster3").await.expect("cluster3");
     assert_eq!(running_version(&untouched), Some(old.as_str()), "the stopped rollout left cluster3 alone");
+}
+
+/// Upstream's progressive rollout keeps `maxConcurrency` clusters in progress and starts the
+/// next as one ends: a cluster that cannot upgrade holds its own slot until its deadline,
+/// and the clusters after it upgrade meanwhile.
+#[tokio::test]
+async fn a_cluster_that_cannot_upgrade_holds_one_slot_of_the_rollout_not_the_clusters_after_it() {
+    let env = DevUp::start(3);
+    let hub = ["--hub-context", "hub"];
+    let output =
+        env.fleetctl(&[&["import", "--contexts", "cluster1,cluster2,cluster3", "--parallel", "3"][..], &hub].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    freeze_agent_images(&env, "cluster1").await;
+    let clusters = Api::<ManagedCluster>::all(env.client("hub").await);
+
+    let upgrade = [
+        "upgrade",
+        "cluster1",
+        "cluster2",
+        "cluster3",
+        "--to",
+        "0.2.0",
+        "--wave-size",
+        "2",
+        "--max-failures",
+        "1",
+        "--progress-deadline",
+        "40s",
+        "-o",
+        "json",
+    ];
+    let mut command = env.fleetctl_command(&[&upgrade[..], &hub].concat());
+    let upgrading = tokio::task::spawn_blocking(move || command.output().expect("fleetctl runs"));
+    // cluster3, of the second wave, takes the slot cluster2 left while cluster1 still
+    // waits for its deadline.
+    let upgraded = await_condition(clusters.clone(), "cluster3", |c: Option<&ManagedCluster>| {
+        c.is_some_and(|c| running_version(c) == Some("0.2.0"))
+    });
+    tokio::time::timeout(std::time::Duration::from_secs(35), upgraded)
+        .await
+        .expect("cluster3 upgraded before cluster1's deadline")
+        .expect("watch");
+    let held = clusters.get("cluster1").await.expect("cluster1");
+    assert_eq!(
+        held.annotations().get(ANNOTATION_KLUSTERLET_VERSION).map(String::as_str),
+        Some("0.2.0"),
+        "cluster1 is still being upgraded, not yet rolled back"
+    );
+
+    let output = upgrading.await.expect("the upgrade's thread");
+    let report = json_of(&output);
+    assert_eq!(output.status.code(), Some(3), "cluster1 timed out: {report}");
+    assert_eq!(report["rollout"]["stopped"], Value::Null, "one failure is within --max-failures 1: {report}");
+    assert_eq!(
+        results(&report),
+        pairs(&[("cluster1", "failed"), ("cluster2", "running 0.2.0"), ("cluster3", "running 0.2.0")])
+    );
 }

@@ -86,13 +86,19 @@ impl DevUp {
 
     /// Runs the built binary with this environment's kubeconfig.
     pub fn fleetctl(&self, args: &[&str]) -> std::process::Output {
-        Command::new(&self.program)
+        self.fleetctl_command(args).output().expect("fleetctl runs")
+    }
+
+    /// The built binary's command line with this environment's kubeconfig, to run it in
+    /// the background.
+    pub fn fleetctl_command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.program);
+        command
             .args(args)
             .env("KUBECONFIG", self.kubeconfig())
             .env_remove("FLEETCTL_HUB_KUBECONFIG")
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("fleetctl runs")
+            .env("NO_COLOR", "1");
+        command
     }
 
     /// Every log of this environment, for a failure message.

@@ -457,7 +457,14 @@ async fn heartbeat(
     if let Some((status, reason, message)) = &connection {
         wanted.push((c::KLUSTERLET_HUB_CONNECTION_DEGRADED, status, reason, message));
     }
-    report(&Api::all(hub.client.clone()), cluster, &wanted, Some(status::status_fields(&observed))).await
+    let fields = match &observed.details {
+        Ok(details) => Some(status::status_fields(details)),
+        Err(error) => {
+            tracing::warn!(%error, "reading the cluster's version and capacity; the hub keeps the last ones");
+            None
+        }
+    };
+    report(&Api::all(hub.client.clone()), cluster, &wanted, fields).await
 }
 
 /// A HubConnectionDegraded condition as `(status, reason, message)`.

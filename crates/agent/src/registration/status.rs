@@ -14,10 +14,18 @@ use serde_json::{Value, json};
 use fleetctl_api::names::{KUBE_VERSION_CLAIM, REGISTRATION_DEPLOYMENT, VERSION, VERSION_CLAIM};
 
 /// What the agent saw of its cluster.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct Observed {
     /// Whether `/livez` (else `/healthz`) answered ok.
     pub healthy: bool,
+    /// The figures it reports, or the read that failed (then the hub keeps the last ones:
+    /// a cluster that could not be read has no empty capacity nor another version).
+    pub details: Result<Details, kube::Error>,
+}
+
+/// The figures of a cluster the agent reports in its ManagedCluster's status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Details {
     /// `gitVersion`.
     pub kubernetes: String,
     /// The klusterlet version (the tag of the registration agent's image).
@@ -36,16 +44,27 @@ async fn probe(local: &Client, path: &str) -> bool {
 /// Looks at the local cluster.
 pub async fn observe(local: &Client, namespace: &str) -> Observed {
     let healthy = probe(local, "/livez").await || probe(local, "/healthz").await;
-    let kubernetes = local.apiserver_version().await.map(|v| v.git_version).unwrap_or_default();
-    let deployment = Api::<Deployment>::namespaced(local.clone(), namespace).get_opt(REGISTRATION_DEPLOYMENT).await;
-    let image = deployment.ok().flatten().and_then(|d| d.spec?.template.spec?.containers.into_iter().next()?.image);
-    let klusterlet = image
-        .as_deref()
-        .and_then(|i| i.rsplit_once(':').map(|(_, tag)| tag.to_string()))
-        .unwrap_or_else(|| VERSION.to_string());
-    let nodes = Api::<Node>::all(local.clone()).list(&ListParams::default()).await.map(|l| l.items).unwrap_or_default();
+    Observed { healthy, details: details(local, namespace).await }
+}
+
+async fn details(local: &Client, namespace: &str) -> Result<Details, kube::Error> {
+    let kubernetes = local.apiserver_version().await?.git_version;
+    let deployment = Api::<Deployment>::namespaced(local.clone(), namespace).get_opt(REGISTRATION_DEPLOYMENT).await?;
+    // Run outside its Deployment (by hand, or in the dev environment's process), the agent
+    // is the version it was built as.
+    let klusterlet = match deployment {
+        Some(deployment) => image_tag(&deployment).unwrap_or(VERSION).to_string(),
+        None => VERSION.to_string(),
+    };
+    let nodes = Api::<Node>::all(local.clone()).list(&ListParams::default()).await?.items;
     let (capacity, allocatable) = sums(&nodes);
-    Observed { healthy, kubernetes, klusterlet, capacity, allocatable }
+    Ok(Details { kubernetes, klusterlet, capacity, allocatable })
+}
+
+/// The tag of the image of a Deployment's first container.
+fn image_tag(deployment: &Deployment) -> Option<&str> {
+    let container = deployment.spec.as_ref()?.template.spec.as_ref()?.containers.first()?;
+    Some(container.image.as_deref()?.rsplit_once(':')?.1)
 }
 
 /// Parses a CPU or memory quantity into a base unit (millicores, bytes).
@@ -104,14 +123,14 @@ fn sums(nodes: &[Node]) -> (BTreeMap<String, Quantity>, BTreeMap<String, Quantit
 }
 
 /// The status fields the agent owns, as JSON for a merge patch (conditions apart).
-pub fn status_fields(observed: &Observed) -> Value {
+pub fn status_fields(details: &Details) -> Value {
     json!({
-        "version": {"kubernetes": observed.kubernetes},
-        "capacity": observed.capacity,
-        "allocatable": observed.allocatable,
+        "version": {"kubernetes": details.kubernetes},
+        "capacity": details.capacity,
+        "allocatable": details.allocatable,
         "clusterClaims": [
-            {"name": KUBE_VERSION_CLAIM, "value": observed.kubernetes},
-            {"name": VERSION_CLAIM, "value": observed.klusterlet},
+            {"name": KUBE_VERSION_CLAIM, "value": details.kubernetes},
+            {"name": VERSION_CLAIM, "value": details.klusterlet},
         ],
     })
 }

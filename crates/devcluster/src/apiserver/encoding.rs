@@ -5,9 +5,8 @@
 
 use bytes::Bytes;
 use serde::Serialize;
-use serde_json::Value;
 
-/// The JSON of a value made of JSON data — a [`Value`], or a type whose fields are
+/// The JSON of a value made of JSON data — a [`serde_json::Value`], or a type whose fields are
 /// strings, numbers, booleans, sequences and maps keyed by strings.
 pub fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Bytes {
     // serde_json fails only on maps with non-string keys and on custom `Serialize` errors,
@@ -17,8 +16,8 @@ pub fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Bytes {
 }
 
 /// JSON this server wrote itself — an object the store holds, a response, a watch event —
-/// parsed.
-pub fn parse_own(json: &[u8]) -> Value {
+/// parsed (as a `Value`, or as a type that reads the part of it wanted).
+pub fn parse_own<T: serde::de::DeserializeOwned>(json: &[u8]) -> T {
     // Such bytes come only from `to_bytes`, or from disk through `persist`, which checks them.
     #[allow(clippy::expect_used)]
     serde_json::from_slice(json).expect("the server's own JSON is valid")
@@ -31,14 +30,14 @@ pub fn is_valid(json: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
     #[test]
     fn values_round_trip_through_bytes() {
         let value = json!({"metadata": {"name": "a", "labels": {"k": "v"}}, "data": [1, 2.5, null, true]});
-        assert_eq!(parse_own(&to_bytes(&value)), value);
+        assert_eq!(parse_own::<Value>(&to_bytes(&value)), value);
     }
 
     #[test]

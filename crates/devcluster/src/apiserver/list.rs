@@ -89,13 +89,13 @@ impl ApiState {
         let page = match filter.fields.exact_name() {
             // A name selector is a point lookup, not a scan.
             Some(name) if token.is_none() => {
-                let item = match namespace {
-                    Some(ns) => self.store.get(&gr, &super::store::key(Some(ns), name)).into_iter().collect(),
-                    None if !rt.namespaced => self.store.get(&gr, name).into_iter().collect(),
-                    None => self.scan(rt, None, None, 0, &filter).items,
+                let mut page = match namespace {
+                    Some(ns) => self.store.list_one(&gr, &super::store::key(Some(ns), name)),
+                    None if !rt.namespaced => self.store.list_one(&gr, name),
+                    None => self.scan(rt, None, None, 0, &filter),
                 };
-                let items: Vec<Stored> = item.into_iter().filter(|s| filter.matches_stored(s)).collect();
-                super::store::Page { items, rv: self.store.rv(), next: None }
+                page.items.retain(|s| filter.matches_stored(s));
+                page
             }
             _ => match &token {
                 // A later page shows the objects as they were at the first page's resourceVersion.

@@ -961,7 +961,7 @@ pub fn present(json: &Bytes, api_version: &str) -> Bytes {
     if json.starts_with(expected.as_bytes()) {
         return json.clone();
     }
-    let mut value = super::encoding::parse_own(json);
+    let mut value: Value = super::encoding::parse_own(json);
     if let Some(map) = value.as_object_mut() {
         map.insert("apiVersion".into(), json!(api_version));
     }

@@ -2,8 +2,10 @@
 //! Table (`as=Table`, see [`super::table`]) or metadata only (`as=PartialObjectMetadata` and
 //! `as=PartialObjectMetadataList`, what metadata-only informers ask for), for every kind.
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::encoding;
 use super::registry::ResourceType;
 use super::request::Query;
 use super::table::{self, Printer};
@@ -28,28 +30,46 @@ impl View {
         table::requested(accept).and_then(|version| Printer::new(rt, version, query)).map(Self::Table)
     }
 
-    /// A list (`items`, `metadata`) in this view.
-    pub fn list(&self, list: &Value, now: jiff::Timestamp) -> Value {
+    /// A list (`items`, `metadata`) this server serialized, in this view. For metadata only,
+    /// only the metadata of each item is parsed: a hub's import secrets or works listed for
+    /// their metadata (a metadata informer's list) are several times their JSON's size as
+    /// parsed objects.
+    pub fn list(&self, list: &[u8], now: jiff::Timestamp) -> Value {
         match self {
-            Self::Table(printer) => printer.list(list, now),
+            Self::Table(printer) => printer.list(&encoding::parse_own(list), now),
             Self::Metadata => {
-                let items: Vec<Value> = list["items"].as_array().into_iter().flatten().map(partial).collect();
-                json!({"kind": "PartialObjectMetadataList", "apiVersion": META_V1, "metadata": list["metadata"], "items": items})
+                let list: MetadataList = encoding::parse_own(list);
+                let items: Vec<Value> = list.items.into_iter().map(|item| partial(item.metadata)).collect();
+                json!({"kind": "PartialObjectMetadataList", "apiVersion": META_V1, "metadata": list.metadata, "items": items})
             }
         }
     }
 
-    /// One object in this view.
-    pub fn object(&self, object: &Value, now: jiff::Timestamp) -> Value {
+    /// One object this server serialized, in this view (for metadata only, its metadata
+    /// alone parsed).
+    pub fn object(&self, object: &[u8], now: jiff::Timestamp) -> Value {
         match self {
-            Self::Table(printer) => printer.object(object, now),
-            Self::Metadata => partial(object),
+            Self::Table(printer) => printer.object(&encoding::parse_own(object), now),
+            Self::Metadata => partial(encoding::parse_own::<Metadata>(object).metadata),
         }
     }
 }
 
-fn partial(object: &Value) -> Value {
-    json!({"kind": "PartialObjectMetadata", "apiVersion": META_V1, "metadata": object["metadata"]})
+/// A list as metadata only reads it: the other fields of its items are skipped unbuilt.
+#[derive(Deserialize)]
+struct MetadataList {
+    metadata: Value,
+    items: Vec<Metadata>,
+}
+
+/// An object's metadata, the rest of it skipped.
+#[derive(Deserialize)]
+struct Metadata {
+    metadata: Value,
+}
+
+fn partial(metadata: Value) -> Value {
+    json!({"kind": "PartialObjectMetadata", "apiVersion": META_V1, "metadata": metadata})
 }
 
 /// Whether the first JSON part of the header that names a form asks for metadata only.
@@ -87,11 +107,11 @@ mod tests {
             json!({"kind": "ConfigMapList", "metadata": {"resourceVersion": "7", "continue": "t"}, "items": [cm]});
         let now = jiff::Timestamp::UNIX_EPOCH;
         assert_eq!(
-            View::Metadata.list(&list, now),
+            View::Metadata.list(&encoding::to_bytes(&list), now),
             json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
                    "metadata": {"resourceVersion": "7", "continue": "t"},
                    "items": [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "a", "resourceVersion": "5"}}]})
         );
-        assert_eq!(View::Metadata.object(&cm, now)["metadata"], cm["metadata"]);
+        assert_eq!(View::Metadata.object(&encoding::to_bytes(&cm), now)["metadata"], cm["metadata"]);
     }
 }

@@ -196,7 +196,7 @@ fn render(plan: &Plan, event: &Event, api_version: &str) -> Option<Bytes> {
 fn encode(plan: &Plan, json: &Bytes, api_version: &str) -> Bytes {
     let object = present(json, api_version);
     let Some(view) = &plan.view else { return object };
-    encoding::to_bytes(&view.object(&encoding::parse_own(&object), jiff::Timestamp::now()))
+    encoding::to_bytes(&view.object(&object, jiff::Timestamp::now()))
 }
 
 /// How a change looks through the watch's selectors: an object that starts matching

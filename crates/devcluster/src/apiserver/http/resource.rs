@@ -156,8 +156,8 @@ fn check_subresource(rt: &ResourceType, sub: Option<&str>, method: &Method) -> R
 }
 
 /// A response body in the `view` the client asked for.
-fn printed(body: Bytes, view: &View, print: fn(&View, &Value, jiff::Timestamp) -> Value) -> Result<Bytes, ApiError> {
-    Ok(encoding::to_bytes(&print(view, &encoding::parse_own(&body), jiff::Timestamp::now())))
+fn printed(body: Bytes, view: &View, print: fn(&View, &[u8], jiff::Timestamp) -> Value) -> Result<Bytes, ApiError> {
+    Ok(encoding::to_bytes(&print(view, &body, jiff::Timestamp::now())))
 }
 
 fn watch_response(

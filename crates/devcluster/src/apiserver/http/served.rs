@@ -97,7 +97,7 @@ impl Served {
             line.map(|bytes| {
                 let mut out = Vec::with_capacity(bytes.len() + 64);
                 for line in bytes.split(|b| *b == b'\n').filter(|line| !line.is_empty()) {
-                    let mut event = encoding::parse_own(line);
+                    let mut event: Value = encoding::parse_own(line);
                     let object = std::mem::take(&mut event["object"]);
                     event["object"] = event_versions::list_from_core(object, api_version);
                     out.extend_from_slice(&encoding::to_bytes(&event));
