@@ -1,6 +1,7 @@
 //! `fleetctl upgrade (NAME… | --all | -l SELECTOR) --to VERSION`: Act II, as a progressive
-//! rollout — a canary wave, then waves of `--wave-size`, each soaked before the next, a
-//! failed cluster rolled back, and a stop once more than `--max-failures` failed.
+//! rollout — a canary wave, then waves of `--wave-size` (each soaked before the next, or
+//! without a soak rolling: the next cluster starts as one ends), a failed cluster rolled
+//! back, and a stop once more than `--max-failures` failed.
 
 use std::time::Duration;
 

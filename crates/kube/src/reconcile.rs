@@ -150,6 +150,9 @@ impl<E: ReconcileError + 'static> ReconcileError for finalizer::Error<E> {
             {
                 Failure::Conflict
             }
+            // Another writer removed the last finalizer first (a hub's cleanup of a detached
+            // cluster's works): the object is gone, which is what the removal was for.
+            Self::RemoveFinalizer(kube::Error::Api(status)) if status.code == 404 => Failure::Conflict,
             _ => Failure::Failed,
         }
     }
@@ -199,6 +202,8 @@ mod tests {
         assert_eq!(lost.failure(), Failure::Conflict, "the JSON patch's test of the list failed");
         let removed: finalizer::Error<KubeError> = finalizer::Error::RemoveFinalizer(api_error(409));
         assert_eq!(removed.failure(), Failure::Conflict);
+        let gone: finalizer::Error<KubeError> = finalizer::Error::RemoveFinalizer(api_error(404));
+        assert_eq!(gone.failure(), Failure::Conflict, "removed by another writer, object and all");
         let forbidden: finalizer::Error<KubeError> = finalizer::Error::AddFinalizer(api_error(403));
         assert_eq!(forbidden.failure(), Failure::Failed);
         let applied = KubeError { action: "applying".into(), source: api_error(422) };

@@ -113,6 +113,32 @@ async fn bookmarks_carry_kind_api_version_and_resource_version() {
     assert_eq!(next(&mut stream).await, format!("BOOKMARK {rv}"));
 }
 
+/// kube-apiserver's watch cache bookmarks every watcher at its own latest resourceVersion,
+/// so a watcher of one quiet namespace resumes from a recent version, not from its last
+/// event's, which the history may have let go (a 410 and a relist).
+#[tokio::test]
+async fn bookmarks_of_a_quiet_watch_advance_with_changes_it_does_not_see() {
+    let settings = Settings { bookmark_interval: Duration::from_millis(100), ..Settings::default() };
+    let c = TestCluster::with_settings(settings).await;
+    let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    let rv = put(&api, "x", json!({})).await.metadata.resource_version.expect("rv");
+    let mut stream = api
+        .watch(&WatchParams { bookmarks: true, ..WatchParams::default().timeout(10) }, &rv)
+        .await
+        .expect("watch")
+        .boxed();
+    assert_eq!(next(&mut stream).await, format!("BOOKMARK {rv}"));
+    let elsewhere = put(&Api::namespaced(c.client.clone(), "kube-public"), "y", json!({})).await;
+    let later = elsewhere.metadata.resource_version.expect("rv");
+    let bookmarks: Vec<String> = futures::stream::unfold(&mut stream, |s| async { Some((next(s).await, s)) })
+        .take_while(|event| std::future::ready(*event != format!("BOOKMARK {later}")))
+        .take(20)
+        .collect()
+        .await;
+    assert!(bookmarks.len() < 20, "no bookmark at {later}: {bookmarks:?}");
+    assert!(bookmarks.iter().all(|b| b.starts_with("BOOKMARK")), "nothing of default changed: {bookmarks:?}");
+}
+
 #[tokio::test]
 async fn an_object_leaving_the_selector_is_deleted_from_the_watch() {
     let c = TestCluster::start().await;

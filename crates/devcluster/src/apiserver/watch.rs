@@ -124,6 +124,14 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
             () = &mut deadline => return,
             () = tx.closed() => return,
             _ = ticks.tick(), if plan.bookmarks => {
+                // As the watch cache's bookmarks: the server's resourceVersion once nothing
+                // is queued for this watch, so a watch whose objects do not change resumes
+                // from a recent version instead of one the history has let go. Read before
+                // the feed is looked at: a change at or below it was sent already.
+                let now = state.store.rv();
+                if sub.feed.is_empty() {
+                    last_rv = last_rv.max(now);
+                }
                 if tx.send(bookmark(&plan.rt, last_rv, false)).await.is_err() {
                     return;
                 }
