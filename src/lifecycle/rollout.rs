@@ -1,11 +1,13 @@
 //! A fleet-wide upgrade as a progressive rollout, in the manner of OCM's rollout strategies
 //! (`cluster.open-cluster-management.io/v1alpha1` `RolloutConfig`): a canary wave first,
 //! which tolerates no failure (as upstream's mandatory decision groups); then waves of a
-//! fixed size or a share of the fleet; a wave counts as done once its clusters run the new
-//! version and stayed Available for the soak time (upstream's `minSuccessTime`); a cluster
-//! that does not get there within the progress deadline failed; once more clusters failed
-//! than `--max-failures` allows, the rollout stops. A cluster that failed is rolled back:
-//! its previous desired version is restored and waited for.
+//! fixed size or a share of the fleet. With a soak time (upstream's `minSuccessTime`) a
+//! wave counts as done once its clusters run the new version and stayed Available that
+//! long, and the next wave waits for it; without one, the waves roll — a wave's size of
+//! clusters upgrade at once, the next starting as one ends (upstream's `maxConcurrency`). A
+//! cluster that does not run the new version within the progress deadline failed; once
+//! more clusters failed than `--max-failures` allows, no other cluster starts. A cluster
+//! that failed is rolled back: its previous desired version is restored and waited for.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -194,6 +196,13 @@ struct Stage {
     soaked: bool,
 }
 
+impl Stage {
+    /// What its waves are called in the progress messages.
+    fn kind(&self) -> &'static str {
+        if self.canary { "canary wave" } else { "wave" }
+    }
+}
+
 /// The stages of a rollout of `waves`: the canary wave alone; then, when waves soak, each
 /// wave alone (a soak is a wave's), else all the other waves as one rolling window of a
 /// wave's size.
@@ -260,7 +269,7 @@ pub async fn rollout(
     let waves = done.waves.clone();
     let order: HashMap<&str, usize> = waves.iter().flatten().enumerate().map(|(i, name)| (name.as_str(), i)).collect();
     let failures = AtomicUsize::new(0);
-    // The last wave a cluster started in.
+    // The number (from 1) of the last wave a cluster started in; 0 before the first.
     let last_started = AtomicUsize::new(0);
     for stage in stages(&waves, rollout) {
         let first_result = done.clusters.len();
@@ -274,7 +283,7 @@ pub async fn rollout(
             }
         };
         let clusters = stage.waves.clone().flat_map(|w| waves[w].iter().enumerate().map(move |(i, name)| (w, i, name)));
-        let (failures, last_started, api, plan) = (&failures, &last_started, &api, &waves);
+        let (failures, last_started, api, plan, stage) = (&failures, &last_started, &api, &waves, &stage);
         let mut ended = futures::stream::iter(clusters)
             .map(|(wave, index, name)| async move {
                 if stop(failures.load(Ordering::SeqCst)).is_some() {
@@ -282,8 +291,7 @@ pub async fn rollout(
                 }
                 last_started.fetch_max(wave + 1, Ordering::SeqCst);
                 if index == 0 {
-                    let kind = if stage.canary { "canary wave" } else { "wave" };
-                    let message = format!("{kind} {} of {}: {}", wave + 1, plan.len(), plan[wave].join(", "));
+                    let message = format!("{} {} of {}: {}", stage.kind(), wave + 1, plan.len(), plan[wave].join(", "));
                     observer(Progress::Fleet { message });
                 }
                 let upgraded = match upgrade_one(hub, api, name, options, observer).await {
@@ -322,10 +330,8 @@ pub async fn rollout(
         }
         drop(ended);
         if stage.soaked && stop(failures.load(Ordering::SeqCst)).is_none() {
-            let kind = if stage.canary { "canary wave" } else { "wave" };
-            observer(Progress::Fleet {
-                message: format!("{kind} {}: soaking for {:?}", stage.waves.end, rollout.soak),
-            });
+            let message = format!("{} {}: soaking for {:?}", stage.kind(), stage.waves.end, rollout.soak);
+            observer(Progress::Fleet { message });
             let upgraded: Vec<String> = soaking.keys().cloned().collect();
             let fell = soak(api, &upgraded, rollout.soak).await;
             let soaking = &soaking;
