@@ -98,6 +98,14 @@ async fn timeout_seconds_ends_the_stream() {
     assert_eq!(next(&mut long).await, "ADDED after", "the stream without that timeout is still open");
 }
 
+/// A watch from `rv` that asks for bookmarks.
+async fn bookmarked(
+    api: &Api<ConfigMap>,
+    rv: &str,
+) -> impl futures::Stream<Item = kube::Result<WatchEvent<ConfigMap>>> + Unpin + use<> {
+    api.watch(&WatchParams { bookmarks: true, ..WatchParams::default().timeout(10) }, rv).await.expect("watch").boxed()
+}
+
 #[tokio::test]
 async fn bookmarks_carry_kind_api_version_and_resource_version() {
     let settings = Settings { bookmark_interval: Duration::from_millis(100), ..Settings::default() };
@@ -105,11 +113,7 @@ async fn bookmarks_carry_kind_api_version_and_resource_version() {
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let created = put(&api, "x", json!({})).await;
     let rv = created.metadata.resource_version.expect("rv");
-    let mut stream = api
-        .watch(&WatchParams { bookmarks: true, ..WatchParams::default().timeout(10) }, &rv)
-        .await
-        .expect("watch")
-        .boxed();
+    let mut stream = bookmarked(&api, &rv).await;
     assert_eq!(next(&mut stream).await, format!("BOOKMARK {rv}"));
 }
 
@@ -122,11 +126,7 @@ async fn bookmarks_of_a_quiet_watch_advance_with_changes_it_does_not_see() {
     let c = TestCluster::with_settings(settings).await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     let rv = put(&api, "x", json!({})).await.metadata.resource_version.expect("rv");
-    let mut stream = api
-        .watch(&WatchParams { bookmarks: true, ..WatchParams::default().timeout(10) }, &rv)
-        .await
-        .expect("watch")
-        .boxed();
+    let mut stream = bookmarked(&api, &rv).await;
     assert_eq!(next(&mut stream).await, format!("BOOKMARK {rv}"));
     let elsewhere = put(&Api::namespaced(c.client.clone(), "kube-public"), "y", json!({})).await;
     let later = elsewhere.metadata.resource_version.expect("rv");

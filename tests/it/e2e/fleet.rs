@@ -118,13 +118,19 @@ async fn freeze_agent_images(env: &DevUp, context: &str) {
         .expect("binding");
 }
 
+/// A dev environment whose three clusters are imported.
+fn three_imported() -> DevUp {
+    let env = DevUp::start(3);
+    let import = ["import", "--contexts", "cluster1,cluster2,cluster3", "--parallel", "3", "--hub-context", "hub"];
+    let output = env.fleetctl(&import);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    env
+}
+
 #[tokio::test]
 async fn a_progressive_upgrade_stops_at_max_failures_and_rolls_the_failed_cluster_back() {
-    let env = DevUp::start(3);
+    let env = three_imported();
     let hub = ["--hub-context", "hub"];
-    let output =
-        env.fleetctl(&[&["import", "--contexts", "cluster1,cluster2,cluster3", "--parallel", "3"][..], &hub].concat());
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let clusters = Api::<ManagedCluster>::all(env.client("hub").await);
     let before = clusters.get("cluster2").await.expect("cluster2");
     let old = running_version(&before).expect("a version").to_string();
@@ -180,11 +186,8 @@ async fn a_progressive_upgrade_stops_at_max_failures_and_rolls_the_failed_cluste
 /// and the clusters after it upgrade meanwhile.
 #[tokio::test]
 async fn a_cluster_that_cannot_upgrade_holds_one_slot_of_the_rollout_not_the_clusters_after_it() {
-    let env = DevUp::start(3);
+    let env = three_imported();
     let hub = ["--hub-context", "hub"];
-    let output =
-        env.fleetctl(&[&["import", "--contexts", "cluster1,cluster2,cluster3", "--parallel", "3"][..], &hub].concat());
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     freeze_agent_images(&env, "cluster1").await;
     let clusters = Api::<ManagedCluster>::all(env.client("hub").await);
 
