@@ -42,6 +42,7 @@ use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::discovery::{Discovery, verbs};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
+use mimalloc::MiMalloc;
 
 /// The lease the agents renew at during the outage phase (the hub's grace is 5 periods).
 const SHORT_LEASE_SECONDS: i32 = 10;
@@ -91,6 +92,10 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 fn mib(kib: Option<u64>) -> f64 {
     kib.unwrap_or_default() as f64 / 1024.0
 }
+
+/// The simulator's allocator is the `fleetctl` binary's (see `src/main.rs`).
+#[global_allocator]
+static ALLOCATOR: MiMalloc = MiMalloc;
 
 #[tokio::main]
 async fn main() -> Result<()> {
