@@ -42,7 +42,6 @@ use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::discovery::{Discovery, verbs};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
-use mimalloc::MiMalloc;
 
 /// The lease the agents renew at during the outage phase (the hub's grace is 5 periods).
 const SHORT_LEASE_SECONDS: i32 = 10;
@@ -95,7 +94,7 @@ fn mib(kib: Option<u64>) -> f64 {
 
 /// The simulator's allocator is the `fleetctl` binary's (see `src/main.rs`).
 #[global_allocator]
-static ALLOCATOR: MiMalloc = MiMalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -312,6 +311,8 @@ async fn straggler(hub: &Client, cluster: &SimulatedCluster) -> Result<String> {
     Ok(out)
 }
 
+/// The hub's objects, counted in pages of 500 as kubectl reads a list: one unpaged list
+/// of 30,000 secrets would be the API server's peak memory, not the fleet's.
 async fn count_objects(hub: &Client) -> Result<usize> {
     let discovery = Discovery::new(hub.clone()).run().await?;
     let mut total = 0;
@@ -321,7 +322,15 @@ async fn count_objects(hub: &Client) -> Result<usize> {
                 continue;
             }
             let api: Api<DynamicObject> = Api::all_with(hub.clone(), &resource);
-            total += api.list_metadata(&ListParams::default()).await.map_or(0, |l| l.items.len());
+            let mut params = ListParams::default().limit(500);
+            loop {
+                let Ok(page) = api.list_metadata(&params).await else { break };
+                total += page.items.len();
+                match page.metadata.continue_ {
+                    Some(token) if !token.is_empty() => params = params.continue_token(&token),
+                    _ => break,
+                }
+            }
         }
     }
     Ok(total)

@@ -30,6 +30,10 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 
+/// The dev hub's API server allocates as in `fleetctl dev serve` (see `src/main.rs`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<()> {
     let clusters: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(1000);

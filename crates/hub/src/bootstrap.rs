@@ -52,9 +52,15 @@ pub fn objects(cluster: &str) -> (ServiceAccount, ClusterRole, ClusterRoleBindin
 pub async fn ensure(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
     let (sa, role, binding) = objects(cluster);
     let client = &ctx.client;
-    ctx.written.apply(HUB, &Api::<ServiceAccount>::namespaced(client.clone(), cluster), &sa).await?;
-    ctx.written.apply(HUB, &Api::<ClusterRole>::all(client.clone()), &role).await?;
-    ctx.written.apply(HUB, &Api::<ClusterRoleBinding>::all(client.clone()), &binding).await?;
+    // Independent writes go out together: RBAC resolves the binding's role and subject
+    // when it authorizes, not when the binding is written.
+    let service_accounts = Api::<ServiceAccount>::namespaced(client.clone(), cluster);
+    let (roles, bindings) = (Api::<ClusterRole>::all(client.clone()), Api::<ClusterRoleBinding>::all(client.clone()));
+    futures::try_join!(
+        ctx.written.apply(HUB, &service_accounts, &sa),
+        ctx.written.apply(HUB, &roles, &role),
+        ctx.written.apply(HUB, &bindings, &binding),
+    )?;
     Ok(())
 }
 

@@ -121,29 +121,44 @@ async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<
     let client = &ctx.client;
     let background = DeleteParams::background();
     let addons: Api<ManagedClusterAddOn> = Api::namespaced(client.clone(), &name);
-    for addon in &left.addons {
-        strip_finalizers(&addons, addon).await?;
-        delete(&addons, addon, &background).await?;
-    }
     let works_api: Api<ManifestWork> = Api::namespaced(client.clone(), &name);
-    for work in &left.works {
-        strip_finalizers(&works_api, &work.name_any()).await?;
-        delete(&works_api, &work.name_any(), &background).await?;
-    }
-    // The cluster's CSRs, their certificates included, go with it.
-    let csrs = Api::<CertificateSigningRequest>::all(client.clone());
-    let selector = format!("{LABEL_CLUSTER_NAME}={name}");
-    csrs.delete_collection(&background, &ListParams::default().labels(&selector))
-        .await
-        .map_err(kube_error(format!("deleting the CSRs of {name}")))?;
     let bootstrap_role = bootstrap::role_name(&name);
-    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &bootstrap_role, &background).await?;
-    delete(&Api::<ClusterRole>::all(client.clone()), &bootstrap_role, &background).await?;
     let service_account = bootstrap::service_account_name(&name);
-    delete(&Api::<ServiceAccount>::namespaced(client.clone(), &name), &service_account, &background).await?;
-    delete(&Api::<Secret>::namespaced(client.clone(), &name), &import::secret_name(&name), &background).await?;
-    // The addon configuration goes with the cluster, also from a namespace that stays.
-    delete(&Api::<KlusterletAddonConfig>::namespaced(client.clone(), &name), &name, &background).await?;
+    let import_secret = import::secret_name(&name);
+    let selector = format!("{LABEL_CLUSTER_NAME}={name}");
+    let (csrs, cluster_roles, cluster_bindings) = (
+        Api::<CertificateSigningRequest>::all(client.clone()),
+        Api::<ClusterRole>::all(client.clone()),
+        Api::<ClusterRoleBinding>::all(client.clone()),
+    );
+    let service_accounts = Api::<ServiceAccount>::namespaced(client.clone(), &name);
+    let secrets = Api::<Secret>::namespaced(client.clone(), &name);
+    let addon_configs = Api::<KlusterletAddonConfig>::namespaced(client.clone(), &name);
+    // What remains of the cluster goes out together; its namespace last, once it is empty
+    // of what the hub made there.
+    futures::try_join!(
+        futures::future::try_join_all(left.addons.iter().map(|addon| async {
+            strip_finalizers(&addons, addon).await?;
+            delete(&addons, addon, &background).await
+        })),
+        futures::future::try_join_all(left.works.iter().map(|work| async {
+            strip_finalizers(&works_api, &work.name_any()).await?;
+            delete(&works_api, &work.name_any(), &background).await
+        })),
+        // The cluster's CSRs, their certificates included, go with it.
+        async {
+            csrs.delete_collection(&background, &ListParams::default().labels(&selector))
+                .await
+                .map(drop)
+                .map_err(kube_error(format!("deleting the CSRs of {name}")))
+        },
+        delete(&cluster_bindings, &bootstrap_role, &background),
+        delete(&cluster_roles, &bootstrap_role, &background),
+        delete(&service_accounts, &service_account, &background),
+        delete(&secrets, &import_secret, &background),
+        // The addon configuration goes with the cluster, also from a namespace that stays.
+        delete(&addon_configs, &name, &background),
+    )?;
     let namespaces = Api::<Namespace>::all(client.clone());
     let namespace = namespaces.get_opt(&name).await.map_err(kube_error(format!("reading namespace {name}")))?;
     if namespace.is_some_and(|ns| deletes_namespace(cluster, &ns)) {

@@ -82,10 +82,10 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
         }
     };
     ensure_namespace(ctx, &name).await?;
-    bootstrap::ensure(ctx, &name).await?;
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
     let now = jiff::Timestamp::now();
-    let token = match current_token(ctx, &secrets, &name).await? {
+    let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), current_token(ctx, &secrets, &name))?;
+    let token = match current {
         Some(token) if !token.needs_refresh(now) => token,
         _ => bootstrap::issue(&ctx.client, &name, ctx.config.token_lifetime).await?,
     };

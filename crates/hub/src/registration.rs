@@ -165,14 +165,24 @@ async fn admit(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &C
     // too, whichever runs first.
     super::import::ensure_namespace(ctx, &name).await?;
     let rbac = agent_rbac(&name);
-    let written = &ctx.written;
-    written.apply(HUB, &Api::<ClusterRole>::all(ctx.client.clone()), &rbac.cluster_role).await?;
-    written.apply(HUB, &Api::<ClusterRoleBinding>::all(ctx.client.clone()), &rbac.cluster_binding).await?;
-    for (role, binding) in rbac.roles {
-        written.apply(HUB, &Api::<Role>::namespaced(ctx.client.clone(), &name), &role).await?;
-        written.apply(HUB, &Api::<RoleBinding>::namespaced(ctx.client.clone(), &name), &binding).await?;
-    }
-    ensure_lease(ctx, &name).await?;
+    let (written, client) = (&ctx.written, &ctx.client);
+    // Independent writes go out together: a binding may name a role not yet written, as
+    // RBAC resolves the role when it authorizes.
+    let (roles, bindings): (Vec<_>, Vec<_>) = rbac.roles.into_iter().unzip();
+    let (cluster_roles, cluster_bindings) =
+        (Api::<ClusterRole>::all(client.clone()), Api::<ClusterRoleBinding>::all(client.clone()));
+    let namespaced_roles = Api::<Role>::namespaced(client.clone(), &name);
+    let namespaced_bindings = Api::<RoleBinding>::namespaced(client.clone(), &name);
+    let rbac_written = async {
+        futures::try_join!(
+            written.apply(HUB, &cluster_roles, &rbac.cluster_role),
+            written.apply(HUB, &cluster_bindings, &rbac.cluster_binding),
+            futures::future::try_join_all(roles.iter().map(|role| written.apply(HUB, &namespaced_roles, role))),
+            futures::future::try_join_all(bindings.iter().map(|b| written.apply(HUB, &namespaced_bindings, b))),
+        )?;
+        Ok::<(), HubError>(())
+    };
+    futures::try_join!(rbac_written, ensure_lease(ctx, &name))?;
     update_conditions(clusters, cluster, |conditions| {
         set(
             conditions,
@@ -195,13 +205,19 @@ async fn revoke(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError>
     let client = &ctx.client;
     let background = DeleteParams::background();
     let role = agent_role_name(&name);
-    delete(&Api::<ClusterRoleBinding>::all(client.clone()), &role, &background).await?;
-    delete(&Api::<ClusterRole>::all(client.clone()), &role, &background).await?;
-    for role in role_binding_names(&name) {
-        delete(&Api::<RoleBinding>::namespaced(client.clone(), &name), &role, &background).await?;
-        delete(&Api::<Role>::namespaced(client.clone(), &name), &role, &background).await?;
-    }
-    delete(&Api::<Lease>::namespaced(client.clone(), &name), CLUSTER_LEASE, &background).await?;
+    let (cluster_roles, cluster_bindings) =
+        (Api::<ClusterRole>::all(client.clone()), Api::<ClusterRoleBinding>::all(client.clone()));
+    let (roles, bindings) =
+        (Api::<Role>::namespaced(client.clone(), &name), Api::<RoleBinding>::namespaced(client.clone(), &name));
+    let leases = Api::<Lease>::namespaced(client.clone(), &name);
+    let namespaced = role_binding_names(&name);
+    futures::try_join!(
+        delete(&cluster_bindings, &role, &background),
+        delete(&cluster_roles, &role, &background),
+        futures::future::try_join_all(namespaced.iter().map(|role| delete(&bindings, role, &background))),
+        futures::future::try_join_all(namespaced.iter().map(|role| delete(&roles, role, &background))),
+        delete(&leases, CLUSTER_LEASE, &background),
+    )?;
     // The hub's last step for this cluster: nothing remembered of it may outlive it.
     ctx.forget_cluster(&name);
     ctx.pending_csrs.forget(&name);

@@ -44,9 +44,24 @@ impl Filter {
             && (self.fields.is_empty() || self.fields.matches(object))
     }
 
-    /// Whether the stored object matches (parsing it only when a selector needs to).
+    /// Whether the stored object matches, parsing it only when a selector needs to, and
+    /// only its metadata when that is all the selectors read: a detach's delete of its
+    /// cluster's CSRs by label reads every CSR of the hub, and a watch of the import
+    /// secrets by label every secret written.
     pub fn matches_stored(&self, stored: &Stored) -> bool {
-        self.is_empty() || self.matches(&stored.value())
+        self.matches_json(&stored.json)
+    }
+
+    /// Whether the object this server serialized matches, parsed as
+    /// [`Self::matches_stored`] says.
+    pub fn matches_json(&self, json: &[u8]) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        if self.fields.reads_only_metadata() {
+            return self.matches(&object::metadata_only(json));
+        }
+        self.matches(&encoding::parse_own(json))
     }
 }
 
@@ -207,4 +222,32 @@ fn render_list(
     }
     out.put_slice(b"]}");
     out.freeze()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter(labels: &str, fields: &str) -> Filter {
+        Filter {
+            labels: LabelSelector::parse(labels).expect("labels"),
+            fields: FieldSelector::parse(fields, &|_| true).expect("fields"),
+        }
+    }
+
+    /// Selectors on labels and `metadata.` fields are answered from the metadata alone;
+    /// one on any other field still sees the whole object.
+    #[test]
+    fn selectors_match_serialized_objects_by_their_metadata_or_whole() {
+        let pod = encoding::to_bytes(&json!({
+            "metadata": {"name": "web", "namespace": "prod", "labels": {"app": "web"}},
+            "spec": {"nodeName": "n1"},
+        }));
+        assert!(filter("", "").matches_json(&pod));
+        assert!(filter("app=web", "metadata.namespace=prod").matches_json(&pod));
+        assert!(!filter("app=db", "").matches_json(&pod));
+        assert!(!filter("", "metadata.name=db").matches_json(&pod));
+        assert!(filter("app=web", "spec.nodeName=n1").matches_json(&pod));
+        assert!(!filter("app=web", "spec.nodeName=n2").matches_json(&pod));
+    }
 }

@@ -1,8 +1,23 @@
 //! Reading and writing the metadata of objects held as JSON.
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::status::Cause;
+
+/// An object's metadata alone: the rest of its JSON is skipped unbuilt.
+#[derive(Deserialize)]
+pub struct MetadataOnly {
+    /// The object's `metadata`.
+    pub metadata: Value,
+}
+
+/// The object this server serialized, with its metadata alone (`{"metadata": …}`): what
+/// selectors on labels and `metadata.` fields, and owner checks, read. A work's or an
+/// import secret's body is many times its metadata.
+pub fn metadata_only(json: &[u8]) -> Value {
+    json!({ "metadata": super::encoding::parse_own::<MetadataOnly>(json).metadata })
+}
 
 /// The object's metadata map, created if missing. The object must be a JSON object
 /// (request bodies are checked for that before anything else).

@@ -473,6 +473,11 @@ impl FieldSelector {
         self.terms.is_empty()
     }
 
+    /// Whether every term is on a `metadata.` field.
+    pub fn reads_only_metadata(&self) -> bool {
+        self.terms.iter().all(|t| t.field.starts_with("metadata."))
+    }
+
     /// The value required for `metadata.name` by an `=`/`==` term, if any (lets the store do
     /// a point lookup).
     pub fn exact_name(&self) -> Option<&str> {

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::Bound;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use bytes::Bytes;
 use parking_lot::{RwLock, RwLockUpgradableReadGuard};
@@ -118,11 +118,6 @@ impl Event {
     pub fn size(&self) -> usize {
         self.json.len() + self.prev.as_ref().map_or(0, Bytes::len)
     }
-
-    /// The previous state parsed (MODIFIED events only).
-    pub fn prev_value(&self) -> Option<Value> {
-        self.prev.as_ref().and_then(|p| serde_json::from_slice(p).ok())
-    }
 }
 
 /// A change that the built-in controllers (garbage collector, namespace and CRD
@@ -186,11 +181,18 @@ struct Table {
     /// Events at or below this resourceVersion are no longer in `history`.
     compacted: u64,
     /// Every event, for watchers of the whole resource.
-    tx: broadcast::Sender<Arc<Event>>,
+    ///
+    /// The broadcasts carry weak references and the history owns the events: a broadcast
+    /// keeps its last events until newer ones overwrite them, so owning ones kept
+    /// thousands of superseded states of each large object (import secrets, works) after
+    /// the history had let them go, and a quiet namespace's broadcast kept them for good.
+    /// A watcher that has not read an event by the time the history lets it go fell
+    /// behind, and is expired as one that fell behind the broadcast.
+    tx: broadcast::Sender<Weak<Event>>,
     /// The events of one namespace, or of one name, for the watchers of just that: a
     /// hub's thousands of agents each watch their own namespace or cluster, and an
     /// event wakes only the watchers it concerns.
-    scoped: HashMap<Scope, broadcast::Sender<Arc<Event>>>,
+    scoped: HashMap<Scope, broadcast::Sender<Weak<Event>>>,
 }
 
 impl Table {
@@ -207,7 +209,7 @@ impl Table {
     }
 
     /// A receiver of the events in `scope`.
-    fn feed(&mut self, scope: &Scope, capacity: usize) -> broadcast::Receiver<Arc<Event>> {
+    fn feed(&mut self, scope: &Scope, capacity: usize) -> broadcast::Receiver<Weak<Event>> {
         match scope {
             Scope::All => self.tx.subscribe(),
             scoped => self
@@ -221,13 +223,14 @@ impl Table {
     /// Sends `event` to the watchers it concerns; a scope nobody watches any longer is
     /// dropped.
     fn send(&mut self, event: &Arc<Event>) {
+        let weak = Arc::downgrade(event);
         // No receivers is fine: nobody watches this resource now.
-        let _ = self.tx.send(event.clone());
+        let _ = self.tx.send(weak.clone());
         let scopes =
             [event.namespace().map(|ns| Scope::Namespace(ns.to_string())), Some(Scope::Name(event.name().to_string()))];
         for scope in scopes.into_iter().flatten() {
             if let Some(tx) = self.scoped.get(&scope)
-                && tx.send(event.clone()).is_err()
+                && tx.send(weak.clone()).is_err()
             {
                 self.scoped.remove(&scope);
             }
@@ -309,8 +312,9 @@ pub struct Page {
 pub struct Subscription {
     /// Past events to send first.
     pub replay: Vec<Arc<Event>>,
-    /// Changes from now on.
-    pub feed: broadcast::Receiver<Arc<Event>>,
+    /// Changes from now on; an event that no longer upgrades was let go by the history
+    /// before it was read.
+    pub feed: broadcast::Receiver<Weak<Event>>,
     /// The store's resourceVersion at subscription.
     pub rv: u64,
 }
@@ -919,8 +923,8 @@ mod tests {
     }
 
     /// The keys a feed holds now.
-    fn received(feed: &mut broadcast::Receiver<Arc<Event>>) -> Vec<String> {
-        std::iter::from_fn(|| feed.try_recv().ok()).map(|e| e.key.clone()).collect()
+    fn received(feed: &mut broadcast::Receiver<Weak<Event>>) -> Vec<String> {
+        std::iter::from_fn(|| feed.try_recv().ok()).map(|e| e.upgrade().expect("in the history").key.clone()).collect()
     }
 
     /// kube-apiserver answers a list from one snapshot: the list's resourceVersion covers
@@ -945,6 +949,32 @@ mod tests {
                 assert_eq!(page.items.iter().map(|s| s.rv).collect::<Vec<_>>(), [page.rv]);
             }
         });
+    }
+
+    /// The history owns the events and the broadcasts point at them: a broadcast keeps its
+    /// last events until newer ones overwrite them, which in a quiet namespace is never.
+    #[test]
+    fn an_event_the_history_let_go_is_freed_though_a_watcher_of_its_namespace_never_read_it() {
+        let (store, notices) = Store::new(10 * MIN_HISTORY);
+        // The built-in controllers read their notices at once; unread, they would own the events.
+        drop(notices);
+        let store = store.with_history_bytes(0);
+        let cms = GroupResource::new("", "configmaps");
+        let quiet = Scope::Namespace("quiet".into());
+        let mut early = store.subscribe(&cms, None, &quiet).expect("early").feed;
+        let mut late = store.subscribe(&cms, None, &quiet).expect("late").feed;
+        store.put(&cms, "quiet/x", Expect::Absent, json!({"data": {"big": "x".repeat(4096)}})).expect("put");
+        let busy = |range: std::ops::Range<usize>| {
+            for i in range {
+                store.put(&cms, &format!("busy/{i}"), Expect::Absent, json!({})).expect("put");
+            }
+        };
+        busy(0..MIN_HISTORY - 1);
+        let read_in_time = early.try_recv().expect("the event").upgrade();
+        assert_eq!(read_in_time.map(|e| e.key.clone()).as_deref(), Some("quiet/x"), "still in the history");
+        busy(MIN_HISTORY - 1..MIN_HISTORY);
+        let read_too_late = late.try_recv().expect("the event, as a reference");
+        assert!(read_too_late.upgrade().is_none(), "the history let it go: so does the broadcast");
     }
 
     #[test]

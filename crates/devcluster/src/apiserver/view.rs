@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::encoding;
+use super::object::MetadataOnly;
 use super::registry::ResourceType;
 use super::request::Query;
 use super::table::{self, Printer};
@@ -50,7 +51,7 @@ impl View {
     pub fn object(&self, object: &[u8], now: jiff::Timestamp) -> Value {
         match self {
             Self::Table(printer) => printer.object(&encoding::parse_own(object), now),
-            Self::Metadata => partial(encoding::parse_own::<Metadata>(object).metadata),
+            Self::Metadata => partial(encoding::parse_own::<MetadataOnly>(object).metadata),
         }
     }
 }
@@ -59,13 +60,7 @@ impl View {
 #[derive(Deserialize)]
 struct MetadataList {
     metadata: Value,
-    items: Vec<Metadata>,
-}
-
-/// An object's metadata, the rest of it skipped.
-#[derive(Deserialize)]
-struct Metadata {
-    metadata: Value,
+    items: Vec<MetadataOnly>,
 }
 
 fn partial(metadata: Value) -> Value {

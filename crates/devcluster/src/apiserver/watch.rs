@@ -141,20 +141,22 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
                 let mut batch = BytesMut::new();
                 let mut next = Some(received);
                 while let Some(received) = next.take() {
-                    match received {
-                        Ok(event) if event.rv > last_rv => {
-                            last_rv = event.rv;
-                            if let Some(line) = render(&plan, &event, &api_version) {
-                                batch.put_slice(&line);
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(broadcast::error::RecvError::Lagged(_)) => {
-                            batch.put_slice(&expired(last_rv, state.store.rv()));
-                            let _ = tx.send(batch.freeze()).await;
-                            return;
-                        }
+                    let event = match received {
+                        Ok(event) => event.upgrade(),
+                        Err(broadcast::error::RecvError::Lagged(_)) => None,
                         Err(broadcast::error::RecvError::Closed) => return,
+                    };
+                    // Behind the broadcast, or behind the history that owns the events.
+                    let Some(event) = event else {
+                        batch.put_slice(&expired(last_rv, state.store.rv()));
+                        let _ = tx.send(batch.freeze()).await;
+                        return;
+                    };
+                    if event.rv > last_rv {
+                        last_rv = event.rv;
+                        if let Some(line) = render(&plan, &event, &api_version) {
+                            batch.put_slice(&line);
+                        }
                     }
                     if batch.len() < MAX_BATCH {
                         next = match sub.feed.try_recv() {
@@ -213,10 +215,10 @@ fn visible_as(plan: &Plan, event: &Event) -> Option<EventType> {
     if plan.filter.is_empty() {
         return Some(event.kind);
     }
-    let now = plan.filter.matches(&event.value());
+    let now = plan.filter.matches_json(&event.json);
     match event.kind {
         EventType::Modified => {
-            let before = event.prev_value().is_some_and(|p| plan.filter.matches(&p));
+            let before = event.prev.as_ref().is_some_and(|p| plan.filter.matches_json(p));
             match (before, now) {
                 (true, true) => Some(EventType::Modified),
                 (false, true) => Some(EventType::Added),

@@ -49,11 +49,9 @@ pub(super) fn owner_waiting(state: &Shared, uid: &str) -> Step {
     if !object::finalizers(&object).iter().any(|f| f == FOREGROUND) {
         return Ok(());
     }
-    let blocked = state
-        .store
-        .dependents(uid)
-        .iter()
-        .any(|d| state.store.get(&d.resource, &d.key).is_some_and(|s| blocks_owner(&s.value(), uid)));
+    let blocked = state.store.dependents(uid).iter().any(|d| {
+        state.store.get(&d.resource, &d.key).is_some_and(|s| blocks_owner(&object::metadata_only(&s.json), uid))
+    });
     if blocked { Ok(()) } else { drop_finalizer(state, &owner, FOREGROUND) }
 }
 
