@@ -58,6 +58,9 @@ impl Filter {
         if self.is_empty() {
             return true;
         }
+        if !self.labels.may_match_json(json) {
+            return false;
+        }
         if self.fields.reads_only_metadata() {
             return self.matches(&object::metadata_only(json));
         }
@@ -249,5 +252,11 @@ mod tests {
         assert!(!filter("", "metadata.name=db").matches_json(&pod));
         assert!(filter("app=web", "spec.nodeName=n1").matches_json(&pod));
         assert!(!filter("app=web", "spec.nodeName=n2").matches_json(&pod));
+        // A required value found elsewhere in the object, or in no string, is read from
+        // the labels all the same.
+        assert!(!filter("app=prod", "").matches_json(&pod));
+        assert!(!filter("app=we", "").matches_json(&pod));
+        assert!(filter("app in (db, web)", "").matches_json(&pod));
+        assert!(filter("app!=prod,tier notin (web)", "").matches_json(&pod));
     }
 }

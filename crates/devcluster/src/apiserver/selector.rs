@@ -101,6 +101,25 @@ impl LabelSelector {
     pub fn is_empty(&self) -> bool {
         self.requirements.is_empty()
     }
+
+    /// Whether an object serialized as `json` may match, known without parsing it: one
+    /// that holds none of a required label's values as a JSON string cannot carry that
+    /// label (label values are letters, digits, `-`, `_` and `.`, which JSON never escapes).
+    /// A cluster's CSRs selected by label are found so among every CSR of the hub.
+    pub fn may_match_json(&self, json: &[u8]) -> bool {
+        self.requirements.iter().all(|r| match &r.operator {
+            Operator::In(values) => values.iter().any(|v| holds_string(json, v)),
+            _ => true,
+        })
+    }
+}
+
+/// Whether `json` holds the string `value` (between quotes) anywhere.
+fn holds_string(json: &[u8], value: &str) -> bool {
+    memchr::memmem::find_iter(json, value.as_bytes()).any(|at| {
+        let end = at + value.len();
+        at > 0 && json[at - 1] == b'"' && json.get(end) == Some(&b'"')
+    })
 }
 
 impl Requirement {

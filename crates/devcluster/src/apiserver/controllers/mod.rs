@@ -231,8 +231,7 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
 
 /// Whether serialized JSON mentions `ownerReferences` at all (a cheap test before parsing).
 fn memchr_owner_references(json: &[u8]) -> bool {
-    const NEEDLE: &[u8] = b"\"ownerReferences\"";
-    json.windows(NEEDLE.len()).any(|w| w == NEEDLE)
+    memchr::memmem::find(json, b"\"ownerReferences\"").is_some()
 }
 
 /// Group and plural of a resource that is not built in.
