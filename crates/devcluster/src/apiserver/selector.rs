@@ -104,7 +104,8 @@ impl LabelSelector {
 
     /// Whether an object serialized as `json` may match, known without parsing it: one
     /// that holds none of a required label's values as a JSON string cannot carry that
-    /// label (label values are letters, digits, `-`, `_` and `.`, which JSON never escapes).
+    /// label (a selector's values are letters, digits, `-`, `_` and `.`, which JSON never
+    /// escapes).
     /// A cluster's CSRs selected by label are found so among every CSR of the hub.
     pub fn may_match_json(&self, json: &[u8]) -> bool {
         self.requirements.iter().all(|r| match &r.operator {
