@@ -265,7 +265,7 @@ fn memory_server(history: usize) -> Result<()> {
             let held = Held {
                 len: store.len(),
                 default_items: page.items.len(),
-                default_json_bytes: page.items.iter().map(|s| s.json.len()).sum(),
+                default_json_bytes: page.items.iter().map(|s| s.json().len()).sum(),
             };
             println!("{}", serde_json::to_string(&held)?);
         }

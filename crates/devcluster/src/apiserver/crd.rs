@@ -163,7 +163,7 @@ pub fn resource_types(crd: &Value) -> Vec<ResourceType> {
             create_only: false,
             origin: Origin::Custom {
                 crd: name.clone(),
-                schema: v["schema"].get("openAPIV3Schema").cloned(),
+                schema: v["schema"].get("openAPIV3Schema").map(schema::shared),
                 columns: v["additionalPrinterColumns"].as_array().cloned().unwrap_or_default(),
             },
         })

@@ -49,7 +49,7 @@ impl Filter {
     /// cluster's CSRs by label reads every CSR of the hub, and a watch of the import
     /// secrets by label every secret written.
     pub fn matches_stored(&self, stored: &Stored) -> bool {
-        self.matches_json(&stored.json)
+        self.matches_json(&stored.json())
     }
 
     /// Whether the object this server serialized matches, parsed as
@@ -213,7 +213,7 @@ fn render_list(
         metadata["remainingItemCount"] = json!(remaining);
     }
     let head = json!({"kind": rt.list_kind(), "apiVersion": api_version, "metadata": metadata}).to_string();
-    let size: usize = items.iter().map(|s| s.json.len() + 1).sum();
+    let size: usize = items.iter().map(|s| s.packed.size() + 1).sum();
     let mut out = BytesMut::with_capacity(head.len() + size + 16);
     out.put_slice(&head.as_bytes()[..head.len() - 1]);
     out.put_slice(b",\"items\":[");
@@ -221,7 +221,7 @@ fn render_list(
         if i > 0 {
             out.put_u8(b',');
         }
-        out.put_slice(&present(&item.json, &api_version));
+        out.put_slice(&present(&item.packed.to_bytes(), &api_version));
     }
     out.put_slice(b"]}");
     out.freeze()

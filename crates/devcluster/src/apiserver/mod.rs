@@ -12,6 +12,7 @@ mod builtin;
 mod cel;
 mod clock;
 mod columns;
+mod compiled;
 mod controllers;
 mod crd;
 mod cron;

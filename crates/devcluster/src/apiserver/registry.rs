@@ -31,8 +31,9 @@ pub enum Origin {
     Custom {
         /// The CRD's name (`<plural>.<group>`).
         crd: String,
-        /// The version's structural schema, if it declares one.
-        schema: Option<Value>,
+        /// The version's structural schema, if it declares one (shared by every server of
+        /// the process that serves the same schema: see [`schema::shared`](super::schema::shared)).
+        schema: Option<Arc<Value>>,
         /// The version's `additionalPrinterColumns` (server-side printing).
         columns: Vec<Value>,
     },
@@ -115,7 +116,7 @@ impl ResourceType {
     /// The structural schema of a custom resource version.
     pub fn schema(&self) -> Option<&Value> {
         match &self.origin {
-            Origin::Custom { schema, .. } => schema.as_ref(),
+            Origin::Custom { schema, .. } => schema.as_deref(),
             Origin::Builtin => None,
         }
     }

@@ -146,7 +146,7 @@ impl ApiState {
     /// Reads one object as the client's version sees it.
     pub fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Bytes, ApiError> {
         let stored = self.load(rt, namespace, name)?;
-        Ok(present(&stored.json, &rt.api_version()))
+        Ok(present(&stored.packed.to_bytes(), &rt.api_version()))
     }
 
     pub(super) fn load(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Stored, ApiError> {
@@ -902,7 +902,11 @@ pub fn patched(
 /// The document of a patch request body.
 pub fn parse_patch(kind: PatchType, body: &[u8]) -> Result<Value, ApiError> {
     let parsed = if kind == PatchType::Apply {
-        serde_yaml::from_slice::<Value>(body).map_err(|e| e.to_string())
+        // JSON is YAML, and what kubectl and kube-rs send: a JSON parser reads it several
+        // times faster, and YAML is the fallback for a body that is not JSON.
+        serde_json::from_slice::<Value>(body)
+            .or_else(|_| serde_yaml::from_slice::<Value>(body))
+            .map_err(|e| e.to_string())
     } else {
         serde_json::from_slice::<Value>(body).map_err(|e| e.to_string())
     };
@@ -966,4 +970,26 @@ pub fn present(json: &Bytes, api_version: &str) -> Bytes {
         map.insert("apiVersion".into(), json!(api_version));
     }
     super::encoding::to_bytes(&value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_apply_body_is_read_as_json_when_it_is_json_and_as_yaml_otherwise() {
+        let from_json = parse_patch(PatchType::Apply, br#"{"kind":"ConfigMap","data":{"on":"yes","n":"1"}}"#);
+        let from_yaml = parse_patch(PatchType::Apply, b"kind: ConfigMap\ndata:\n  \"on\": \"yes\"\n  n: \"1\"\n");
+        let expected = json!({"kind": "ConfigMap", "data": {"on": "yes", "n": "1"}});
+        assert_eq!(from_json.expect("JSON parses"), expected);
+        assert_eq!(from_yaml.expect("YAML parses"), expected);
+        // A YAML flow mapping is not JSON: the YAML reading still accepts it.
+        assert_eq!(
+            parse_patch(PatchType::Apply, b"{kind: ConfigMap}").expect("flow YAML"),
+            json!({"kind": "ConfigMap"})
+        );
+        let error = parse_patch(PatchType::Apply, b"- a list").expect_err("not an object");
+        assert_eq!(error.message, "the patch must be a JSON object");
+        assert!(parse_patch(PatchType::Merge, b"kind: ConfigMap").is_err(), "only apply patches may be YAML");
+    }
 }

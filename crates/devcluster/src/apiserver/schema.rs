@@ -4,8 +4,12 @@
 //! Schemas are read as plain JSON: a sub-schema that is absent declares nothing, so pruning
 //! removes everything under it and validation checks nothing there.
 
+use std::sync::{Arc, LazyLock};
+
+use regex::Regex;
 use serde_json::{Map, Value};
 
+use super::compiled::Memo;
 use super::patch::ListStrategy;
 
 mod rules;
@@ -17,6 +21,14 @@ static NO_SCHEMA: Value = Value::Null;
 const PRESERVE_UNKNOWN: &str = "x-kubernetes-preserve-unknown-fields";
 const EMBEDDED_RESOURCE: &str = "x-kubernetes-embedded-resource";
 const INT_OR_STRING: &str = "x-kubernetes-int-or-string";
+
+/// `schema`, shared with every other holder of the same schema in this process. A fleet
+/// simulator runs thousands of API servers, each serving the same Klusterlet CRD: its
+/// parsed schema (~13 KB of JSON, several times that as a `Value`) is kept once.
+pub fn shared(schema: &Value) -> Arc<Value> {
+    static SCHEMAS: LazyLock<Memo<Value>> = LazyLock::new(Memo::new);
+    SCHEMAS.get(&schema.to_string(), || schema.clone())
+}
 
 /// One validation failure, shaped like an upstream `field.Error` (a `StatusCause`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,8 +306,9 @@ impl Validator {
     /// `pattern` is an ECMA-262 expression in the schema; the RE2 subset CRDs use reads the same
     /// in Rust's regex syntax. A pattern that does not compile was refused with its CRD.
     fn pattern(&mut self, value: &Value, s: &str, schema: &Value, path: &str) {
+        static COMPILED: LazyLock<Memo<Regex>> = LazyLock::new(Memo::new);
         let Some(pattern) = schema.get("pattern").and_then(Value::as_str) else { return };
-        if regex::Regex::new(pattern).is_ok_and(|re| !re.is_match(s)) {
+        if COMPILED.try_get(pattern, Regex::new).is_ok_and(|re| !re.is_match(s)) {
             self.invalid(path, value, format!("{path} in body should match '{pattern}'"));
         }
     }
@@ -497,6 +510,16 @@ mod tests {
 
     fn err(field: &str, reason: &'static str, message: &str) -> FieldError {
         FieldError { field: field.to_owned(), reason, message: message.to_owned() }
+    }
+
+    #[test]
+    fn equal_schemas_are_kept_once_in_a_process() {
+        let schema =
+            |field: &str| json!({"type": "object", "properties": {field: {"type": "string", "pattern": "^a"}}});
+        let (first, again, other) = (shared(&schema("x")), shared(&schema("x")), shared(&schema("y")));
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert_eq!(*other, schema("y"));
     }
 
     /// Validates `spec` against a schema whose `spec` property is `spec_schema`.

@@ -1,13 +1,15 @@
 //! Storage: every object of every resource, one resourceVersion counter, a bounded
 //! event history per resource and a broadcast of changes for watchers.
 //!
-//! Objects are kept as their serialized JSON so reads and watch fan-out copy no more
-//! than a reference count; writes stamp the resourceVersion before serializing.
+//! Objects are kept as their serialized JSON, large ones compressed ([`Packed`]), so
+//! reads and watch fan-out copy no more than a reference count or a decompression;
+//! writes stamp the resourceVersion before serializing.
 //!
 //! With a durable store ([`Store::open`]) every write is committed to disk before the
 //! in-memory state changes and before anyone (the writer, watchers, the built-in
 //! controllers) hears of it; without one, nothing but memory is touched.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::Bound;
 use std::path::Path;
@@ -18,6 +20,7 @@ use parking_lot::{RwLock, RwLockUpgradableReadGuard};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
+use super::encoding::Packed;
 use super::persist::{Loaded, Persist, PersistError, Record};
 use super::registry::GroupResource;
 use super::{encoding, object};
@@ -48,13 +51,18 @@ pub struct Stored {
     /// The object's resourceVersion.
     pub rv: u64,
     /// The object as JSON, resourceVersion included.
-    pub json: Bytes,
+    pub packed: Packed,
 }
 
 impl Stored {
+    /// The object's JSON.
+    pub fn json(&self) -> Cow<'_, [u8]> {
+        self.packed.json()
+    }
+
     /// The object parsed.
     pub fn value(&self) -> Value {
-        encoding::parse_own(&self.json)
+        encoding::parse_own(&self.json())
     }
 }
 
@@ -90,10 +98,10 @@ pub struct Event {
     /// `namespace/name` or `name`.
     pub key: String,
     /// The object after the change (before it, for deletions, with the deletion's rv).
-    pub json: Bytes,
+    pub packed: Packed,
     /// The object before the change (for MODIFIED), so filtered watches can tell an
     /// object that stopped matching from one that never did.
-    pub prev: Option<Bytes>,
+    pub prev: Option<Packed>,
 }
 
 impl Event {
@@ -111,12 +119,17 @@ impl Event {
     /// the memory of its JSON, and the history keeps events long after the owner check or
     /// the filtered watch that parsed them.
     pub fn value(&self) -> Value {
-        encoding::parse_own(&self.json)
+        encoding::parse_own(&self.json())
+    }
+
+    /// The object's JSON.
+    pub fn json(&self) -> Cow<'_, [u8]> {
+        self.packed.json()
     }
 
     /// The bytes the event keeps: the object's JSON, and the previous state's.
     pub fn size(&self) -> usize {
-        self.json.len() + self.prev.as_ref().map_or(0, Bytes::len)
+        self.packed.size() + self.prev.as_ref().map_or(0, Packed::size)
     }
 }
 
@@ -282,7 +295,7 @@ struct Change {
     /// The object after the write (its last state, for removals), parsed.
     object: Value,
     /// `object` serialized.
-    json: Bytes,
+    json: Packed,
     /// What the key held before.
     previous: Option<Stored>,
     /// Whether the key is removed.
@@ -292,8 +305,8 @@ struct Change {
 impl Change {
     /// The bytes its event keeps ([`Event::size`]).
     fn event_size(&self) -> usize {
-        let prev = if self.removes { 0 } else { self.previous.as_ref().map_or(0, |p| p.json.len()) };
-        self.json.len() + prev
+        let prev = if self.removes { 0 } else { self.previous.as_ref().map_or(0, |p| p.packed.size()) };
+        self.json.size() + prev
     }
 }
 
@@ -381,13 +394,13 @@ impl Store {
                     serde_json::from_slice(&json).map_err(|e| PersistError::Corrupt(format!("{name} {key}: {e}")))?;
                 let target = ObjectRef { resource: resource.clone(), key: key.clone() };
                 index(inner, &target, &value);
-                let json = Bytes::from(json);
+                let packed = Packed::new(Bytes::from(json));
                 if object::deletion_timestamp(&value).is_some() {
                     let event =
-                        Event { rv, kind: EventType::Modified, key: key.clone(), json: json.clone(), prev: None };
+                        Event { rv, kind: EventType::Modified, key: key.clone(), packed: packed.clone(), prev: None };
                     resync.push(Notice { resource: resource.clone(), event: Arc::new(event), deleting: true });
                 }
-                objects.push((key, Stored { rv, json }));
+                objects.push((key, Stored { rv, packed }));
             }
             let mut table = Table::new(self.broadcast_capacity);
             // Sorted input: the map is built in bulk.
@@ -401,8 +414,8 @@ impl Store {
                     rv: e.rv,
                     kind: e.kind,
                     key: e.key,
-                    json: Bytes::from(e.json),
-                    prev: e.prev.map(Bytes::from),
+                    packed: Packed::new(Bytes::from(e.json)),
+                    prev: e.prev.map(|prev| Packed::new(Bytes::from(prev))),
                 }));
             }
             table.history_bytes = table.history.iter().map(|e| e.size()).sum();
@@ -426,7 +439,7 @@ impl Store {
                 rv: inner.rv,
                 kind: EventType::Deleted,
                 key: String::new(),
-                json: encoding::to_bytes(&serde_json::json!({"metadata": {"uid": owner}})),
+                packed: Packed::new(encoding::to_bytes(&serde_json::json!({"metadata": {"uid": owner}}))),
                 prev: None,
             };
             resync.push(Notice { resource: dependent.resource.clone(), event: Arc::new(event), deleting: true });
@@ -552,10 +565,12 @@ impl Store {
             let then = match event.kind {
                 EventType::Added => None,
                 EventType::Modified => event.prev.clone(),
-                EventType::Deleted => Some(event.json.clone()),
+                EventType::Deleted => Some(event.packed.clone()),
             };
             match then {
-                Some(json) => view.insert(event.key.as_str(), Stored { rv: resource_version(&json), json }),
+                Some(packed) => {
+                    view.insert(event.key.as_str(), Stored { rv: resource_version(&packed.json()), packed })
+                }
                 None => view.remove(event.key.as_str()),
             };
         }
@@ -663,7 +678,7 @@ impl Store {
             };
             let rv = inner.rv + 1;
             object::set_resource_version(&mut object, rv);
-            let json = encoding::to_bytes(&object);
+            let json = Packed::new(encoding::to_bytes(&object));
             Ok(Change { rv, kind, key: key.to_string(), object, json, previous, removes: false })
         })
     }
@@ -681,7 +696,7 @@ impl Store {
             let rv = inner.rv + 1;
             let mut last = current.value();
             object::set_resource_version(&mut last, rv);
-            let json = encoding::to_bytes(&last);
+            let json = Packed::new(encoding::to_bytes(&last));
             Ok(Change {
                 rv,
                 kind: EventType::Deleted,
@@ -733,14 +748,15 @@ impl Store {
             .map(|t| t.history.iter().take(self.trimmed(t, change.event_size())).map(|e| e.rv).collect())
             .unwrap_or_default();
         let name = format!("{}/{}", resource.group, resource.resource);
+        let (json, prev) = (change.json.json(), change.previous.as_ref().map(Stored::json));
         let record = Record {
             resource: &name,
             key: &change.key,
             rv: change.rv,
             kind: change.kind,
-            object: (!change.removes).then_some(&change.json[..]),
-            event: &change.json,
-            prev: if change.removes { None } else { change.previous.as_ref().map(|p| &p.json[..]) },
+            object: (!change.removes).then_some(&json[..]),
+            event: &json,
+            prev: if change.removes { None } else { prev.as_deref() },
             trimmed: &trimmed,
         };
         persist.commit(&record).map_err(|e| CommitError::Storage(fleetctl_kube::errors::chain(&e)))?;
@@ -758,13 +774,13 @@ impl Store {
                 // The last state names the same uid and owners as the stored one.
                 unindex(inner, &target, &object);
             } else {
-                unindex(inner, &target, &old.value());
+                unindex(inner, &target, &object::metadata_only(&old.json()));
             }
         }
         if !removes {
             index(inner, &target, &object);
         }
-        let stored = Stored { rv, json: json.clone() };
+        let stored = Stored { rv, packed: json.clone() };
         let capacity = self.broadcast_capacity;
         let table = inner.tables.entry(target.resource).or_insert_with(|| Table::new(capacity));
         let deleting = if removes {
@@ -774,8 +790,8 @@ impl Store {
             table.objects.insert(target.key.clone(), stored.clone());
             object::deletion_timestamp(&object).is_some()
         };
-        let prev = if removes { None } else { previous.map(|p| p.json) };
-        let event = Event { rv, kind, key: target.key, json, prev };
+        let prev = if removes { None } else { previous.map(|p| p.packed) };
+        let event = Event { rv, kind, key: target.key, packed: json, prev };
         self.publish(table, resource, event, deleting);
         stored
     }
@@ -881,11 +897,8 @@ fn page<'a>(
 }
 
 /// The resourceVersion written in a stored object's JSON.
-fn resource_version(json: &Bytes) -> u64 {
-    serde_json::from_slice::<Value>(json)
-        .ok()
-        .and_then(|object| object::resource_version(&object).ok().flatten())
-        .unwrap_or_default()
+fn resource_version(json: &[u8]) -> u64 {
+    object::resource_version(&object::metadata_only(json)).ok().flatten().unwrap_or_default()
 }
 
 fn index(inner: &mut Inner, target: &ObjectRef, object: &Value) {
@@ -949,6 +962,32 @@ mod tests {
                 assert_eq!(page.items.iter().map(|s| s.rv).collect::<Vec<_>>(), [page.rv]);
             }
         });
+    }
+
+    /// A large object is kept compressed — in the table and in its events — and every read
+    /// answers its JSON whole; the history's byte limit counts what is kept.
+    #[test]
+    fn a_large_object_is_kept_compressed_and_read_back_whole() {
+        let (store, _rx) = Store::new(16);
+        let cms = GroupResource::new("", "configmaps");
+        let object = json!({"metadata": {"name": "big"}, "data": {"crd": "x: y\n".repeat(4096)}});
+        let first = store.put(&cms, "a/big", Expect::Absent, object.clone()).expect("put");
+        let mut changed = object;
+        changed["data"]["more"] = json!("z");
+        let second = store.put(&cms, "a/big", Expect::Rv(first.rv), changed.clone()).expect("update");
+        let read = store.get(&cms, "a/big").expect("stored");
+        assert!(read.packed.size() < read.json().len() / 10, "{} bytes kept", read.packed.size());
+        assert_eq!(read.value()["data"], changed["data"]);
+        assert_eq!(store.list(&cms, None, None, 0, &|_| true).items[0].value(), read.value());
+        let events = store.subscribe(&cms, Some(0), &Scope::All).expect("history").replay;
+        let update = events.last().expect("the update");
+        assert_eq!(update.value()["data"], changed["data"]);
+        let before = encoding::parse_own::<Value>(&update.prev.as_ref().expect("previous state").json());
+        assert_eq!(before["metadata"]["resourceVersion"], json!(first.rv.to_string()));
+        assert_eq!(update.rv, second.rv);
+        let table_bytes = store.inner.read().tables[&cms].history_bytes;
+        assert_eq!(table_bytes, events.iter().map(|e| e.size()).sum::<usize>());
+        assert!(table_bytes < 4096, "{table_bytes} bytes of history");
     }
 
     /// The history owns the events and the broadcasts point at them: a broadcast keeps its

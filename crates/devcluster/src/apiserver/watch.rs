@@ -84,7 +84,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
     let mut sub: Subscription = if plan.from.is_none() || plan.initial_events {
         let (items, sub) = state.store.snapshot(&gr, &scope);
         for item in items.iter().filter(|s| plan.filter.matches_stored(s)) {
-            if tx.send(line("ADDED", &encode(&plan, &item.json, &api_version))).await.is_err() {
+            if tx.send(line("ADDED", &encode(&plan, &item.packed.to_bytes(), &api_version))).await.is_err() {
                 return;
             }
         }
@@ -198,8 +198,9 @@ fn render(plan: &Plan, event: &Event, api_version: &str) -> Option<Bytes> {
     if plan.namespace.as_deref().is_some_and(|ns| event.namespace() != Some(ns)) {
         return None;
     }
-    let kind = visible_as(plan, event)?;
-    Some(line(kind.as_str(), &encode(plan, &event.json, api_version)))
+    let json = event.packed.to_bytes();
+    let kind = visible_as(plan, event, &json)?;
+    Some(line(kind.as_str(), &encode(plan, &json, api_version)))
 }
 
 /// An event's object as this watch shows it: the object, a Table of it, or its metadata.
@@ -211,14 +212,14 @@ fn encode(plan: &Plan, json: &Bytes, api_version: &str) -> Bytes {
 
 /// How a change looks through the watch's selectors: an object that starts matching
 /// is ADDED, one that stops matching is DELETED.
-fn visible_as(plan: &Plan, event: &Event) -> Option<EventType> {
+fn visible_as(plan: &Plan, event: &Event, json: &[u8]) -> Option<EventType> {
     if plan.filter.is_empty() {
         return Some(event.kind);
     }
-    let now = plan.filter.matches_json(&event.json);
+    let now = plan.filter.matches_json(json);
     match event.kind {
         EventType::Modified => {
-            let before = event.prev.as_ref().is_some_and(|p| plan.filter.matches_json(p));
+            let before = event.prev.as_ref().is_some_and(|p| plan.filter.matches_json(&p.json()));
             match (before, now) {
                 (true, true) => Some(EventType::Modified),
                 (false, true) => Some(EventType::Added),

@@ -35,7 +35,7 @@ impl Plugin for NamespaceLifecycle {
         // Subresource creates (a TokenRequest, say) act on existing content. Only a
         // namespace whose JSON names a deletionTimestamp is parsed to tell.
         let terminating = || {
-            ns.json.windows(DELETION_TIMESTAMP.len()).any(|w| w == DELETION_TIMESTAMP)
+            ns.json().windows(DELETION_TIMESTAMP.len()).any(|w| w == DELETION_TIMESTAMP)
                 && object::deletion_timestamp(&ns.value()).is_some()
         };
         if request.subresource.is_none() && terminating() {

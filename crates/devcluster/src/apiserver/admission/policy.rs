@@ -134,7 +134,7 @@ pub(super) fn read_all<T: serde::de::DeserializeOwned>(store: &Store, resource: 
     let page = store.list(resource, None, None, 0, &|_| true);
     page.items
         .iter()
-        .filter_map(|stored| match serde_json::from_slice::<T>(&stored.json) {
+        .filter_map(|stored| match serde_json::from_slice::<T>(&stored.json()) {
             Ok(typed) => Some(typed),
             Err(e) => {
                 // Validation keeps malformed objects out; a stored one is skipped, loudly.

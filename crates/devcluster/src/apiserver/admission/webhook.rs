@@ -356,7 +356,7 @@ fn applies<'a>(state: &ApiState, webhook: &Hook, request: &Request<'a>) -> Resul
     let Some(seen) = matched.map_err(|e| format!("failed to match the request: {e}"))? else { return Ok(None) };
     let variables = policy::variables(state, &seen.request(), None);
     for condition in &webhook.match_conditions {
-        let program = Expression::compile(&condition.expression)
+        let program = Expression::memoized(&condition.expression)
             .map_err(|e| format!("matchCondition {:?}: {e}", condition.name))?;
         match program.eval_bool(&variables) {
             Ok(true) => {}

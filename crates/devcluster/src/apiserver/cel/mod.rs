@@ -6,7 +6,9 @@ mod authorizer;
 pub mod cost;
 mod value;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use super::compiled::Memo;
 
 pub use authorizer::{Authorizer, Check, RequestResource};
 pub use value::{from_json, to_json};
@@ -53,6 +55,13 @@ impl Expression {
     pub fn compile(source: &str) -> Result<Self, CompileError> {
         let program = env().compile(source).map_err(|e| CompileError(e.to_string()))?;
         Ok(Self { program })
+    }
+
+    /// `source` compiled, once per process: for the expressions an object carries and every
+    /// write or request evaluates (CRD rules, webhook match conditions).
+    pub fn memoized(source: &str) -> Result<Arc<Self>, CompileError> {
+        static COMPILED: LazyLock<Memo<Expression>> = LazyLock::new(Memo::new);
+        COMPILED.try_get(source, Self::compile)
     }
 
     /// The parsed expression.

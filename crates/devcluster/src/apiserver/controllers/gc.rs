@@ -50,7 +50,7 @@ pub(super) fn owner_waiting(state: &Shared, uid: &str) -> Step {
         return Ok(());
     }
     let blocked = state.store.dependents(uid).iter().any(|d| {
-        state.store.get(&d.resource, &d.key).is_some_and(|s| blocks_owner(&object::metadata_only(&s.json), uid))
+        state.store.get(&d.resource, &d.key).is_some_and(|s| blocks_owner(&object::metadata_only(&s.json()), uid))
     });
     if blocked { Ok(()) } else { drop_finalizer(state, &owner, FOREGROUND) }
 }

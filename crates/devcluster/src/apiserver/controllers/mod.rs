@@ -183,8 +183,9 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         }
         // A dependent may name an owner that does not exist: the collector checks its
         // owners (only objects that have owners are parsed).
-        if memchr_owner_references(&event.json) {
-            for owner in object::owner_uids(&object::metadata_only(&event.json)) {
+        let json = event.json();
+        if memchr_owner_references(&json) {
+            for owner in object::owner_uids(&object::metadata_only(&json)) {
                 batch.insert(Work::OwnerGone(owner.to_string()));
             }
         }
@@ -197,7 +198,7 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
         // The root CA ConfigMap and the default ServiceAccount come back when deleted.
         batch.insert(Work::NamespaceDefaults(namespace.to_string()));
     }
-    let object = &object::metadata_only(&event.json);
+    let object = &object::metadata_only(&event.json());
     let is_crd = notice.resource == kinds::custom_resource_definitions();
     if let Some(ns) = event.namespace() {
         batch.insert(Work::Namespace(ns.to_string()));

@@ -81,7 +81,7 @@ impl Remaining {
             remaining.objects += page.items.len();
             remaining.by_resource.push(format!("{resource} has {} resource instances", page.items.len()));
             for item in &page.items {
-                for finalizer in object::finalizers(&object::metadata_only(&item.json)) {
+                for finalizer in object::finalizers(&object::metadata_only(&item.json())) {
                     *remaining.finalizers.entry(finalizer).or_default() += 1;
                 }
             }

@@ -52,7 +52,7 @@ pub fn build(resources: &[Arc<ResourceType>]) -> Result<Document, serde_json::Er
                 let name = custom::schema_name(&rt.group, &rt.version, &rt.kind);
                 // Among the generated schemas, so the OpenAPI 3.0 rewriting applies to it
                 // as to theirs (a `$ref` beside a description becomes an `allOf`).
-                generator.definitions_mut().insert(name.clone(), custom::component(schema.as_ref(), standard));
+                generator.definitions_mut().insert(name.clone(), custom::component(schema.as_deref(), standard));
                 let reference = Schema::new_ref(format!("#/components/schemas/{name}"));
                 kinds.entry(name).or_default().push(Gvk::of(rt));
                 Some(reference)

@@ -165,7 +165,7 @@ impl Index {
             };
             for event in events {
                 // The store wrote the JSON from a Value; a deleted object's is its last state.
-                let Ok(object) = serde_json::from_slice::<Value>(&event.json) else { continue };
+                let Ok(object) = serde_json::from_slice::<Value>(&event.json()) else { continue };
                 self.apply(*kind, &object, event.kind != EventType::Deleted);
             }
             self.seen[i] = revision;

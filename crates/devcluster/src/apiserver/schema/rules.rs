@@ -76,7 +76,7 @@ pub fn check(value: &Value, old: Option<&Value>, schema: &Value, path: &str) -> 
             };
             let failure =
                 |message: String| Some(FieldError { field: field.clone(), reason: "FieldValueInvalid", message });
-            let expression = match Expression::compile(&rule.rule) {
+            let expression = match Expression::memoized(&rule.rule) {
                 Ok(expression) => expression,
                 Err(e) => return failure(format!("Invalid value: {bad:?}: {e}: {}", rule.rule)),
             };
@@ -95,7 +95,7 @@ fn denial(rule: &Rule, variables: &Variables, field: String, bad: &str) -> Field
     let computed = rule
         .message_expression
         .as_deref()
-        .and_then(|source| Expression::compile(source).ok()?.eval_string(variables).ok())
+        .and_then(|source| Expression::memoized(source).ok()?.eval_string(variables).ok())
         .filter(|text| !text.trim().is_empty());
     let message = computed
         .or_else(|| rule.message.clone().filter(|m| !m.is_empty()))
