@@ -36,7 +36,7 @@ use fleetctl_kube::reconcile::{Failure, ReconcileError, measured, retry};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::runner::shutdown_signal;
-use fleetctl_kube::{ConfigError, FieldManager, KubeError, Selection};
+use fleetctl_kube::{ConfigError, FieldManager, KubeError, LastApplied, Selection};
 
 pub use render::{LABEL_KLUSTERLET, RenderError};
 
@@ -135,6 +135,8 @@ pub struct Context {
     pub client: Client,
     /// Behaviour.
     pub settings: OperatorSettings,
+    /// What the passes applied: a resync applies only what changed since.
+    pub applied: LastApplied,
 }
 
 /// One pass over the Klusterlet behind its cleanup finalizer, counted in the controller's
@@ -166,7 +168,7 @@ async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Act
 /// [`LABEL_KLUSTERLET`]: a cluster-scoped owner cannot be found from a namespaced child's
 /// owner reference by kube-runtime's `owns`).
 pub async fn controller(client: Client, settings: OperatorSettings) {
-    let ctx = Arc::new(Context { client: client.clone(), settings });
+    let ctx = Arc::new(Context { client: client.clone(), settings, applied: LastApplied::new() });
     let klusterlets: Api<Klusterlet> = Api::all(client.clone());
     let ours = watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET_NAME}"));
     let agents = watcher::Config::default().labels(LABEL_KLUSTERLET);

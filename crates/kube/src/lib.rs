@@ -9,6 +9,7 @@ pub mod config;
 pub mod duration;
 pub mod errors;
 pub mod kubeconfig;
+pub mod last_applied;
 pub mod multiplexed;
 pub mod objects;
 pub mod reconcile;
@@ -23,6 +24,7 @@ pub use apply::{
 };
 pub use conditions::update_conditions;
 pub use config::{ConfigError, KubeconfigPair, NamedContext, Selection, client, config, contexts, standalone};
+pub use last_applied::LastApplied;
 pub use reconcile::{FieldManager, KubeError, kube_error};
 pub use written::Written;
 

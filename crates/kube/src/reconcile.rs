@@ -45,7 +45,7 @@ pub fn kube_error(action: impl Into<String>) -> impl FnOnce(kube::Error) -> Kube
 }
 
 /// The kind of `K`, for messages.
-fn kind<K: Resource>() -> String
+pub(crate) fn kind<K: Resource>() -> String
 where
     K::DynamicType: Default,
 {

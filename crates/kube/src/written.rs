@@ -147,7 +147,7 @@ where
 }
 
 /// A digest of the object as it would be applied.
-fn digest<K: Serialize>(object: &K) -> u64 {
+pub(crate) fn digest<K: Serialize>(object: &K) -> u64 {
     let mut hasher = DefaultHasher::new();
     document(object).to_string().hash(&mut hasher);
     hasher.finish()

@@ -1,6 +1,7 @@
 //! A Klusterlet that is not being deleted (its cleanup finalizer is in place): every
 //! rendered object by server-side apply, then the status conditions — each write made
-//! only when something changed, so an unchanged Klusterlet costs reads only.
+//! only when something changed ([`LastApplied`](fleetctl_kube::LastApplied) for the
+//! rendered objects), so an unchanged Klusterlet costs reads only.
 
 use std::time::Duration;
 
@@ -82,30 +83,34 @@ async fn install(ctx: &Context, desired: &Desired) -> Result<Vec<Deployment>, Op
         OPERATOR.apply(&crds, &desired.crd).await?;
     }
     for namespace in &desired.namespaces {
-        OPERATOR.apply(&Api::<Namespace>::all(client.clone()), namespace).await?;
+        ctx.applied.apply(OPERATOR, &Api::<Namespace>::all(client.clone()), namespace).await?;
     }
     for secret in &desired.secrets {
-        OPERATOR.apply(&Api::<Secret>::namespaced(client.clone(), &namespace_of(secret)), secret).await?;
+        ctx.applied.apply(OPERATOR, &Api::<Secret>::namespaced(client.clone(), &namespace_of(secret)), secret).await?;
     }
     for account in &desired.service_accounts {
-        OPERATOR.apply(&Api::<ServiceAccount>::namespaced(client.clone(), &namespace_of(account)), account).await?;
+        ctx.applied
+            .apply(OPERATOR, &Api::<ServiceAccount>::namespaced(client.clone(), &namespace_of(account)), account)
+            .await?;
     }
     for role in &desired.cluster_roles {
-        OPERATOR.apply(&Api::<ClusterRole>::all(client.clone()), role).await?;
+        ctx.applied.apply(OPERATOR, &Api::<ClusterRole>::all(client.clone()), role).await?;
     }
     for binding in &desired.cluster_role_bindings {
-        OPERATOR.apply(&Api::<ClusterRoleBinding>::all(client.clone()), binding).await?;
+        ctx.applied.apply(OPERATOR, &Api::<ClusterRoleBinding>::all(client.clone()), binding).await?;
     }
     for role in &desired.roles {
-        OPERATOR.apply(&Api::<Role>::namespaced(client.clone(), &namespace_of(role)), role).await?;
+        ctx.applied.apply(OPERATOR, &Api::<Role>::namespaced(client.clone(), &namespace_of(role)), role).await?;
     }
     for binding in &desired.role_bindings {
-        OPERATOR.apply(&Api::<RoleBinding>::namespaced(client.clone(), &namespace_of(binding)), binding).await?;
+        ctx.applied
+            .apply(OPERATOR, &Api::<RoleBinding>::namespaced(client.clone(), &namespace_of(binding)), binding)
+            .await?;
     }
     let mut deployments = Vec::with_capacity(desired.deployments.len());
     for deployment in &desired.deployments {
         let api = Api::<Deployment>::namespaced(client.clone(), &namespace_of(deployment));
-        deployments.push(OPERATOR.apply(&api, deployment).await?);
+        deployments.push(ctx.applied.apply(OPERATOR, &api, deployment).await?);
     }
     Ok(deployments)
 }

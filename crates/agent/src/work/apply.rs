@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use fleetctl_kube::LastApplied;
 use fleetctl_kube::errors::chain;
 use fleetctl_kube::resolve::{
     Kinds, Missing, ResolveError, Resolved, Resolver, Target, await_established, defined_kind,
@@ -167,7 +168,12 @@ fn unresolved_meta(target: &Target, ordinal: i32) -> ManifestResourceMeta {
 
 /// Applies every manifest of `work` in order and says what happened to each. One
 /// manifest failing does not stop the others.
-pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork) -> Vec<ManifestOutcome> {
+pub async fn apply_manifests(
+    client: &Client,
+    kinds: &Kinds,
+    applied: &LastApplied,
+    work: &ManifestWork,
+) -> Vec<ManifestOutcome> {
     let mut resolver = Resolver::new(client, kinds);
     // CRDs this pass applied that later manifests may need: (group, kind, CRD name).
     let mut pending_crds: Vec<(String, String, String)> = Vec::new();
@@ -208,7 +214,7 @@ pub async fn apply_manifests(client: &Client, kinds: &Kinds, work: &ManifestWork
             namespace: resolved.namespace.clone().unwrap_or_default(),
         };
         let strategy = strategy_for(&work.spec.manifest_configs, &identity(&resolved));
-        let outcome = apply_one(client, &resolved, &manifest.0, &strategy).await;
+        let outcome = apply_one(client, applied, &resolved, &manifest.0, &strategy).await;
         if matches!(&outcome, Err(ManifestError::Rejected(status)) if status.is_not_found()) {
             // The kind went away since we learned it: look again next time.
             kinds.forget(&target.gvk);
@@ -304,6 +310,7 @@ enum Applied {
 
 async fn apply_one(
     client: &Client,
+    applied: &LastApplied,
     resolved: &Resolved,
     manifest: &Value,
     strategy: &Strategy,
@@ -322,7 +329,19 @@ async fn apply_one(
     let mut params = PatchParams::apply(field_manager);
     params.force = force;
     let body = resolved.body(manifest);
-    Ok(Applied::Object(Box::new(api.patch(&resolved.name, &params, &Patch::Apply(&body)).await?)))
+    let key = format!("{}/{}/{}", api_path(resolved), resolved.namespace.as_deref().unwrap_or_default(), resolved.name);
+    let digest = LastApplied::digest(&(&body, field_manager, force));
+    let read = || async { api.get_opt(&resolved.name).await.map_err(ManifestError::from) };
+    let apply =
+        || async { api.patch(&resolved.name, &params, &Patch::Apply(&body)).await.map_err(ManifestError::from) };
+    let object = applied.apply_with(key, digest, ResourceExt::resource_version, read, apply).await?;
+    Ok(Applied::Object(Box::new(object)))
+}
+
+/// The group, version and resource of an object, as its API path names them.
+fn api_path(resolved: &Resolved) -> String {
+    let resource = &resolved.resource;
+    format!("{}/{}/{}", resource.group, resource.version, resource.plural)
 }
 
 /// Whether the object of a manifest that failed to apply exists anyway.

@@ -26,11 +26,11 @@ use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZE
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
 use fleetctl_api::{AppliedManifestWork, ManifestWork};
 use fleetctl_kube::errors::chain;
-use fleetctl_kube::kube_error;
 use fleetctl_kube::reconcile;
 use fleetctl_kube::resolve::Kinds;
 use fleetctl_kube::runner::health::Health;
 use fleetctl_kube::runner::metrics::ControllerMetrics;
+use fleetctl_kube::{LastApplied, kube_error};
 
 /// How often an unchanged work is applied again, so drift on the managed cluster (an
 /// applied object edited or deleted there) is repaired and reported. Costs reads and
@@ -61,6 +61,8 @@ pub struct Context {
     pub hub_hash: String,
     /// The managed cluster's kinds, learned through discovery.
     pub kinds: Kinds,
+    /// What the passes applied: a resync applies only what changed since.
+    pub applied: LastApplied,
     /// Reconcile counters.
     pub metrics: Arc<ControllerMetrics>,
     /// Readiness: the agent is ready while its watches reach the hub.
@@ -194,7 +196,7 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
         return Ok(Action::requeue(DELETE_AGAIN));
     };
 
-    let outcomes = apply_manifests(&ctx.local, &ctx.kinds, work).await;
+    let outcomes = apply_manifests(&ctx.local, &ctx.kinds, &ctx.applied, work).await;
     let recorded = record.status.as_ref().map(|s| s.applied_resources.clone()).unwrap_or_default();
     let tracking: Vec<Tracking> = outcomes.iter().map(|o| o.tracking.clone()).collect();
     let plan = plan(&recorded, &tracking);

@@ -30,6 +30,13 @@ pub fn shared(schema: &Value) -> Arc<Value> {
     SCHEMAS.get(&schema.to_string(), || schema.clone())
 }
 
+/// A schema's `pattern`, compiled once per process: when its CRD is checked, and then at
+/// every write of the CRD's objects.
+fn compiled_pattern(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
+    static COMPILED: LazyLock<Memo<Regex>> = LazyLock::new(Memo::new);
+    COMPILED.try_get(pattern, Regex::new)
+}
+
 /// One validation failure, shaped like an upstream `field.Error` (a `StatusCause`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
@@ -306,9 +313,8 @@ impl Validator {
     /// `pattern` is an ECMA-262 expression in the schema; the RE2 subset CRDs use reads the same
     /// in Rust's regex syntax. A pattern that does not compile was refused with its CRD.
     fn pattern(&mut self, value: &Value, s: &str, schema: &Value, path: &str) {
-        static COMPILED: LazyLock<Memo<Regex>> = LazyLock::new(Memo::new);
         let Some(pattern) = schema.get("pattern").and_then(Value::as_str) else { return };
-        if COMPILED.try_get(pattern, Regex::new).is_ok_and(|re| !re.is_match(s)) {
+        if compiled_pattern(pattern).is_ok_and(|re| !re.is_match(s)) {
             self.invalid(path, value, format!("{path} in body should match '{pattern}'"));
         }
     }

@@ -75,7 +75,7 @@ fn node(schema: &Value, path: &str, bounded: Option<u64>, found: &mut Findings<'
     }
     list_type(schema, path, causes);
     if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
-        && let Err(e) = regex::Regex::new(pattern)
+        && let Err(e) = super::compiled_pattern(pattern)
     {
         causes.push(Cause::new(
             "FieldValueInvalid",
@@ -132,7 +132,7 @@ fn rules(schema: &Value, path: &str, cardinality: u64, found: &mut Findings<'_>)
     for (i, rule) in rules.iter().enumerate() {
         let field = format!("{path}.x-kubernetes-validations[{i}].rule");
         match rule.get("rule").and_then(Value::as_str) {
-            Some(source) if !source.trim().is_empty() => match Expression::compile(source) {
+            Some(source) if !source.trim().is_empty() => match Expression::memoized(source) {
                 Ok(expression) => {
                     let estimated = cost::estimate(expression.ast(), schema).saturating_mul(cardinality);
                     *found.rule_cost = found.rule_cost.saturating_add(estimated);
