@@ -83,8 +83,8 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
     let scope = scope(&plan);
     let mut sub: Subscription = if plan.from.is_none() || plan.initial_events {
         let (items, sub) = state.store.snapshot(&gr, &scope);
-        for item in items.iter().filter(|s| plan.filter.matches_stored(s)) {
-            if tx.send(line("ADDED", &encode(&plan, &item.packed.to_bytes(), &api_version))).await.is_err() {
+        for json in items.iter().map(|item| item.packed.to_bytes()).filter(|json| plan.filter.matches_json(json)) {
+            if tx.send(line("ADDED", &encode(&plan, &json, &api_version))).await.is_err() {
                 return;
             }
         }
