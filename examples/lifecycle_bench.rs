@@ -3,8 +3,11 @@
 //! the hub writes per minute with one managed cluster (every kind, through the store revision).
 //!
 //! ```sh
-//! cargo build --release && cargo run --release --example lifecycle_bench [-- ROUNDS]
+//! cargo build --release && cargo run --release --example lifecycle_bench [-- ROUNDS] [fleetctl=PATH]
 //! ```
+//!
+//! The dev environment runs the `fleetctld` beside the `fleetctl` it is given (see the
+//! README for the agents' memory as a pod runs them, from the image).
 
 #[path = "support/binary.rs"]
 mod binary;
@@ -27,8 +30,9 @@ fn median(mut values: Vec<Duration>) -> Duration {
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    let rounds: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(5);
-    let binary = binary::fleetctl(None)?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = args.iter().find(|a| !a.contains('=')).map(|n| n.parse()).transpose()?.unwrap_or(5);
+    let binary = binary::fleetctl(args.iter().find_map(|a| a.strip_prefix("fleetctl=")))?;
     let dir = tempfile::tempdir()?;
     let printer = Printer::new(&TerminalFlags::default());
     let options = up_options(&printer, binary.clone(), dir.path().to_path_buf(), 1, None, Duration::from_secs(60));

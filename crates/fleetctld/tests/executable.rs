@@ -45,3 +45,26 @@ fn a_role_without_a_cluster_fails_with_exit_1_naming_the_fix() {
     assert!(stderr.contains("/nonexistent/kubeconfig") && stderr.contains("no such file"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// The in-cluster build's link order (`build.rs`, made by `layout/generate`): each function
+/// once, the code of every role in it, and first what every role runs as it starts.
+#[test]
+fn the_link_order_lists_each_function_once_with_every_role_and_the_start_first() {
+    let order = include_str!("../layout/symbol-order.txt");
+    let names: Vec<&str> = order.lines().collect();
+    let unique: std::collections::HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(unique.len(), names.len(), "a function is listed twice");
+    assert!(names.iter().all(|name| !name.is_empty() && !name.contains(char::is_whitespace)), "one symbol per line");
+    for role in [
+        "_ZN14fleetctl_agent8operator",
+        "_ZN14fleetctl_agent12registration",
+        "_ZN14fleetctl_agent4work",
+        "_ZN14fleetctl_agent5addon",
+        "_ZN12fleetctl_hub6import",
+    ] {
+        assert!(names.iter().any(|name| name.starts_with(role)), "no function of {role} in the link order");
+    }
+    let start = names.iter().position(|name| *name == "_start").expect("the C runtime's entry is listed");
+    let operator = names.iter().position(|name| name.starts_with("_ZN14fleetctl_agent8operator")).expect("listed");
+    assert!(start < operator, "code every role runs comes before one role's");
+}
