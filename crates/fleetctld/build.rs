@@ -4,7 +4,7 @@
 //!
 //! Each role maps only the part of the executable it touches, but the kernel maps file
 //! pages 64 KiB around each fault: with the linker's default order a klusterlet agent
-//! touched a function in nearly every 64 KiB of the 8 MiB of code and so had almost all
+//! touched a function in nearly every 64 KiB of the 8.4 MiB of code and so had almost all
 //! of it resident. `layout/symbol-order.txt` (made by `layout/generate`, which records
 //! the roles under callgrind) gives the linker that order; a name it no longer finds is
 //! skipped, so a stale list costs memory, never correctness.
