@@ -64,7 +64,10 @@ impl LastApplied {
         let key = format!("{}/{}/{}", kind::<K>(), object.namespace().unwrap_or_default(), name);
         let read =
             || async { api.get_opt(&name).await.map_err(crate::kube_error(format!("reading {} {name}", kind::<K>()))) };
-        self.apply_with(key, digest(object), ResourceExt::resource_version, read, || manager.apply(api, object)).await
+        self.apply_with(key, digest(&(object, manager.0)), ResourceExt::resource_version, read, || {
+            manager.apply(api, object)
+        })
+        .await
     }
 
     /// The steps of [`LastApplied::apply`] for any object: `key` names the object, `digest`
