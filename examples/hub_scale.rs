@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use fleetctl_api::{ManagedCluster, crds};
-use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig, Settings};
+use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -38,7 +38,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> Result<()> {
     let clusters: usize = std::env::args().nth(1).map(|n| n.parse()).transpose()?.unwrap_or(1000);
     let binary = binary::fleetctld()?;
-    let server = ApiServer::start(ServerConfig { name: "hub".into(), port: 0, settings: Settings::default() }).await?;
+    let server = ApiServer::start(ServerConfig { name: "hub".into(), port: 0, ..ServerConfig::default() }).await?;
     let dir = tempfile::tempdir()?;
     let kubeconfig_path = dir.path().join("hub.kubeconfig");
     std::fs::write(&kubeconfig_path, serde_yaml::to_string(&server.kubeconfig("hub"))?)?;

@@ -19,7 +19,7 @@ use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
 use fleetctl_devcluster::node::container::Podman;
 use fleetctl_devcluster::node::process::Isolation;
 use fleetctl_devcluster::node::{InProcessCommand, InProcessRunner, RunMode};
-use fleetctl_devcluster::serve::{self, ServeOptions};
+use fleetctl_devcluster::serve::{self, NodeOptions, ServeOptions};
 use fleetctl_hub::manifests::install::{self, Install};
 use fleetctl_kube::kubeconfig::Endpoint;
 use fleetctl_kube::runner::shutdown_signal;
@@ -267,11 +267,26 @@ enum DevCommand {
 pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
         DevCommand::Serve { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman, rotate_ca } => {
-            let node_mode = node_mode.run_mode()?;
-            let podman = podman.then(Podman::from_env);
-            let rotate_ca = rotate_ca.map(CaRotation::from);
-            let options =
-                ServeOptions { kubeconfig, name, port, store, node_simulator, node_dir, node_mode, podman, rotate_ca };
+            let node = match node_simulator {
+                true => Some(NodeOptions {
+                    dir: node_dir,
+                    mode: node_mode.run_mode()?,
+                    podman: podman.then(Podman::from_env),
+                }),
+                false => None,
+            };
+            let options = ServeOptions {
+                kubeconfig: Some(kubeconfig),
+                name,
+                port,
+                bind: None,
+                serving: None,
+                client_ca_pem: None,
+                api_only: false,
+                store,
+                node,
+                rotate_ca: rotate_ca.map(CaRotation::from),
+            };
             serve::run(options).await?;
         }
         DevCommand::Up { clusters, dir, image, durable, in_process, podman, ready_timeout } => {

@@ -8,6 +8,7 @@ mod demo;
 mod describe;
 mod detach;
 pub mod dev;
+mod envtest;
 pub mod exit;
 pub mod flags;
 mod get;
@@ -27,6 +28,7 @@ mod version;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use fleetctl_devcluster::envtest::Personality;
 use thiserror::Error;
 
 use exit::{CommandError, EXIT_CODES, ExitStatus, Fault};
@@ -92,6 +94,10 @@ const REPORTING: [&str; 5] = ["import", "upgrade", "detach", "plan", "apply"];
 /// its report, with that error, is printed on stdout too, as for every other failure.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(personality) = args.first().and_then(|argv0| Personality::of(argv0)) {
+        let rest: Vec<String> = args[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        return envtest::main(personality, &rest);
+    }
     match Cli::try_parse_from(&args) {
         Ok(cli) => cli.run(),
         Err(error) => {

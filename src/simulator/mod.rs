@@ -81,7 +81,8 @@ impl SimulatedCluster {
     /// Starts the cluster's API server and kubelet (it runs nothing until something is
     /// deployed on it). Must run inside a Tokio runtime.
     pub fn start(name: &str) -> Result<Self, StartError> {
-        let config = ServerConfig { name: name.to_string(), port: 0, settings: cluster_settings() };
+        let config =
+            ServerConfig { name: name.to_string(), port: 0, settings: cluster_settings(), ..ServerConfig::default() };
         let server = InProcessServer::start(&config)?;
         let client = server.client();
         let kubelet = Some(tokio::spawn(kubelet::run(client.clone())));

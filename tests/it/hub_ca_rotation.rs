@@ -130,7 +130,8 @@ impl RotatingHub {
 /// the admin kubeconfig, trusting the current bundle, for `fleetctl describe`.
 async fn serve(dir: &std::path::Path, port: u16) -> TestCluster {
     let settings = Settings { store: Some(dir.join("store")), ..Settings::default() };
-    let cluster = TestCluster::with_config(ServerConfig { name: HUB.into(), port, settings }).await;
+    let cluster =
+        TestCluster::with_config(ServerConfig { name: HUB.into(), port, settings, ..ServerConfig::default() }).await;
     let text = kubeconfig::to_yaml(&cluster.server.kubeconfig(HUB));
     std::fs::write(dir.join(KUBECONFIG), text).expect("hub kubeconfig");
     cluster

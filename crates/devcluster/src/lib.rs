@@ -4,5 +4,6 @@
 pub mod apiserver;
 mod dial;
 pub mod env;
+pub mod envtest;
 pub mod node;
 pub mod serve;

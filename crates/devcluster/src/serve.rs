@@ -5,32 +5,47 @@ use std::path::{Path, PathBuf};
 use fleetctl_kube::kubeconfig;
 use kube::config::KubeConfigOptions;
 
-use super::apiserver::{ApiServer, CaRotation, SecurityError, ServerConfig, Settings, StartError, rotate_ca};
+use super::apiserver::{ApiServer, CaRotation, CertKey, SecurityError, ServerConfig, Settings, StartError, rotate_ca};
 use super::node::container::Podman;
 use super::node::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
 
 /// What `dev serve` needs.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
-    /// Where to write the kubeconfig once the server is ready.
-    pub kubeconfig: PathBuf,
+    /// Where to write the admin kubeconfig once the server is ready (`None`: nowhere, as
+    /// for envtest, which brings its own client certificates).
+    pub kubeconfig: Option<PathBuf>,
     /// Name of the cluster, user and context in the kubeconfig.
     pub name: String,
-    /// Port on 127.0.0.1 (0: any free port).
+    /// Port (0: any free port).
     pub port: u16,
+    /// Address to listen on (`None`: 127.0.0.1).
+    pub bind: Option<std::net::IpAddr>,
+    /// A serving certificate and key of the caller's, instead of one the cluster CA signs.
+    pub serving: Option<CertKey>,
+    /// CAs trusted for client certificates besides the cluster's own, PEM.
+    pub client_ca_pem: Option<String>,
+    /// An API server alone: none of kube-controller-manager's controllers (as envtest runs
+    /// kube-apiserver).
+    pub api_only: bool,
     /// Directory of the durable store; `None` keeps objects in memory only.
     pub store: Option<PathBuf>,
-    /// Run the node simulator, so that Deployments really run (off: they are only stored,
+    /// The node simulator, so that Deployments really run (`None`: they are only stored,
     /// and whoever wants a status writes it).
-    pub node_simulator: bool,
-    /// The simulator's directory for logs and Pod kubeconfigs (default: the kubeconfig's).
-    pub node_dir: Option<PathBuf>,
-    /// How the simulator runs the containers of the in-cluster image.
-    pub node_mode: RunMode,
-    /// Where the simulator runs images of local podman storage as containers.
-    pub podman: Option<Podman>,
+    pub node: Option<NodeOptions>,
     /// A step of rotating the cluster's CA, taken on `store` before the server starts.
     pub rotate_ca: Option<CaRotation>,
+}
+
+/// How the node simulator of `dev serve` runs.
+#[derive(Debug, Clone)]
+pub struct NodeOptions {
+    /// The simulator's directory for logs and Pod kubeconfigs (default: the kubeconfig's).
+    pub dir: Option<PathBuf>,
+    /// How the simulator runs the containers of the in-cluster image.
+    pub mode: RunMode,
+    /// Where the simulator runs images of local podman storage as containers.
+    pub podman: Option<Podman>,
 }
 
 /// Why `dev serve` stopped with an error.
@@ -77,18 +92,29 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         rotate_ca(store, &options.name, step).map_err(ServeError::RotateCa)?;
         tracing::info!(?step, "took a CA rotation step");
     }
-    let settings = Settings { store: options.store.clone(), ..Settings::default() };
-    let server = ApiServer::start(ServerConfig { name: options.name.clone(), port: options.port, settings }).await?;
+    let settings =
+        Settings { store: options.store.clone(), controller_manager: !options.api_only, ..Settings::default() };
+    let server = ApiServer::start(ServerConfig {
+        name: options.name.clone(),
+        port: options.port,
+        bind: options.bind,
+        serving: options.serving.clone(),
+        client_ca_pem: options.client_ca_pem.clone(),
+        settings,
+    })
+    .await?;
     // The simulator starts before the kubeconfig appears: whoever waits for the file
     // (`dev up`) gets a cluster whose Deployments run.
-    let simulator = match options.node_simulator {
-        true => Some(Kubelet::start(&options, &server).await?),
-        false => None,
+    let simulator = match &options.node {
+        Some(node) => Some(Kubelet::start(&options, node, &server).await?),
+        None => None,
     };
-    let config = kubeconfig::to_yaml(&server.kubeconfig(&options.name));
-    write_private(&options.kubeconfig, config.as_bytes())
-        .map_err(|source| ServeError::Kubeconfig { path: options.kubeconfig.clone(), source })?;
-    tracing::info!(url = %server.url(), kubeconfig = %options.kubeconfig.display(), "api server ready");
+    if let Some(path) = &options.kubeconfig {
+        let config = kubeconfig::to_yaml(&server.kubeconfig(&options.name));
+        write_private(path, config.as_bytes())
+            .map_err(|source| ServeError::Kubeconfig { path: path.clone(), source })?;
+    }
+    tracing::info!(url = %server.url(), kubeconfig = ?options.kubeconfig, "api server ready");
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = terminate.recv() => {}
@@ -123,7 +149,7 @@ impl Drop for Kubelet {
 }
 
 impl Kubelet {
-    async fn start(options: &ServeOptions, server: &ApiServer) -> Result<Self, ServeError> {
+    async fn start(options: &ServeOptions, node: &NodeOptions, server: &ApiServer) -> Result<Self, ServeError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("kubelet")
@@ -132,10 +158,10 @@ impl Kubelet {
             .map_err(ServeError::NodeRuntime)?;
         let kubeconfig = server.kubeconfig(&options.name);
         let (name, server_url, service_addr) = (options.name.clone(), server.url(), server.service_addr());
-        let (podman, ca_pem, mode) = (options.podman.clone(), server.ca_pem().to_string(), options.node_mode.clone());
-        let dir = match &options.node_dir {
+        let (podman, ca_pem, mode) = (node.podman.clone(), server.ca_pem().to_string(), node.mode.clone());
+        let dir = match &node.dir {
             Some(dir) => dir.clone(),
-            None => options.kubeconfig.parent().map(Path::to_path_buf).unwrap_or_default(),
+            None => options.kubeconfig.as_deref().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
         };
         // The client is made on the kubelet's runtime: a client's request queue runs where
         // the client is made.

@@ -19,7 +19,7 @@ impl TestCluster {
 
     /// A fresh cluster with the given settings; the client is the admin (`system:masters`).
     pub async fn with_settings(settings: Settings) -> Self {
-        Self::with_config(ServerConfig { name: "test".into(), port: 0, settings }).await
+        Self::with_config(ServerConfig { name: "test".into(), port: 0, settings, ..ServerConfig::default() }).await
     }
 
     /// A cluster started as `config` says (a durable store and a port: a restart).

@@ -1,11 +1,10 @@
 //! The columns kube-apiserver prints built-in kinds with (`pkg/printers/internalversion`),
 //! each cell computed from the object as upstream computes it: a Pod's READY and
 //! STATUS, a Deployment's READY/UP-TO-DATE/AVAILABLE, a Node's STATUS and ROLES, a
-//! Secret's TYPE and DATA… Kinds without a table here print Name and Age.
+//! Secret's TYPE and DATA… Each kind's descriptor (`kinds`) names its columns; a kind
+//! with none prints Name and Age.
 
 use serde_json::{Value, json};
-
-use super::registry::ResourceType;
 
 /// Computes one cell from an object at a time.
 pub type Cell = fn(&Value, jiff::Timestamp) -> Value;
@@ -496,124 +495,149 @@ const CONTAINERS: BuiltinColumn = column("Containers", "string", 1, containers_c
 const IMAGES: BuiltinColumn = column("Images", "string", 1, images_cell);
 const SELECTOR: BuiltinColumn = column("Selector", "string", 1, selector_cell);
 
-/// The columns of a built-in kind, if upstream prints more than Name and Age.
-pub fn of(rt: &ResourceType) -> Option<Vec<BuiltinColumn>> {
-    let columns = match (rt.group.as_str(), rt.plural.as_str()) {
-        ("", "pods") => vec![
-            NAME,
-            column("Ready", "string", 0, pod_ready),
-            column("Status", "string", 0, pod_status),
-            column("Restarts", "string", 0, pod_restarts),
-            AGE,
-            column("IP", "string", 1, pod_ip),
-            column("Node", "string", 1, pod_node),
-            column("Nominated Node", "string", 1, pod_nominated),
-            column("Readiness Gates", "string", 1, pod_gates),
-        ],
-        ("apps", "deployments") => vec![
-            NAME,
-            column("Ready", "string", 0, deploy_ready),
-            column("Up-to-date", "integer", 0, updated),
-            column("Available", "integer", 0, available),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-            SELECTOR,
-        ],
-        ("apps", "replicasets") => vec![
-            NAME,
-            column("Desired", "integer", 0, desired),
-            column("Current", "integer", 0, current),
-            column("Ready", "integer", 0, ready_count),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-            SELECTOR,
-        ],
-        ("batch", "jobs") => vec![
-            NAME,
-            column("Status", "string", 0, job_status),
-            column("Completions", "string", 0, job_completions),
-            column("Duration", "string", 0, job_duration),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-            SELECTOR,
-        ],
-        ("batch", "cronjobs") => vec![
-            NAME,
-            column("Schedule", "string", 0, cron_schedule),
-            column("Timezone", "string", 0, cron_time_zone),
-            column("Suspend", "boolean", 0, cron_suspend),
-            column("Active", "integer", 0, cron_active),
-            column("Last Schedule", "string", 0, cron_last_schedule),
-            AGE,
-        ],
-        ("apps", "statefulsets") => vec![NAME, column("Ready", "string", 0, deploy_ready), AGE],
-        ("", "nodes") => vec![
-            NAME,
-            column("Status", "string", 0, node_status),
-            column("Roles", "string", 0, node_roles),
-            AGE,
-            column("Version", "string", 0, node_version),
-            column("Internal-IP", "string", 1, node_internal_ip),
-            column("External-IP", "string", 1, node_external_ip),
-            column("OS-Image", "string", 1, node_os_image),
-            column("Kernel-Version", "string", 1, node_kernel),
-            column("Container-Runtime", "string", 1, node_runtime),
-        ],
-        ("", "services") => vec![
-            NAME,
-            column("Type", "string", 0, service_type),
-            column("Cluster-IP", "string", 0, cluster_ip),
-            column("External-IP", "string", 0, external_ip),
-            column("Port(s)", "string", 0, service_ports),
-            AGE,
-        ],
-        ("", "endpoints") => vec![NAME, column("Endpoints", "string", 0, endpoints), AGE],
-        ("", "namespaces") => vec![NAME, column("Status", "string", 0, phase), AGE],
-        ("", "resourcequotas") => {
-            vec![NAME, AGE, column("Request", "string", 0, quota_request), column("Limit", "string", 0, quota_limit)]
-        }
-        ("", "secrets") => {
-            vec![NAME, column("Type", "string", 0, secret_type), column("Data", "integer", 0, data), AGE]
-        }
-        ("", "configmaps") => vec![NAME, column("Data", "integer", 0, data), AGE],
-        ("", "serviceaccounts") => vec![NAME, column("Secrets", "integer", 0, secrets), AGE],
-        ("", "events") => vec![
-            column("Last Seen", "string", 0, event_last_seen),
-            column("Type", "string", 0, event_type),
-            column("Reason", "string", 0, event_reason),
-            column("Object", "string", 0, event_object),
-            column("Message", "string", 0, event_message),
-            column("Count", "integer", 1, event_count),
-            column("Name", "string", 1, name),
-        ],
-        ("coordination.k8s.io", "leases") => vec![NAME, column("Holder", "string", 0, holder), AGE],
-        ("certificates.k8s.io", "certificatesigningrequests") => vec![
-            NAME,
-            AGE,
-            column("SignerName", "string", 0, signer),
-            column("Requestor", "string", 0, requestor),
-            column("RequestedDuration", "string", 0, requested_duration),
-            column("Condition", "string", 0, csr_condition),
-        ],
-        ("apiextensions.k8s.io", "customresourcedefinitions")
-        | ("rbac.authorization.k8s.io", "roles" | "clusterroles") => {
-            vec![NAME, column("Created At", "date", 0, created_at)]
-        }
-        ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => vec![
-            NAME,
-            column("Role", "string", 0, binding_role),
-            AGE,
-            column("Users", "string", 1, users),
-            column("Groups", "string", 1, groups),
-            column("ServiceAccounts", "string", 1, service_accounts),
-        ],
-        _ => return None,
-    };
-    Some(columns)
-}
+/// Pods.
+pub const PODS: &[BuiltinColumn] = &[
+    NAME,
+    column("Ready", "string", 0, pod_ready),
+    column("Status", "string", 0, pod_status),
+    column("Restarts", "string", 0, pod_restarts),
+    AGE,
+    column("IP", "string", 1, pod_ip),
+    column("Node", "string", 1, pod_node),
+    column("Nominated Node", "string", 1, pod_nominated),
+    column("Readiness Gates", "string", 1, pod_gates),
+];
+
+/// Deployments.
+pub const DEPLOYMENTS: &[BuiltinColumn] = &[
+    NAME,
+    column("Ready", "string", 0, deploy_ready),
+    column("Up-to-date", "integer", 0, updated),
+    column("Available", "integer", 0, available),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    SELECTOR,
+];
+
+/// ReplicaSets.
+pub const REPLICA_SETS: &[BuiltinColumn] = &[
+    NAME,
+    column("Desired", "integer", 0, desired),
+    column("Current", "integer", 0, current),
+    column("Ready", "integer", 0, ready_count),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    SELECTOR,
+];
+
+/// Jobs.
+pub const JOBS: &[BuiltinColumn] = &[
+    NAME,
+    column("Status", "string", 0, job_status),
+    column("Completions", "string", 0, job_completions),
+    column("Duration", "string", 0, job_duration),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    SELECTOR,
+];
+
+/// CronJobs.
+pub const CRON_JOBS: &[BuiltinColumn] = &[
+    NAME,
+    column("Schedule", "string", 0, cron_schedule),
+    column("Timezone", "string", 0, cron_time_zone),
+    column("Suspend", "boolean", 0, cron_suspend),
+    column("Active", "integer", 0, cron_active),
+    column("Last Schedule", "string", 0, cron_last_schedule),
+    AGE,
+];
+
+/// StatefulSets.
+pub const STATEFUL_SETS: &[BuiltinColumn] = &[NAME, column("Ready", "string", 0, deploy_ready), AGE];
+
+/// Nodes.
+pub const NODES: &[BuiltinColumn] = &[
+    NAME,
+    column("Status", "string", 0, node_status),
+    column("Roles", "string", 0, node_roles),
+    AGE,
+    column("Version", "string", 0, node_version),
+    column("Internal-IP", "string", 1, node_internal_ip),
+    column("External-IP", "string", 1, node_external_ip),
+    column("OS-Image", "string", 1, node_os_image),
+    column("Kernel-Version", "string", 1, node_kernel),
+    column("Container-Runtime", "string", 1, node_runtime),
+];
+
+/// Services.
+pub const SERVICES: &[BuiltinColumn] = &[
+    NAME,
+    column("Type", "string", 0, service_type),
+    column("Cluster-IP", "string", 0, cluster_ip),
+    column("External-IP", "string", 0, external_ip),
+    column("Port(s)", "string", 0, service_ports),
+    AGE,
+];
+
+/// Endpoints.
+pub const ENDPOINTS: &[BuiltinColumn] = &[NAME, column("Endpoints", "string", 0, endpoints), AGE];
+
+/// Namespaces.
+pub const NAMESPACES: &[BuiltinColumn] = &[NAME, column("Status", "string", 0, phase), AGE];
+
+/// ResourceQuotas.
+pub const RESOURCE_QUOTAS: &[BuiltinColumn] =
+    &[NAME, AGE, column("Request", "string", 0, quota_request), column("Limit", "string", 0, quota_limit)];
+
+/// Secrets.
+pub const SECRETS: &[BuiltinColumn] =
+    &[NAME, column("Type", "string", 0, secret_type), column("Data", "integer", 0, data), AGE];
+
+/// ConfigMaps.
+pub const CONFIG_MAPS: &[BuiltinColumn] = &[NAME, column("Data", "integer", 0, data), AGE];
+
+/// ServiceAccounts.
+pub const SERVICE_ACCOUNTS: &[BuiltinColumn] = &[NAME, column("Secrets", "integer", 0, secrets), AGE];
+
+/// core/v1 Events.
+pub const EVENTS: &[BuiltinColumn] = &[
+    column("Last Seen", "string", 0, event_last_seen),
+    column("Type", "string", 0, event_type),
+    column("Reason", "string", 0, event_reason),
+    column("Object", "string", 0, event_object),
+    column("Message", "string", 0, event_message),
+    column("Count", "integer", 1, event_count),
+    column("Name", "string", 1, name),
+];
+
+/// Leases.
+pub const LEASES: &[BuiltinColumn] = &[NAME, column("Holder", "string", 0, holder), AGE];
+
+/// CertificateSigningRequests.
+pub const CSRS: &[BuiltinColumn] = &[
+    NAME,
+    AGE,
+    column("SignerName", "string", 0, signer),
+    column("Requestor", "string", 0, requestor),
+    column("RequestedDuration", "string", 0, requested_duration),
+    column("Condition", "string", 0, csr_condition),
+];
+
+/// CRDs, Roles and ClusterRoles.
+pub const CREATED_AT: &[BuiltinColumn] = &[NAME, column("Created At", "date", 0, created_at)];
+
+/// RoleBindings and ClusterRoleBindings.
+pub const BINDINGS: &[BuiltinColumn] = &[
+    NAME,
+    column("Role", "string", 0, binding_role),
+    AGE,
+    column("Users", "string", 1, users),
+    column("Groups", "string", 1, groups),
+    column("ServiceAccounts", "string", 1, service_accounts),
+];
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@
 
 mod admission;
 mod auth;
-mod builtin;
+mod callout;
 mod cel;
 mod clock;
 mod columns;
@@ -78,10 +78,10 @@ const SEEDED_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// The port could not be bound.
-    #[error("binding 127.0.0.1:{port}")]
+    #[error("binding {addr}")]
     Bind {
-        /// The port asked for.
-        port: u16,
+        /// The address asked for.
+        addr: SocketAddr,
         /// The cause.
         #[source]
         source: std::io::Error,
@@ -117,8 +117,16 @@ pub enum StartError {
 pub struct ServerConfig {
     /// The cluster's name (it names the CA).
     pub name: String,
-    /// Port on 127.0.0.1; 0 picks a free one.
+    /// Port to listen on; 0 picks a free one.
     pub port: u16,
+    /// Address to listen on (`None`: 127.0.0.1).
+    pub bind: Option<std::net::IpAddr>,
+    /// A serving certificate of the caller's (kube-apiserver's `--tls-cert-file`), instead
+    /// of one the cluster CA signs.
+    pub serving: Option<CertKey>,
+    /// CAs trusted for client certificates besides the cluster's own
+    /// (kube-apiserver's `--client-ca-file`), PEM.
+    pub client_ca_pem: Option<String>,
     /// Behaviour settings.
     pub settings: Settings,
 }
@@ -158,16 +166,20 @@ impl ApiServer {
     pub async fn start(config: ServerConfig) -> Result<Self, StartError> {
         let (state, notices) = prepare(&config)?;
         let admin = state.security.pki.client(ADMIN_USER, &[auth::MASTERS]).map_err(security::SecurityError::from)?;
-        let tls = tls::acceptor(&state.security.serving, state.security.pki.trust_bundle())?;
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
-            .await
-            .map_err(|source| StartError::Bind { port: config.port, source })?;
-        let addr = listener.local_addr().map_err(|source| StartError::Bind { port: config.port, source })?;
+        let serving = config.serving.as_ref().unwrap_or(&state.security.serving);
+        let client_cas =
+            format!("{}{}", state.security.pki.trust_bundle(), config.client_ca_pem.as_deref().unwrap_or(""));
+        let tls = tls::acceptor(serving, &client_cas)?;
+        let asked = SocketAddr::new(config.bind.unwrap_or(std::net::Ipv4Addr::LOCALHOST.into()), config.port);
+        let listener =
+            tokio::net::TcpListener::bind(asked).await.map_err(|source| StartError::Bind { addr: asked, source })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: asked, source })?;
         services::ensure_kubernetes(&state, addr.port())
             .map_err(|source| StartError::Seed { name: "services/kubernetes".into(), source })?;
-        let service_listener = tokio::net::TcpListener::bind((SERVICE_HOST, addr.port()))
+        let service_addr = SocketAddr::new(SERVICE_HOST.into(), addr.port());
+        let service_listener = tokio::net::TcpListener::bind(service_addr)
             .await
-            .map_err(|source| StartError::Bind { port: addr.port(), source })?;
+            .map_err(|source| StartError::Bind { addr: service_addr, source })?;
         let controllers = tokio::spawn(controllers::run(state.clone(), notices));
         let app = http::service(http::Http::new(state.clone(), addr.to_string()));
         let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -253,6 +265,7 @@ fn prepare(config: &ServerConfig) -> Result<(Arc<ApiState>, StoreNotices), Start
     });
     serve_stored_crds(&state);
     seed(&state)?;
+    publish_client_ca(&state, config.client_ca_pem.as_deref())?;
     state.store.start_watch_cache();
     Ok((state, notices))
 }
@@ -283,6 +296,26 @@ fn seed(state: &ApiState) -> Result<(), StartError> {
             .map_err(|source| StartError::Seed { name: format!("defaults of namespace {name}"), source })?;
     }
     Ok(())
+}
+
+/// `kube-system/extension-apiserver-authentication`, which kube-apiserver keeps at every
+/// start: the CAs whose client certificates it accepts, for the servers it delegates to
+/// (aggregated API servers and webhooks built on the generic apiserver read it).
+fn publish_client_ca(state: &ApiState, client_ca_pem: Option<&str>) -> Result<(), StartError> {
+    const NAME: &str = "extension-apiserver-authentication";
+    let seed_error = |source| StartError::Seed { name: format!("configmaps/{NAME}"), source };
+    let Some(rt) = state.registry.get("", "v1", "configmaps") else { return Ok(()) };
+    let bundle = format!("{}{}", state.security.pki.trust_bundle(), client_ca_pem.unwrap_or(""));
+    let object = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": NAME, "namespace": "kube-system"}, "data": {"client-ca-file": bundle}});
+    let opts = resource::WriteOptions::default();
+    match state.create(&rt, Some("kube-system"), object.clone(), &opts) {
+        Err(e) if e.code == 409 => state
+            .write(&rt, Some("kube-system"), NAME, None, &opts, None, &mut |_| Ok(object.clone()))
+            .map(|_| ())
+            .map_err(seed_error),
+        other => other.map(|_| ()).map_err(seed_error),
+    }
 }
 
 /// Serves the resources of the CRDs a durable store held.

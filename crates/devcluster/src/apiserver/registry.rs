@@ -7,6 +7,9 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use serde_json::Value;
 
+use super::kinds::{Allocate, BUILTIN, Kind};
+use super::strategy::{Default, Strategy};
+
 /// Subresources a resource type serves.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Subresources {
@@ -25,8 +28,8 @@ pub struct Subresources {
 /// Where a resource type comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Origin {
-    /// Compiled into the server; strategic merge patch is available.
-    Builtin,
+    /// Compiled into the server (strategic merge patch is available), with its descriptor.
+    Builtin(&'static Kind),
     /// Served from a CustomResourceDefinition; `schema` is that version's `openAPIV3Schema`.
     Custom {
         /// The CRD's name (`<plural>.<group>`).
@@ -110,14 +113,30 @@ impl ResourceType {
 
     /// Whether this is a built-in type (strategic merge patch applies).
     pub fn is_builtin(&self) -> bool {
-        matches!(self.origin, Origin::Builtin)
+        matches!(self.origin, Origin::Builtin(_))
     }
 
     /// The structural schema of a custom resource version.
     pub fn schema(&self) -> Option<&Value> {
         match &self.origin {
             Origin::Custom { schema, .. } => schema.as_deref(),
-            Origin::Builtin => None,
+            Origin::Builtin(_) => None,
+        }
+    }
+
+    /// The strategy of its kind, or the default one of custom resources.
+    pub fn strategy(&self) -> &'static dyn Strategy {
+        match &self.origin {
+            Origin::Builtin(kind) => kind.strategy,
+            Origin::Custom { .. } => &Default,
+        }
+    }
+
+    /// What a write of it needs allocated among the stored objects, if anything.
+    pub fn allocate(&self) -> Option<Allocate> {
+        match &self.origin {
+            Origin::Builtin(kind) => kind.allocate,
+            Origin::Custom { .. } => None,
         }
     }
 
@@ -152,8 +171,8 @@ impl Registry {
     /// A registry holding the built-in types.
     pub fn with_builtins() -> Self {
         let registry = Self::default();
-        for resource in super::builtin::types() {
-            registry.insert(resource);
+        for kind in BUILTIN {
+            registry.insert(kind.resource_type());
         }
         registry
     }

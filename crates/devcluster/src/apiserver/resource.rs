@@ -19,7 +19,6 @@ use super::schema;
 use super::state::ApiState;
 use super::status::{ApiError, Cause, deleted_status};
 use super::store::{CommitError, Expect, Stored, key};
-use super::strategy;
 
 /// How a write should be carried out.
 #[derive(Debug, Clone, Default)]
@@ -82,7 +81,7 @@ pub struct DeleteOptions {
     /// `preconditions.resourceVersion`.
     pub resource_version: Option<String>,
     /// `gracePeriodSeconds`: how long a Pod's containers have to stop (see
-    /// [`kinds::deletion_grace`]).
+    /// [`Strategy::deletion_grace`](super::strategy::Strategy::deletion_grace)).
     pub grace_period: Option<i64>,
     /// `dryRun=All`.
     pub dry_run: bool,
@@ -270,13 +269,9 @@ impl ApiState {
         } else {
             meta.remove("generation");
         }
-        if rt.subresources.status
-            && let Some(map) = object.as_object_mut()
-        {
-            map.remove("status");
-        }
         let name = object::name(&object).unwrap_or_default().to_string();
-        let strategy = strategy::of(rt);
+        let strategy = rt.strategy();
+        reset_status_on_create(rt, &mut object);
         check_builtin_fields(rt, &object, opts)?;
         strategy.prepare_create(&mut object);
         let writer = opts.writer();
@@ -292,20 +287,23 @@ impl ApiState {
             user: &writer,
             dry_run: opts.dry_run,
         };
-        // A patched object is defaulted again, as upstream decodes it.
+        // A patched object is defaulted again, as upstream decodes it; and its status is
+        // reset after admission, as upstream's `PrepareForCreate` runs after the mutating
+        // webhooks (a webhook's patch of `.status` is not validated, nor kept).
         if self.admission.mutating.mutate(self, &request, &mut object, admitted)? {
+            reset_status_on_create(rt, &mut object);
             check_builtin_fields(rt, &object, opts)?;
             strategy.prepare_create(&mut object);
         }
-        let mut causes: Vec<Cause> = kinds::check_name(rt, &name).into_iter().collect();
+        let mut causes: Vec<Cause> = strategy.check_name(&name).into_iter().collect();
         causes.extend(self.custom_schema(rt, &mut object, None, opts)?);
         causes.extend(strategy.validate_create(&object));
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
         }
-        kinds::on_create(rt, &mut object, opts.user.as_ref())?;
-        if kinds::is(rt, "", "services") {
-            super::services::allocate(self, &mut object)?;
+        strategy.finish_create(&mut object, opts.user.as_ref())?;
+        if let Some(allocate) = rt.allocate() {
+            allocate(self, &mut object)?;
         }
         object::drop_empty_metadata(&mut object);
         Ok(object)
@@ -532,7 +530,7 @@ impl ApiState {
             }
             let gr = rt.group_resource();
             let k = key(namespace, name);
-            let result = if kinds::deletion_complete(rt, &next) {
+            let result = if deletion_complete(rt, &next) {
                 self.store.remove(&gr, &k, current.rv).map(|_| Written::new(200, next.clone()))
             } else {
                 self.store.put(&gr, &k, Expect::Rv(current.rv), next).map(|stored| Written::new(200, stored.value()))
@@ -569,11 +567,10 @@ impl ApiState {
         let name = object::name(old).unwrap_or_default().to_string();
         let mut next = match subresource {
             Some("status") if rt.subresources.status => with_field(old, "status", new.get("status")),
-            Some("approval") if rt.subresources.approval => kinds::approval(old, &new)?,
-            Some("finalize") if rt.subresources.finalize => kinds::finalize(old, &new),
-            Some(other) => {
-                return Err(ApiError::method_not_allowed("update", &format!("{}/{other}", rt.plural)));
-            }
+            Some(other) => match rt.strategy().update_subresource(other, old, &new) {
+                Some(next) => next?,
+                None => return Err(ApiError::method_not_allowed("update", &format!("{}/{other}", rt.plural))),
+            },
             None => {
                 let mut next = new;
                 if rt.subresources.status {
@@ -597,7 +594,11 @@ impl ApiState {
                 user: &writer,
                 dry_run: opts.dry_run,
             };
-            self.admission.mutating.mutate(self, &request, &mut next, admitted)?;
+            // Upstream's `PrepareForUpdate` keeps the stored status after the mutating
+            // webhooks: an update of the main resource never changes it.
+            if self.admission.mutating.mutate(self, &request, &mut next, admitted)? && rt.subresources.status {
+                next = with_field(&next, "status", old.get("status"));
+            }
         }
         if let Some(cause) = new_finalizers_while_deleting(old, &next) {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, vec![cause]));
@@ -609,7 +610,7 @@ impl ApiState {
         }
         if subresource.is_none() {
             check_builtin_fields(rt, &next, opts)?;
-            let strategy = strategy::of(rt);
+            let strategy = rt.strategy();
             strategy.prepare_update(old, &mut next);
             let mut causes = self.custom_schema(rt, &mut next, Some(old), opts)?;
             causes.extend(strategy.validate_update(old, &next));
@@ -617,9 +618,9 @@ impl ApiState {
                 return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
             }
         }
-        kinds::on_update(rt, old, &mut next)?;
-        if subresource.is_none() && kinds::is(rt, "", "services") {
-            super::services::allocate(self, &mut next)?;
+        rt.strategy().finish_update(old, &mut next)?;
+        if let Some(allocate) = rt.allocate().filter(|_| subresource.is_none()) {
+            allocate(self, &mut next)?;
         }
         object::drop_empty_metadata(&mut next);
         Ok(next)
@@ -654,7 +655,8 @@ impl ApiState {
                     dry_run: opts.dry_run,
                 },
             )?;
-            let grace = kinds::deletion_grace(rt, &object, opts.grace_period);
+            let strategy = rt.strategy();
+            let grace = strategy.deletion_grace(&object, opts.grace_period);
             let mut finalizers = object::finalizers(&object);
             if object::deletion_timestamp(&object).is_some() {
                 // A deletion under way changes only to a shorter grace period (upstream's
@@ -663,18 +665,18 @@ impl ApiState {
                     return Ok(Written::new(200, object));
                 }
             } else {
-                match opts.propagation.unwrap_or(kinds::default_propagation(rt)) {
+                match opts.propagation.unwrap_or(Propagation::Background) {
                     Propagation::Foreground => finalizers.push(FOREGROUND.to_string()),
                     Propagation::Orphan => finalizers.push(ORPHAN.to_string()),
                     Propagation::Background => {}
                 }
-                if let Some(own) = kinds::deletion_finalizer(rt).filter(|f| !finalizers.iter().any(|have| have == f)) {
+                if let Some(own) = strategy.deletion_finalizer().filter(|f| !finalizers.iter().any(|have| have == f)) {
                     finalizers.push(own.to_string());
                 }
             }
             let gr = rt.group_resource();
             let k = key(namespace, name);
-            if finalizers.is_empty() && grace == 0 && !kinds::deletes_gracefully(rt) {
+            if finalizers.is_empty() && grace == 0 && !strategy.deletes_gracefully() {
                 let uid = object::uid(&object).unwrap_or_default().to_string();
                 if !opts.dry_run {
                     match self.store.remove(&gr, &k, current.rv) {
@@ -691,7 +693,7 @@ impl ApiState {
             let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(grace);
             meta.insert("deletionTimestamp".into(), json!(object::time(at)));
             meta.insert("deletionGracePeriodSeconds".into(), json!(grace));
-            kinds::on_delete(rt, &mut object);
+            strategy.on_delete(&mut object);
             if opts.dry_run {
                 return Ok(Written::new(200, object));
             }
@@ -756,7 +758,7 @@ fn check_builtin_fields(rt: &ResourceType, object: &Value, opts: &WriteOptions) 
             rt.kind, rt.version, rt.kind
         ))
     };
-    match strategy::unknown_field(rt, object) {
+    match kinds::unknown_field(rt, object) {
         Ok(None) => Ok(()),
         Ok(Some(field)) => Err(cannot(format!("strict decoding error: unknown field \"{field}\""))),
         Err(why) => Err(cannot(why)),
@@ -970,6 +972,28 @@ pub fn present(json: &Bytes, api_version: &str) -> Bytes {
         map.insert("apiVersion".into(), json!(api_version));
     }
     super::encoding::to_bytes(&value)
+}
+
+/// A create never sets the status of a kind with a `/status` subresource (upstream's
+/// `PrepareForCreate`), unless the kind says otherwise (a kubelet registers its Node with
+/// its status).
+fn reset_status_on_create(rt: &ResourceType, object: &mut Value) {
+    if rt.subresources.status
+        && !rt.strategy().keeps_status_on_create()
+        && let Some(map) = object.as_object_mut()
+    {
+        map.remove("status");
+    }
+}
+
+/// Whether an object marked for deletion has nothing left holding it: no finalizer, no
+/// grace period still running (a Pod's ends when its kubelet deletes it with 0), and
+/// nothing of its kind's own (a Namespace's `spec.finalizers`).
+fn deletion_complete(rt: &ResourceType, object: &Value) -> bool {
+    object::deletion_timestamp(object).is_some()
+        && object::finalizers(object).is_empty()
+        && object::deletion_grace_period(object) <= 0
+        && rt.strategy().nothing_else_holds(object)
 }
 
 #[cfg(test)]

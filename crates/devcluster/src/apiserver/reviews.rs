@@ -164,7 +164,10 @@ impl ApiState {
         let expires = jiff::Timestamp::from_second(claims.exp).map(object::time).unwrap_or_default();
         body["apiVersion"] = json!("authentication.k8s.io/v1");
         body["kind"] = json!("TokenRequest");
-        body["metadata"] = json!({"name": name, "namespace": namespace, "creationTimestamp": null});
+        // Stamped with the time the token's life is counted from, as upstream's TokenREST
+        // does (ACM's import controller renews a token a fraction of its life after it).
+        let created = jiff::Timestamp::from_second(now).map(object::time).unwrap_or_default();
+        body["metadata"] = json!({"name": name, "namespace": namespace, "creationTimestamp": created});
         body["spec"]["audiences"] = json!(audiences);
         body["spec"]["expirationSeconds"] = json!(seconds);
         body["status"] = json!({"token": token, "expirationTimestamp": expires});

@@ -26,6 +26,11 @@ pub struct Settings {
     /// `kube-controller-manager --controllers=-deployment,-replicaset`: whoever wants a
     /// Deployment status writes it).
     pub workload_controllers: bool,
+    /// Whether the controllers of kube-controller-manager run at all — garbage collection,
+    /// namespace termination, the CSR signer, default ServiceAccounts and root CA
+    /// ConfigMaps, and the workload controllers (off: an API server alone, as envtest runs
+    /// kube-apiserver; only the apiextensions server's CRD cleanup runs).
+    pub controller_manager: bool,
     /// The wall time the controllers that run on a schedule (CronJobs) read: the system's,
     /// or a [`ManualClock`](super::ManualClock)'s in tests.
     pub clock: super::Clock,
@@ -41,6 +46,7 @@ impl Default for Settings {
             git_version: "v1.32.0-fleetctl".to_string(),
             store: None,
             workload_controllers: true,
+            controller_manager: true,
             clock: super::Clock::system(),
         }
     }

@@ -81,17 +81,20 @@ impl Printer {
             Some("Object") => Include::Object,
             _ => Include::Metadata,
         };
-        let Origin::Custom { columns, .. } = &rt.origin else {
-            let columns = super::columns::of(rt)?
-                .into_iter()
-                .map(|c| Column {
-                    definition: c.definition(),
-                    type_: c.type_.to_string(),
-                    source: Source::Builtin(c.cell),
-                })
-                .collect();
-            return Some(Self { api_version, include, columns });
+        let columns = match &rt.origin {
+            Origin::Builtin(kind) if kind.columns.is_empty() => return None,
+            Origin::Builtin(kind) => kind.columns,
+            Origin::Custom { columns, .. } => return Some(Self::custom(api_version, include, columns)),
         };
+        let columns = columns
+            .iter()
+            .map(|c| Column { definition: c.definition(), type_: c.type_.to_string(), source: Source::Builtin(c.cell) })
+            .collect();
+        Some(Self { api_version, include, columns })
+    }
+
+    /// The printer of a custom resource: Name, then its declared columns (Age if none).
+    fn custom(api_version: &'static str, include: Include, columns: &[Value]) -> Self {
         let age = [json!({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"})];
         let declared = if columns.is_empty() { &age[..] } else { &columns[..] };
         let name = Column {
@@ -110,7 +113,7 @@ impl Printer {
                 source: Source::Path(parse(c["jsonPath"].as_str().unwrap_or_default())),
             }))
             .collect();
-        Some(Self { api_version, include, columns })
+        Self { api_version, include, columns }
     }
 
     /// A list (`items`, `metadata`) as a Table.

@@ -5,9 +5,8 @@
 //!   `matchConditions` (a condition that errors counts under the failure policy); the
 //!   webhook configurations and admission policies themselves are never sent to a webhook,
 //!   so a broken webhook cannot lock its own fix out;
-//! - where: `clientConfig.url`, or `clientConfig.service` (its port, 443 by default,
-//!   mapped through the Service to a ready endpoint, checked against the name
-//!   `<service>.<namespace>.svc`), always HTTPS, trusting only `caBundle`;
+//! - where: `clientConfig` (`callout`: HTTPS to its URL or Service, trusting only
+//!   `caBundle`);
 //! - what: an `admission.k8s.io/v1` AdmissionReview (a webhook must list `v1` in
 //!   `admissionReviewVersions`), with `?timeout=` the webhook's `timeoutSeconds` (10 by
 //!   default, at most 30) as the deadline;
@@ -24,46 +23,33 @@
 //!   of the main resource (not of subresources), each once (`reinvocationPolicy` is not
 //!   honoured).
 //!
-//! The write path of this server is synchronous, so a call blocks the request's thread
-//! for at most the webhook's timeout: on a multi-threaded runtime through
-//! `block_in_place`, so other requests go on being served; otherwise on a thread of its
-//! own.
-//!
 //! Webhooks run one after another in the order of their configurations' names (validating
 //! ones run in parallel upstream; the outcome is the same).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use base64::Engine;
-use bytes::Bytes;
-use http_body_util::Full;
 use k8s_openapi::api::admissionregistration::v1::{
     MatchCondition, MatchResources, MutatingWebhook, MutatingWebhookConfiguration, NamedRuleWithOperations,
     RuleWithOperations, ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig,
 };
-use k8s_openapi::api::core::v1::{Endpoints, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use parking_lot::Mutex;
-use rustls::pki_types::ServerName;
 use serde_json::{Value, json};
 
+use super::super::callout::{self, CallError, Target};
 use super::super::cel::Expression;
 use super::super::patch;
-use super::super::pki;
 use super::super::registry::GroupResource;
 use super::super::state::ApiState;
 use super::super::status::ApiError;
-use super::super::store::{Store, key};
+use super::super::store::Store;
 use super::policy::{self, read_all};
 use super::{Admitted, Operation, Plugin, Request, Seen, matching};
 
 /// The longest a webhook may take, and how long when it does not say.
 const MAX_TIMEOUT: i32 = 30;
 const DEFAULT_TIMEOUT: i32 = 10;
-/// The largest answer read from a webhook.
-const MAX_RESPONSE: usize = 3 * 1024 * 1024;
 
 /// The storage key of ValidatingWebhookConfigurations.
 pub fn validating() -> GroupResource {
@@ -274,10 +260,6 @@ fn patch_with(
     Ok(changed)
 }
 
-/// Why calling a webhook failed (the failure policy decides what that means).
-#[derive(Debug)]
-struct CallError(String);
-
 /// One webhook's say on one request: its response when it allowed the request (with the
 /// view of the request it was asked about), `None` when it does not apply (or failed under
 /// `failurePolicy: Ignore`), an error when it denied the request or failed under `Fail`.
@@ -400,67 +382,6 @@ fn denied(webhook: &str, status: &Value) -> ApiError {
     ApiError::with_code(code, &message)
 }
 
-/// Where a webhook is, and the name its certificate must carry.
-struct Endpoint {
-    host: String,
-    port: u16,
-    server_name: String,
-    path: String,
-}
-
-/// The address of a webhook: its URL, or a ready endpoint of its Service.
-fn endpoint(state: &ApiState, webhook: &Hook) -> Result<Endpoint, CallError> {
-    let config = &webhook.client_config;
-    if let Some(url) = &config.url {
-        let uri: hyper::Uri = url.parse().map_err(|e| CallError(format!("invalid url {url:?}: {e}")))?;
-        if uri.scheme_str() != Some("https") {
-            return Err(CallError(format!("url {url:?} is not https")));
-        }
-        let host = uri.host().ok_or_else(|| CallError(format!("url {url:?} names no host")))?.to_string();
-        let path = uri.path_and_query().map_or("/".to_string(), |p| p.as_str().to_string());
-        let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
-        return Ok(Endpoint { server_name: host.clone(), host, port: uri.port_u16().unwrap_or(443), path });
-    }
-    let Some(service) = &config.service else {
-        return Err(CallError("the webhook names neither a url nor a service".into()));
-    };
-    let port = service.port.unwrap_or(443);
-    let described = format!("service \"{}/{}\"", service.namespace, service.name);
-    let object = state
-        .store
-        .get(&GroupResource::new("", "services"), &key(Some(&service.namespace), &service.name))
-        .ok_or_else(|| CallError(format!("{described} not found")))?;
-    let typed: Service = serde_json::from_value(object.value()).map_err(|e| CallError(format!("{described}: {e}")))?;
-    let service_port = typed
-        .spec
-        .iter()
-        .flat_map(|s| s.ports.iter().flatten())
-        .find(|p| p.port == port)
-        .ok_or_else(|| CallError(format!("{described} has no port {port}")))?;
-    let endpoints = state
-        .store
-        .get(&GroupResource::new("", "endpoints"), &key(Some(&service.namespace), &service.name))
-        .and_then(|stored| serde_json::from_value::<Endpoints>(stored.value()).ok());
-    let no_endpoints = || CallError(format!("no endpoints available for {described}"));
-    let (ip, target) = endpoints
-        .iter()
-        .flat_map(|e| e.subsets.iter().flatten())
-        .find_map(|subset| {
-            let address = subset.addresses.as_ref()?.first()?;
-            let ports = subset.ports.as_ref()?;
-            let port = ports.iter().find(|p| p.name == service_port.name).or_else(|| ports.first())?;
-            Some((address.ip.clone(), u16::try_from(port.port).ok()?))
-        })
-        .ok_or_else(no_endpoints)?;
-    // A numeric target port that the endpoints do not name is the port itself.
-    let target = match &service_port.target_port {
-        Some(IntOrString::Int(number)) if service_port.name.is_none() => u16::try_from(*number).unwrap_or(target),
-        _ => target,
-    };
-    let path = service.path.clone().unwrap_or_else(|| "/".into());
-    Ok(Endpoint { host: ip, port: target, server_name: format!("{}.{}.svc", service.name, service.namespace), path })
-}
-
 /// Posts the review to the webhook and returns its answer.
 fn call(state: &ApiState, webhook: &Hook, review: &Value) -> Result<Value, CallError> {
     let versions = webhook.admission_review_versions.iter();
@@ -470,82 +391,8 @@ fn call(state: &ApiState, webhook: &Hook, review: &Value) -> Result<Value, CallE
             webhook.admission_review_versions
         )));
     }
-    let endpoint = endpoint(state, webhook)?;
     let timeout_seconds = webhook.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT).clamp(1, MAX_TIMEOUT);
-    let separator = if endpoint.path.contains('?') { '&' } else { '?' };
-    let path = format!("{}{separator}timeout={timeout_seconds}s", endpoint.path);
-    let url = format!("https://{}:{}{path}", endpoint.host, endpoint.port);
-    let ca_bundle = webhook.client_config.ca_bundle.as_ref().map(|b| b.0.clone()).unwrap_or_default();
-    let body = serde_json::to_vec(review).map_err(|e| CallError(e.to_string()))?;
-    let timeout = Duration::from_secs(u64::from(timeout_seconds.unsigned_abs()));
-    let post = async move {
-        match tokio::time::timeout(timeout, post(&endpoint, &path, &ca_bundle, body)).await {
-            Ok(result) => result,
-            Err(_) => Err("context deadline exceeded".to_string()),
-        }
-    };
-    let answer = block_on(post).and_then(|answer| answer).map_err(|why| CallError(format!("Post \"{url}\": {why}")))?;
-    serde_json::from_slice(&answer).map_err(|e| CallError(format!("the answer is not JSON: {e}")))
-}
-
-/// Runs a future to completion from synchronous code inside (or outside) a runtime; `Err`
-/// when no runtime could be started for it.
-fn block_on<T: Send>(future: impl Future<Output = T> + Send) -> Result<T, String> {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            Ok(tokio::task::block_in_place(|| handle.block_on(future)))
-        }
-        _ => std::thread::scope(|scope| {
-            let worker = scope.spawn(|| {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
-                runtime.map(|runtime| runtime.block_on(future))
-            });
-            match worker.join() {
-                Ok(done) => done.map_err(|e| format!("starting a runtime for the call: {e}")),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }),
-    }
-}
-
-/// The HTTPS POST of a review, trusting only the CA bundle; the answer's body.
-async fn post(endpoint: &Endpoint, path: &str, ca_bundle: &[u8], body: Vec<u8>) -> Result<Vec<u8>, String> {
-    let pem = String::from_utf8_lossy(ca_bundle);
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in pki::pem_certs(&pem) {
-        roots.add(cert).map_err(|e| format!("caBundle: {e}"))?;
-    }
-    if roots.is_empty() {
-        return Err(
-            "tls: no caBundle to verify the webhook's certificate with (the dev cluster has no system roots)".into()
-        );
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let server_name = ServerName::try_from(endpoint.server_name.clone()).map_err(|e| e.to_string())?;
-    let tcp = tokio::net::TcpStream::connect((endpoint.host.as_str(), endpoint.port))
-        .await
-        .map_err(|e| crate::dial::connect_error(format!("{}:{}", endpoint.host, endpoint.port), &e))?;
-    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect(server_name, tcp)
-        .await
-        .map_err(|e| format!("tls: {e}"))?;
-    let request = hyper::Request::post(path)
-        .header(hyper::header::HOST, format!("{}:{}", endpoint.server_name, endpoint.port))
-        .header(hyper::header::CONTENT_TYPE, "application/json")
-        .header(hyper::header::ACCEPT, "application/json")
-        .body(Full::new(Bytes::from(body)))
-        .map_err(|e| e.to_string())?;
-    let (status, bytes) = crate::dial::exchange(tls, request, MAX_RESPONSE).await?;
-    if !status.is_success() {
-        return Err(format!("the webhook answered {status}: {}", String::from_utf8_lossy(&bytes)));
-    }
-    Ok(bytes.to_vec())
+    callout::post(state, &Target::from(&webhook.client_config), timeout_seconds, review)
 }
 
 #[cfg(test)]

@@ -86,6 +86,12 @@ enum Work {
 }
 
 impl Work {
+    /// Whether the apiextensions server does it (kube-apiserver's own), not
+    /// kube-controller-manager.
+    fn is_apiextensions(&self) -> bool {
+        matches!(self, Self::CrdCleanup(_) | Self::CrdRemoved(_))
+    }
+
     fn is_workload(&self) -> bool {
         matches!(
             self,
@@ -237,14 +243,16 @@ fn memchr_owner_references(json: &[u8]) -> bool {
 
 /// Group and plural of a resource that is not built in.
 fn custom_resource_of(resource: &GroupResource) -> Option<(&str, &str)> {
-    (!super::builtin::is_builtin(&resource.group, &resource.resource))
+    (!kinds::is_builtin(&resource.group, &resource.resource))
         .then_some((resource.group.as_str(), resource.resource.as_str()))
 }
 
 /// Runs one step: `None` when it failed and should run again, else when it asks to run
 /// again regardless of changes.
 fn handle(state: &Shared, work: &Work) -> Option<Option<jiff::Timestamp>> {
-    if work.is_workload() && !state.settings.workload_controllers {
+    let settings = &state.settings;
+    if !work.is_apiextensions() && !settings.controller_manager || work.is_workload() && !settings.workload_controllers
+    {
         return Some(None);
     }
     match step(state, work) {

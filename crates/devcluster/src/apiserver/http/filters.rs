@@ -145,16 +145,17 @@ where
 /// request's extensions) or refuses it.
 pub type Filter = fn(&Http, &mut Request) -> Result<(), ApiError>;
 
-/// Finds the [`User`]: a bearer token, else the connection's client certificate;
-/// anonymous only on the public paths.
+/// Finds the [`User`]: a bearer token, else the connection's client certificate, else
+/// `system:anonymous` (kube-apiserver's `--anonymous-auth` default): a request without
+/// credentials is then authorized like any other, so RBAC answers it with 403, and lets
+/// it read only what `system:public-info-viewer` grants. Credentials that fail are 401.
 pub fn authentication(http: &Http, request: &mut Request) -> Result<(), ApiError> {
     let peer = request.extensions().get::<Peer>().cloned().unwrap_or_default();
     let user = match http.state.authenticate(request.headers(), &peer)? {
         Some(user) => user,
-        None if auth::is_public(request.uri().path()) => {
+        None => {
             User { name: "system:anonymous".into(), uid: String::new(), groups: vec!["system:unauthenticated".into()] }
         }
-        None => return Err(ApiError::unauthorized()),
     };
     request.extensions_mut().insert(user);
     Ok(())

@@ -43,10 +43,11 @@ pub fn build(resources: &[Arc<ResourceType>]) -> Result<Document, serde_json::Er
     let mut standard = None;
     for rt in resources {
         let schema = match &rt.origin {
-            Origin::Builtin => builtin::kind(&mut generator, &rt.group, &rt.version, &rt.kind).map(|added| {
+            Origin::Builtin(kind) => {
+                let added = (kind.schema)(&mut generator);
                 kinds.entry(added.name).or_default().push(Gvk::of(rt));
-                added.reference
-            }),
+                Some(added.reference)
+            }
             Origin::Custom { schema, .. } => {
                 let standard = standard.get_or_insert_with(|| builtin::standard_properties(&mut generator));
                 let name = custom::schema_name(&rt.group, &rt.version, &rt.kind);

@@ -22,6 +22,7 @@ use sha2::{Digest, Sha256};
 
 use super::registry::Registry;
 
+pub use builtin::{Added, add};
 pub use v2::document as v2;
 
 /// The v3 documents of one server.

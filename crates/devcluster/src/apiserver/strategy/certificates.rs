@@ -3,9 +3,11 @@
 //! strategy's rule that an update never changes the spec.
 
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::super::status::Cause;
+use super::super::auth::User;
+use super::super::object;
+use super::super::status::{ApiError, Cause};
 use super::Strategy;
 
 /// The CertificateSigningRequest strategy.
@@ -23,6 +25,26 @@ fn validate_request(request: &[u8]) -> Option<Cause> {
 }
 
 impl Strategy for CertificateSigningRequests {
+    fn check_name(&self, name: &str) -> Option<Cause> {
+        object::check_path_segment("metadata.name", name)
+    }
+
+    /// The requester is whoever sent the CSR, never what the body claims.
+    fn finish_create(&self, object: &mut Value, user: Option<&User>) -> Result<(), ApiError> {
+        let (name, uid, groups) = user.map(|u| (u.name.clone(), u.uid.clone(), u.groups.clone())).unwrap_or_default();
+        object["spec"]["username"] = json!(name);
+        object["spec"]["uid"] = json!(uid);
+        object["spec"]["groups"] = json!(groups);
+        if let Some(spec) = object["spec"].as_object_mut() {
+            spec.remove("extra");
+        }
+        Ok(())
+    }
+
+    fn update_subresource(&self, subresource: &str, old: &Value, new: &Value) -> Option<Result<Value, ApiError>> {
+        (subresource == "approval").then(|| approval(old, new))
+    }
+
     /// The spec is fixed at creation: what an update carries there is replaced by the stored one.
     fn prepare_update(&self, old: &Value, new: &mut Value) {
         if let (Some(spec), Some(object)) = (old.get("spec"), new.as_object_mut()) {
@@ -54,6 +76,63 @@ impl Strategy for CertificateSigningRequests {
         }
         causes
     }
+}
+
+/// The CSR `/approval` subresource: only Approved and Denied conditions may change.
+fn approval(old: &Value, new: &Value) -> Result<Value, ApiError> {
+    let name = object::name(old).unwrap_or_default();
+    let is_decision = |c: &&Value| matches!(c["type"].as_str(), Some("Approved" | "Denied"));
+    let requested: Vec<Value> = new["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    if let Some(other) = requested.iter().find(|c| !is_decision(c) && !old_has(old, c)) {
+        return Err(ApiError::invalid(
+            "CertificateSigningRequest",
+            "certificates.k8s.io",
+            name,
+            vec![Cause::new(
+                "FieldValueForbidden",
+                "status.conditions",
+                format!(
+                    "Forbidden: only Approved and Denied conditions may be set through /approval, not {:?}",
+                    other["type"]
+                ),
+            )],
+        ));
+    }
+    let approved = requested.iter().any(|c| c["type"] == "Approved");
+    let denied = requested.iter().any(|c| c["type"] == "Denied");
+    if approved && denied {
+        return Err(ApiError::invalid(
+            "CertificateSigningRequest",
+            "certificates.k8s.io",
+            name,
+            vec![Cause::new(
+                "FieldValueInvalid",
+                "status.conditions",
+                "Invalid value: Approved and Denied conditions are mutually exclusive",
+            )],
+        ));
+    }
+    let mut conditions: Vec<Value> =
+        old["status"]["conditions"].as_array().into_iter().flatten().filter(|c| !is_decision(c)).cloned().collect();
+    let now = object::now();
+    for mut c in requested.into_iter().filter(|c| is_decision(&c)) {
+        if c["status"].is_null() {
+            c["status"] = json!("True");
+        }
+        for stamp in ["lastUpdateTime", "lastTransitionTime"] {
+            if c[stamp].is_null() {
+                c[stamp] = json!(now);
+            }
+        }
+        conditions.push(c);
+    }
+    let mut out = old.clone();
+    out["status"]["conditions"] = Value::Array(conditions);
+    Ok(out)
+}
+
+fn old_has(old: &Value, condition: &Value) -> bool {
+    old["status"]["conditions"].as_array().is_some_and(|a| a.contains(condition))
 }
 
 #[cfg(test)]

@@ -3,29 +3,31 @@
 //! validation on create and update (`pkg/apis/*/validation`), and the typed decoding
 //! that strict field validation needs.
 //!
-//! A built-in kind without a strategy of its own gets [`Default`], which only checks
-//! the body decodes as its typed struct.
+//! Each kind's descriptor (`kinds`) names its strategy; a kind without one of its own gets
+//! [`Default`], and strict field validation checks its body against its typed struct.
 
-mod certificates;
-mod config;
-mod cronjobs;
+pub mod certificates;
+pub mod config;
+pub mod crds;
+pub mod cronjobs;
 pub mod jobs;
-mod pods;
-mod quotas;
-mod rbac;
-mod scheduling;
-mod services;
-mod typed;
-mod workloads;
+pub mod namespaces;
+pub mod nodes;
+pub mod pods;
+pub mod quotas;
+pub mod rbac;
+pub mod scheduling;
+pub mod services;
+pub mod workloads;
 
 use serde_json::Value;
 
-use super::registry::ResourceType;
-use super::status::Cause;
+use super::auth::User;
+use super::object;
+use super::status::{ApiError, Cause};
 
-pub use typed::unknown_field;
-
-/// What a resource adds to the generic object rules.
+/// What a resource adds to the generic object rules. Every hook has the generic rule as
+/// its default, so a kind states only where it differs.
 pub trait Strategy: Sync {
     /// Fills in defaults and normalizes a new object.
     fn prepare_create(&self, _object: &mut Value) {}
@@ -39,30 +41,51 @@ pub trait Strategy: Sync {
     fn validate_update(&self, _old: &Value, _new: &Value) -> Vec<Cause> {
         Vec::new()
     }
+    /// The rule a name must follow (`ValidateObjectMeta`'s name function): a DNS subdomain
+    /// unless the kind says otherwise.
+    fn check_name(&self, name: &str) -> Option<Cause> {
+        object::check_subdomain("metadata.name", name)
+    }
+    /// Whether a create may set the status of a kind that has a `/status` subresource.
+    fn keeps_status_on_create(&self) -> bool {
+        false
+    }
+    /// What the server sets on a validated new object (who asked, initial status).
+    fn finish_create(&self, _object: &mut Value, _user: Option<&User>) -> Result<(), ApiError> {
+        Ok(())
+    }
+    /// What the server sets on a validated update.
+    fn finish_update(&self, _old: &Value, _next: &mut Value) -> Result<(), ApiError> {
+        Ok(())
+    }
+    /// The object an update of a subresource other than `/status` leaves (`None`: the kind
+    /// does not serve `subresource`).
+    fn update_subresource(&self, _subresource: &str, _old: &Value, _new: &Value) -> Option<Result<Value, ApiError>> {
+        None
+    }
+    /// The grace period a deletion gives an object (upstream's `CheckGracefulDelete`):
+    /// none unless the kind has one.
+    fn deletion_grace(&self, _object: &Value, _asked: Option<i64>) -> i64 {
+        0
+    }
+    /// Whether every deletion goes through a terminating phase, finalizers or not.
+    fn deletes_gracefully(&self) -> bool {
+        false
+    }
+    /// The finalizer the kind gains when it is deleted.
+    fn deletion_finalizer(&self) -> Option<&'static str> {
+        None
+    }
+    /// Marks what the kind shows while it is being deleted.
+    fn on_delete(&self, _object: &mut Value) {}
+    /// Whether a marked object has nothing of the kind's own left holding it (beyond
+    /// `metadata.finalizers` and the grace period, which every kind has).
+    fn nothing_else_holds(&self, _object: &Value) -> bool {
+        true
+    }
 }
 
 /// The strategy of kinds with nothing of their own.
 pub struct Default;
 
 impl Strategy for Default {}
-
-/// The strategy of a resource type.
-pub fn of(rt: &ResourceType) -> &'static dyn Strategy {
-    match (rt.group.as_str(), rt.plural.as_str()) {
-        ("apps", "deployments") => &workloads::Deployments,
-        ("batch", "jobs") => &jobs::Jobs,
-        ("batch", "cronjobs") => &cronjobs::CronJobs,
-        ("", "pods") => &pods::Pods,
-        ("", "services") => &services::Services,
-        ("", "configmaps") => &config::ConfigMaps,
-        ("", "secrets") => &config::Secrets,
-        ("", "resourcequotas") => &quotas::ResourceQuotas,
-        ("rbac.authorization.k8s.io", "roles") => &rbac::Roles { namespaced: true },
-        ("rbac.authorization.k8s.io", "clusterroles") => &rbac::Roles { namespaced: false },
-        ("rbac.authorization.k8s.io", "rolebindings") => &rbac::Bindings { namespaced: true },
-        ("rbac.authorization.k8s.io", "clusterrolebindings") => &rbac::Bindings { namespaced: false },
-        ("scheduling.k8s.io", "priorityclasses") => &scheduling::PriorityClasses,
-        ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
-        _ => &Default,
-    }
-}

@@ -230,6 +230,21 @@ fn validate_spec_update(old: &Pod, new: &Pod) -> Vec<Cause> {
 }
 
 impl Strategy for Pods {
+    /// Only Pods have a grace period: the one the request asks for, else
+    /// `spec.terminationGracePeriodSeconds`; none for a Pod bound to no node or already
+    /// finished (no kubelet will end it); a negative one counts as 1. The Pod then stays,
+    /// marked, until its kubelet has stopped its containers and deletes it with a grace
+    /// period of 0.
+    fn deletion_grace(&self, object: &Value, asked: Option<i64>) -> i64 {
+        let bound = object["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty());
+        let finished = matches!(object["status"]["phase"].as_str(), Some("Succeeded" | "Failed"));
+        if !bound || finished {
+            return 0;
+        }
+        let grace = asked.or_else(|| object["spec"]["terminationGracePeriodSeconds"].as_i64()).unwrap_or(0);
+        if grace < 0 { 1 } else { grace }
+    }
+
     fn prepare_create(&self, object: &mut Value) {
         rewrite(object, |pod| {
             default_pod(pod);

@@ -7,6 +7,7 @@
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject};
 use serde_json::Value;
 
+use super::super::object;
 use super::super::status::Cause;
 use super::Strategy;
 
@@ -79,6 +80,10 @@ fn validate_rule(rule: &PolicyRule, path: &str, namespaced: bool) -> Vec<Cause> 
 }
 
 impl Strategy for Roles {
+    fn check_name(&self, name: &str) -> Option<Cause> {
+        object::check_path_segment("metadata.name", name)
+    }
+
     fn validate_create(&self, object: &Value) -> Vec<Cause> {
         let Some(rules) = rules(object, self.namespaced) else { return Vec::new() };
         rules
@@ -163,6 +168,10 @@ fn default_groups(binding: &mut Value) {
 }
 
 impl Strategy for Bindings {
+    fn check_name(&self, name: &str) -> Option<Cause> {
+        object::check_path_segment("metadata.name", name)
+    }
+
     fn prepare_create(&self, object: &mut Value) {
         default_groups(object);
     }
