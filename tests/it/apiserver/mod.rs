@@ -13,5 +13,6 @@ mod objects;
 mod patch;
 mod quotas;
 mod security;
+mod upstream_rules;
 mod watch;
 mod webhooks;

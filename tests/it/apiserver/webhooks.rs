@@ -25,6 +25,8 @@ struct WebhookServer {
     reviews: Arc<Mutex<Vec<Value>>>,
 }
 
+/// A CA, a serving certificate it signs for `webhook.default.svc` and 127.0.0.1, and
+/// that certificate's key.
 fn certificates() -> (String, String, String) {
     use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
     let ca_key = KeyPair::generate().unwrap();
@@ -52,6 +54,9 @@ fn answer(path: &str, review: &Value) -> Value {
             {"op": "replace", "path": "/metadata/uid", "value": "forged"},
         ])),
         Some("/rename") => Some(json!([{"op": "replace", "path": "/metadata/name", "value": "other"}])),
+        Some("/null-status") => {
+            Some(json!([{"op": "add", "path": "/status", "value": {"conditions": null, "phase": 7}}]))
+        }
         Some("/add-b") => Some(json!([{"op": "add", "path": "/metadata/labels/b", "value": "yes"}])),
         Some("/saw-b") => {
             let saw = if request["object"]["metadata"]["labels"]["b"] == "yes" { "yes" } else { "no" };
@@ -72,11 +77,26 @@ fn answer(path: &str, review: &Value) -> Value {
     json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response})
 }
 
+/// A self-signed CA certificate that serves 127.0.0.1 itself (as `openssl req -x509`
+/// makes one), its own CA bundle; the same PEM twice, and its key.
+fn self_signed() -> (String, String, String) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair, SanType};
+    let key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+    params.subject_alt_names.push(SanType::IpAddress(std::net::Ipv4Addr::LOCALHOST.into()));
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let cert = params.self_signed(&key).unwrap();
+    (cert.pem(), cert.pem(), key.serialize_pem())
+}
+
 impl WebhookServer {
     fn start() -> Self {
+        Self::start_with(certificates())
+    }
+
+    fn start_with((ca_pem, cert_pem, key_pem): (String, String, String)) -> Self {
         use rustls::pki_types::pem::PemObject;
         use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-        let (ca_pem, cert_pem, key_pem) = certificates();
         let certs = CertificateDer::pem_slice_iter(cert_pem.as_bytes()).map(Result::unwrap).collect();
         let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).unwrap();
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -364,4 +384,68 @@ async fn a_mutating_webhook_that_asks_is_invoked_again_after_a_later_one_changed
         .unwrap();
     let created = maps.create(&PostParams::default(), &config_map("once", json!({}))).await.unwrap();
     assert_eq!(created.metadata.labels.unwrap_or_default().get("saw-b").map(String::as_str), Some("no"));
+}
+
+/// Go's x509, which kube-apiserver's webhook client uses, trusts a certificate that is in
+/// the CA bundle itself, even a CA certificate serving as its own server certificate.
+#[tokio::test]
+async fn a_self_signed_webhook_certificate_that_is_its_own_ca_bundle_is_trusted_as_go_trusts_it() {
+    let c = TestCluster::start().await;
+    let server = WebhookServer::start_with(self_signed());
+    let validating: Api<ValidatingWebhookConfiguration> = Api::all(c.client.clone());
+    validating
+        .create(&PostParams::default(), &configuration("check", server.client_config("/validate"), "Fail"))
+        .await
+        .unwrap();
+    let maps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
+    maps.create(&PostParams::default(), &config_map("dev", json!({"env": "dev"})))
+        .await
+        .expect("the webhook is called");
+    let refused = refusal(maps.create(&PostParams::default(), &config_map("prod", json!({"env": "prod"}))).await);
+    assert_eq!((refused.code, refused.message.contains("no prod here")), (403, true), "{refused:?}");
+    assert_eq!(server.reviews().len(), 2);
+}
+
+/// A mutating webhook's patch of `.status` on a create is dropped with the rest of the
+/// status (upstream's `PrepareForCreate` runs after mutating admission), so it is neither
+/// validated nor kept: upstream's registration webhook patches a ManagedCluster's status.
+#[tokio::test]
+async fn a_mutating_webhooks_patch_of_status_on_create_is_reset_before_validation() {
+    use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
+    use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+    let c = TestCluster::start().await;
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "clusters.example.com"},
+        "spec": {"group": "example.com", "scope": "Cluster", "names": {"plural": "clusters", "singular": "cluster", "kind": "Cluster"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                    "status": {"type": "object", "properties": {"conditions": {"type": "array", "items": {"type": "object"}},
+                        "phase": {"type": "string"}}}}}}}]}});
+    let (code, body) = crate::support::cluster::raw(
+        &c.client,
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        "application/json",
+        crd.to_string().into_bytes(),
+    )
+    .await;
+    assert_eq!(code, 201, "{body}");
+    let server = WebhookServer::start();
+    let mut configuration =
+        webhook_configuration("MutatingWebhookConfiguration", "status", server.client_config("/null-status"), "Fail");
+    configuration["webhooks"][0]["rules"] = json!([{"operations": ["CREATE"], "apiGroups": ["example.com"], "apiVersions": ["v1"], "resources": ["clusters"]}]);
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(c.client.clone());
+    mutating.create(&PostParams::default(), &serde_json::from_value(configuration).unwrap()).await.unwrap();
+    let gvk = GroupVersionKind::gvk("example.com", "v1", "Cluster");
+    let clusters: Api<DynamicObject> =
+        Api::all_with(c.client.clone(), &ApiResource::from_gvk_with_plural(&gvk, "clusters"));
+    let cluster: DynamicObject = serde_json::from_value(
+        json!({"apiVersion": "example.com/v1", "kind": "Cluster", "metadata": {"name": "c1"}, "spec": {}}),
+    )
+    .unwrap();
+    let created =
+        clusters.create(&PostParams::default(), &cluster).await.expect("the status patch does not fail the create");
+    assert!(created.data.get("status").is_none(), "{:?}", created.data);
+    assert_eq!(server.reviews().len(), 1, "the webhook was called");
 }

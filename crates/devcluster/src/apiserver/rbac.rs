@@ -1,7 +1,10 @@
 //! Authorization: RBAC as kube-apiserver evaluates it, the default roles a real
 //! cluster has, and the upstream wording of denials.
 
+mod escalation;
 mod index;
+
+pub use escalation::{confirm_binding, confirm_role};
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use serde_json::{Value, json};
@@ -224,6 +227,159 @@ fn cluster_role_binding(name: &str, groups: &[&str]) -> Value {
            "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": name}, "subjects": subjects})
 }
 
+/// The label that aggregates a ClusterRole into the user-facing role `role`.
+fn aggregate_label(role: &str) -> String {
+    format!("rbac.authorization.k8s.io/aggregate-to-{role}")
+}
+
+/// A user-facing ClusterRole (`admin`, `edit`, `view`): its rules are those of every
+/// ClusterRole labelled to aggregate to it (the aggregation controller writes them), and
+/// it aggregates itself into the next broader one.
+fn aggregated(name: &str, selects: &str, into: Option<&str>, rules: Value) -> Value {
+    let mut role = cluster_role(name, rules);
+    role["aggregationRule"] = json!({"clusterRoleSelectors": [{"matchLabels": {aggregate_label(selects): "true"}}]});
+    if let Some(into) = into {
+        role["metadata"]["labels"][aggregate_label(into)] = json!("true");
+    }
+    role
+}
+
+/// `system:aggregate-to-<role>`: the rules upstream's bootstrap policy gives `role`.
+fn aggregate_to(role: &str, rules: Value) -> Value {
+    let mut object = cluster_role(&format!("system:aggregate-to-{role}"), rules);
+    object["metadata"]["labels"][aggregate_label(role)] = json!("true");
+    object
+}
+
+const READ: [&str; 3] = ["get", "list", "watch"];
+const WRITE: [&str; 5] = ["create", "delete", "deletecollection", "patch", "update"];
+
+fn rule(verbs: &[&str], group: &str, resources: &[&str]) -> Value {
+    json!({"apiGroups": [group], "resources": resources, "verbs": verbs})
+}
+
+/// Upstream's `system:aggregate-to-view`: reading what does not escalate.
+fn view_rules() -> Value {
+    json!([
+        rule(
+            &READ,
+            "",
+            &[
+                "pods",
+                "replicationcontrollers",
+                "replicationcontrollers/scale",
+                "serviceaccounts",
+                "services",
+                "services/status",
+                "endpoints",
+                "persistentvolumeclaims",
+                "persistentvolumeclaims/status",
+                "configmaps"
+            ]
+        ),
+        rule(
+            &READ,
+            "",
+            &[
+                "limitranges",
+                "resourcequotas",
+                "bindings",
+                "events",
+                "pods/status",
+                "resourcequotas/status",
+                "namespaces/status",
+                "replicationcontrollers/status",
+                "pods/log"
+            ]
+        ),
+        rule(&READ, "", &["namespaces"]),
+        rule(&READ, "discovery.k8s.io", &["endpointslices"]),
+        rule(
+            &READ,
+            "apps",
+            &[
+                "controllerrevisions",
+                "statefulsets",
+                "statefulsets/scale",
+                "statefulsets/status",
+                "daemonsets",
+                "daemonsets/status",
+                "deployments",
+                "deployments/scale",
+                "deployments/status",
+                "replicasets",
+                "replicasets/scale",
+                "replicasets/status"
+            ]
+        ),
+        rule(&READ, "autoscaling", &["horizontalpodautoscalers", "horizontalpodautoscalers/status"]),
+        rule(&READ, "batch", &["jobs", "cronjobs", "cronjobs/status", "jobs/status"]),
+        rule(&READ, "policy", &["poddisruptionbudgets", "poddisruptionbudgets/status"]),
+        rule(&READ, "networking.k8s.io", &["networkpolicies", "ingresses", "ingresses/status"]),
+    ])
+}
+
+/// Upstream's `system:aggregate-to-edit`: writing the workloads and their configuration.
+fn edit_rules() -> Value {
+    json!([
+        rule(&READ, "", &["pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets", "services/proxy"]),
+        rule(&["impersonate"], "", &["serviceaccounts"]),
+        rule(&WRITE, "", &["pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward"]),
+        rule(&["create"], "", &["pods/eviction"]),
+        rule(
+            &WRITE,
+            "",
+            &[
+                "replicationcontrollers",
+                "replicationcontrollers/scale",
+                "serviceaccounts",
+                "services",
+                "services/proxy",
+                "persistentvolumeclaims",
+                "configmaps",
+                "secrets",
+                "events"
+            ]
+        ),
+        rule(&["create"], "", &["serviceaccounts/token"]),
+        rule(
+            &WRITE,
+            "apps",
+            &[
+                "statefulsets",
+                "statefulsets/scale",
+                "daemonsets",
+                "deployments",
+                "deployments/scale",
+                "deployments/rollback",
+                "replicasets",
+                "replicasets/scale"
+            ]
+        ),
+        rule(&WRITE, "autoscaling", &["horizontalpodautoscalers"]),
+        rule(&WRITE, "batch", &["jobs", "cronjobs"]),
+        rule(&WRITE, "policy", &["poddisruptionbudgets"]),
+        rule(&WRITE, "networking.k8s.io", &["networkpolicies", "ingresses"]),
+        rule(
+            &["get", "list", "watch", "create", "delete", "deletecollection", "patch", "update"],
+            "coordination.k8s.io",
+            &["leases"]
+        ),
+    ])
+}
+
+/// Upstream's `system:aggregate-to-admin`: what a namespace's admin adds.
+fn admin_rules() -> Value {
+    json!([
+        rule(&["create"], "authorization.k8s.io", &["localsubjectaccessreviews"]),
+        rule(
+            &["get", "list", "watch", "create", "delete", "deletecollection", "patch", "update"],
+            RBAC,
+            &["roles", "rolebindings"]
+        ),
+    ])
+}
+
 /// The default ClusterRoles and ClusterRoleBindings of a new cluster, as
 /// `(resource, object)` pairs.
 pub fn defaults() -> Vec<(&'static str, Value)> {
@@ -241,6 +397,12 @@ pub fn defaults() -> Vec<(&'static str, Value)> {
         "/version",
         "/version/"
     ]);
+    // Created with the rules the aggregation controller would give them (each selected
+    // role's in the order of their names), so a new cluster's first moments write nothing.
+    let concat = |a: Value, b: Value| json!(a.as_array().into_iter().chain(b.as_array()).flatten().collect::<Vec<_>>());
+    let view = view_rules();
+    let edit = concat(edit_rules(), view.clone());
+    let admin = concat(edit.clone(), admin_rules());
     vec![
         (
             "clusterroles",
@@ -273,13 +435,12 @@ pub fn defaults() -> Vec<(&'static str, Value)> {
             ),
         ),
         ("clusterrolebindings", cluster_role_binding("system:basic-user", &["system:authenticated"])),
-        (
-            "clusterroles",
-            cluster_role(
-                "view",
-                json!([{"apiGroups": ["", "apps", "coordination.k8s.io", "events.k8s.io"], "resources": ["configmaps", "deployments", "events", "leases", "namespaces", "pods", "serviceaccounts"], "verbs": ["get", "list", "watch"]}]),
-            ),
-        ),
+        ("clusterroles", aggregated("admin", "admin", None, admin)),
+        ("clusterroles", aggregated("edit", "edit", Some("admin"), edit)),
+        ("clusterroles", aggregated("view", "view", Some("edit"), view)),
+        ("clusterroles", aggregate_to("admin", admin_rules())),
+        ("clusterroles", aggregate_to("edit", edit_rules())),
+        ("clusterroles", aggregate_to("view", view_rules())),
     ]
 }
 

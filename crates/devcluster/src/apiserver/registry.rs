@@ -7,7 +7,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use serde_json::Value;
 
-use super::kinds::{Allocate, BUILTIN, Kind};
+use super::kinds::{Allocate, BUILTIN, Confirm, Kind};
 use super::strategy::{Default, Strategy};
 
 /// Subresources a resource type serves.
@@ -129,6 +129,14 @@ impl ResourceType {
         match &self.origin {
             Origin::Builtin(kind) => kind.strategy,
             Origin::Custom { .. } => &Default,
+        }
+    }
+
+    /// What a write of it must be confirmed against beyond admission, if anything.
+    pub fn confirm(&self) -> Option<Confirm> {
+        match &self.origin {
+            Origin::Builtin(kind) => kind.confirm,
+            Origin::Custom { .. } => None,
         }
     }
 

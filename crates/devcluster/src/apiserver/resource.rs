@@ -169,21 +169,20 @@ impl ApiState {
         }
         let name = object::name(&object).unwrap_or_default().to_string();
         let writer = opts.writer();
-        let validated = self.admission.validate(
-            self,
-            &admission::Request {
-                operation: Operation::Create,
-                rt,
-                requested: opts.requested.as_deref().unwrap_or(rt),
-                subresource: None,
-                namespace,
-                name: &name,
-                object: Some(&object),
-                old_object: None,
-                user: &writer,
-                dry_run: opts.dry_run,
-            },
-        )?;
+        let request = admission::Request {
+            operation: Operation::Create,
+            rt,
+            requested: opts.requested.as_deref().unwrap_or(rt),
+            subresource: None,
+            namespace,
+            name: &name,
+            object: Some(&object),
+            old_object: None,
+            user: &writer,
+            dry_run: opts.dry_run,
+        };
+        self.confirm(&request)?;
+        let validated = self.admission.validate(self, &request)?;
         admitted.warnings.extend(validated.warnings);
         if opts.dry_run {
             return Ok(self.dry_run_create(rt, namespace, &name, object)?.warned(admitted));
@@ -307,6 +306,12 @@ impl ApiState {
         }
         object::drop_empty_metadata(&mut object);
         Ok(object)
+    }
+
+    /// What the kind's storage checks beyond admission before a write (RBAC's escalation
+    /// prevention), as upstream's storage of the kind does before storing.
+    fn confirm(&self, request: &admission::Request<'_>) -> Result<(), ApiError> {
+        request.rt.confirm().map_or(Ok(()), |confirm| confirm(self, request))
     }
 
     /// Whether `rt` is a custom resource whose CRD is being deleted.
@@ -506,21 +511,20 @@ impl ApiState {
                 );
             }
             let writer = opts.writer();
-            let validated = self.admission.validate(
-                self,
-                &admission::Request {
-                    operation: Operation::Update,
-                    rt,
-                    requested: opts.requested.as_deref().unwrap_or(rt),
-                    subresource,
-                    namespace,
-                    name,
-                    object: Some(&next),
-                    old_object: Some(&old),
-                    user: &writer,
-                    dry_run: opts.dry_run,
-                },
-            )?;
+            let request = admission::Request {
+                operation: Operation::Update,
+                rt,
+                requested: opts.requested.as_deref().unwrap_or(rt),
+                subresource,
+                namespace,
+                name,
+                object: Some(&next),
+                old_object: Some(&old),
+                user: &writer,
+                dry_run: opts.dry_run,
+            };
+            self.confirm(&request)?;
+            let validated = self.admission.validate(self, &request)?;
             admitted.warnings.extend(validated.warnings);
             if next == old {
                 return Ok(Written::new(200, old).warned(admitted));
@@ -608,15 +612,22 @@ impl ApiState {
             let bumped = if spec_changed(old, &next) { generation + 1 } else { generation };
             object::metadata_mut(&mut next).insert("generation".into(), json!(bumped));
         }
+        let strategy = rt.strategy();
         if subresource.is_none() {
             check_builtin_fields(rt, &next, opts)?;
-            let strategy = rt.strategy();
             strategy.prepare_update(old, &mut next);
-            let mut causes = self.custom_schema(rt, &mut next, Some(old), opts)?;
+        }
+        // A custom resource's status is decoded and validated by its schema too: nulls
+        // pruned, defaults filled (upstream's status strategy).
+        let mut causes = match subresource {
+            None | Some("status") => self.custom_schema(rt, &mut next, Some(old), opts)?,
+            Some(_) => Vec::new(),
+        };
+        if subresource.is_none() {
             causes.extend(strategy.validate_update(old, &next));
-            if !causes.is_empty() {
-                return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
-            }
+        }
+        if !causes.is_empty() {
+            return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
         }
         rt.strategy().finish_update(old, &mut next)?;
         if let Some(allocate) = rt.allocate().filter(|_| subresource.is_none()) {

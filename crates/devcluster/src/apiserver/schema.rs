@@ -100,6 +100,14 @@ fn default_object(map: &mut Map<String, Value>, schema: &Value) {
         }
     }
     let extra = additional_schema(schema);
+    // A null the schema does not allow, and that no default replaces, is dropped rather
+    // than refused (upstream's `PruneNonNullableNullsWithoutDefaults`).
+    map.retain(|key, value| {
+        !value.is_null()
+            || property(schema, key)
+                .or(extra)
+                .is_none_or(|property| flag(property, "nullable") || property.get("default").is_some())
+    });
     for (key, value) in map.iter_mut() {
         if let Some(property) = property(schema, key).or(extra) {
             default_slot(value, property);
@@ -571,15 +579,16 @@ mod tests {
     }
 
     #[test]
-    fn defaults_replace_nulls_unless_nullable() {
+    fn defaults_replace_nulls_unless_nullable_and_other_non_nullable_nulls_are_pruned() {
         let schema = json!({"type": "object", "properties": {
             "a": {"type": "string", "default": "x"},
             "b": {"type": "string", "default": "y", "nullable": true},
-            "c": {"type": "string"}
-        }});
-        let mut obj = json!({"a": null, "b": null, "c": null});
+            "c": {"type": "string"},
+            "d": {"type": "string", "nullable": true}
+        }, "additionalProperties": false});
+        let mut obj = json!({"a": null, "b": null, "c": null, "d": null, "e": null});
         apply_defaults(&mut obj, &schema);
-        assert_eq!(obj, json!({"a": "x", "b": null, "c": null}));
+        assert_eq!(obj, json!({"a": "x", "b": null, "d": null, "e": null}));
     }
 
     #[test]

@@ -63,7 +63,8 @@ struct MetadataList {
     items: Vec<MetadataOnly>,
 }
 
-fn partial(metadata: Value) -> Value {
+/// An object's metadata as a `PartialObjectMetadata`.
+pub fn partial(metadata: Value) -> Value {
     json!({"kind": "PartialObjectMetadata", "apiVersion": META_V1, "metadata": metadata})
 }
 

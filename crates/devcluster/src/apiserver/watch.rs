@@ -19,7 +19,7 @@ use super::resource::present;
 use super::state::Shared;
 use super::status::ApiError;
 use super::store::{Event, EventType, Scope, Subscription};
-use super::view::View;
+use super::view::{self, View};
 
 /// Upper bound of one write when events queue up.
 const MAX_BATCH: usize = 256 * 1024;
@@ -90,7 +90,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
         }
         last_rv = sub.rv;
         if plan.initial_events {
-            let end = bookmark(&plan.rt, sub.rv, true);
+            let end = bookmark(&plan, sub.rv, true);
             if tx.send(end).await.is_err() {
                 return;
             }
@@ -132,7 +132,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
                 if sub.feed.is_empty() {
                     last_rv = last_rv.max(now);
                 }
-                if tx.send(bookmark(&plan.rt, last_rv, false)).await.is_err() {
+                if tx.send(bookmark(&plan, last_rv, false)).await.is_err() {
                     return;
                 }
             }
@@ -241,12 +241,17 @@ fn line(kind: &str, object: &[u8]) -> Bytes {
     out.freeze()
 }
 
-fn bookmark(rt: &ResourceType, rv: u64, initial_events_end: bool) -> Bytes {
+/// A bookmark: an object of the watched kind carrying only a resourceVersion — a
+/// `PartialObjectMetadata` for a watch of metadata only, as every other event of it.
+fn bookmark(plan: &Plan, rv: u64, initial_events_end: bool) -> Bytes {
     let mut metadata = json!({"resourceVersion": rv.to_string()});
     if initial_events_end {
         metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
-    let object = json!({"kind": rt.kind, "apiVersion": rt.api_version(), "metadata": metadata});
+    let object = match plan.view {
+        Some(View::Metadata) => view::partial(metadata),
+        _ => json!({"kind": plan.rt.kind, "apiVersion": plan.rt.api_version(), "metadata": metadata}),
+    };
     line("BOOKMARK", object.to_string().as_bytes())
 }
 

@@ -15,6 +15,7 @@
 //! next scheduled minute): the loop sleeps until the earliest such time on the server's
 //! clock.
 
+mod aggregation;
 mod crds;
 mod cronjobs;
 mod csr;
@@ -61,6 +62,8 @@ enum Work {
     CrdRemoved(String),
     /// A new namespace needs its default ServiceAccount and root CA ConfigMap.
     NamespaceDefaults(String),
+    /// A ClusterRole changed: the aggregated ClusterRoles need a look.
+    AggregateRoles,
     /// A CSR may be ready to sign.
     Sign(String),
     /// The CSR cleaner's periodic sweep.
@@ -181,6 +184,9 @@ fn plan(notice: &Notice, batch: &mut BTreeSet<Work>) {
     {
         batch.insert(Work::Quotas(namespace.to_string()));
     }
+    if notice.resource == kinds::key_of::<k8s_openapi::api::rbac::v1::ClusterRole>() {
+        batch.insert(Work::AggregateRoles);
+    }
     if !notice.deleting {
         if notice.resource == kinds::namespaces() && event.kind == EventType::Added {
             batch.insert(Work::NamespaceDefaults(event.key.clone()));
@@ -274,6 +280,7 @@ fn step(state: &Shared, work: &Work) -> Result<Option<jiff::Timestamp>, super::s
         Work::NamespaceDefaults(name) => namespaces::ensure_defaults(state, name),
         Work::CrdCleanup(name) => crds::cleanup(state, name),
         Work::Sign(name) => csr::sign(state, name),
+        Work::AggregateRoles => aggregation::sync(state),
         Work::CleanCsrs => csr::clean(state),
         Work::Deployment(key) => deployments::sync(state, key),
         Work::ReplicaSet(key) => replicasets::sync(state, key),

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::admission::Request;
 use super::columns::BuiltinColumn;
 use super::openapi::{self, Added};
 use super::registry::{GroupResource, Origin, ResourceType, Subresources};
@@ -28,6 +29,10 @@ pub use table::BUILTIN;
 /// What a write of a kind needs from the rest of the server (a Service's cluster IP and
 /// node ports, allocated among the stored Services).
 pub type Allocate = fn(&ApiState, &mut Value) -> Result<(), ApiError>;
+
+/// What a write of a kind must be confirmed against beyond admission (RBAC's escalation
+/// prevention: the writer's own rights).
+pub type Confirm = fn(&ApiState, &Request<'_>) -> Result<(), ApiError>;
 
 /// Everything the server knows about one built-in kind at one version.
 pub struct Kind {
@@ -63,6 +68,8 @@ pub struct Kind {
     pub schema: fn(&mut SchemaGenerator) -> Added,
     /// What a write needs allocated among the stored objects, if anything.
     pub allocate: Option<Allocate>,
+    /// What a write must be confirmed against, if anything.
+    pub confirm: Option<Confirm>,
 }
 
 /// Scope as a constant, from k8s-openapi's scope marker types.
@@ -112,6 +119,7 @@ impl Kind {
             strict: round_trip::<K>,
             schema: openapi::add::<K>,
             allocate: None,
+            confirm: None,
         }
     }
 
@@ -170,6 +178,11 @@ impl Kind {
         Kind { allocate: Some(allocate), ..self }
     }
 
+    /// Confirming every write with `confirm`.
+    pub const fn confirming(self, confirm: Confirm) -> Self {
+        Kind { confirm: Some(confirm), ..self }
+    }
+
     /// The resource type the registry serves it as.
     pub fn resource_type(&'static self) -> ResourceType {
         ResourceType {
@@ -203,7 +216,7 @@ impl PartialEq for Kind {
 }
 
 /// The storage key of `K`'s objects.
-fn key_of<K: Resource>() -> GroupResource {
+pub fn key_of<K: Resource>() -> GroupResource {
     GroupResource::new(K::GROUP, K::URL_PATH_SEGMENT)
 }
 

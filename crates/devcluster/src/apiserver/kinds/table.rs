@@ -6,12 +6,13 @@ use k8s_openapi::api::{
     autoscaling::v2 as autoscaling, batch::v1 as batch, certificates::v1 as certificates,
     coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery, events::v1 as events,
     flowcontrol::v1 as flowcontrol, networking::v1 as networking, node::v1 as node, policy::v1 as policy,
-    rbac::v1 as rbac, scheduling::v1 as scheduling, storage::v1 as storage,
+    rbac::v1 as rbac_v1, scheduling::v1 as scheduling, storage::v1 as storage,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
 
 use super::super::columns as cols;
+use super::super::rbac;
 use super::super::registry::Subresources;
 use super::super::services;
 use super::super::strategy as s;
@@ -92,10 +93,10 @@ pub static BUILTIN: &[Kind] = &[
     Kind::of::<coordination::Lease>().columns(cols::LEASES),
     Kind::of::<certificates::CertificateSigningRequest>().short(&["csr"]).subresources(APPROVAL).fields(&["spec.signerName"]).strategy(&s::certificates::CertificateSigningRequests).columns(cols::CSRS),
     // rbac.authorization.k8s.io/v1
-    Kind::of::<rbac::Role>().strategy(&s::rbac::Roles { namespaced: true }).columns(cols::CREATED_AT),
-    Kind::of::<rbac::ClusterRole>().strategy(&s::rbac::Roles { namespaced: false }).columns(cols::CREATED_AT),
-    Kind::of::<rbac::RoleBinding>().strategy(&s::rbac::Bindings { namespaced: true }).columns(cols::BINDINGS),
-    Kind::of::<rbac::ClusterRoleBinding>().strategy(&s::rbac::Bindings { namespaced: false }).columns(cols::BINDINGS),
+    Kind::of::<rbac_v1::Role>().strategy(&s::rbac::Roles { namespaced: true }).columns(cols::CREATED_AT).confirming(rbac::confirm_role),
+    Kind::of::<rbac_v1::ClusterRole>().strategy(&s::rbac::Roles { namespaced: false }).columns(cols::CREATED_AT).confirming(rbac::confirm_role),
+    Kind::of::<rbac_v1::RoleBinding>().strategy(&s::rbac::Bindings { namespaced: true }).columns(cols::BINDINGS).confirming(rbac::confirm_binding),
+    Kind::of::<rbac_v1::ClusterRoleBinding>().strategy(&s::rbac::Bindings { namespaced: false }).columns(cols::BINDINGS).confirming(rbac::confirm_binding),
     // admissionregistration.k8s.io/v1
     Kind::of::<admission::ValidatingAdmissionPolicy>().status().generation(),
     Kind::of::<admission::ValidatingAdmissionPolicyBinding>().generation(),

@@ -303,6 +303,19 @@ impl Index {
     }
 }
 
+impl Index {
+    /// What a roleRef grants: a ClusterRole's rules (aggregated ones included), or those
+    /// of the Role of `namespace` named; `None` when no such role exists.
+    pub(super) fn role_rules(&self, cluster: bool, namespace: Option<&str>, name: &str) -> Option<&[Rule]> {
+        let rules = match (cluster, namespace) {
+            (true, _) => self.granted.get(name),
+            (false, Some(namespace)) => self.roles.get(&(namespace.to_string(), name.to_string())),
+            (false, None) => None,
+        };
+        rules.map(|rules| rules.as_slice())
+    }
+}
+
 /// A ClusterRoleBinding grants its ClusterRole everywhere; a RoleBinding grants, in its
 /// namespace, the ClusterRole or the Role of its namespace it names.
 fn binding(kind: Kind, namespace: Option<String>, object: &Value) -> Binding {
