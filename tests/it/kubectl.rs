@@ -218,6 +218,31 @@ fn server_side_apply_updates_a_deployment_and_bumps_generation_only_for_spec_cha
     assert_eq!(generation(&relabelled), 2, "a label is not spec");
 }
 
+/// kubectl's migration from client-side to server-side apply (`migrateToSSAIfNecessary`):
+/// the server-side apply keeps what other managers own, the JSON patch of
+/// `metadata.managedFields` moves the client-side manager's fields to the new manager
+/// without changing the object, and kubectl then sends its apply again "so that dropped
+/// fields are finally removed" — the end state of a client-side apply of the same file.
+#[test]
+fn server_side_apply_after_client_side_apply_moves_ownership_then_drops_what_the_file_left_out() {
+    let Some(k) = cluster() else { return };
+    let first = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: moved\n  namespace: default\n  labels: {l1: x}\ndata: {a: '1', b: '2'}\n";
+    let second = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: moved\n  namespace: default\ndata: {a: '1'}\n";
+    k.apply(first);
+    let out = k.ok_with_stdin(&["apply", "--server-side", "--field-manager=newmgr", "-f", "-"], second);
+    assert!(out.contains("configmap/moved serverside-applied"), "{out}");
+    let moved = k.json(&["get", "configmap", "moved", "--show-managed-fields"]);
+    assert_eq!(moved["data"], serde_json::json!({"a": "1"}), "{moved}");
+    assert!(moved["metadata"]["labels"].get("l1").is_none(), "{moved}");
+    let managers: Vec<&str> = moved["metadata"]["managedFields"]
+        .as_array()
+        .expect("managedFields")
+        .iter()
+        .filter_map(|m| m["manager"].as_str())
+        .collect();
+    assert_eq!(managers, ["newmgr"], "the client-side manager's fields moved to the new one");
+}
+
 #[test]
 fn get_prints_json_and_yaml_with_the_server_set_metadata() {
     let Some(k) = cluster() else { return };

@@ -47,6 +47,9 @@ fn certificates() -> (String, String, String) {
 fn answer(path: &str, review: &Value) -> Value {
     use base64::Engine;
     let request = &review["request"];
+    if review["kind"] == "ConversionReview" {
+        return convert(path, request);
+    }
     let patch = match path.split('?').next() {
         Some("/mutate") => Some(json!([
             {"op": "add", "path": "/metadata/labels/mutated", "value": "yes"},
@@ -87,6 +90,33 @@ fn self_signed() -> (String, String, String) {
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     let cert = params.self_signed(&key).unwrap();
     (cert.pem(), cert.pem(), key.serialize_pem())
+}
+
+/// A conversion webhook between `example.com/v1alpha1` (`spec.size`) and `v1`
+/// (`spec.replicas`); `/convert-fail` answers a failure.
+fn convert(path: &str, request: &Value) -> Value {
+    let desired = request["desiredAPIVersion"].as_str().unwrap_or_default();
+    let converted: Vec<Value> = request["objects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|object| {
+            let mut object = object.clone();
+            let spec = object["spec"].as_object_mut().map(std::mem::take).unwrap_or_default();
+            let count = spec.get("size").or_else(|| spec.get("replicas")).cloned().unwrap_or(Value::Null);
+            let field = if desired == "example.com/v1" { "replicas" } else { "size" };
+            object["spec"] = json!({ field: count });
+            object["apiVersion"] = json!(desired);
+            object
+        })
+        .collect();
+    let result = if path.starts_with("/convert-fail") {
+        json!({"status": "Failure", "message": "cannot convert today"})
+    } else {
+        json!({"status": "Success"})
+    };
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+        "response": {"uid": request["uid"], "convertedObjects": converted, "result": result}})
 }
 
 impl WebhookServer {
@@ -448,4 +478,90 @@ async fn a_mutating_webhooks_patch_of_status_on_create_is_reset_before_validatio
         clusters.create(&PostParams::default(), &cluster).await.expect("the status patch does not fail the create");
     assert!(created.data.get("status").is_none(), "{:?}", created.data);
     assert_eq!(server.reviews().len(), 1, "the webhook was called");
+}
+
+/// A CRD served in two versions with `conversion.strategy: Webhook`: every object is
+/// stored in the storage version and read in the version asked for, each converted by the
+/// webhook (`ConversionReview` v1); a webhook that fails fails the read with 500, as the
+/// apiextensions server answers.
+#[tokio::test]
+async fn a_crds_conversion_webhook_converts_between_the_served_versions_and_its_failure_is_a_500() {
+    use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+    let c = TestCluster::start().await;
+    let server = WebhookServer::start();
+    let crd = |path: &str| {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "pools.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "pools", "singular": "pool", "kind": "Pool"},
+            "conversion": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": server.client_config(path)}},
+            "versions": [
+                {"name": "v1alpha1", "served": true, "storage": false, "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}},
+                {"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}}}]}})
+    };
+    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (code, body) = crate::support::cluster::raw(
+        &c.client,
+        "POST",
+        path,
+        "application/json",
+        crd("/convert").to_string().into_bytes(),
+    )
+    .await;
+    assert_eq!(code, 201, "{body}");
+    let api = |version: &str| {
+        let gvk = GroupVersionKind::gvk("example.com", version, "Pool");
+        Api::<DynamicObject>::namespaced_with(
+            c.client.clone(),
+            "default",
+            &ApiResource::from_gvk_with_plural(&gvk, "pools"),
+        )
+    };
+    let old: DynamicObject = serde_json::from_value(json!({"apiVersion": "example.com/v1alpha1", "kind": "Pool",
+        "metadata": {"name": "p"}, "spec": {"size": 3}}))
+    .unwrap();
+    let created = api("v1alpha1").create(&PostParams::default(), &old).await.expect("created through v1alpha1");
+    assert_eq!(created.data["spec"], json!({"size": 3}), "answered in the version asked");
+    let stored = c
+        .server
+        .state()
+        .store
+        .get(&fleetctl_devcluster::apiserver::GroupResource::new("example.com", "pools"), "default/p")
+        .unwrap()
+        .value();
+    assert_eq!(
+        (stored["apiVersion"].as_str(), &stored["spec"]),
+        (Some("example.com/v1"), &json!({"replicas": 3})),
+        "stored as v1"
+    );
+    let read = api("v1").get("p").await.unwrap();
+    assert_eq!(read.data["spec"], json!({"replicas": 3}));
+    assert_eq!(api("v1alpha1").list(&Default::default()).await.unwrap().items[0].data["spec"], json!({"size": 3}));
+    assert!(
+        server
+            .reviews()
+            .iter()
+            .all(|r| r["kind"] == "ConversionReview" && r["apiVersion"] == "apiextensions.k8s.io/v1")
+    );
+
+    // The webhook fails: reads in the other version fail with 500, the storage version reads as stored.
+    let mut broken = crd("/convert-fail");
+    let current = api("v1").get("p").await.unwrap();
+    let (_, crd_now) =
+        crate::support::cluster::raw(&c.client, "GET", &format!("{path}/pools.example.com"), "", Vec::new()).await;
+    broken["metadata"]["resourceVersion"] = crd_now["metadata"]["resourceVersion"].clone();
+    let (code, body) = crate::support::cluster::raw(
+        &c.client,
+        "PUT",
+        &format!("{path}/pools.example.com"),
+        "application/json",
+        broken.to_string().into_bytes(),
+    )
+    .await;
+    assert_eq!(code, 200, "{body}");
+    let kube::Error::Api(status) = api("v1alpha1").get("p").await.expect_err("500") else { panic!() };
+    assert_eq!(status.code, 500, "{status:?}");
+    assert!(status.message.contains("conversion webhook for example.com/v1alpha1, Kind=Pool failed"), "{status:?}");
+    assert_eq!(api("v1").get("p").await.unwrap().data, current.data);
 }

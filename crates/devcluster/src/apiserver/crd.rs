@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::conversion::Conversion;
 use super::object;
 use super::registry::{Origin, Registry, ResourceType, Subresources};
 use super::schema;
@@ -139,6 +140,7 @@ pub fn resource_types(crd: &Value) -> Vec<ResourceType> {
     let list = |v: &Value| {
         v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()
     };
+    let conversion = Conversion::of(spec).map(std::sync::Arc::new);
     versions(crd)
         .filter(|v| v["served"] != false)
         .map(|v| ResourceType {
@@ -165,6 +167,7 @@ pub fn resource_types(crd: &Value) -> Vec<ResourceType> {
                 crd: name.clone(),
                 schema: v["schema"].get("openAPIV3Schema").map(schema::shared),
                 columns: v["additionalPrinterColumns"].as_array().cloned().unwrap_or_default(),
+                conversion: conversion.clone(),
             },
         })
         .collect()

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::registry::ResourceType;
 use super::request::Query;
-use super::resource::{DeleteOptions, present};
+use super::resource::DeleteOptions;
 use super::selector::{FieldSelector, LabelSelector};
 use super::state::ApiState;
 use super::status::ApiError;
@@ -133,7 +133,7 @@ impl ApiState {
             _ => None,
         };
         let continue_token = page.next.map(|start| encode_continue(rv, start));
-        Ok(render_list(rt, &page.items, rv, continue_token.as_deref(), remaining))
+        render_list(self, rt, &page.items, rv, continue_token.as_deref(), remaining)
     }
 
     fn scan(
@@ -167,7 +167,7 @@ impl ApiState {
                 Err(e) => return Err(e),
             }
         }
-        Ok(render_list(rt, &deleted, self.store.rv(), None, None))
+        render_list(self, rt, &deleted, self.store.rv(), None, None)
     }
 }
 
@@ -199,12 +199,13 @@ fn validate_list_options(query: &Query) -> Result<(), ApiError> {
 
 /// Serializes a list by splicing the stored JSON of its items.
 fn render_list(
+    state: &ApiState,
     rt: &ResourceType,
     items: &[Stored],
     rv: u64,
     continue_token: Option<&str>,
     remaining: Option<usize>,
-) -> Bytes {
+) -> Result<Bytes, ApiError> {
     let api_version = rt.api_version();
     let mut metadata = json!({"resourceVersion": rv.to_string()});
     if let Some(token) = continue_token {
@@ -222,10 +223,10 @@ fn render_list(
         if i > 0 {
             out.put_u8(b',');
         }
-        out.put_slice(&present(&item.packed.to_bytes(), &api_version));
+        out.put_slice(&state.presented(rt, &item.packed.to_bytes())?);
     }
     out.put_slice(b"]}");
-    out.freeze()
+    Ok(out.freeze())
 }
 
 #[cfg(test)]

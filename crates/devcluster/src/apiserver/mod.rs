@@ -14,6 +14,7 @@ mod clock;
 mod columns;
 mod compiled;
 mod controllers;
+mod conversion;
 mod crd;
 mod cron;
 mod discovery;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use serde_json::Value;
 
+use super::conversion::Conversion;
 use super::kinds::{Allocate, BUILTIN, Confirm, Kind};
 use super::strategy::{Default, Strategy};
 
@@ -39,6 +40,8 @@ pub enum Origin {
         schema: Option<Arc<Value>>,
         /// The version's `additionalPrinterColumns` (server-side printing).
         columns: Vec<Value>,
+        /// How its objects convert to and from the storage version.
+        conversion: Option<Arc<Conversion>>,
     },
 }
 
@@ -120,6 +123,15 @@ impl ResourceType {
     pub fn schema(&self) -> Option<&Value> {
         match &self.origin {
             Origin::Custom { schema, .. } => schema.as_deref(),
+            Origin::Builtin(_) => None,
+        }
+    }
+
+    /// How a custom resource's objects convert between its versions (`None`: stored as
+    /// served).
+    pub fn conversion(&self) -> Option<&Conversion> {
+        match &self.origin {
+            Origin::Custom { conversion, .. } => conversion.as_deref(),
             Origin::Builtin(_) => None,
         }
     }

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::admission::{self, Admitted, Operation};
 use super::auth::User;
+use super::conversion::{self, Conversion};
 use super::kinds;
 use super::object;
 use super::patch::{self, ListStrategy, PatchError};
@@ -145,7 +146,38 @@ impl ApiState {
     /// Reads one object as the client's version sees it.
     pub fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Bytes, ApiError> {
         let stored = self.load(rt, namespace, name)?;
-        Ok(present(&stored.packed.to_bytes(), &rt.api_version()))
+        self.presented(rt, &stored.packed.to_bytes())
+    }
+
+    /// Stored JSON as a client of `rt`'s version sees it: relabelled, or converted by the
+    /// CRD's conversion webhook.
+    pub fn presented(&self, rt: &ResourceType, json: &Bytes) -> Result<Bytes, ApiError> {
+        let api_version = rt.api_version();
+        match rt.conversion() {
+            Some(conversion @ Conversion { strategy: conversion::Strategy::Webhook { .. }, .. })
+                if !json.starts_with(format!("{{\"apiVersion\":\"{api_version}\"").as_bytes()) =>
+            {
+                let object = conversion.convert_one(self, super::encoding::parse_own(json), &api_version)?;
+                Ok(super::encoding::to_bytes(&object))
+            }
+            _ => Ok(present(json, &api_version)),
+        }
+    }
+
+    /// An object in `rt`'s version as it is stored (in the storage version).
+    fn to_storage(&self, rt: &ResourceType, object: Value) -> Result<Value, ApiError> {
+        match rt.conversion() {
+            Some(conversion) => conversion.convert_one(self, object, &conversion.storage.clone()),
+            None => Ok(object),
+        }
+    }
+
+    /// A stored object in `rt`'s version.
+    fn to_served(&self, rt: &ResourceType, object: Value) -> Result<Value, ApiError> {
+        match rt.conversion() {
+            Some(conversion) => conversion.convert_one(self, object, &rt.api_version()),
+            None => Ok(object),
+        }
     }
 
     pub(super) fn load(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Stored, ApiError> {
@@ -187,6 +219,7 @@ impl ApiState {
         if opts.dry_run {
             return Ok(self.dry_run_create(rt, namespace, &name, object)?.warned(admitted));
         }
+        let object = self.to_storage(rt, object)?;
         let stored = self.store.put(&rt.group_resource(), &key(namespace, &name), Expect::Absent, object).map_err(
             |e| match e {
                 CommitError::Storage(why) => ApiError::internal(why),
@@ -194,7 +227,7 @@ impl ApiState {
             },
         )?;
         self.after_commit(rt, &stored)?;
-        Ok(Written::new(201, stored.value()).warned(admitted))
+        Ok(Written::new(201, self.to_served(rt, stored.value())?).warned(admitted))
     }
 
     fn dry_run_create(
@@ -496,7 +529,7 @@ impl ApiState {
             if wanted.is_some_and(|rv| rv != current.rv) {
                 return Err(ApiError::modified(&rt.plural, &rt.group, name));
             }
-            let old = current.value();
+            let old = self.to_served(rt, current.value())?;
             let requested = change(&old)?;
             let mut admitted = Admitted::default();
             let mut next = self.prepare_update(rt, &old, requested, subresource, opts, &mut admitted)?;
@@ -535,16 +568,21 @@ impl ApiState {
             let gr = rt.group_resource();
             let k = key(namespace, name);
             let result = if deletion_complete(rt, &next) {
-                self.store.remove(&gr, &k, current.rv).map(|_| Written::new(200, next.clone()))
+                self.store.remove(&gr, &k, current.rv).map(|_| None)
             } else {
-                self.store.put(&gr, &k, Expect::Rv(current.rv), next).map(|stored| Written::new(200, stored.value()))
+                let stored_form = self.to_storage(rt, next.clone())?;
+                self.store.put(&gr, &k, Expect::Rv(current.rv), stored_form).map(|stored| Some(stored.value()))
             };
             match result {
-                Ok(written) => {
+                Ok(stored) => {
                     if let Some(stored) = self.store.get(&gr, &k) {
                         self.after_commit(rt, &stored)?;
                     }
-                    return Ok(written.warned(admitted));
+                    let shown = match stored {
+                        Some(stored) => self.to_served(rt, stored)?,
+                        None => next,
+                    };
+                    return Ok(Written::new(200, shown).warned(admitted));
                 }
                 Err(CommitError::Conflict) if wanted.is_none() => continue,
                 Err(CommitError::Conflict) => {

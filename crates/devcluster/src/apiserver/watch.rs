@@ -15,8 +15,7 @@ use super::encoding;
 use super::list::Filter;
 use super::registry::ResourceType;
 use super::request::Query;
-use super::resource::present;
-use super::state::Shared;
+use super::state::{ApiState, Shared};
 use super::status::ApiError;
 use super::store::{Event, EventType, Scope, Subscription};
 use super::view::{self, View};
@@ -78,13 +77,12 @@ pub fn start(
 
 async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
     let gr = plan.rt.group_resource();
-    let api_version = plan.rt.api_version();
     let mut last_rv;
     let scope = scope(&plan);
     let mut sub: Subscription = if plan.from.is_none() || plan.initial_events {
         let (items, sub) = state.store.snapshot(&gr, &scope);
         for json in items.iter().map(|item| item.packed.to_bytes()).filter(|json| plan.filter.matches_json(json)) {
-            if tx.send(line("ADDED", &encode(&plan, &json, &api_version))).await.is_err() {
+            if tx.send(event_line(&state, &plan, "ADDED", &json)).await.is_err() {
                 return;
             }
         }
@@ -111,7 +109,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
     };
     for event in std::mem::take(&mut sub.replay) {
         last_rv = event.rv;
-        if !deliver(&plan, &event, &api_version, &tx).await {
+        if !deliver(&state, &plan, &event, &tx).await {
             return;
         }
     }
@@ -154,7 +152,7 @@ async fn run(state: Shared, plan: Plan, tx: mpsc::Sender<Bytes>) {
                     };
                     if event.rv > last_rv {
                         last_rv = event.rv;
-                        if let Some(line) = render(&plan, &event, &api_version) {
+                        if let Some(line) = render(&state, &plan, &event) {
                             batch.put_slice(&line);
                         }
                     }
@@ -186,28 +184,34 @@ fn scope(plan: &Plan) -> Scope {
 }
 
 /// Sends one event if it concerns this watch; `false` once the client is gone.
-async fn deliver(plan: &Plan, event: &Event, api_version: &str, tx: &mpsc::Sender<Bytes>) -> bool {
-    match render(plan, event, api_version) {
+async fn deliver(state: &ApiState, plan: &Plan, event: &Event, tx: &mpsc::Sender<Bytes>) -> bool {
+    match render(state, plan, event) {
         Some(line) => tx.send(line).await.is_ok(),
         None => true,
     }
 }
 
 /// The event's line for this watch, if the event concerns it.
-fn render(plan: &Plan, event: &Event, api_version: &str) -> Option<Bytes> {
+fn render(state: &ApiState, plan: &Plan, event: &Event) -> Option<Bytes> {
     if plan.namespace.as_deref().is_some_and(|ns| event.namespace() != Some(ns)) {
         return None;
     }
     let json = event.packed.to_bytes();
     let kind = visible_as(plan, event, &json)?;
-    Some(line(kind.as_str(), &encode(plan, &json, api_version)))
+    Some(event_line(state, plan, kind.as_str(), &json))
 }
 
-/// An event's object as this watch shows it: the object, a Table of it, or its metadata.
-fn encode(plan: &Plan, json: &Bytes, api_version: &str) -> Bytes {
-    let object = present(json, api_version);
-    let Some(view) = &plan.view else { return object };
-    encoding::to_bytes(&view.object(&object, jiff::Timestamp::now()))
+/// An event's line: its object as this watch shows it (in the watched version, as a Table
+/// of it, or its metadata), or an ERROR when it cannot be converted to the watched
+/// version (a failing conversion webhook).
+fn event_line(state: &ApiState, plan: &Plan, kind: &str, json: &Bytes) -> Bytes {
+    match state.presented(&plan.rt, json) {
+        Ok(object) => match &plan.view {
+            None => line(kind, &object),
+            Some(view) => line(kind, &encoding::to_bytes(&view.object(&object, jiff::Timestamp::now()))),
+        },
+        Err(e) => line("ERROR", e.to_status().to_string().as_bytes()),
+    }
 }
 
 /// How a change looks through the watch's selectors: an object that starts matching
