@@ -99,9 +99,9 @@ fn module_of(src: &Path, file: &Path) -> String {
 fn is_message(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|attr| {
         attr.path().is_ident("derive")
-            && attr.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated).is_ok_and(
-                |paths| paths.iter().any(|path| path.segments.last().is_some_and(|s| s.ident == "Message")),
-            )
+            && attr
+                .parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+                .is_ok_and(|paths| paths.iter().any(|path| path.segments.last().is_some_and(|s| s.ident == "Message")))
     })
 }
 

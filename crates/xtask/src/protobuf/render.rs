@@ -12,8 +12,7 @@ const COMMAND: &str = "cargo run -p xtask -- protobuf";
 /// `protobuf/generated.rs`.
 pub fn generated(tables: &Tables, versions: &str) -> String {
     let mut out = String::new();
-    let types: BTreeSet<&str> =
-        tables.messages.values().flatten().map(|entry| type_name(&entry.ty)).collect();
+    let types: BTreeSet<&str> = tables.messages.values().flatten().map(|entry| type_name(&entry.ty)).collect();
     let rules: BTreeSet<&str> = tables.messages.values().flatten().map(|entry| rule_name(entry.rule)).collect();
     // `writeln!` into a String cannot fail.
     let _ = writeln!(
@@ -23,7 +22,8 @@ pub fn generated(tables: &Tables, versions: &str) -> String {
          // file differs from what the generator writes.\n"
     );
     if !tables.newer.is_empty() {
-        let _ = writeln!(out, "// Left out, newer than k8s-openapi's Kubernetes version (whose server drops them too):");
+        let _ =
+            writeln!(out, "// Left out, newer than k8s-openapi's Kubernetes version (whose server drops them too):");
         for field in &tables.newer {
             let _ = writeln!(out, "// - {field}");
         }
@@ -135,7 +135,9 @@ fn upper_snake(name: &str) -> String {
         let next = chars.get(i + 1);
         let starts_word = c.is_ascii_uppercase()
             && previous.is_some_and(|p| {
-                p.is_ascii_lowercase() || p.is_ascii_digit() || (p.is_ascii_uppercase() && next.is_some_and(char::is_ascii_lowercase))
+                p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && next.is_some_and(char::is_ascii_lowercase))
             });
         if starts_word {
             out.push('_');

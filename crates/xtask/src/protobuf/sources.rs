@@ -50,10 +50,8 @@ impl Sources {
 fn host_triple(cargo: &std::ffi::OsStr) -> Result<String, GenerateError> {
     let rustc = Path::new(cargo).with_file_name("rustc");
     let rustc = if rustc.exists() { rustc.into_os_string() } else { "rustc".into() };
-    let output = Command::new(rustc)
-        .arg("-vV")
-        .output()
-        .map_err(|e| GenerateError::Cargo(format!("running rustc -vV: {e}")))?;
+    let output =
+        Command::new(rustc).arg("-vV").output().map_err(|e| GenerateError::Cargo(format!("running rustc -vV: {e}")))?;
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .find_map(|line| line.strip_prefix("host: "))

@@ -141,14 +141,17 @@ pub fn build(prost: &Prost, openapi: &OpenApi, zero_values: &ZeroValues) -> Resu
             })
         })
         .collect();
-    kinds.sort_by(|a, b| (group(&a.api_version), &a.api_version, &a.kind).cmp(&(group(&b.api_version), &b.api_version, &b.kind)));
+    kinds.sort_by(|a, b| {
+        (group(&a.api_version), &a.api_version, &a.kind).cmp(&(group(&b.api_version), &b.api_version, &b.kind))
+    });
     for extra in extra_kinds() {
         if !kinds.iter().any(|kind| kind.api_version == extra.api_version && kind.kind == extra.kind) {
             kinds.push(extra);
         }
     }
     let list_meta = meta("ListMeta");
-    let mut builder = Builder { prost, openapi, zero_values, messages: BTreeMap::new(), used: BTreeSet::new(), newer: Vec::new() };
+    let mut builder =
+        Builder { prost, openapi, zero_values, messages: BTreeMap::new(), used: BTreeSet::new(), newer: Vec::new() };
     for kind in &kinds {
         builder.message(&kind.message, None)?;
     }
