@@ -30,7 +30,7 @@ pub fn generated(tables: &Tables, versions: &str) -> String {
         out.push('\n');
     }
     let _ = writeln!(out, "use super::table::Field;");
-    let _ = writeln!(out, "use super::table::Type::{{{}}};", types.into_iter().collect::<Vec<_>>().join(", "));
+    let _ = writeln!(out, "{}", use_list("use super::table::Type::", types.into_iter().collect()));
     let _ = writeln!(out, "use super::table::{{{}}};\n", rules.into_iter().collect::<Vec<_>>().join(", "));
     let _ = writeln!(out, "/// The kinds with a protobuf form: (apiVersion, kind, message).");
     let _ = writeln!(out, "#[rustfmt::skip]");
@@ -73,6 +73,29 @@ pub fn check_kinds(tables: &Tables) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// A `use` of several names, wrapped as rustfmt (max_width 120) wraps it, so that `cargo fmt`
+/// leaves the file as generated.
+fn use_list(prefix: &str, names: Vec<&str>) -> String {
+    const MAX_WIDTH: usize = 120;
+    let one_line = format!("{prefix}{{{}}};", names.join(", "));
+    if one_line.len() <= MAX_WIDTH {
+        return one_line;
+    }
+    let mut lines = vec![String::from("   ")];
+    for name in names {
+        let line = lines.last_mut().filter(|line| line.len() + 1 + name.len() + 1 <= MAX_WIDTH);
+        match line {
+            Some(line) => {
+                line.push(' ');
+                line.push_str(name);
+                line.push(',');
+            }
+            None => lines.push(format!("    {name},")),
+        }
+    }
+    format!("{prefix}{{\n{}\n}};", lines.join("\n"))
 }
 
 fn field(entry: &Entry) -> String {
