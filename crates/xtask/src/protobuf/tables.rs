@@ -87,8 +87,8 @@ fn special(message: &MessageName) -> Option<ValueType> {
         ("apimachinery::pkg::runtime", "RawExtension") | (META_V1, "FieldsV1") => ValueType::RawJson,
         // apiextensions' JSON (k8s-pb spells Go's acronyms as words).
         (module, "Json") if module.starts_with("apiextensions_apiserver::") => ValueType::RawJson,
-        // A named `[]string` as a map value (the user's extra attributes).
-        (_, "ExtraValue") => ValueType::Items,
+        // A named `[]string`: the user's extra attributes (a map value), an APIResource's verbs.
+        (_, "ExtraValue") | (META_V1, "Verbs") => ValueType::Items,
         (module, "JsonSchemaPropsOrArray") => ValueType::SchemaOrArray(schema(module)),
         (module, "JsonSchemaPropsOrBool") => ValueType::SchemaOrBool(schema(module)),
         (module, "JsonSchemaPropsOrStringArray") => ValueType::SchemaOrStringArray(schema(module)),

@@ -34,17 +34,20 @@ pub async fn handle(State(http): State<Arc<Http>>, mut request: Request) -> Resp
     let (Some(info), Some(user)) = (info, user) else {
         return error_response(&ApiError::internal("the request reached its handler unidentified"));
     };
-    let accepted = protobuf::accepted(&header_str(request.headers(), header::ACCEPT));
-    let watch = Query::parse(request.uri().query()).flag("watch");
-    // Negotiated before the request runs, as kube-apiserver does: a 406 changes nothing.
-    let kind = info
-        .resource
-        .as_ref()
-        .and_then(|target| http.state.registry.get(&target.group, &target.version, &target.resource));
-    let form = match kind {
-        Some(rt) => negotiated::form(accepted, &rt.api_version(), &rt.kind),
-        None => Ok(protobuf::Accepted::Json),
+    // Negotiated before the request runs, as kube-apiserver does: a 406 changes nothing. A JSON
+    // client (the common case) costs one scan of its Accept header.
+    let form = match protobuf::accepted(&header_str(request.headers(), header::ACCEPT)) {
+        protobuf::Accepted::Json => Ok(protobuf::Accepted::Json),
+        accepted => {
+            let target = info.resource.as_ref();
+            match target.and_then(|t| http.state.registry.get(&t.group, &t.version, &t.resource)) {
+                Some(rt) => negotiated::form(accepted, &rt.api_version(), &rt.kind),
+                None => Ok(accepted),
+            }
+        }
     };
+    let watch =
+        matches!(form, Ok(protobuf::Accepted::Protobuf { .. })) && Query::parse(request.uri().query()).flag("watch");
     match form {
         Ok(form) => match resource(&http, request, &info, &user).await {
             Ok(response) => negotiated::answer(response, form, watch).await,

@@ -15,13 +15,12 @@ type Path = Vec<*const Field>;
 /// A sample value of every field of the table, each non-zero so that no rule drops it.
 fn sample(table: &'static [Field], path: &mut Path) -> Vec<u8> {
     path.push(table.as_ptr());
-    let fields = table
-        .iter()
-        .filter(|field| !recurses(field.ty, path))
-        .map(|field| sample_field(field, path))
-        .collect::<Vec<_>>();
+    let mut out = Vec::new();
+    for field in table.iter().filter(|field| !recurses(field.ty, path)).collect::<Vec<_>>() {
+        out.extend(sample_field(field, path));
+    }
     path.pop();
-    fields.concat()
+    out
 }
 
 fn recurses(ty: Type, path: &Path) -> bool {

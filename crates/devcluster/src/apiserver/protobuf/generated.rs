@@ -3154,7 +3154,7 @@ static META_V1_API_RESOURCE: [Field; 10] = [
     omit(8, "group", Str),
     omit(9, "version", Str),
     keep(3, "kind", Str),
-    keep(4, "verbs", Message(&META_V1_VERBS)),
+    keep(4, "verbs", Items),
     list(5, "shortNames", Str),
     list(7, "categories", Str),
     omit(10, "storageVersionHash", Str),
@@ -3295,10 +3295,6 @@ static META_V1_STATUS_DETAILS: [Field; 6] = [
     omit(6, "uid", Str),
     list(4, "causes", Message(&META_V1_STATUS_CAUSE)),
     omit(5, "retryAfterSeconds", Int),
-];
-#[rustfmt::skip]
-static META_V1_VERBS: [Field; 1] = [
-    list(1, "items", Str),
 ];
 #[rustfmt::skip]
 static APIREGISTRATION_V1_API_SERVICE: [Field; 3] = [
