@@ -26,6 +26,8 @@ mod check;
 mod check_kinds;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_out;
 
 use serde_json::{Map, Value};
 
