@@ -111,9 +111,9 @@ fn watch_events_are_length_prefixed_watch_event_messages_around_protobuf_objects
 
 #[test]
 fn custom_resources_have_no_protobuf_form() {
-    assert!(message("example.com/v1", "Widget").is_none());
+    assert!(super::message("example.com/v1", "Widget").is_none());
     let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
     assert!(matches!(encode(&widget), Err(EncodeError::NoForm { .. })));
-    assert!(message("apps/v1", "Deployment").is_some());
-    assert!(message("apiregistration.k8s.io/v1", "APIService").is_some());
+    assert!(super::message("apps/v1", "Deployment").is_some());
+    assert!(super::message("apiregistration.k8s.io/v1", "APIService").is_some());
 }
