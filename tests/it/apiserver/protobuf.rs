@@ -137,7 +137,8 @@ async fn a_protobuf_custom_resource_definition_is_created_with_its_schema_and_it
     let stored = Api::<CustomResourceDefinition>::all(c.client.clone()).get("gadgets.example.com").await.unwrap();
     let spec_schema =
         serde_json::to_value(&stored.spec.versions[0].schema).unwrap()["openAPIV3Schema"]["properties"]["spec"].clone();
-    assert_eq!(spec_schema["properties"]["size"], json!({"type": "integer", "maximum": 10, "default": 3}));
+    // k8s-openapi reads `maximum` as an f64, which serde_json writes as 10.0.
+    assert_eq!(spec_schema["properties"]["size"], json!({"type": "integer", "maximum": 10.0, "default": 3}));
     assert_eq!(spec_schema["properties"]["tags"], json!({"type": "array", "items": {"type": "string"}}));
 
     // The resource is served, its schema applied (the default filled in).
@@ -188,7 +189,7 @@ async fn a_protobuf_watch_sends_length_prefixed_watch_events_holding_protobuf_ob
     let c = TestCluster::start().await;
     config_map(&c, "watched").await;
     let request = axum::http::Request::builder()
-        .uri("/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0")
+        .uri("/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dwatched")
         .header("accept", CLIENT_GO_ACCEPT)
         .body(Vec::new())
         .unwrap();
