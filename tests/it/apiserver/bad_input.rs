@@ -111,21 +111,19 @@ async fn a_body_over_three_mebibytes_is_too_large() {
 }
 
 #[tokio::test]
-async fn protobuf_of_a_kind_kubectl_never_sends_is_refused_with_a_pointer_to_json() {
+async fn protobuf_of_a_custom_resource_is_refused_with_a_pointer_to_json() {
     let c = TestCluster::start().await;
-    // CRDs travel as JSON only (kubectl and client-go never send them as protobuf):
-    // k8s\0 + runtime.Unknown{typeMeta{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}}.
+    // Custom resources have no protobuf form (kube-apiserver serves them as JSON, YAML, CBOR):
+    // k8s\0 + runtime.Unknown{typeMeta{"example.com/v1", "Widget"}}.
     let mut body = b"k8s\0".to_vec();
-    let type_meta =
-        [&[0x0a, 0x17][..], b"apiextensions.k8s.io/v1", &[0x12, 0x18], b"CustomResourceDefinition"].concat();
+    let type_meta = [&[0x0a, 0x0e][..], b"example.com/v1", &[0x12, 0x06], b"Widget"].concat();
     body.extend_from_slice(&[0x0a, type_meta.len() as u8]);
     body.extend_from_slice(&type_meta);
     body.extend_from_slice(&[0x12, 0x00]);
-    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
     assert_refused(
         &c,
         "POST",
-        crds,
+        CMS,
         "application/vnd.kubernetes.protobuf",
         body,
         (415, "UnsupportedMediaType", "send JSON"),

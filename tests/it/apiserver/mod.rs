@@ -11,6 +11,7 @@ mod events;
 mod list;
 mod objects;
 mod patch;
+mod protobuf;
 mod quotas;
 mod security;
 mod upstream_rules;

@@ -171,6 +171,11 @@ impl ApiError {
         Self::plain(415, "UnsupportedMediaType", message)
     }
 
+    /// 406 when no form the client accepts can carry the answer.
+    pub fn not_acceptable(accepted: &str) -> Self {
+        Self::plain(406, "NotAcceptable", format!("only the following media types are accepted: {accepted}"))
+    }
+
     /// 413 for a body over the server's limit.
     pub fn too_large(limit: usize) -> Self {
         Self::plain(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))

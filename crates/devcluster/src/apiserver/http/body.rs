@@ -20,18 +20,34 @@ pub async fn read_body(request: Request) -> Result<Bytes, ApiError> {
     }
 }
 
-/// Reads a JSON, YAML or (for the kinds kubectl sends that way) protobuf object body.
+/// The media type of a Content-Type header, without its parameters.
+fn media_type(content_type: &str) -> String {
+    content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+/// Whether a body is in the Kubernetes protobuf form.
+pub fn is_protobuf(content_type: &str) -> bool {
+    media_type(content_type) == protobuf::MEDIA_TYPE
+}
+
+/// A protobuf body as the JSON it stands for: a 415 for a kind without a protobuf form, a 400 for
+/// a broken body.
+pub fn decode_protobuf(body: &[u8]) -> Result<Value, ApiError> {
+    protobuf::decode(body).map_err(|e| {
+        if e.is_unsupported() {
+            ApiError::unsupported_media_type(e.to_string())
+        } else {
+            ApiError::bad_request(e.to_string())
+        }
+    })
+}
+
+/// Reads a JSON, YAML or (for the built-in kinds) protobuf object body.
 pub async fn read_object(request: Request, content_type: &str) -> Result<Value, ApiError> {
-    let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let media = media_type(content_type);
     let body = read_body(request).await?;
     let value: Value = match media.as_str() {
-        "application/vnd.kubernetes.protobuf" => protobuf::decode(&body).map_err(|e| {
-            if e.is_unsupported() {
-                ApiError::unsupported_media_type(e.to_string())
-            } else {
-                ApiError::bad_request(e.to_string())
-            }
-        })?,
+        protobuf::MEDIA_TYPE => decode_protobuf(&body)?,
         "application/yaml" | "application/x-yaml" => serde_yaml::from_slice(&body)
             .map_err(|e| ApiError::bad_request(format!("the request body is not valid YAML: {e}")))?,
         "" | "application/json" | "*/*" => serde_json::from_slice(&body)

@@ -8,6 +8,7 @@
 mod body;
 mod filters;
 mod metrics;
+mod negotiated;
 mod resource;
 mod routes;
 mod served;

@@ -14,14 +14,16 @@ use futures::StreamExt;
 
 use super::super::auth::User;
 use super::super::encoding;
+use super::super::protobuf;
 use super::super::registry::ResourceType;
 use super::super::request::Query;
 use super::super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
 use super::super::status::ApiError;
 use super::super::view::View;
 use super::super::watch;
-use super::body::{read_body, read_object};
+use super::body::{decode_protobuf, is_protobuf, read_body, read_object};
 use super::filters::RequestInfo;
+use super::negotiated;
 use super::served::Served;
 use super::{Http, bytes_response, error_response, value_response, written_response};
 
@@ -32,8 +34,25 @@ pub async fn handle(State(http): State<Arc<Http>>, mut request: Request) -> Resp
     let (Some(info), Some(user)) = (info, user) else {
         return error_response(&ApiError::internal("the request reached its handler unidentified"));
     };
-    match resource(&http, request, &info, &user).await {
-        Ok(response) => response,
+    // Negotiated before the request runs, as kube-apiserver does: a 406 changes nothing. A JSON
+    // client (the common case) costs one scan of its Accept header.
+    let form = match protobuf::accepted(&header_str(request.headers(), header::ACCEPT)) {
+        protobuf::Accepted::Json => Ok(protobuf::Accepted::Json),
+        accepted => {
+            let target = info.resource.as_ref();
+            match target.and_then(|t| http.state.registry.get(&t.group, &t.version, &t.resource)) {
+                Some(rt) => negotiated::form(accepted, &rt.api_version(), &rt.kind),
+                None => Ok(accepted),
+            }
+        }
+    };
+    let watch =
+        matches!(form, Ok(protobuf::Accepted::Protobuf { .. })) && Query::parse(request.uri().query()).flag("watch");
+    match form {
+        Ok(form) => match resource(&http, request, &info, &user).await {
+            Ok(response) => negotiated::answer(response, form, watch).await,
+            Err(error) => negotiated::answer(error_response(&error), form, false).await,
+        },
         Err(error) => error_response(&error),
     }
 }
@@ -120,13 +139,13 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
             Ok(written_response(served.patch(&state, namespace, name, sub, kind, &body, &opts)?))
         }
         (&Method::DELETE, Some(name)) => {
-            let mut opts = delete_options(&query, &read_body(request).await?)?;
+            let mut opts = delete_options(&query, &read_body(request).await?, &content_type)?;
             opts.user = Some(user.clone());
             opts.requested = served.converted_from();
             Ok(written_response(served.written_out(state.delete(storage, namespace, name, &opts)?)))
         }
         (&Method::DELETE, None) => {
-            let mut opts = delete_options(&query, &read_body(request).await?)?;
+            let mut opts = delete_options(&query, &read_body(request).await?, &content_type)?;
             opts.user = Some(user.clone());
             opts.requested = served.converted_from();
             let deleted = state.delete_collection(storage, namespace, &query, &opts)?;
@@ -188,9 +207,13 @@ fn write_options(query: &Query) -> Result<WriteOptions, ApiError> {
     })
 }
 
-fn delete_options(query: &Query, body: &[u8]) -> Result<DeleteOptions, ApiError> {
+/// The options of a DELETE: its body (JSON, or protobuf as client-go's typed clients send it)
+/// over its query.
+fn delete_options(query: &Query, body: &[u8], content_type: &str) -> Result<DeleteOptions, ApiError> {
     let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
         json!({})
+    } else if is_protobuf(content_type) {
+        decode_protobuf(body)?
     } else {
         serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("the DeleteOptions body is not valid JSON: {e}")))?

@@ -6,41 +6,66 @@ use serde_json::Value;
 
 use super::decode;
 use super::table::{Field, Rule, Type};
-use super::tests::{body_of, int, len, message, string};
+use super::tests::{body_of, double, int, len, message, string};
 
-/// Messages nest at most this deep in the sample (no served kind is recursive; this only bounds a
-/// mistake).
-const MAX_DEPTH: usize = 24;
+/// The tables of the messages being sampled, outermost first: a recursive message
+/// (JSONSchemaProps) is sampled once, its own fields of its type left out below it.
+type Path = Vec<*const Field>;
 
 /// A sample value of every field of the table, each non-zero so that no rule drops it.
-fn sample(table: &[Field], depth: usize) -> Vec<u8> {
-    assert!(depth < MAX_DEPTH, "the tables nest deeper than {MAX_DEPTH}");
-    table.iter().map(|field| sample_field(field, depth)).collect::<Vec<_>>().concat()
+fn sample(table: &'static [Field], path: &mut Path) -> Vec<u8> {
+    path.push(table.as_ptr());
+    let mut out = Vec::new();
+    for field in table.iter().filter(|field| !recurses(field.ty, path)).collect::<Vec<_>>() {
+        out.extend(sample_field(field, path));
+    }
+    path.pop();
+    out
 }
 
-fn sample_field(field: &Field, depth: usize) -> Vec<u8> {
-    let value = |number: u32| sample_value(number, field.ty, depth);
+fn recurses(ty: Type, path: &Path) -> bool {
+    match ty {
+        Type::Message(table)
+        | Type::SchemaOrArray(table)
+        | Type::SchemaOrBool(table)
+        | Type::SchemaOrStringArray(table) => path.contains(&table.as_ptr()),
+        _ => false,
+    }
+}
+
+fn sample_field(field: &Field, path: &mut Path) -> Vec<u8> {
+    let mut value = |number: u32| sample_value(number, field.ty, path);
     match field.rule {
-        Rule::Map => message(field.number, &[string(1, "key"), value(2)]),
+        Rule::Map => {
+            let value = value(2);
+            message(field.number, &[string(1, "key"), value])
+        }
         // Two items show that repeated fields accumulate.
         Rule::List => [value(field.number), value(field.number)].concat(),
         Rule::OmitEmpty | Rule::Present | Rule::Inline => value(field.number),
     }
 }
 
-fn sample_value(number: u32, ty: Type, depth: usize) -> Vec<u8> {
+fn sample_value(number: u32, ty: Type, path: &mut Path) -> Vec<u8> {
     match ty {
         Type::Str => string(number, "text"),
         Type::Bytes => len(number, &[0xff, 0x00, 0x01]),
         Type::Bool => int(number, 1),
         Type::Int => int(number, 7),
+        Type::Double => double(number, 2.5),
         Type::Time => message(number, &[int(1, 1_704_164_645)]),
         Type::MicroTime => message(number, &[int(1, 1_704_164_645), int(2, 123_456_000)]),
         Type::Quantity => message(number, &[string(1, "5Mi")]),
         Type::IntOrString => message(number, &[int(1, 1), string(3, "25%")]),
         Type::RawJson => message(number, &[string(1, r#"{"a":{"b":1}}"#)]),
         Type::Items => message(number, &[string(1, "x"), string(1, "y")]),
-        Type::Message(table) => len(number, &sample(table, depth + 1)),
+        Type::SchemaOrArray(schema) => {
+            let one = sample(schema, path);
+            message(number, &[len(2, &one), len(2, &one)])
+        }
+        Type::SchemaOrBool(schema) => message(number, &[int(1, 1), len(2, &sample(schema, path))]),
+        Type::SchemaOrStringArray(_) => message(number, &[string(2, "a"), string(2, "b")]),
+        Type::Message(table) => len(number, &sample(table, path)),
     }
 }
 
@@ -52,7 +77,7 @@ where
     O: serde::de::DeserializeOwned + serde::Serialize,
 {
     let table = super::message_table(api_version, kind).unwrap_or_else(|e| panic!("{kind}: {e}"));
-    let raw = sample(table, 0);
+    let raw = sample(table, &mut Vec::new());
     let ours = decode(&body_of(api_version, kind, &raw)).unwrap_or_else(|e| panic!("{kind}: {e}"));
 
     // A field number k8s-pb does not know is dropped on re-encoding; a wrong wire type fails decoding.
@@ -64,6 +89,11 @@ where
     let openapi: O = serde_json::from_value(ours.clone()).unwrap_or_else(|e| panic!("{kind}: k8s-openapi: {e}"));
     let reserialized = serde_json::to_value(openapi).expect("serializes");
     assert_json_eq(kind, "k8s-openapi", &ours, &reserialized);
+
+    // The encoder writes what the decoder reads: one table, both directions.
+    let encoded = super::encode(&ours).unwrap_or_else(|e| panic!("{kind}: encoding: {e}"));
+    let decoded = decode(&encoded).unwrap_or_else(|e| panic!("{kind}: decoding the encoded body: {e}"));
+    assert_json_eq(kind, "its own encoding", &ours, &decoded);
 }
 
 /// Equality with a message naming the first path that differs (the whole objects are large).

@@ -1,18 +1,24 @@
-//! Decoder for the Kubernetes protobuf request bodies that kubectl and client-go send.
+//! The Kubernetes protobuf form of the built-in kinds, in and out.
 //!
-//! kubectl prefers `application/vnd.kubernetes.protobuf` for the built-in kinds it builds itself
-//! (`create deployment|role|rolebinding|clusterrole|clusterrolebinding|priorityclass|namespace|…`,
-//! `auth reconcile`, `auth can-i`, `certificate approve`). One generic transcoder serves every kind:
-//! a wire-format reader ([`wire`]) walks the message, and the field tables of [`generated`] — one
-//! per message, generated once from the Go API types and checked against the k8s-pb and k8s-openapi
-//! types by a test — say how each field maps onto the JSON form the same request would have carried
-//! ([`transcode`], where apimachinery's special types are handled once). The rest of the server
-//! only ever sees JSON.
+//! kubectl prefers `application/vnd.kubernetes.protobuf` for the built-in kinds it builds itself,
+//! and client-go's typed clients (OCM's controllers, library-go's operators) send every body that
+//! way — DeleteOptions included — and ask for protobuf answers. One generic transcoder serves
+//! every kind: a wire-format reader and writer ([`wire`]) and the field tables of [`generated`] —
+//! one per message, written by `cargo run -p xtask -- protobuf` from k8s-pb and k8s-openapi, and
+//! checked against both by a test — say how each field maps onto the JSON form
+//! ([`transcode`] reads, [`encode`] writes; apimachinery's special types are handled there once).
+//! The rest of the server only ever sees JSON.
 
+mod encode;
 mod generated;
+mod negotiate;
 mod table;
 mod transcode;
 mod wire;
+
+pub use encode::EncodeError;
+pub use negotiate::{Accepted, accepted};
+pub use table::Field;
 
 #[cfg(test)]
 mod check;
@@ -20,11 +26,12 @@ mod check;
 mod check_kinds;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_out;
 
 use serde_json::{Map, Value};
 
-use table::Field;
-use wire::{Reader, Wire, utf8};
+use wire::{Reader, Wire, Writer, utf8};
 
 /// The four bytes that open every Kubernetes protobuf body, ahead of the `runtime.Unknown` envelope.
 const MAGIC: &[u8] = b"k8s\0";
@@ -84,6 +91,63 @@ pub fn decode(body: &[u8]) -> Result<Value, ProtobufError> {
     Ok(Value::Object(object))
 }
 
+/// Encodes an object, a `<Kind>List` of a kind with a protobuf form, or a Status (by its
+/// `apiVersion` and `kind`) as a Kubernetes protobuf body: `k8s\0` and the `runtime.Unknown`
+/// envelope around the message.
+pub fn encode(object: &Value) -> Result<Vec<u8>, EncodeError> {
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let no_form = || EncodeError::NoForm { api_version: api_version.to_owned(), kind: kind.to_owned() };
+    let fields = object.as_object().ok_or_else(no_form)?;
+    let raw = match message(api_version, kind) {
+        Some(table) => encode::encode_message(fields, table)?,
+        None => {
+            let item = kind.strip_suffix("List").and_then(|item| message(api_version, item)).ok_or_else(no_form)?;
+            encode_list(fields, item)?
+        }
+    };
+    let mut type_meta = Writer::default();
+    type_meta.bytes(1, api_version.as_bytes());
+    type_meta.bytes(2, kind.as_bytes());
+    let mut unknown = Writer(MAGIC.to_vec());
+    unknown.bytes(1, &type_meta.0);
+    unknown.bytes(2, &raw);
+    // Go writes contentEncoding and contentType, empty for plain protobuf.
+    unknown.bytes(3, b"");
+    unknown.bytes(4, b"");
+    Ok(unknown.0)
+}
+
+/// A `<Kind>List`: {1 metadata ListMeta, 2 items}, each item without its own type metadata.
+fn encode_list(list: &Map<String, Value>, item: &'static [Field]) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Writer::default();
+    if let Some(Value::Object(metadata)) = list.get("metadata") {
+        out.bytes(1, &encode::encode_message(metadata, generated::LIST_META)?);
+    }
+    for object in list.get("items").and_then(Value::as_array).into_iter().flatten() {
+        let object = object.as_object().ok_or(EncodeError::Shape { field: "items", expected: "objects" })?;
+        out.bytes(2, &encode::encode_message(object, item)?);
+    }
+    Ok(out.0)
+}
+
+/// One event of a protobuf watch (`{"type": …, "object": …}` as JSON): kube-apiserver's framing,
+/// a four-byte big-endian length and a `metav1.WatchEvent` {1 type, 2 object} without envelope,
+/// whose object is a RawExtension {1 raw} holding the object's own protobuf body.
+pub fn encode_watch_event(event: &Value) -> Result<Vec<u8>, EncodeError> {
+    let kind = event["type"].as_str().ok_or(EncodeError::Shape { field: "type", expected: "a string" })?;
+    let mut object = Writer::default();
+    object.bytes(1, &encode(&event["object"])?);
+    let mut message = Writer::default();
+    message.bytes(1, kind.as_bytes());
+    message.bytes(2, &object.0);
+    let length =
+        u32::try_from(message.0.len()).map_err(|_| EncodeError::Shape { field: "object", expected: "under 4 GiB" })?;
+    let mut frame = length.to_be_bytes().to_vec();
+    frame.extend_from_slice(&message.0);
+    Ok(frame)
+}
+
 /// The parts of `runtime.Unknown` the decoder needs.
 struct Envelope<'a> {
     api_version: String,
@@ -124,8 +188,24 @@ impl<'a> Envelope<'a> {
     }
 }
 
+/// The media type of the Kubernetes protobuf form.
+pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
+
+/// The kinds `metav1.AddToGroupVersion` registers in every group version, besides `meta.k8s.io/v1`
+/// (of the option kinds, the only one client-go sends as a body).
+const OPTION_KINDS: &[&str] = &["DeleteOptions"];
+const META_V1: &str = "meta.k8s.io/v1";
+
+/// The message of a kind with a protobuf form (the built-in kinds, the option kinds in every
+/// group version, Status, PartialObjectMetadata); `None` for the others (custom resources).
+pub fn message(api_version: &str, kind: &str) -> Option<&'static [Field]> {
+    message_table(api_version, kind).ok()
+}
+
 /// Finds the field table for a kind, telling an unknown kind apart from a known kind in another version.
 fn message_table(api_version: &str, kind: &str) -> Result<&'static [Field], ProtobufError> {
+    let served_version = || generated::KINDS.iter().any(|(known_version, _, _)| *known_version == api_version);
+    let api_version = if OPTION_KINDS.contains(&kind) && served_version() { META_V1 } else { api_version };
     let mut same_kind = generated::KINDS.iter().filter(|(_, known_kind, _)| *known_kind == kind).peekable();
     if same_kind.peek().is_none() {
         return Err(ProtobufError::UnsupportedKind { kind: kind.to_owned() });

@@ -10,6 +10,8 @@ pub enum Type {
     Bool,
     /// Any varint integer (int32 or int64): negative int32s are sign-extended to ten bytes on the wire.
     Int,
+    /// A `double` (fixed64 on the wire): JSONSchemaProps' `maximum`, `minimum`, `multipleOf`.
+    Double,
     /// meta/v1 Time {1 seconds int64, 2 nanos int32}, written as RFC 3339 in whole seconds.
     Time,
     /// meta/v1 MicroTime, the same message as Time, written with six fractional digits.
@@ -18,11 +20,21 @@ pub enum Type {
     Quantity,
     /// intstr.IntOrString {1 type, 2 intVal, 3 strVal}, written as a number or a string.
     IntOrString,
-    /// runtime.RawExtension and meta/v1 FieldsV1 {1 raw bytes}: JSON text, embedded as is.
+    /// runtime.RawExtension, meta/v1 FieldsV1 and apiextensions' JSON {1 raw bytes}: JSON text,
+    /// embedded as is.
     RawJson,
     /// A named `[]string` as a map value (ExtraValue): a message of `repeated string items = 1`,
     /// written as a bare array.
     Items,
+    /// apiextensions' JSONSchemaPropsOrArray {1 schema, 2 jSONSchemas}: the array when it has
+    /// items, else the schema (`items`). The table is JSONSchemaProps'.
+    SchemaOrArray(&'static [Field]),
+    /// JSONSchemaPropsOrBool {1 allows, 2 schema}: the schema when set, else the boolean
+    /// (`additionalProperties`, `additionalItems`).
+    SchemaOrBool(&'static [Field]),
+    /// JSONSchemaPropsOrStringArray {1 schema, 2 property}: the strings when there are some, else
+    /// the schema (`dependencies`' values).
+    SchemaOrStringArray(&'static [Field]),
     Message(&'static [Field]),
 }
 

@@ -37,6 +37,12 @@ pub(super) fn int(number: u32, value: i64) -> Vec<u8> {
     out
 }
 
+pub(super) fn double(number: u32, value: f64) -> Vec<u8> {
+    let mut out = key(number, 1);
+    out.extend_from_slice(&value.to_le_bytes());
+    out
+}
+
 pub(super) fn message(number: u32, fields: &[Vec<u8>]) -> Vec<u8> {
     len(number, &fields.concat())
 }

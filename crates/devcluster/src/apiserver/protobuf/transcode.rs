@@ -73,6 +73,7 @@ fn decode_map_entry(entry: &[u8], field: &Field) -> Result<(String, Value), Prot
     let zero = match field.ty {
         Type::Items => Value::Array(Vec::new()),
         Type::Quantity => Value::String("0".into()),
+        Type::Message(_) => Value::Object(Map::new()),
         _ => Value::String(String::new()),
     };
     Ok((key, value.unwrap_or(zero)))
@@ -87,16 +88,73 @@ fn decode_value(field: &Field, wire: Wire<'_>) -> Result<Option<Value>, Protobuf
         (Type::Bool, Wire::Varint(raw)) => Value::Bool(raw != 0),
         // Reinterpreting the bits is the protobuf rule for int32/int64 (two's complement, sign-extended).
         (Type::Int, Wire::Varint(raw)) => Value::Number(Number::from(raw as i64)),
+        (Type::Double, Wire::Fixed64(bits)) => double(f64::from_bits(bits))?,
         (Type::Time, Wire::Len(bytes)) => return decode_time(bytes, Precision::Seconds),
         (Type::MicroTime, Wire::Len(bytes)) => return decode_time(bytes, Precision::Micros),
         (Type::Quantity, Wire::Len(bytes)) => decode_quantity(bytes)?,
         (Type::IntOrString, Wire::Len(bytes)) => decode_int_or_string(bytes)?,
         (Type::RawJson, Wire::Len(bytes)) => return decode_raw_json(bytes),
         (Type::Items, Wire::Len(bytes)) => Value::Array(decode_items(bytes)?),
+        (Type::SchemaOrArray(schema), Wire::Len(bytes)) => return decode_schema_or_array(bytes, schema),
+        (Type::SchemaOrBool(schema), Wire::Len(bytes)) => decode_schema_or_bool(bytes, schema)?,
+        (Type::SchemaOrStringArray(schema), Wire::Len(bytes)) => return decode_schema_or_strings(bytes, schema),
         (Type::Message(table), Wire::Len(bytes)) => Value::Object(decode_message(bytes, table)?),
         _ => return Err(ProtobufError::WireType(field.name)),
     };
     Ok(Some(value))
+}
+
+/// A float64 as Go's encoding/json writes it: integral values without a fraction (`5`, not `5.0`).
+fn double(value: f64) -> Result<Value, ProtobufError> {
+    // Below 2^53 every integral float64 is an exact i64.
+    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+        return Ok(Value::Number(Number::from(value as i64)));
+    }
+    Number::from_f64(value).map(Value::Number).ok_or(ProtobufError::Malformed("a double is not a finite number"))
+}
+
+/// Reads JSONSchemaPropsOrArray {1 schema, 2 jSONSchemas}: the array when it has items, else the
+/// schema (Go writes `null` for neither, which the object then leaves out).
+fn decode_schema_or_array(buf: &[u8], schema: &[Field]) -> Result<Option<Value>, ProtobufError> {
+    let (mut single, mut many) = (None, Vec::new());
+    for item in Reader(buf) {
+        match item? {
+            (1, Wire::Len(bytes)) => single = Some(Value::Object(decode_message(bytes, schema)?)),
+            (2, Wire::Len(bytes)) => many.push(Value::Object(decode_message(bytes, schema)?)),
+            (1 | 2, _) => return Err(ProtobufError::WireType("items")),
+            _ => {}
+        }
+    }
+    Ok(if many.is_empty() { single } else { Some(Value::Array(many)) })
+}
+
+/// Reads JSONSchemaPropsOrBool {1 allows, 2 schema}: the schema when set, else the boolean.
+fn decode_schema_or_bool(buf: &[u8], schema: &[Field]) -> Result<Value, ProtobufError> {
+    let (mut allows, mut single) = (false, None);
+    for item in Reader(buf) {
+        match item? {
+            (1, Wire::Varint(raw)) => allows = raw != 0,
+            (2, Wire::Len(bytes)) => single = Some(Value::Object(decode_message(bytes, schema)?)),
+            (1 | 2, _) => return Err(ProtobufError::WireType("additionalProperties")),
+            _ => {}
+        }
+    }
+    Ok(single.unwrap_or(Value::Bool(allows)))
+}
+
+/// Reads JSONSchemaPropsOrStringArray {1 schema, 2 property}: the strings when there are some,
+/// else the schema (else `null`, which the object then leaves out).
+fn decode_schema_or_strings(buf: &[u8], schema: &[Field]) -> Result<Option<Value>, ProtobufError> {
+    let (mut single, mut strings) = (None, Vec::new());
+    for item in Reader(buf) {
+        match item? {
+            (1, Wire::Len(bytes)) => single = Some(Value::Object(decode_message(bytes, schema)?)),
+            (2, Wire::Len(bytes)) => strings.push(Value::String(utf8(bytes)?)),
+            (1 | 2, _) => return Err(ProtobufError::WireType("dependencies")),
+            _ => {}
+        }
+    }
+    Ok(if strings.is_empty() { single } else { Some(Value::Array(strings)) })
 }
 
 /// Reads ExtraValue: `repeated string items = 1`.
