@@ -22,3 +22,4 @@ mod kubectl_workloads;
 mod leader;
 mod support;
 mod tools;
+mod upstream;

@@ -13,6 +13,12 @@ fn the_tools_some_tests_need_are_here_or_their_tests_skip_saying_so() {
     println!("kubectl: {} (the kubectl* tests and the pasted import command)", found(kubectl));
     println!("podman and the image: {} (e2e::image)", image.as_deref().unwrap_or("found"));
     println!("script: {} (the detach prompt at a terminal)", found(terminal));
+    let upstream = std::env::var_os(crate::support::upstream::VARIABLE).is_some();
+    println!(
+        "upstream OCM executables: {} ({}; the upstream tests)",
+        found(upstream),
+        crate::support::upstream::VARIABLE
+    );
     let skipped: Vec<&str> = [(!kubectl, "kubectl"), (image.is_some(), "podman and the image"), (!terminal, "script")]
         .into_iter()
         .filter_map(|(missing, tool)| missing.then_some(tool))

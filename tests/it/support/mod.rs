@@ -3,6 +3,7 @@
 pub mod cluster;
 pub mod kubectl;
 pub mod proxy;
+pub mod upstream;
 
 /// The variable under which a test that needs a missing tool (kubectl, podman, the image)
 /// fails instead of skipping; `.ci/run` sets it, since CI installs them all.
@@ -12,8 +13,14 @@ pub const REQUIRE_TOOLS: &str = "FLEETCTL_REQUIRE_TOOLS";
 /// failure, elsewhere a notice (the caller then returns). The notice also goes straight to
 /// the terminal, since the test runner shows nothing of what a passing test printed.
 pub fn skip(why: &str) {
-    use std::io::Write;
     assert!(std::env::var_os(REQUIRE_TOOLS).is_none(), "{why} ({REQUIRE_TOOLS} is set: CI provides every tool)");
+    notice(why);
+}
+
+/// Says that a test cannot run here and why, on the terminal too (the runner shows nothing
+/// of what a passing test printed); the caller then returns.
+pub fn notice(why: &str) {
+    use std::io::Write;
     let notice = format!("skipping {}: {why}", std::thread::current().name().unwrap_or("a test"));
     eprintln!("{notice}");
     if let Ok(mut terminal) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {

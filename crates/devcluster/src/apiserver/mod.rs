@@ -307,8 +307,16 @@ fn publish_client_ca(state: &ApiState, client_ca_pem: Option<&str>) -> Result<()
     let seed_error = |source| StartError::Seed { name: format!("configmaps/{NAME}"), source };
     let Some(rt) = state.registry.get("", "v1", "configmaps") else { return Ok(()) };
     let bundle = format!("{}{}", state.security.pki.trust_bundle(), client_ca_pem.unwrap_or(""));
+    // The front-proxy keys as kind's kube-apiserver has them: the cluster CA would sign
+    // a proxy's client certificate.
+    let proxy_ca = state.security.pki.trust_bundle();
     let object = json!({"apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": NAME, "namespace": "kube-system"}, "data": {"client-ca-file": bundle}});
+        "metadata": {"name": NAME, "namespace": "kube-system"},
+        "data": {"client-ca-file": bundle, "requestheader-client-ca-file": proxy_ca,
+            "requestheader-allowed-names": "[\"front-proxy-client\"]",
+            "requestheader-username-headers": "[\"X-Remote-User\"]",
+            "requestheader-group-headers": "[\"X-Remote-Group\"]",
+            "requestheader-extra-headers-prefix": "[\"X-Remote-Extra-\"]"}});
     let opts = resource::WriteOptions::default();
     match state.create(&rt, Some("kube-system"), object.clone(), &opts) {
         Err(e) if e.code == 409 => state
