@@ -81,6 +81,9 @@ async fn rbac_refuses_a_role_or_binding_that_grants_rights_its_writer_does_not_h
     assert_eq!(refused.code, 403, "{refused:?}");
     let refused = refusal(bindings.create(&post(), &binding_to("admin", "ClusterRole", "admin")).await);
     assert_eq!(refused.code, 403, "{refused:?}");
+    // A role that does not exist has no rules to check: upstream answers 404.
+    let refused = refusal(bindings.create(&post(), &binding_to("ghost", "Role", "nope")).await);
+    assert_eq!(refused.code, 404, "{refused:?}");
 
     // Rules it holds itself it may grant.
     let readers: Role = serde_json::from_value(json!({"metadata": {"name": "readers", "namespace": "team"},

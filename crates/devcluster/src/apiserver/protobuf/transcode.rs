@@ -44,10 +44,11 @@ fn decode_field(field: &Field, wire: Wire<'_>, object: &mut Map<String, Value>) 
                 object.insert(name.into(), value);
             }
         }
+        // A field Go writes whatever its value: a zero Time or raw JSON it writes as null
+        // (a Deployment condition's unset `lastUpdateTime` reads back as null, as from
+        // kube-apiserver).
         Rule::Present => {
-            if let Some(value) = decode_value(field, wire)? {
-                object.insert(name.into(), value);
-            }
+            object.insert(name.into(), decode_value(field, wire)?.unwrap_or(Value::Null));
         }
         Rule::Inline => {
             if let Some(Value::Object(inlined)) = decode_value(field, wire)? {

@@ -105,11 +105,17 @@ impl Authorizer {
             .collect()
     }
 
-    fn role_ref_rules(&self, state: &ApiState, namespace: Option<&str>, role_ref: &Value) -> Vec<Rule> {
+    /// The rules a binding's roleRef grants; a role that does not exist is 404, as
+    /// upstream's `GetRoleReferenceRules` answers (the binding is refused, not let through
+    /// with nothing to check).
+    fn role_ref_rules(&self, state: &ApiState, namespace: Option<&str>, role_ref: &Value) -> Result<Vec<Rule>, ApiError> {
         let cluster = role_ref["kind"] == "ClusterRole";
         let name = role_ref["name"].as_str().unwrap_or_default();
         let index = self.index(&state.store);
-        index.role_rules(cluster, namespace, name).map(<[Rule]>::to_vec).unwrap_or_default()
+        match index.role_rules(cluster, namespace, name) {
+            Some(rules) => Ok(rules.to_vec()),
+            None => Err(ApiError::not_found(if cluster { "clusterroles" } else { "roles" }, RBAC, name)),
+        }
     }
 }
 
@@ -182,7 +188,7 @@ pub fn confirm_binding(state: &ApiState, request: &Request<'_>) -> Result<(), Ap
         return Ok(());
     }
     let authorizer = &state.security.authorizer;
-    let granted = authorizer.role_ref_rules(state, request.namespace, role_ref);
+    let granted = authorizer.role_ref_rules(state, request.namespace, role_ref)?;
     let missing = authorizer.not_held(state, request.user, request.namespace, &granted);
     if missing.is_empty() { Ok(()) } else { Err(forbidden(request, &missing)) }
 }
