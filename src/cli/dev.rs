@@ -297,7 +297,15 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
         }
         DevCommand::Down { dir, grace } => {
             let dir = dir.resolve()?;
-            for (name, stopped) in env::down(&dir, grace).await? {
+            let stopped = match env::down(&dir, grace).await {
+                // Nothing to stop is what `down` is for: done, as `kind delete cluster` says.
+                Err(env::EnvError::NotRunning { .. }) => {
+                    printer.note(&format!("no dev environment runs in {}: nothing to stop", dir.display()));
+                    return Ok(());
+                }
+                other => other?,
+            };
+            for (name, stopped) in stopped {
                 let how = match stopped {
                     env::Stopped::Terminated => "stopped",
                     env::Stopped::Killed => "killed",
@@ -348,7 +356,7 @@ async fn fleet(
     let started = Instant::now();
     match until_stopped(simulator::import_fleet(&hub, &hub_url, &fleet, parallel, timeout)).await {
         Ok(imported) => imported?,
-        Err(signal) => return Err(Interrupted { signal, done: Vec::new() }.into()),
+        Err(stop) => return Err(Interrupted { stop, done: Vec::new() }.into()),
     };
     printer.note(&format!(
         "{clusters} simulated clusters Available in {:.1}s; they run until interrupted \

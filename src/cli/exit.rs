@@ -85,9 +85,21 @@ impl CommandError {
         Self { status: self.status, error: Box::new(error) }
     }
 
-    /// The error and its causes on one line (`what failed: why: root cause`).
+    /// The error and its causes on one line (`what failed: why: root cause`). An API
+    /// server's refusal reads as its code, reason and message — not as the client's debug
+    /// text of the whole Status.
     pub fn chain(&self) -> String {
-        fleetctl_kube::errors::chain(self.error.as_ref())
+        let mut parts = Vec::new();
+        let mut next: Option<&(dyn std::error::Error + 'static)> = Some(self.error.as_ref());
+        while let Some(error) = next {
+            if let Some(kube::Error::Api(status)) = error.downcast_ref::<kube::Error>() {
+                parts.push(format!("{} {}: {}", status.code, status.reason, status.message));
+                break;
+            }
+            parts.push(error.to_string());
+            next = error.source();
+        }
+        parts.join(": ")
     }
 }
 
@@ -116,7 +128,9 @@ impl Fault for ConfigError {
 impl Fault for LifecycleError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::Refused(_) | Self::NotInitialised | Self::NotAnswering { .. } => ExitStatus::Refused,
+            Self::Refused(_) | Self::Forbidden(_) | Self::NotInitialised | Self::NotAnswering { .. } => {
+                ExitStatus::Refused
+            }
             Self::Usage(_) => ExitStatus::Usage,
             Self::Timeout { .. } => ExitStatus::Timeout,
             Self::Kube(_) | Self::Apply(_) | Self::Watch { .. } | Self::Failed(_) | Self::RollbackFailed { .. } => {

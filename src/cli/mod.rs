@@ -2,6 +2,7 @@
 //! writes through, and the exit status every error carries.
 
 mod apply;
+mod argv;
 mod completion;
 mod connect;
 mod demo;
@@ -19,8 +20,10 @@ mod plan;
 pub mod printer;
 mod progress;
 mod report;
+mod selector;
 mod signals;
 mod targets;
+mod template;
 mod upgrade;
 mod version;
 
@@ -72,6 +75,23 @@ enum Command {
     Version(version::VersionArgs),
 }
 
+impl Command {
+    /// How long the command may take, as its --timeout says (`None`: until it ends).
+    fn timeout(&self) -> Option<std::time::Duration> {
+        match self {
+            Self::Import(args) => Some(args.timeout()),
+            Self::Upgrade(args) => Some(args.timeout()),
+            Self::Detach(args) => Some(args.timeout()),
+            Self::Apply(args) => Some(args.timeout()),
+            Self::Hub(args) => Some(args.timeout()),
+            Self::Plan(args) => Some(args.timeout()),
+            Self::Describe(args) => Some(args.timeout()),
+            Self::Get(args) => args.timeout(),
+            Self::Dev(_) | Self::Demo(_) | Self::Completion(_) | Self::Version(_) => None,
+        }
+    }
+}
+
 /// The async runtime could not start.
 #[derive(Debug, Error)]
 #[error("starting the async runtime")]
@@ -83,26 +103,38 @@ impl Fault for RuntimeError {
     }
 }
 
-/// The commands whose `-o json|yaml` document is a report of what they did, which they
-/// print on failure too.
-const REPORTING: [&str; 5] = ["import", "upgrade", "detach", "plan", "apply"];
+/// The `-o json|yaml` document a command prints, empty: what it prints with the error of a
+/// command line clap refused, so that a failure has the shape of a success (`None`: the
+/// command prints no document).
+fn empty_document(command: &str) -> Option<serde_json::Value> {
+    let value = match command {
+        "import" | "upgrade" | "detach" | "apply" => serde_json::to_value(report::empty()),
+        "plan" => serde_json::to_value(crate::fleet::plan::Plan::default()),
+        "get" => Ok(printer::list_document(Vec::new())),
+        "describe" => Ok(serde_json::json!({})),
+        _ => return None,
+    };
+    value.ok()
+}
 
-/// Parses the command line and runs the command. A command line clap refuses is a usage
-/// error (exit 2, said on stderr); when a reporting command was asked for `-o json|yaml`,
-/// its report, with that error, is printed on stdout too, as for every other failure.
+/// Parses the command line — the flags of a command may come before it too, as kubectl's
+/// do — and runs the command. A command line clap refuses is a usage error (exit 2, said on
+/// stderr); when the command was asked for `-o json|yaml`, its document, with that error,
+/// is printed on stdout too, as for every other failure.
 pub fn main() -> ExitCode {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let args = argv::hoisted(std::env::args_os().collect());
     match Cli::try_parse_from(&args) {
         Ok(cli) => cli.run(),
         Err(error) => {
             if error.exit_code() == ExitStatus::Usage as i32
-                && let Some(output) = report_output(&args)
+                && let Some((output, document)) = report_output(&args)
             {
                 let printer = Printer::new(&TerminalFlags::default()).with_output(output);
                 let rendered = error.to_string();
                 // clap's first line says what is wrong; the rest is usage and a hint.
                 let first = rendered.lines().next().unwrap_or(&rendered);
-                if let Err(not_printed) = report::refused_command_line(&printer, first.trim_start_matches("error: ")) {
+                let message = first.trim_start_matches("error: ");
+                if let Err(not_printed) = report::refused_command_line(&printer, &document, message) {
                     printer.error(&CommandError::from(not_printed));
                 }
             }
@@ -111,15 +143,13 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// The report format a reporting command's command line asks for (`-o json`, `-oyaml`,
-/// `--output=json`, …), if any. Only flags without values (`-q`, `-v`, `--no-color`) come
-/// before the command.
-fn report_output(args: &[std::ffi::OsString]) -> Option<flags::Output> {
+/// The document format a command's command line asks for (`-o json`, `-oyaml`,
+/// `--output=json`, …), if any, with the command's empty document. Only terminal flags
+/// (`-q`, `-v`, `--no-color`) are left before the command once flags are hoisted.
+fn report_output(args: &[std::ffi::OsString]) -> Option<(flags::Output, serde_json::Value)> {
     let words: Vec<&str> = args.iter().skip(1).filter_map(|a| a.to_str()).collect();
     let command = words.iter().find(|w| !w.starts_with('-'))?;
-    if !REPORTING.contains(command) {
-        return None;
-    }
+    let document = empty_document(command)?;
     let mut asked = None;
     let mut words = words.iter();
     while let Some(word) = words.next() {
@@ -136,7 +166,7 @@ fn report_output(args: &[std::ffi::OsString]) -> Option<flags::Output> {
             None => {}
         }
     }
-    asked
+    Some((asked?, document))
 }
 
 impl Cli {
@@ -155,13 +185,28 @@ impl Cli {
     fn execute(self, printer: &Printer) -> Result<(), CommandError> {
         logging::init(&self.terminal, printer)?;
         let runtime = tokio::runtime::Runtime::new().map_err(RuntimeError)?;
+        let timeout = self.command.timeout();
         // `dev serve` stops gracefully on a signal by itself; the lifecycle commands wait
         // for the signal [`signals::listen`] keeps at each step and report what it
         // interrupted (a wrapper stopping them at once would lose that report).
         let handles_signals = matches!(self.command, Command::Dev(_));
-        let reports_signals =
-            matches!(self.command, Command::Import(_) | Command::Upgrade(_) | Command::Detach(_) | Command::Apply(_));
+        // These handle a stop themselves: they report what it interrupted, in their document.
+        let reports_signals = matches!(
+            self.command,
+            Command::Import(_)
+                | Command::Upgrade(_)
+                | Command::Detach(_)
+                | Command::Apply(_)
+                | Command::Plan(_)
+                | Command::Get(_)
+                | Command::Describe(_)
+                | Command::Hub(_)
+        );
         let command = async {
+            // The clock of --timeout starts with the command, before it connects.
+            if let Some(timeout) = timeout {
+                signals::start_deadline(timeout);
+            }
             match self.command {
                 Command::Dev(args) => dev::run(args, printer).await,
                 Command::Demo(args) => demo::run(args, printer).await,
@@ -191,7 +236,7 @@ impl Cli {
                     signals::listen();
                     signals::until_stopped(command).await
                 })
-                .unwrap_or_else(|signal| Err(signals::Interrupted { signal, done: Vec::new() }.into()))
+                .unwrap_or_else(|stop| Err(signals::Interrupted { stop, done: Vec::new() }.into()))
         };
         // A blocking task still running (a prompt, a file read) must not hold the exit.
         runtime.shutdown_background();

@@ -8,10 +8,9 @@ use serde::Serialize;
 use super::exit::{CommandError, ExitStatus};
 use super::printer::{Cell, PrintError, Printer, Tone};
 use super::progress::Reporter;
-use super::signals::Interrupted;
+use super::signals::{Interrupted, Stop};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::rollout::RolloutSummary;
-use fleetctl_kube::runner::StopSignal;
 
 /// How a lifecycle command ended for each cluster it reached, in order.
 pub type Results = Vec<(String, Result<Outcome, CommandError>)>;
@@ -40,6 +39,18 @@ pub struct ClusterReport {
     pub error: Option<String>,
 }
 
+/// A command's `-o json|yaml` document on failure: the shape it has on success (empty where
+/// nothing is known) with the error beside it, so one parser reads both.
+#[derive(Debug, Serialize)]
+pub struct WithError<'a, T: Serialize> {
+    /// The document of the command.
+    #[serde(flatten)]
+    pub document: &'a T,
+    /// The error the command ended with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ReportedError>,
+}
+
 /// The error of a failed command, as the exit status says it.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -50,15 +61,38 @@ pub struct ReportedError {
     pub exit_code: u8,
 }
 
-/// The results of clusters that a signal stopped: each with the steps it finished.
-pub fn stopped(reporter: &Reporter, clusters: &[String], signal: StopSignal) -> Results {
-    let error = |cluster: &str| Interrupted { signal, done: reporter.done_of(cluster) };
+/// The results of clusters that a signal or the deadline stopped: each with the steps it
+/// finished.
+pub fn stopped(reporter: &Reporter, clusters: &[String], stop: Stop) -> Results {
+    let error = |cluster: &str| Interrupted { stop, done: reporter.done_of(cluster) };
     clusters.iter().map(|cluster| (cluster.clone(), Err(error(cluster).into()))).collect()
 }
 
-/// The error of a command a signal stopped before it reached any cluster.
-pub fn interrupted(signal: StopSignal) -> CommandError {
-    Interrupted { signal, done: Vec::new() }.into()
+/// The error of a command a signal or the deadline stopped before it reached any cluster.
+pub fn interrupted(stop: Stop) -> CommandError {
+    Interrupted { stop, done: Vec::new() }.into()
+}
+
+/// Prints `document` (the shape the command prints on success, empty) with the error for
+/// `-o json|yaml` — nothing for people, who read the error on stderr — and returns the error.
+pub fn fail_with<T: Serialize>(printer: &Printer, document: &T, error: CommandError) -> Result<(), CommandError> {
+    if printer.is_machine() {
+        let failed = WithError { document, error: Some(reported(&error)) };
+        let text = printer.render_document(&failed)?;
+        printer.data(&text)?;
+    }
+    Err(error)
+}
+
+/// What a cluster's result says when it did not succeed, by the status it ended with.
+pub fn result_of(status: ExitStatus) -> &'static str {
+    match status {
+        ExitStatus::Success => "done",
+        ExitStatus::Failure => "failed",
+        ExitStatus::Usage | ExitStatus::Refused => "refused",
+        ExitStatus::Timeout => "timed out",
+        ExitStatus::Interrupted | ExitStatus::Terminated => "interrupted",
+    }
 }
 
 /// Prints the report of a command that failed before it reached any cluster (its
@@ -86,12 +120,18 @@ pub fn fail_keeping(
 /// error clap found: a bad flag value such as `--timeout 0s` or an invalid label), so that
 /// `-o json|yaml` gets its report on every failure. `message` is clap's, without its
 /// `error: ` prefix.
-pub fn refused_command_line(printer: &Printer, message: &str) -> Result<(), PrintError> {
+pub fn refused_command_line<T: Serialize>(printer: &Printer, document: &T, message: &str) -> Result<(), PrintError> {
     let error = ReportedError { message: message.to_string(), exit_code: ExitStatus::Usage as u8 };
-    print(printer, &Report { clusters: Vec::new(), rollout: None, error: Some(error) })
+    let text = printer.render_document(&WithError { document, error: Some(error) })?;
+    printer.data(&text)
 }
 
-fn reported(error: &CommandError) -> ReportedError {
+/// The report of a command that reached no cluster.
+pub fn empty() -> Report {
+    Report { clusters: Vec::new(), rollout: None, error: None }
+}
+
+pub(super) fn reported(error: &CommandError) -> ReportedError {
     ReportedError { message: error.chain(), exit_code: error.status() as u8 }
 }
 
@@ -155,8 +195,9 @@ fn build(reporter: &Reporter, results: Results) -> (Report, Vec<(String, Command
             Err(error) => {
                 let steps = reporter.steps(&cluster);
                 let message = error.chain();
+                let result = result_of(error.status()).to_string();
                 errors.push((cluster.clone(), error));
-                let outcome = Outcome { cluster, result: "failed".into(), steps, conditions: Vec::new() };
+                let outcome = Outcome { cluster, result, steps, conditions: Vec::new(), writes: Vec::new() };
                 ClusterReport { outcome, error: Some(message) }
             }
         });

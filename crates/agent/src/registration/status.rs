@@ -1,17 +1,17 @@
 //! What the registration agent reports about its cluster: availability of the local
 //! API server, Kubernetes version, capacity from Nodes, and cluster claims including the
-//! klusterlet version it runs.
+//! klusterlet version it runs — read from what runs, the agents' pods, never from a
+//! Deployment's spec (which names the next version before any pod runs it).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::Client;
 use kube::api::{Api, ListParams};
 use serde_json::{Value, json};
 
-use fleetctl_api::names::{KUBE_VERSION_CLAIM, REGISTRATION_DEPLOYMENT, VERSION, VERSION_CLAIM};
+use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION, VERSION_CLAIM};
 
 /// What the agent saw of its cluster.
 #[derive(Debug)]
@@ -28,7 +28,8 @@ pub struct Observed {
 pub struct Details {
     /// `gitVersion`.
     pub kubernetes: String,
-    /// The klusterlet version (the tag of the registration agent's image).
+    /// The klusterlet version: the image tag the agents' pods run, several (comma-separated)
+    /// while they roll from one version to another.
     pub klusterlet: String,
     /// Sums over Nodes.
     pub capacity: BTreeMap<String, Quantity>,
@@ -49,22 +50,36 @@ pub async fn observe(local: &Client, namespace: &str) -> Observed {
 
 async fn details(local: &Client, namespace: &str) -> Result<Details, kube::Error> {
     let kubernetes = local.apiserver_version().await?.git_version;
-    let deployment = Api::<Deployment>::namespaced(local.clone(), namespace).get_opt(REGISTRATION_DEPLOYMENT).await?;
-    // Run outside its Deployment (by hand, or in the dev environment's process), the agent
+    let pods = Api::<Pod>::namespaced(local.clone(), namespace).list(&ListParams::default()).await?.items;
+    // Run outside a pod (by hand, or as a task of the dev environment's process), the agent
     // is the version it was built as.
-    let klusterlet = match deployment {
-        Some(deployment) => image_tag(&deployment).unwrap_or(VERSION).to_string(),
-        None => VERSION.to_string(),
-    };
+    let klusterlet = running_version(&pods).unwrap_or_else(|| VERSION.to_string());
     let nodes = Api::<Node>::all(local.clone()).list(&ListParams::default()).await?.items;
     let (capacity, allocatable) = sums(&nodes);
     Ok(Details { kubernetes, klusterlet, capacity, allocatable })
 }
 
-/// The tag of the image of a Deployment's first container.
-fn image_tag(deployment: &Deployment) -> Option<&str> {
-    let container = deployment.spec.as_ref()?.template.spec.as_ref()?.containers.first()?;
-    Some(container.image.as_deref()?.rsplit_once(':')?.1)
+/// The klusterlet version the agents' pods run: the image tag of every container of every
+/// pod that has not ended, as the kubelet reports it (else as the pod asks for it); the
+/// tags comma-separated, in order, when they differ — a rollout under way. `None` when no
+/// pod runs.
+pub fn running_version<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Option<String> {
+    let mut tags = BTreeSet::new();
+    for pod in pods {
+        let status = pod.status.as_ref();
+        if status.and_then(|s| s.phase.as_deref()).is_some_and(|phase| matches!(phase, "Succeeded" | "Failed")) {
+            continue;
+        }
+        let reported: Vec<&str> =
+            status.and_then(|s| s.container_statuses.as_ref()).into_iter().flatten().map(|c| c.image.as_str()).collect();
+        let images: Vec<&str> = if reported.is_empty() {
+            pod.spec.iter().flat_map(|s| &s.containers).filter_map(|c| c.image.as_deref()).collect()
+        } else {
+            reported
+        };
+        tags.extend(images.into_iter().filter_map(|image| Some(image.rsplit_once(':')?.1.to_string())));
+    }
+    (!tags.is_empty()).then(|| tags.into_iter().collect::<Vec<_>>().join(","))
 }
 
 /// Parses a CPU or memory quantity into a base unit (millicores, bytes).
@@ -138,6 +153,28 @@ pub fn status_fields(details: &Details) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pod(phase: &str, spec_image: &str, running_image: Option<&str>) -> Pod {
+        let statuses = running_image.map(|image| json!([{"name": "agent", "image": image, "imageID": image, "ready": true, "restartCount": 0}]));
+        serde_json::from_value(json!({
+            "spec": {"containers": [{"name": "agent", "image": spec_image}]},
+            "status": {"phase": phase, "containerStatuses": statuses.unwrap_or(json!([]))},
+        }))
+        .expect("pod")
+    }
+
+    #[test]
+    fn the_version_is_what_the_agents_pods_run_and_both_while_they_roll() {
+        let old = pod("Running", "quay.io/fleetctl/fleetctl:0.1.0", Some("quay.io/fleetctl/fleetctl:0.1.0"));
+        let new = pod("Running", "quay.io/fleetctl/fleetctl:0.2.0", Some("quay.io/fleetctl/fleetctl:0.2.0"));
+        assert_eq!(running_version([&old, &old]).as_deref(), Some("0.1.0"));
+        assert_eq!(running_version([&old, &new]).as_deref(), Some("0.1.0,0.2.0"), "a rollout under way");
+        // A pod that has ended runs nothing; one not yet started asks for its image.
+        let ended = pod("Succeeded", "quay.io/fleetctl/fleetctl:0.1.0", Some("quay.io/fleetctl/fleetctl:0.1.0"));
+        let pending = pod("Pending", "quay.io/fleetctl/fleetctl:0.2.0", None);
+        assert_eq!(running_version([&ended, &new, &pending]).as_deref(), Some("0.2.0"));
+        assert_eq!(running_version([&ended]), None);
+    }
 
     #[test]
     fn node_capacity_is_summed_in_kubernetes_units() {
