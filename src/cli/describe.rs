@@ -67,7 +67,11 @@ pub struct DescribeArgs {
 enum What {
     /// Describe one managed cluster: conditions, lease, works, addons, recent Events and the
     /// timeline of its import, upgrades and detach.
-    #[command(visible_alias = "mcl", aliases = ["clusters", "managedcluster", "managedclusters"])]
+    #[command(
+        visible_alias = "mcl",
+        aliases = ["clusters", "managedcluster", "managedclusters"],
+        after_help = super::examples::DESCRIBE
+    )]
     Cluster {
         /// The cluster.
         name: String,

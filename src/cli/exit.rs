@@ -54,10 +54,18 @@ impl From<ExitStatus> for ExitCode {
     }
 }
 
+/// The exit codes, as `--help` ends with them (a macro, so `--help` texts can add to it).
+#[macro_export]
+macro_rules! exit_codes {
+    () => {
+        "Exit codes: 0 success; 1 the operation failed; 2 usage error; 3 timed out (--timeout); 4 refused \
+before any change (a cluster or context that cannot be used, missing rights); 130/143 stopped by SIGINT/SIGTERM \
+(run the command again to finish). Over several clusters, the gravest of theirs: 130/143, 2, 1, 3, 4."
+    };
+}
+
 /// The text `--help` ends with.
-pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage error; \
-3 timed out waiting; 4 refused by preflight (nothing changed); 130/143 stopped by SIGINT/SIGTERM \
-(run the command again to finish). Over several clusters, the gravest of theirs: 130/143, 2, 1, 3, 4.";
+pub const EXIT_CODES: &str = exit_codes!();
 
 /// An error that knows the exit status it ends a command with.
 pub trait Fault: std::error::Error + Send + Sync + 'static {

@@ -47,7 +47,11 @@ enum What {
     /// List managed clusters: accepted by the hub, joined, available, klusterlet version
     /// (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory,
     /// addons (available/total) and the search collector's object count.
-    #[command(visible_alias = "mcl", aliases = ["cluster", "managedcluster", "managedclusters", "mcls"])]
+    #[command(
+        visible_alias = "mcl",
+        aliases = ["cluster", "managedcluster", "managedclusters", "mcls"],
+        after_help = super::examples::GET_CLUSTERS
+    )]
     Clusters {
         /// Only these clusters (all when none is given).
         #[arg(value_name = "NAME")]
@@ -57,7 +61,11 @@ enum What {
         selector: Option<String>,
     },
     /// List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why.
-    #[command(visible_alias = "mca", aliases = ["addon", "managedclusteraddon", "managedclusteraddons", "mcas"])]
+    #[command(
+        visible_alias = "mca",
+        aliases = ["addon", "managedclusteraddon", "managedclusteraddons", "mcas"],
+        after_help = super::examples::GET_ADDONS
+    )]
     Addons {
         /// Only the addons of this cluster.
         #[arg(value_name = "CLUSTER")]

@@ -38,10 +38,13 @@ pub struct HubArgs {
 
 #[derive(Debug, Subcommand)]
 enum HubCommand {
-    /// Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent.
+    /// Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the
+    /// controller is Available. Idempotent.
+    #[command(after_help = super::examples::HUB_INSTALL)]
     Install(InstallArgs),
     /// Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay
     /// unless --purge-crds).
+    #[command(after_help = super::examples::HUB_UNINSTALL)]
     Uninstall {
         /// Also delete the OCM CRDs, and with them every ManagedCluster and ManifestWork.
         #[arg(long)]

@@ -8,6 +8,7 @@ mod connect;
 mod demo;
 mod describe;
 mod detach;
+mod examples;
 pub mod dev;
 pub mod exit;
 pub mod flags;
@@ -32,13 +33,23 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use thiserror::Error;
 
-use exit::{CommandError, EXIT_CODES, ExitStatus, Fault};
+use exit::{CommandError, ExitStatus, Fault};
 use flags::TerminalFlags;
 use printer::Printer;
 
 /// Manage a fleet of Kubernetes clusters from one hub (Open Cluster Management compatible).
 #[derive(Debug, Parser)]
-#[command(name = "fleetctl", version, about, after_help = EXIT_CODES)]
+#[command(
+    name = "fleetctl",
+    version,
+    about,
+    after_help = concat!(
+        "Examples:\n  fleetctl dev up --clusters 2\n  fleetctl import cluster1 --hub-context hub\n  \
+         fleetctl get clusters -o wide\n  fleetctl --hub-context hub upgrade cluster1 --to 0.2.0\n  \
+         fleetctl detach cluster1 --yes\n\n",
+        crate::exit_codes!()
+    )
+)]
 pub struct Cli {
     #[command(flatten)]
     terminal: TerminalFlags,
@@ -49,29 +60,41 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// The embedded dev cluster.
+    #[command(after_help = examples::DEV)]
     Dev(dev::DevArgs),
     /// Run the three acts on an embedded dev environment, telling the story as it goes.
+    #[command(after_help = examples::DEMO)]
     Demo(demo::DemoArgs),
     /// Install or remove the hub.
+    #[command(after_help = examples::HUB)]
     Hub(hub::HubArgs),
     /// Import a cluster into the hub (Act I).
+    #[command(after_help = examples::IMPORT)]
     Import(import::ImportArgs),
     /// Upgrade the klusterlet of clusters (Act II).
+    #[command(after_help = examples::UPGRADE)]
     Upgrade(upgrade::UpgradeArgs),
     /// Detach a cluster from the hub (Act III).
+    #[command(after_help = examples::DETACH)]
     Detach(detach::DetachArgs),
     /// Show what `apply` would change to make the hub match a fleet file; changes nothing.
+    #[command(after_help = examples::PLAN)]
     Plan(plan::PlanArgs),
     /// Make the hub match a fleet file: import, relabel, set addons, upgrade, and with
     /// --prune detach the clusters it no longer lists.
+    #[command(after_help = examples::APPLY)]
     Apply(apply::ApplyArgs),
     /// Show managed clusters or addons (a table, or -o wide|json|yaml|name).
+    #[command(after_help = examples::GET)]
     Get(get::GetArgs),
     /// Show everything the hub knows about one cluster.
+    #[command(after_help = examples::DESCRIBE)]
     Describe(describe::DescribeArgs),
     /// Print a shell completion script.
+    #[command(after_help = examples::COMPLETION)]
     Completion(completion::CompletionArgs),
     /// Print the CLI's version and the image it deploys by default.
+    #[command(after_help = examples::VERSION)]
     Version(version::VersionArgs),
 }
 
@@ -257,17 +280,26 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_command_line_of_a_reporting_command_still_names_its_report_format() {
+    fn a_refused_command_line_still_prints_the_document_of_its_command_with_the_error() {
         use super::flags::Output;
-        let asked = |line: &str| report_output(&line.split_whitespace().map(Into::into).collect::<Vec<_>>());
-        assert_eq!(asked("fleetctl import c9 --timeout 0s -o json"), Some(Output::Json));
-        assert_eq!(asked("fleetctl -q detach c1 --parallel 0 -oyaml"), Some(Output::Yaml));
-        assert_eq!(asked("fleetctl upgrade --all --to latest --output=json"), Some(Output::Json));
-        assert_eq!(asked("fleetctl apply -f f.yaml --output json"), Some(Output::Json));
-        assert_eq!(asked("fleetctl plan -f f.yaml --bad -o json"), Some(Output::Json));
-        assert_eq!(asked("fleetctl import c9 -o json -o wide"), None, "the last one counts");
-        assert_eq!(asked("fleetctl import c9 --timeout 0s"), None, "no report asked for");
-        assert_eq!(asked("fleetctl get clusters -o json"), None, "get prints data, not a report");
+        let asked = |line: &str| {
+            let args = argv::hoisted(line.split_whitespace().map(Into::into).collect::<Vec<_>>());
+            report_output(&args)
+        };
+        let format = |line: &str| asked(line).map(|(output, _)| output);
+        assert_eq!(format("fleetctl import c9 --timeout 0s -o json"), Some(Output::Json));
+        assert_eq!(format("fleetctl -q detach c1 --parallel 0 -oyaml"), Some(Output::Yaml));
+        assert_eq!(format("fleetctl upgrade --all --to latest --output=json"), Some(Output::Json));
+        assert_eq!(format("fleetctl apply -f f.yaml --output json"), Some(Output::Json));
+        assert_eq!(format("fleetctl -o json plan -f f.yaml --bad"), Some(Output::Json), "a flag before the command");
+        assert_eq!(format("fleetctl import c9 -o json -o wide"), None, "the last one counts");
+        assert_eq!(format("fleetctl import c9 --timeout 0s"), None, "no document asked for");
+        assert_eq!(format("fleetctl completion bash -o json"), None, "completion prints no document");
+        // Each command's own shape: a report, a plan, a list.
+        let document = |line: &str| asked(line).map(|(_, document)| document).expect("a document");
+        assert_eq!(document("fleetctl import c9 -o json --bad")["clusters"], serde_json::json!([]));
+        assert_eq!(document("fleetctl plan -f f.yaml -o json --bad")["changes"], serde_json::json!([]));
+        assert_eq!(document("fleetctl get clusters -l '!!!' -o json")["kind"], "List");
     }
 
     fn refused(args: &[&str]) -> ErrorKind {
@@ -284,14 +316,63 @@ mod tests {
             &["fleetctl", "dev", "status", "--hub-kubeconfig", "/k"],
             &["fleetctl", "demo", "--timeout", "5m"],
             &["fleetctl", "get", "clusters", "--cluster-context", "x"],
-            &["fleetctl", "describe", "cluster", "c1", "--timeout", "5m"],
             &["fleetctl", "hub", "install", "-o", "json"],
             &["fleetctl", "upgrade", "c1", "--to", "0.2.0", "--cluster-kubeconfig", "/k"],
-            // Command flags follow their command.
-            &["fleetctl", "--hub-context", "hub", "get", "clusters"],
+            // Before the command too: hoisted after it, and refused there.
+            &["fleetctl", "-o", "json", "completion", "bash"],
         ] {
             assert_eq!(refused(args), ErrorKind::UnknownArgument, "{args:?}");
         }
+    }
+
+    #[test]
+    fn global_flags_go_before_or_after_the_command_as_kubectls_do() {
+        for args in [
+            &["fleetctl", "--hub-context", "hub", "get", "clusters"][..],
+            &["fleetctl", "--hub-context=hub", "-o", "json", "upgrade", "c1", "--to", "0.2.0"],
+            &["fleetctl", "--timeout", "10s", "describe", "cluster", "c1"],
+            &["fleetctl", "-v", "--hub-kubeconfig", "/k", "detach", "--all", "--yes"],
+        ] {
+            assert!(Cli::try_parse_from(argv::hoisted(args.iter().map(Into::into).collect())).is_ok(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn a_selector_is_checked_before_any_request_and_import_takes_labels_with_label() {
+        for args in [
+            &["fleetctl", "get", "clusters", "-l", "!!!"][..],
+            &["fleetctl", "upgrade", "-l", "bad key=x", "--to", "0.2.0"],
+            &["fleetctl", "detach", "-l", "env in prod", "--yes"],
+            // -l selects; import selects nothing, and says to use --label.
+            &["fleetctl", "import", "--all-contexts", "--cluster-kubeconfig", "/k", "-l", "env=prod"],
+        ] {
+            let error = Cli::try_parse_from(args).expect_err("refused");
+            assert_eq!(error.exit_code(), 2, "{args:?}");
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{args:?}: {error}");
+        }
+        let import = Cli::try_parse_from(["fleetctl", "import", "c1", "-l", "env=prod"]).expect_err("refused");
+        assert!(import.to_string().contains("--label KEY=VALUE"), "{import}");
+        assert!(Cli::try_parse_from(["fleetctl", "import", "c1", "--label", "env=prod"]).is_ok());
+    }
+
+    #[test]
+    fn every_help_has_examples() {
+        let mut missing = Vec::new();
+        let mut root = Cli::command();
+        root.build();
+        let mut commands = vec![(String::from("fleetctl"), root)];
+        while let Some((path, mut command)) = commands.pop() {
+            let help = command.render_help().to_string();
+            if !help.contains("Examples:") {
+                missing.push(path.clone());
+            }
+            for sub in command.get_subcommands() {
+                if sub.get_name() != "help" {
+                    commands.push((format!("{path} {}", sub.get_name()), sub.clone()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "no Examples in the --help of: {missing:?}");
     }
 
     #[test]
@@ -335,7 +416,14 @@ mod tests {
                 "--timeout",
                 "1m",
             ],
-            &["fleetctl", "get", "-o", "wide", "clusters", "--hub-context", "h"],
+            &["fleetctl", "get", "-o", "wide", "clusters", "--hub-context", "h", "--no-headers", "-w"],
+            &["fleetctl", "get", "clusters", "-o", "jsonpath={.items[*].metadata.name}"],
+            &["fleetctl", "get", "clusters", "-o", "custom-columns=NAME:.metadata.name"],
+            &["fleetctl", "detach", "--all", "--yes", "--dry-run"],
+            &["fleetctl", "upgrade", "--all", "--to", "0.2.0", "--dry-run=client"],
+            &["fleetctl", "import", "c1", "--allow-hub-as-target", "--dry-run"],
+            &["fleetctl", "apply", "-f", "f.yaml", "--dry-run=server"],
+            &["fleetctl", "describe", "cluster", "c1", "--timeout", "5s", "--cluster-context", "c1"],
             &["fleetctl", "get", "addons", "c1", "-o", "json", "--hub-kubeconfig", "/k"],
             &["fleetctl", "describe", "cluster", "c1", "-o", "yaml", "--hub-context", "h"],
             &["fleetctl", "hub", "install", "--hub-context", "h"],

@@ -221,7 +221,18 @@ fn summary(printer: &Printer, report: &Report) -> String {
         return String::new();
     }
     let rows: Vec<Vec<Cell>> = report.clusters.iter().map(row).collect();
-    printer.table(&["CLUSTER", "RESULT", "TIME"], &rows)
+    let mut text = printer.table(&["CLUSTER", "RESULT", "TIME"], &rows);
+    // A dry run: the writes each cluster would get, in order.
+    let writes: Vec<Vec<Cell>> = report
+        .clusters
+        .iter()
+        .flat_map(|c| c.outcome.writes.iter().map(|w| vec![Cell::plain(&c.outcome.cluster), Cell::plain(w)]))
+        .collect();
+    if !writes.is_empty() {
+        text.push('\n');
+        text.push_str(&printer.table(&["CLUSTER", "WOULD WRITE"], &writes));
+    }
+    text
 }
 
 fn row(cluster: &ClusterReport) -> Vec<Cell> {
@@ -243,12 +254,7 @@ mod tests {
     #[test]
     fn people_read_a_row_per_cluster_with_its_result_and_the_time_it_took() {
         let step = |seconds| StepRecord { step: "s".into(), seconds };
-        let imported = Outcome {
-            cluster: "c1".into(),
-            result: "imported".into(),
-            steps: vec![step(1.5), step(0.25)],
-            conditions: Vec::new(),
-        };
+        let imported = Outcome { steps: vec![step(1.5), step(0.25)], ..Outcome::unchanged("c1", "imported".into()) };
         let already = Outcome { cluster: "c2".into(), result: "already imported".into(), ..imported.clone() };
         let already = Outcome { steps: Vec::new(), ..already };
         let failed = Outcome { cluster: "c3".into(), result: "failed".into(), ..imported.clone() };
@@ -285,6 +291,22 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_that_did_not_succeed_says_whether_it_was_refused_timed_out_interrupted_or_failed() {
+        let printer = Printer::with(crate::cli::flags::Output::Json, false);
+        let reporter = Reporter::new(&printer);
+        let stop = Stop::Signal(fleetctl_kube::runner::StopSignal::Interrupt);
+        let results: Results = vec![
+            ("c1".into(), Err(LifecycleError::Refused("no".into()).into())),
+            ("c2".into(), Err(Interrupted { stop, done: Vec::new() }.into())),
+            ("c3".into(), Err(LifecycleError::Failed("boom".into()).into())),
+            ("c4".into(), Err(interrupted(Stop::Deadline(std::time::Duration::from_secs(1))))),
+        ];
+        let (report, _) = build(&reporter, results);
+        let said: Vec<&str> = report.clusters.iter().map(|c| c.outcome.result.as_str()).collect();
+        assert_eq!(said, ["refused", "interrupted", "failed", "timed out"]);
+    }
+
+    #[test]
     fn a_failed_cluster_reports_its_finished_steps_and_the_exit_status() {
         let printer = Printer::with(crate::cli::flags::Output::Json, false);
         let reporter = Reporter::new(&printer);
@@ -293,8 +315,7 @@ mod tests {
             step: "hub: version recorded".into(),
             elapsed: std::time::Duration::from_secs(1),
         });
-        let done =
-            Outcome { cluster: "c1".into(), result: "running 0.2.0".into(), steps: Vec::new(), conditions: Vec::new() };
+        let done = Outcome::unchanged("c1", "running 0.2.0".into());
         let timeout =
             LifecycleError::Timeout { what: "c2 to run 0.2.0".into(), after: std::time::Duration::from_secs(1) };
         let results: Results = vec![("c1".into(), Ok(done)), ("c2".into(), Err(timeout.into()))];
@@ -304,7 +325,7 @@ mod tests {
         assert_eq!(json["error"]["exitCode"], 3);
         assert_eq!(json["clusters"][0]["result"], "running 0.2.0");
         assert!(json["clusters"][0].get("error").is_none());
-        assert_eq!(json["clusters"][1]["result"], "failed");
+        assert_eq!(json["clusters"][1]["result"], "timed out", "a timeout is no failure");
         assert_eq!(json["clusters"][1]["steps"][0]["step"], "hub: version recorded");
         assert_eq!(json["clusters"][1]["error"], "timed out after 1s waiting for c2 to run 0.2.0");
     }
