@@ -81,6 +81,15 @@ struct InstallArgs {
     dry_run: bool,
 }
 
+/// What installing the hub needs, checked before anything is applied.
+const INSTALL_RIGHTS: [super::connect::Right; 5] = [
+    super::connect::Right::new("create", "apiextensions.k8s.io", "customresourcedefinitions"),
+    super::connect::Right::new("create", "", "namespaces"),
+    super::connect::Right::new("create", "rbac.authorization.k8s.io", "clusterroles"),
+    super::connect::Right::new("create", "rbac.authorization.k8s.io", "clusterrolebindings"),
+    super::connect::Right::new("create", "admissionregistration.k8s.io", "validatingadmissionpolicies"),
+];
+
 /// Why the hub's address could not be told.
 #[derive(Debug, Error)]
 enum AddressError {
@@ -180,6 +189,7 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, wait: WaitFlags, printer
         (endpoint, source, None, recorded_ca)
     } else {
         let (client, config) = connect(&hub.selection(), Role::Hub).await?;
+        super::connect::check_rights(&client, Role::Hub, None, &INSTALL_RIGHTS).await?;
         if let Some(name) = &args.image_pull_secret {
             check_pull_secret(&client, name).await?;
         }

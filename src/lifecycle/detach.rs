@@ -85,8 +85,16 @@ pub async fn detach(
     // whether the hub will delete the cluster namespace (one it made for the cluster).
     // A target that does not answer soon (stopped, say) is not waited for: it gets a quarter
     // of the timeout, and the hub tells the rest.
-    let probe = tokio::time::timeout(options.timeout / 4, holds_klusterlet_of_opt(target, name));
-    let watched = probe.await.ok().flatten();
+    let probe = async {
+        match target {
+            Some(target) => tokio::time::timeout(options.timeout / 4, holds_klusterlet_of(target, name)).await.ok().flatten(),
+            None => None,
+        }
+    };
+    let holds = probe.await;
+    let watched = target.filter(|_| holds == Some(true));
+    // A target that did not answer is not cleaned directly either: it would not answer then.
+    let reachable = target.filter(|_| holds.is_some());
     let namespaces: Api<Namespace> = Api::all(hub.clone());
     let namespace = namespaces.get_opt(name).await.map_err(kube_error(format!("reading namespace {name}")))?;
     let namespace_goes = namespace.as_ref().is_some_and(|ns| deletes_namespace(&cluster, ns));
@@ -134,7 +142,7 @@ pub async fn detach(
         Err(LifecycleError::Timeout { .. }) if options.force => {
             let note = |message: String| observer(Progress::Note { cluster: name.to_string(), message });
             note("the agents did not answer in time: cleaning the hub by force".into());
-            if let Some(target) = target {
+            if let Some(target) = reachable {
                 let removed = step(
                     observer,
                     &mut steps,
@@ -242,21 +250,16 @@ async fn agents_leave(
     hub_done.await.map(|_| ())
 }
 
-/// The target, when it holds the klusterlet of cluster `name`.
-async fn holds_klusterlet_of_opt<'a>(target: Option<&'a Client>, name: &str) -> Option<&'a Client> {
-    let target = target?;
-    holds_klusterlet_of(target, name).await.then_some(target)
-}
-
 /// Whether the target holds the klusterlet of cluster `name`: only then can detach see it
-/// leave. (A target without it may be another cluster; one that does not answer tells
-/// nothing.)
-async fn holds_klusterlet_of(target: &Client, name: &str) -> bool {
+/// leave (a target without it may be another cluster); `None` when it does not answer,
+/// which tells nothing.
+async fn holds_klusterlet_of(target: &Client, name: &str) -> Option<bool> {
     match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
-        Ok(klusterlet) => klusterlet.is_some_and(|k| k.spec.cluster_name == name),
+        Ok(klusterlet) => Some(klusterlet.is_some_and(|k| k.spec.cluster_name == name)),
+        Err(kube::Error::Api(status)) if status.code == 404 => Some(false),
         Err(e) => {
             tracing::debug!("cannot read the target's klusterlet: {e}");
-            false
+            None
         }
     }
 }

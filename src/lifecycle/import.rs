@@ -142,6 +142,8 @@ struct Found {
     namespace_ours: bool,
     /// Its KlusterletAddonConfig, if it has one.
     addons: Option<KlusterletAddonConfig>,
+    /// With `--force`: the cluster and hub the target was joined to, which still lists it.
+    left_behind: Option<(String, String)>,
 }
 
 impl Found {
@@ -408,12 +410,13 @@ async fn preflight(
             .map_err(hub_read("get", "klusterletaddonconfigs"))?,
         None => None,
     };
-    let found = Found {
+    let mut found = Found {
         namespace_ours: namespace
             .as_ref()
             .is_none_or(|ns| ns.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER).is_some_and(|c| c == name)),
         cluster: existing,
         addons,
+        left_behind: None,
     };
     if !found.namespace_ours && !found.retains_namespace(options) {
         return Err(LifecycleError::Refused(format!(
@@ -429,11 +432,14 @@ async fn preflight(
         if let Some((cluster, hub)) = target_membership(target).await? {
             let same_hub = hub.as_deref().is_none_or(|hub| hub.trim_end_matches('/') == hub_url.trim_end_matches('/'));
             let same = cluster == options.name && same_hub;
+            let hub = hub.unwrap_or_else(|| "an unknown address".to_string());
             if !same && !options.force {
                 return Err(LifecycleError::Refused(format!(
-                    "the target is already joined as cluster {cluster:?} to the hub at {}: detach it there first, or pass --force",
-                    hub.as_deref().unwrap_or("an unknown address")
+                    "the target is already joined as cluster {cluster:?} to the hub at {hub}: detach it there first, or pass --force"
                 )));
+            }
+            if !same {
+                found.left_behind = Some((cluster, hub));
             }
         }
     }
@@ -672,6 +678,13 @@ pub async fn import(
     };
     if !addons_changed.is_empty() {
         let message = format!("addons of cluster {name} updated: {}", addons_changed.join(", "));
+        observer(Progress::Note { cluster: name.to_string(), message });
+    }
+    if let Some((cluster, hub)) = &found.left_behind {
+        let message = format!(
+            "the target leaves cluster {cluster:?} of the hub at {hub}, which still lists it (and will show it \
+             unavailable): remove it there with `fleetctl detach {cluster} --yes --force` against that hub"
+        );
         observer(Progress::Note { cluster: name.to_string(), message });
     }
     let mut steps = Vec::new();

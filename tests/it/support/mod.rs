@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod kubectl;
+pub mod fake_hub;
 pub mod proxy;
 
 /// The variable under which a test that needs a missing tool (kubectl, podman, the image)
