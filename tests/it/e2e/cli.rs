@@ -171,7 +171,9 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
     let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
     let results = report["clusters"].as_array().expect("clusters");
     assert_eq!(results.len(), 2);
-    assert!(results.iter().all(|r| r["result"] == "running 0.2.0"), "{report}");
+    // cluster2 runs it already: nothing to do there.
+    let said: Vec<&Value> = results.iter().map(|r| &r["result"]).collect();
+    assert_eq!(said, [&json!("running 0.2.0"), &json!("already running 0.2.0")], "{report}");
 
     for name in ["cluster1", "cluster2"] {
         let stdout =
@@ -450,7 +452,7 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         (vec!["import", "c9", "--hub-context", "hub", "--timeout", "5x"], 2, "invalid duration"),
         (vec!["detach", "cluster1", "--hub-context", "hub"], 2, "pass --yes"),
         (vec!["import", "c9", "--label", "novalue", "--hub-context", "hub"], 2, "key=value"),
-        (vec!["--hub-context", "hub", "-o", "json", "completion", "bash"], 2, "unexpected argument '-o'"),
+        (vec!["--hub-context", "hub", "completion", "bash"], 2, "unexpected argument '--hub-context'"),
     ];
     // The hub keeps renewing leases; what must not change is what the commands write.
     let hub_before = hub_objects(&env).await;
