@@ -21,12 +21,12 @@ use super::progress::Reporter;
 use super::report::{self, Report, Results};
 use super::signals::until_stopped;
 use super::targets;
+use crate::fleet::apply::target_selection;
 use crate::fleet::apply::{ApplyReport, import_options, rollout_of, upgrades};
 use crate::fleet::file::{Desired, Reach};
 use crate::fleet::plan::{Action, Plan};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
-use crate::fleet::apply::target_selection;
 use crate::lifecycle::import::{AutoImport, ImportOptions, Imported, import};
 use crate::lifecycle::rollout::{RolloutResult, RolloutSummary, rollout};
 use crate::lifecycle::upgrade::UpgradeOptions;
@@ -312,7 +312,13 @@ mod tests {
 
     fn done(cluster: &str, result: &str, step: &str) -> Result<Outcome, CommandError> {
         let steps = vec![StepRecord { step: step.into(), seconds: 1.0 }];
-        Ok(Outcome { cluster: cluster.into(), result: result.into(), steps, conditions: Vec::new(), writes: Vec::new() })
+        Ok(Outcome {
+            cluster: cluster.into(),
+            result: result.into(),
+            steps,
+            conditions: Vec::new(),
+            writes: Vec::new(),
+        })
     }
 
     #[test]

@@ -85,12 +85,18 @@ mod tests {
 
     #[test]
     fn the_flags_of_a_command_written_before_it_go_after_it() {
-        assert_eq!(line("fleetctl --hub-context hub get clusters"), ["fleetctl", "get", "clusters", "--hub-context", "hub"]);
+        assert_eq!(
+            line("fleetctl --hub-context hub get clusters"),
+            ["fleetctl", "get", "clusters", "--hub-context", "hub"]
+        );
         assert_eq!(
             line("fleetctl -q -ojson --timeout=5s upgrade c1 --to 0.2.0"),
             ["fleetctl", "-q", "upgrade", "c1", "--to", "0.2.0", "-ojson", "--timeout=5s"]
         );
-        assert_eq!(line("fleetctl -o yaml -v describe cluster c1"), ["fleetctl", "-v", "describe", "cluster", "c1", "-o", "yaml"]);
+        assert_eq!(
+            line("fleetctl -o yaml -v describe cluster c1"),
+            ["fleetctl", "-v", "describe", "cluster", "c1", "-o", "yaml"]
+        );
         // Nothing before the command: as written.
         assert_eq!(line("fleetctl get clusters -o wide"), ["fleetctl", "get", "clusters", "-o", "wide"]);
     }

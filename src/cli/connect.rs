@@ -129,7 +129,11 @@ pub async fn answers(client: &Client, config: &Config, role: Role) -> Result<(),
     let answer = match signals::remaining() {
         Some(left) => {
             let within = left.saturating_sub(Duration::from_millis(200));
-            tokio::time::timeout(within, asked).await.map_err(|_| ConnectError::Silent { role, url: url.clone(), after: within })?
+            tokio::time::timeout(within, asked).await.map_err(|_| ConnectError::Silent {
+                role,
+                url: url.clone(),
+                after: within,
+            })?
         }
         None => asked.await,
     };

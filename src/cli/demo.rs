@@ -200,7 +200,8 @@ async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
 
     story.act("Act III — detach: the agents leave, the hub forgets");
     for (name, target) in &targets {
-        let options = DetachOptions { name: (*name).to_string(), wait: true, force: true, timeout: WAIT, dry_run: None };
+        let options =
+            DetachOptions { name: (*name).to_string(), wait: true, force: true, timeout: WAIT, dry_run: None };
         detach(&hub, Some(target), &options, &observer).await.map_err(failed(format!("detaching {name}")))?;
         story.line(&format!("{name} detached: no klusterlet on it, nothing of it on the hub"));
     }

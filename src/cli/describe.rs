@@ -318,7 +318,8 @@ async fn describe(client: &Client, name: &str) -> Result<Description, ReadError>
 /// Whether an Event is about this cluster rather than an earlier one of the same name: an
 /// Event about the ManagedCluster names its uid, and none is older than the cluster.
 fn of_this_cluster(event: &Event, cluster: &ManagedCluster) -> bool {
-    let regarding_uid = event.regarding.as_ref().filter(|r| r.kind.as_deref() == Some("ManagedCluster")).and_then(|r| r.uid.as_deref());
+    let regarding_uid =
+        event.regarding.as_ref().filter(|r| r.kind.as_deref() == Some("ManagedCluster")).and_then(|r| r.uid.as_deref());
     if let (Some(uid), Some(ours)) = (regarding_uid, cluster.uid()) {
         return uid == ours;
     }

@@ -169,7 +169,9 @@ pub async fn run(args: GetArgs, printer: &Printer) -> Result<(), CommandError> {
     let (client, listing) = match until_stopped(read).await {
         Ok(Ok(read)) => read,
         Ok(Err(error)) => return report::fail_with(&printer, &printer::list_document(Vec::new()), error),
-        Err(stop) => return report::fail_with(&printer, &printer::list_document(Vec::new()), report::interrupted(stop)),
+        Err(stop) => {
+            return report::fail_with(&printer, &printer::list_document(Vec::new()), report::interrupted(stop));
+        }
     };
     if listing.rows.is_empty() && printer.output() != &Output::Name {
         printer.note("No resources found.");
@@ -232,7 +234,9 @@ where
             }
             // The list printed them already.
             watcher::Event::InitApply(object) if initial && listed.contains(&object.name_any()) => continue,
-            watcher::Event::InitApply(object) | watcher::Event::Apply(object) | watcher::Event::Delete(object) => object,
+            watcher::Event::InitApply(object) | watcher::Event::Apply(object) | watcher::Event::Delete(object) => {
+                object
+            }
         };
         if !names.is_empty() && !names.contains(&object.name_any()) {
             continue;

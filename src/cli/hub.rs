@@ -170,7 +170,12 @@ async fn hub(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
     }
 }
 
-async fn install_hub(hub: &HubFlags, args: InstallArgs, wait: WaitFlags, printer: &Printer) -> Result<(), CommandError> {
+async fn install_hub(
+    hub: &HubFlags,
+    args: InstallArgs,
+    wait: WaitFlags,
+    printer: &Printer,
+) -> Result<(), CommandError> {
     let image = match (&args.image, &args.image_registry) {
         (Some(image), _) => image.clone(),
         (None, Some(registry)) => mirrored(registry)?,
@@ -223,8 +228,11 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, wait: WaitFlags, printer
     }
     // Installed means running: the controller's Deployment Available at its new generation.
     let deployments: Api<Deployment> = Api::namespaced(client, HUB_NAMESPACE);
-    let what = format!("deployment {HUB_NAMESPACE}/{HUB_CONTROLLER} to be available (`kubectl -n {HUB_NAMESPACE} describe deployment {HUB_CONTROLLER}` says why not)");
-    wait_for(deployments, HUB_CONTROLLER, &what, wait.timeout, |d: Option<&Deployment>| d.is_some_and(rolled_out)).await?;
+    let what = format!(
+        "deployment {HUB_NAMESPACE}/{HUB_CONTROLLER} to be available (`kubectl -n {HUB_NAMESPACE} describe deployment {HUB_CONTROLLER}` says why not)"
+    );
+    wait_for(deployments, HUB_CONTROLLER, &what, wait.timeout, |d: Option<&Deployment>| d.is_some_and(rolled_out))
+        .await?;
     printer.note("the hub controller is available");
     Ok(())
 }
@@ -234,11 +242,7 @@ fn rolled_out(deployment: &Deployment) -> bool {
     let (Some(spec), Some(status)) = (&deployment.spec, &deployment.status) else { return false };
     let wanted = spec.replicas.unwrap_or(1);
     let current = status.observed_generation >= deployment.metadata.generation;
-    let available = status
-        .conditions
-        .iter()
-        .flatten()
-        .any(|c| c.type_ == "Available" && c.status == "True");
+    let available = status.conditions.iter().flatten().any(|c| c.type_ == "Available" && c.status == "True");
     current && available && status.updated_replicas.unwrap_or_default() >= wanted
 }
 

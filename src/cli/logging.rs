@@ -68,7 +68,10 @@ mod tests {
         assert_eq!(default_level(&flags(true, 0)), "error,kube_client=off");
         assert_eq!(default_level(&flags(false, 0)), "info,kube_client=off");
         let one = default_level(&flags(false, 1));
-        assert!(one.starts_with("info,fleetctl=debug") && !one.contains("hyper"), "-v: fleetctl's own debug lines: {one}");
+        assert!(
+            one.starts_with("info,fleetctl=debug") && !one.contains("hyper"),
+            "-v: fleetctl's own debug lines: {one}"
+        );
         assert_eq!(default_level(&flags(false, 2)), "debug");
         assert_eq!(default_level(&flags(false, 3)), "trace");
     }

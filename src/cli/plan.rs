@@ -145,10 +145,8 @@ pub async fn run(args: PlanArgs, printer: &Printer) -> Result<(), CommandError> 
 /// touches.
 pub fn note_unlisted(printer: &Printer, plan: &Plan, prune: bool) {
     if !prune && !plan.unlisted.is_empty() {
-        printer.note(&format!(
-            "the fleet's, not in its file, left alone without --prune: {}",
-            plan.unlisted.join(", ")
-        ));
+        printer
+            .note(&format!("the fleet's, not in its file, left alone without --prune: {}", plan.unlisted.join(", ")));
     }
     if !plan.unmanaged.is_empty() {
         printer.note(&format!(

@@ -324,13 +324,13 @@ impl Printer {
     pub fn render_document<T: Serialize>(&self, value: &T) -> Result<String, PrintError> {
         match &self.output {
             Output::Yaml => serde_yaml::to_string(value).map_err(PrintError::Yaml),
-            Output::JsonPath(template) => {
-                Ok(template.render(&serde_json::to_value(value).map_err(PrintError::Json)?))
-            }
+            Output::JsonPath(template) => Ok(template.render(&serde_json::to_value(value).map_err(PrintError::Json)?)),
             Output::CustomColumns(columns) => {
                 let document = serde_json::to_value(value).map_err(PrintError::Json)?;
-                let rows: Vec<Vec<Cell>> =
-                    rows_of(&document).into_iter().map(|o| columns.row(o).into_iter().map(Cell::plain).collect()).collect();
+                let rows: Vec<Vec<Cell>> = rows_of(&document)
+                    .into_iter()
+                    .map(|o| columns.row(o).into_iter().map(Cell::plain).collect())
+                    .collect();
                 Ok(self.table(&columns.headers(), &rows))
             }
             _ => serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(PrintError::Json),

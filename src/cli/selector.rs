@@ -79,7 +79,9 @@ mod tests {
 
     #[test]
     fn kubectl_selectors_are_accepted_as_given() {
-        for good in ["env=prod", "env==prod,tier!=edge", "!canary", "env in (prod, staging),team", "x notin (a)", "env="] {
+        for good in
+            ["env=prod", "env==prod,tier!=edge", "!canary", "env in (prod, staging),team", "x notin (a)", "env="]
+        {
             assert_eq!(parse(good).as_deref(), Ok(good), "{good}");
         }
     }

@@ -174,8 +174,10 @@ pub fn targets(
         let (hub_contexts, others): (Vec<NamedContext>, Vec<NamedContext>) =
             listed.into_iter().partition(|c| c.server.as_deref().is_some_and(|s| same_server(s, hub_server)));
         skipped = hub_contexts.into_iter().map(|c| c.name).collect();
-        let targets: Vec<Target> =
-            others.into_iter().map(|c| Target { name: c.name.clone(), context: Some(c.name), defaulted: false }).collect();
+        let targets: Vec<Target> = others
+            .into_iter()
+            .map(|c| Target { name: c.name.clone(), context: Some(c.name), defaulted: false })
+            .collect();
         if let Some(bad) = targets.iter().find(|t| check_name(&t.name).is_err()) {
             return Err(TargetError::Usage(format!(
                 "context {:?} is no cluster name: name the clusters with --contexts NAME=CONTEXT,…",
@@ -271,11 +273,14 @@ mod tests {
     #[test]
     fn import_without_a_cluster_context_targets_the_context_named_like_the_cluster() {
         let named_like = Target { defaulted: true, ..target("a", Some("a")) };
-        assert_eq!(paired(&strings(&["a"]), &[], Reach::Needed).expect("one"), [named_like.clone()]);
+        assert_eq!(paired(&strings(&["a"]), &[], Reach::Needed).expect("one"), std::slice::from_ref(&named_like));
         let several = paired(&strings(&["a", "b=ctx-b"]), &[], Reach::Needed).expect("several");
         assert_eq!(several, [named_like, target("b", Some("ctx-b"))]);
         // Detach reaches a target only through a context given for it; --print-command none.
-        assert_eq!(paired(&strings(&["a", "b"]), &[], Reach::IfGiven).expect("detach"), [target("a", None), target("b", None)]);
+        assert_eq!(
+            paired(&strings(&["a", "b"]), &[], Reach::IfGiven).expect("detach"),
+            [target("a", None), target("b", None)]
+        );
         assert_eq!(paired(&strings(&["a"]), &[], Reach::None).expect("print"), [target("a", None)]);
     }
 
@@ -283,7 +288,8 @@ mod tests {
     fn contexts_name_their_clusters_unless_renamed() {
         let contexts = strings(&["kind-a", "b=arn:aws:eks:eu-west-1:1:cluster/b"]);
         let named = Named { names: &[], contexts: &contexts, all_contexts: false };
-        let (targets, _) = targets(named, &ClusterFlags::default(), &hub(), "https://hub", Reach::Needed).expect("targets");
+        let (targets, _) =
+            targets(named, &ClusterFlags::default(), &hub(), "https://hub", Reach::Needed).expect("targets");
         assert_eq!(targets, [target("kind-a", Some("kind-a")), target("b", Some("arn:aws:eks:eu-west-1:1:cluster/b"))]);
     }
 
@@ -302,7 +308,8 @@ mod tests {
         let check = |names: &[&str]| {
             let names = strings(names);
             let named = Named { names: &names, contexts: &[], all_contexts: false };
-            let error = targets(named, &ClusterFlags::default(), &hub(), "https://hub", Reach::IfGiven).expect_err("refused");
+            let error =
+                targets(named, &ClusterFlags::default(), &hub(), "https://hub", Reach::IfGiven).expect_err("refused");
             assert_eq!(error.exit_status(), ExitStatus::Usage);
             error.to_string()
         };

@@ -181,10 +181,10 @@ impl CustomColumns {
     pub fn parse(spec: &str) -> Result<Self, String> {
         let mut columns = Vec::new();
         for column in split_columns(spec) {
-            let (header, path) = column
-                .split_once(':')
-                .filter(|(header, path)| !header.is_empty() && !path.is_empty())
-                .ok_or_else(|| format!("invalid custom column {column:?}: write it as HEADER:PATH, e.g. NAME:.metadata.name"))?;
+            let (header, path) =
+                column.split_once(':').filter(|(header, path)| !header.is_empty() && !path.is_empty()).ok_or_else(
+                    || format!("invalid custom column {column:?}: write it as HEADER:PATH, e.g. NAME:.metadata.name"),
+                )?;
             let path = path.trim().trim_start_matches('{').trim_end_matches('}');
             columns.push((header.to_string(), check_path(path)?));
         }
@@ -264,8 +264,8 @@ mod tests {
     fn a_template_prints_paths_text_and_ranges_as_kubectl() {
         let names = Template::parse("{.items[*].metadata.name}").unwrap();
         assert_eq!(names.render(&list()), "c1 c2");
-        let lines = Template::parse(r#"{range .items[*]}{.metadata.name}{"\t"}{.metadata.labels.env}{"\n"}{end}"#)
-            .unwrap();
+        let lines =
+            Template::parse(r#"{range .items[*]}{.metadata.name}{"\t"}{.metadata.labels.env}{"\n"}{end}"#).unwrap();
         assert_eq!(lines.render(&list()), "c1\tprod\nc2\t\n");
         let filter = Template::parse(r#"{.items[0].status.conditions[?(@.type=="Available")].status}"#).unwrap();
         assert_eq!(filter.render(&list()), "False");

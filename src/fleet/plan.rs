@@ -11,9 +11,9 @@ use kube::{Client, ResourceExt};
 use serde::Serialize;
 
 use super::file::{Desired, Fleet, Reach};
-use crate::lifecycle::{LifecycleError, hub_read};
 use crate::lifecycle::import::{AddonSettings, LabelChanges, addon_changes, addon_config, fleet_of, imported};
 use crate::lifecycle::upgrade::running_version;
+use crate::lifecycle::{LifecycleError, hub_read};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster};
 use fleetctl_kube::kube_error;
 
@@ -285,9 +285,9 @@ mod tests {
         let mut by_hand = imported_cluster("by-hand", "0.1.0", &[]);
         by_hand.metadata.annotations = None;
         let mut other = imported_cluster("other", "0.1.0", &[]);
-        other.metadata.annotations = Some([(fleetctl_api::names::ANNOTATION_FLEET.to_string(), "theirs".into())].into());
-        let state =
-            HubState { clusters: vec![imported_cluster("gone", "0.1.0", &[]), by_hand, other], addons: vec![] };
+        other.metadata.annotations =
+            Some([(fleetctl_api::names::ANNOTATION_FLEET.to_string(), "theirs".into())].into());
+        let state = HubState { clusters: vec![imported_cluster("gone", "0.1.0", &[]), by_hand, other], addons: vec![] };
         let kept = diff(&fleet(" []\n"), &state, false);
         assert!(kept.changes.is_empty());
         assert_eq!(kept.unlisted, ["gone"]);

@@ -87,7 +87,9 @@ pub async fn detach(
     // of the timeout, and the hub tells the rest.
     let probe = async {
         match target {
-            Some(target) => tokio::time::timeout(options.timeout / 4, holds_klusterlet_of(target, name)).await.ok().flatten(),
+            Some(target) => {
+                tokio::time::timeout(options.timeout / 4, holds_klusterlet_of(target, name)).await.ok().flatten()
+            }
             None => None,
         }
     };

@@ -697,7 +697,9 @@ pub async fn import(
         let mut writes = hub_objects(hub, options, &found).await?;
         if !already {
             writes.push(match (&options.auto_import, options.print_command) {
-                (Some(_), _) => format!("hub: apply Secret {name}/{AUTO_IMPORT_SECRET}; the hub then imports the cluster"),
+                (Some(_), _) => {
+                    format!("hub: apply Secret {name}/{AUTO_IMPORT_SECRET}; the hub then imports the cluster")
+                }
                 (None, true) => "print the command that applies the import manifests on the target".to_string(),
                 (None, false) => format!(
                     "target: apply the crds.yaml and import.yaml of secret {name}/{name}-import, which the hub renders \

@@ -137,9 +137,14 @@ pub async fn upgrade(
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     let mut steps = Vec::new();
     let version = options.version.as_str();
-    let (started, cluster) =
-        step(observer, &mut steps, name, "hub: desired version recorded", record(&clusters, name, version, options.dry_run))
-            .await?;
+    let (started, cluster) = step(
+        observer,
+        &mut steps,
+        name,
+        "hub: desired version recorded",
+        record(&clusters, name, version, options.dry_run),
+    )
+    .await?;
     if options.dry_run.is_some() {
         let was = desired_version(&cluster).unwrap_or("the hub's default");
         let (result, writes) = match started {

@@ -142,8 +142,9 @@ async fn the_cli_imports_upgrades_and_detaches_two_clusters_with_json_results() 
     // With other labels it updates those an import set (not others'), and says so.
     let others = serde_json::json!({"metadata": {"labels": {"team": "a"}}});
     clusters.patch("cluster1", &Default::default(), &kube::api::Patch::Merge(others)).await.expect("label");
-    let output = env
-        .fleetctl(&[&["import", "cluster1", "--cluster-context", "cluster1", "--label", "env=staging"][..], &hub].concat());
+    let output = env.fleetctl(
+        &[&["import", "cluster1", "--cluster-context", "cluster1", "--label", "env=staging"][..], &hub].concat(),
+    );
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stderr}");
     assert!(stdout.contains("already imported; labels updated"), "{stdout}");
@@ -398,11 +399,19 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
             2,
             "is reserved",
         ),
-        (vec!["import", "c9", "--label", "env=-bad", "--hub-context", "hub"], 2, "invalid value \"-bad\" for label env"),
+        (
+            vec!["import", "c9", "--label", "env=-bad", "--hub-context", "hub"],
+            2,
+            "invalid value \"-bad\" for label env",
+        ),
         (vec!["import", "c9", "--label", "Example.com/env=x", "--hub-context", "hub"], 2, "the prefix \"Example.com\""),
         (vec!["import", "c9", "--label", "open-cluster-management.io/x=y", "--hub-context", "hub"], 2, "is reserved"),
         (vec!["import", "c9", "--label", "team.fleetctl.io/x=y", "--hub-context", "hub"], 2, "is reserved"),
-        (vec!["import", "c9", "-l", "env=prod", "--hub-context", "hub"], 2, "label the clusters you import with --label"),
+        (
+            vec!["import", "c9", "-l", "env=prod", "--hub-context", "hub"],
+            2,
+            "label the clusters you import with --label",
+        ),
         (vec!["get", "clusters", "-l", "!!!", "--hub-context", "hub"], 2, "invalid label selector"),
         (vec!["upgrade", "-l", "env in prod", "--to", "0.2.0", "--hub-context", "hub"], 2, "parentheses"),
         (vec!["get", "clusters", "-o", "jsonpath={.items", "--hub-context", "hub"], 2, "unclosed"),
@@ -430,7 +439,11 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         (vec!["import", "c9", "--hub-kubeconfig", &g], 4, "kubeconfig"),
         (vec!["import", "c9", "--hub-context", "nope"], 4, "context \"nope\" not found"),
         (vec!["import", "c9", "--hub-kubeconfig", &u], 4, "does not answer"),
-        (vec!["import", "c9", "--hub-context", "hub", "--cluster-kubeconfig", &u, "--cluster-context", "x"], 4, "does not answer"),
+        (
+            vec!["import", "c9", "--hub-context", "hub", "--cluster-kubeconfig", &u, "--cluster-context", "x"],
+            4,
+            "does not answer",
+        ),
         (vec!["import", "c9", "--hub-context", "cluster2", "--cluster-context", "cluster1"], 4, "fleetctl hub install"),
         (vec!["import", "c9", "--hub-context", "hub", "--cluster-context", "hub"], 4, "--allow-hub-as-target"),
         (

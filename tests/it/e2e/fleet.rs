@@ -36,8 +36,11 @@ async fn many_clusters_import_in_one_command_each_with_its_result_and_detach_by_
     let env = DevUp::start(3);
     let hub = ["--hub-context", "hub"];
     let output = env.fleetctl(
-        &[&["import", "--contexts", "cluster1,cluster2", "--parallel", "2", "--label", "env=dev", "-o", "json"][..], &hub]
-            .concat(),
+        &[
+            &["import", "--contexts", "cluster1,cluster2", "--parallel", "2", "--label", "env=dev", "-o", "json"][..],
+            &hub,
+        ]
+        .concat(),
     );
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = json_of(&output);
@@ -45,9 +48,8 @@ async fn many_clusters_import_in_one_command_each_with_its_result_and_detach_by_
 
     // A cluster whose context cannot be used refuses the whole command before anything
     // changes: cluster3 is not imported either.
-    let output = env.fleetctl(
-        &[&["import", "cluster3", "ghost=nowhere", "--label", "env=dev", "-o", "json"][..], &hub].concat(),
-    );
+    let output = env
+        .fleetctl(&[&["import", "cluster3", "ghost=nowhere", "--label", "env=dev", "-o", "json"][..], &hub].concat());
     assert_eq!(output.status.code(), Some(4), "{}", String::from_utf8_lossy(&output.stderr));
     let report = json_of(&output);
     assert_eq!(report["error"]["exitCode"], 4);

@@ -61,7 +61,8 @@ async fn import_without_a_cluster_context_targets_the_context_named_like_the_clu
     let report: Value = serde_json::from_slice(&output.stdout).expect("a report");
     assert_eq!(report["clusters"][0]["result"], "would detach", "{report}");
     assert!(report["clusters"][0]["writes"][0].as_str().is_some_and(|w| w.contains("delete ManagedCluster cluster1")));
-    let output = env.fleetctl(&["upgrade", "cluster1", "--to", "0.2.0", "--dry-run", "-o", "json", "--hub-context", "hub"]);
+    let output =
+        env.fleetctl(&["upgrade", "cluster1", "--to", "0.2.0", "--dry-run", "-o", "json", "--hub-context", "hub"]);
     let report: Value = serde_json::from_slice(&output.stdout).expect("a report");
     assert_eq!(report["clusters"][0]["result"], "would upgrade to 0.2.0", "{report}");
     let after = clusters.get("cluster1").await.expect("cluster1");
@@ -112,8 +113,11 @@ async fn the_timeout_bounds_every_command_connecting_included_against_a_stopped_
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     let dir = tempfile::tempdir().expect("tempdir");
     let fleet = dir.path().join("fleet.yaml");
-    std::fs::write(&fleet, "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nhub: {context: hub}\nclusters:\n- name: cluster1\n")
-        .expect("fleet");
+    std::fs::write(
+        &fleet,
+        "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nhub: {context: hub}\nclusters:\n- name: cluster1\n",
+    )
+    .expect("fleet");
     let fleet = fleet.to_string_lossy().into_owned();
     let timeout = ["--timeout", "3s"];
     let bound = Duration::from_secs(4);
@@ -131,7 +135,10 @@ async fn the_timeout_bounds_every_command_connecting_included_against_a_stopped_
         // Nothing changed: the target did not answer in time.
         timed(&["import", "cluster1", "--hub-context", "hub"], &[4]);
         // The hub is cleaned by force in the time left; the target is said to hold what is left.
-        timed(&["detach", "cluster1", "--yes", "--force", "--cluster-context", "cluster1", "--hub-context", "hub"], &[0, 3]);
+        timed(
+            &["detach", "cluster1", "--yes", "--force", "--cluster-context", "cluster1", "--hub-context", "hub"],
+            &[0, 3],
+        );
     }
     let hub_commands: [&[&str]; 7] = [
         &["import", "cluster1", "--hub-context", "hub"],
@@ -201,7 +208,8 @@ async fn two_identical_upgrades_started_together_are_one_upgrade_and_get_agrees_
             let before = running_tags(&pods).await;
             let shown = env.fleetctl(&["get", "clusters", "cluster1", "--hub-context", "hub", "-o", jsonpath]);
             let after = running_tags(&pods).await;
-            let shown: BTreeSet<String> = text(&shown.stdout).split(',').filter(|v| !v.is_empty()).map(str::to_string).collect();
+            let shown: BTreeSet<String> =
+                text(&shown.stdout).split(',').filter(|v| !v.is_empty()).map(str::to_string).collect();
             samples.push(Sample { at: Instant::now(), shown, pods: before.union(&after).cloned().collect() });
         }
         let (first, second) = both.await.expect("the upgrades' task");
@@ -210,7 +218,10 @@ async fn two_identical_upgrades_started_together_are_one_upgrade_and_get_agrees_
             assert!(output.status.success(), "round {round}: {}", text(&output.stderr));
             let report: Value = serde_json::from_slice(&output.stdout).expect("a report");
             let result = report["clusters"][0]["result"].as_str().unwrap_or_default().to_string();
-            assert!(result == format!("running {version}") || result == format!("already running {version}"), "{report}");
+            assert!(
+                result == format!("running {version}") || result == format!("already running {version}"),
+                "{report}"
+            );
             if report.to_string().contains("rollback") {
                 rollbacks.push(report);
             }

@@ -175,7 +175,8 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
 async fn a_detached_cluster_imports_again_but_not_while_it_is_being_detached() {
     let env = DevUp::start(1);
     let hub = env.client("hub").await;
-    let detach_options = DetachOptions { name: "cluster1".into(), wait: true, force: false, timeout: WAIT, dry_run: None };
+    let detach_options =
+        DetachOptions { name: "cluster1".into(), wait: true, force: false, timeout: WAIT, dry_run: None };
     // Two full rounds: the first detach must leave nothing that blocks the second.
     for round in 1..=2 {
         let target = import_cluster(&env, &hub, "cluster1").await;

@@ -41,7 +41,9 @@ fn review(allowed: bool) -> String {
 }
 
 fn status(code: u16, reason: &str, message: &str) -> String {
-    format!(r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{message}","reason":"{reason}","code":{code}}}"#)
+    format!(
+        r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{message}","reason":"{reason}","code":{code}}}"#
+    )
 }
 
 /// The answer to a request, `None` for no answer at all.
@@ -80,7 +82,8 @@ impl FakeHub {
                             return;
                         }
                         let mut parts = line.split_whitespace();
-                        let (method, path) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
+                        let (method, path) =
+                            (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
                         let mut length = 0usize;
                         loop {
                             let mut header = String::new();

@@ -1,8 +1,8 @@
 //! Fixtures shared by the integration tests.
 
 pub mod cluster;
-pub mod kubectl;
 pub mod fake_hub;
+pub mod kubectl;
 pub mod proxy;
 
 /// The variable under which a test that needs a missing tool (kubectl, podman, the image)

@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 use super::AgentOptions;
 use super::hub::{self, HubClientError, HubConnection};
 use fleetctl_api::conditions::{self as c};
-use fleetctl_api::names::{CLUSTER_LEASE, VERSION_CLAIM};
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, KLUSTERLET};
+use fleetctl_api::names::{CLUSTER_LEASE, VERSION_CLAIM};
 use fleetctl_api::{Klusterlet, ManagedCluster, ManagedClusterStatus};
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use fleetctl_kube::objects;
@@ -290,7 +290,8 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
     // the next period, so the hub never shows a version the pods no longer run.
     let (pods, pods_writer) = reflector::store::<Pod>();
     let pod_api: Api<Pod> = Api::namespaced(local.clone(), &identity.namespace);
-    let mut pod_changes = reflector(pods_writer, watcher(pod_api, watcher::Config::default())).default_backoff().boxed();
+    let mut pod_changes =
+        reflector(pods_writer, watcher(pod_api, watcher::Config::default())).default_backoff().boxed();
     let mut bootstrap_state = Watched::new(connection.bootstrap_version.clone());
     let mut hub_state = Watched::new(Some(hub.secret_version.clone()));
     let rotation = async {

@@ -70,8 +70,12 @@ pub fn running_version<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Option<St
         if status.and_then(|s| s.phase.as_deref()).is_some_and(|phase| matches!(phase, "Succeeded" | "Failed")) {
             continue;
         }
-        let reported: Vec<&str> =
-            status.and_then(|s| s.container_statuses.as_ref()).into_iter().flatten().map(|c| c.image.as_str()).collect();
+        let reported: Vec<&str> = status
+            .and_then(|s| s.container_statuses.as_ref())
+            .into_iter()
+            .flatten()
+            .map(|c| c.image.as_str())
+            .collect();
         let images: Vec<&str> = if reported.is_empty() {
             pod.spec.iter().flat_map(|s| &s.containers).filter_map(|c| c.image.as_deref()).collect()
         } else {
@@ -155,7 +159,9 @@ mod tests {
     use super::*;
 
     fn pod(phase: &str, spec_image: &str, running_image: Option<&str>) -> Pod {
-        let statuses = running_image.map(|image| json!([{"name": "agent", "image": image, "imageID": image, "ready": true, "restartCount": 0}]));
+        let statuses = running_image.map(
+            |image| json!([{"name": "agent", "image": image, "imageID": image, "ready": true, "restartCount": 0}]),
+        );
         serde_json::from_value(json!({
             "spec": {"containers": [{"name": "agent", "image": spec_image}]},
             "status": {"phase": phase, "containerStatuses": statuses.unwrap_or(json!([]))},
