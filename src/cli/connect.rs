@@ -63,7 +63,7 @@ pub enum ConnectError {
         role: Role,
         /// Its API server.
         url: String,
-        /// How long it was given.
+        /// The command's `--timeout`.
         after: Duration,
     },
     /// Its API server refused the credentials (401).
@@ -126,16 +126,13 @@ pub async fn connect(selection: &Selection, role: Role) -> Result<(Client, Confi
 pub async fn answers(client: &Client, config: &Config, role: Role) -> Result<(), ConnectError> {
     let url = config.cluster_url.to_string();
     let asked = client.apiserver_version();
-    let answer = match signals::remaining() {
-        Some(left) => {
+    let answer = match (signals::remaining(), signals::timeout()) {
+        (Some(left), Some(after)) => {
             let within = left.saturating_sub(Duration::from_millis(200));
-            tokio::time::timeout(within, asked).await.map_err(|_| ConnectError::Silent {
-                role,
-                url: url.clone(),
-                after: within,
-            })?
+            let silent = || ConnectError::Silent { role, url: url.clone(), after };
+            tokio::time::timeout(within, asked).await.map_err(|_| silent())?
         }
-        None => asked.await,
+        _ => asked.await,
     };
     match answer {
         Ok(_) => Ok(()),

@@ -71,6 +71,11 @@ pub fn start_deadline(timeout: Duration) {
     let _ = DEADLINE.set((Instant::now() + timeout, timeout));
 }
 
+/// The command's `--timeout` (`None`: it has none).
+pub fn timeout() -> Option<Duration> {
+    DEADLINE.get().map(|(_, timeout)| *timeout)
+}
+
 /// The time left before the command's deadline (`None`: it has none).
 pub fn remaining() -> Option<Duration> {
     DEADLINE.get().map(|(at, _)| at.saturating_duration_since(Instant::now()))
