@@ -291,7 +291,14 @@ async fn describe(client: &Client, name: &str) -> Result<Description, ReadError>
     let csr_params = ListParams::default().labels(&format!("{}={name}", c::LABEL_CLUSTER_NAME));
     let (lease, works, addons, local_events, default_events, csrs) = tokio::try_join!(
         async {
-            leases.get_opt(CLUSTER_LEASE).await.map_err(kube_error(format!("reading lease {name}/{CLUSTER_LEASE}")))
+            match leases.get_opt(CLUSTER_LEASE).await {
+                // As the lists describe can do without: left out for a user who may not read it.
+                Err(kube::Error::Api(status)) if status.code == 403 => {
+                    tracing::warn!("reading lease {name}/{CLUSTER_LEASE}: {}; left out", status.message);
+                    Ok(None)
+                }
+                read => read.map_err(kube_error(format!("reading lease {name}/{CLUSTER_LEASE}"))),
+            }
         },
         optional_list(&works, &all, "listing works"),
         optional_list(&addons, &all, "listing addons"),
@@ -748,6 +755,27 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn events_of_an_earlier_cluster_of_the_same_name_are_left_out() {
+        let cluster: ManagedCluster = serde_json::from_value(serde_json::json!({
+            "apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+            "metadata": {"name": "c1", "uid": "new", "creationTimestamp": "2025-01-02T00:00:00Z"}, "spec": {}
+        }))
+        .unwrap();
+        let event = |uid: Option<&str>, at: &str| -> Event {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "e", "namespace": "c1", "creationTimestamp": at},
+                "eventTime": null,
+                "regarding": {"kind": "ManagedCluster", "name": "c1", "uid": uid},
+            }))
+            .unwrap()
+        };
+        assert!(of_this_cluster(&event(Some("new"), "2025-01-01T00:00:00Z"), &cluster), "its uid says so");
+        assert!(!of_this_cluster(&event(Some("old"), "2025-01-03T00:00:00Z"), &cluster), "another cluster's uid");
+        assert!(!of_this_cluster(&event(None, "2025-01-01T00:00:00Z"), &cluster), "older than the cluster");
+        assert!(of_this_cluster(&event(None, "2025-01-02T00:00:01Z"), &cluster));
+    }
     use crate::cli::flags::Output;
 
     fn sample() -> ManagedCluster {
