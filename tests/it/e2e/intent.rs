@@ -68,6 +68,25 @@ async fn import_without_a_cluster_context_targets_the_context_named_like_the_clu
     let after = clusters.get("cluster1").await.expect("cluster1");
     assert_eq!(after.metadata.resource_version, before, "the dry runs wrote nothing");
 
+    // `detach --all` as `upgrade --all` (a dry run here); `get -w` prints each change after
+    // the list, until its --timeout.
+    let output = env.fleetctl(&["detach", "--all", "--dry-run", "--hub-context", "hub", "-o", "json"]);
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a report");
+    assert_eq!(report["clusters"][0]["cluster"], "cluster1", "{report}");
+    let watching = env
+        .fleetctl_command(&["get", "clusters", "-w", "--timeout", "4s", "--hub-context", "hub"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("get -w runs");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let label = serde_json::json!({"metadata": {"labels": {"watched": "yes"}}});
+    clusters.patch("cluster1", &Default::default(), &kube::api::Patch::Merge(label)).await.expect("label");
+    let watched = tokio::task::spawn_blocking(move || watching.wait_with_output()).await.expect("join").expect("wait");
+    assert!(watched.status.success(), "a watch ends at its --timeout: {}", text(&watched.stderr));
+    let rows: Vec<String> = text(&watched.stdout).lines().map(str::to_string).collect();
+    assert!(rows.len() >= 3 && rows[0].starts_with("NAME"), "the list, then the change: {rows:?}");
+    assert!(rows[1..].iter().all(|r| r.starts_with("cluster1")), "{rows:?}");
+
     // On failure, -o json keeps the document's shape, with the error beside it.
     let output = env.fleetctl(&["get", "clusters", "cluster1", "nosuch", "-o", "json", "--hub-context", "hub"]);
     assert_eq!(output.status.code(), Some(4));

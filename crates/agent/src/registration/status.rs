@@ -59,30 +59,15 @@ async fn details(local: &Client, namespace: &str) -> Result<Details, kube::Error
     Ok(Details { kubernetes, klusterlet, capacity, allocatable })
 }
 
-/// The klusterlet version the agents' pods run: the image tag of every container of every
-/// pod that has not ended, as the kubelet reports it (else as the pod asks for it); the
-/// tags comma-separated, in order, when they differ — a rollout under way. `None` when no
-/// pod runs.
+/// The klusterlet version the agents' pods run: the image tag of every container that runs,
+/// as the kubelet reports it (a container still waiting for its image, or one that ended,
+/// runs nothing); the tags comma-separated, in order, when they differ — a rollout under
+/// way. `None` when no container runs.
 pub fn running_version<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Option<String> {
-    let mut tags = BTreeSet::new();
-    for pod in pods {
-        let status = pod.status.as_ref();
-        if status.and_then(|s| s.phase.as_deref()).is_some_and(|phase| matches!(phase, "Succeeded" | "Failed")) {
-            continue;
-        }
-        let reported: Vec<&str> = status
-            .and_then(|s| s.container_statuses.as_ref())
-            .into_iter()
-            .flatten()
-            .map(|c| c.image.as_str())
-            .collect();
-        let images: Vec<&str> = if reported.is_empty() {
-            pod.spec.iter().flat_map(|s| &s.containers).filter_map(|c| c.image.as_deref()).collect()
-        } else {
-            reported
-        };
-        tags.extend(images.into_iter().filter_map(|image| Some(image.rsplit_once(':')?.1.to_string())));
-    }
+    let statuses = pods.into_iter().filter_map(|pod| pod.status.as_ref()?.container_statuses.as_ref()).flatten();
+    let running = statuses.filter(|c| c.state.as_ref().is_some_and(|s| s.running.is_some()));
+    let tags: BTreeSet<String> =
+        running.filter_map(|c| Some(c.image.rsplit_once(':')?.1.to_string())).collect();
     (!tags.is_empty()).then(|| tags.into_iter().collect::<Vec<_>>().join(","))
 }
 
@@ -158,28 +143,28 @@ pub fn status_fields(details: &Details) -> Value {
 mod tests {
     use super::*;
 
-    fn pod(phase: &str, spec_image: &str, running_image: Option<&str>) -> Pod {
-        let statuses = running_image.map(
-            |image| json!([{"name": "agent", "image": image, "imageID": image, "ready": true, "restartCount": 0}]),
-        );
+    fn pod(image: &str, state: serde_json::Value) -> Pod {
         serde_json::from_value(json!({
-            "spec": {"containers": [{"name": "agent", "image": spec_image}]},
-            "status": {"phase": phase, "containerStatuses": statuses.unwrap_or(json!([]))},
+            "spec": {"containers": [{"name": "agent", "image": image}]},
+            "status": {"containerStatuses": [
+                {"name": "agent", "image": image, "imageID": image, "ready": true, "restartCount": 0, "state": state}
+            ]},
         }))
         .expect("pod")
     }
 
     #[test]
-    fn the_version_is_what_the_agents_pods_run_and_both_while_they_roll() {
-        let old = pod("Running", "quay.io/fleetctl/fleetctl:0.1.0", Some("quay.io/fleetctl/fleetctl:0.1.0"));
-        let new = pod("Running", "quay.io/fleetctl/fleetctl:0.2.0", Some("quay.io/fleetctl/fleetctl:0.2.0"));
+    fn the_version_is_what_the_agents_containers_run_and_both_while_they_roll() {
+        let running = || json!({"running": {"startedAt": "2025-01-01T00:00:00Z"}});
+        let old = pod("quay.io/fleetctl/fleetctl:0.1.0", running());
+        let new = pod("quay.io/fleetctl/fleetctl:0.2.0", running());
         assert_eq!(running_version([&old, &old]).as_deref(), Some("0.1.0"));
         assert_eq!(running_version([&old, &new]).as_deref(), Some("0.1.0,0.2.0"), "a rollout under way");
-        // A pod that has ended runs nothing; one not yet started asks for its image.
-        let ended = pod("Succeeded", "quay.io/fleetctl/fleetctl:0.1.0", Some("quay.io/fleetctl/fleetctl:0.1.0"));
-        let pending = pod("Pending", "quay.io/fleetctl/fleetctl:0.2.0", None);
-        assert_eq!(running_version([&ended, &new, &pending]).as_deref(), Some("0.2.0"));
-        assert_eq!(running_version([&ended]), None);
+        // A container waiting for an image that cannot be pulled, or one that ended, runs nothing.
+        let pulling = pod("quay.io/fleetctl/fleetctl:9.9.9", json!({"waiting": {"reason": "ImagePullBackOff"}}));
+        let ended = pod("quay.io/fleetctl/fleetctl:0.0.9", json!({"terminated": {"exitCode": 0}}));
+        assert_eq!(running_version([&old, &pulling, &ended]).as_deref(), Some("0.1.0"));
+        assert_eq!(running_version([&pulling]), None);
     }
 
     #[test]
