@@ -66,8 +66,7 @@ async fn details(local: &Client, namespace: &str) -> Result<Details, kube::Error
 pub fn running_version<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Option<String> {
     let statuses = pods.into_iter().filter_map(|pod| pod.status.as_ref()?.container_statuses.as_ref()).flatten();
     let running = statuses.filter(|c| c.state.as_ref().is_some_and(|s| s.running.is_some()));
-    let tags: BTreeSet<String> =
-        running.filter_map(|c| Some(c.image.rsplit_once(':')?.1.to_string())).collect();
+    let tags: BTreeSet<String> = running.filter_map(|c| Some(c.image.rsplit_once(':')?.1.to_string())).collect();
     (!tags.is_empty()).then(|| tags.into_iter().collect::<Vec<_>>().join(","))
 }
 
