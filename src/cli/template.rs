@@ -157,9 +157,16 @@ fn render(segments: &[Segment], at: &Value, out: &mut String) {
     }
 }
 
-/// The results of a checked path: a path that matches nothing has none.
+/// The results of a path checked when the template was parsed (a query fails only on a path
+/// it cannot parse), none when it matches nothing.
 fn results<'a>(at: &'a Value, path: &str) -> Vec<&'a Value> {
-    at.query(path).unwrap_or_default()
+    match at.query(path) {
+        Ok(found) => found,
+        Err(error) => {
+            tracing::debug!(%error, "JSONPath {path}: no results");
+            Vec::new()
+        }
+    }
 }
 
 /// A value as a template prints it: a string as it is, anything else as JSON.

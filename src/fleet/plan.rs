@@ -151,9 +151,9 @@ pub fn diff(fleet: &Fleet, state: &HubState, prune: bool) -> Plan {
             _ => unmanaged.push(name.clone()),
         }
     }
-    if prune {
+    if let (true, Some(ours)) = (prune, fleet.name()) {
         for name in &unlisted {
-            let detail = format!("imported by fleet {}, no longer in its file", fleet.name().unwrap_or_default());
+            let detail = format!("imported by fleet {ours}, no longer in its file");
             changes.push(Change { cluster: name.clone(), action: Action::Detach, detail });
         }
     }

@@ -83,7 +83,8 @@ pub fn start(cluster: &ManagedCluster, version: &str) -> (Start, Option<serde_js
         let start = if running_version(cluster) == Some(version) { Start::Done } else { Start::UnderWay };
         return (start, None);
     }
-    let from = desired_version(cluster).unwrap_or_default();
+    // An empty version replaced is the hub's default (no annotation), which a rollback restores.
+    let from = desired_version(cluster).unwrap_or("");
     let patch = json!({"metadata": {
         "resourceVersion": cluster.resource_version(),
         "annotations": {ANNOTATION_KLUSTERLET_VERSION: version, ANNOTATION_KLUSTERLET_VERSION_FROM: from},
