@@ -256,7 +256,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__apply)
-            opts="-f -y -o -q -v -h --file --prune --yes --report --parallel --hub-kubeconfig --hub-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-f -y -o -q -v -h --file --prune --yes --report --parallel --hub-kubeconfig --hub-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,15 +287,19 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -W "server client" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -334,7 +338,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --quiet --verbose --no-color --help cluster mcl help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --quiet --verbose --no-color --help cluster mcl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -357,11 +361,15 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -372,7 +380,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__describe__subcmd__cluster)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --quiet --verbose --no-color --help"
+            opts="-o -q -v -h --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,11 +403,15 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -452,7 +464,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__detach)
-            opts="-l -y -o -q -v -h --selector --parallel --yes --force --no-wait --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -y -o -q -v -h --selector --all --parallel --yes --force --no-wait --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -487,15 +499,19 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -W "server client" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -832,7 +848,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__get)
-            opts="-o -q -v -h --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help clusters mcl addons mca help"
+            opts="-o -w -q -v -h --hub-kubeconfig --hub-context --output --no-headers --timeout --watch --quiet --verbose --no-color --help clusters mcl addons mca help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -847,11 +863,15 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -862,7 +882,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__get__subcmd__addons)
-            opts="-l -o -q -v -h --selector --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
+            opts="-l -o -w -q -v -h --selector --hub-kubeconfig --hub-context --output --no-headers --timeout --watch --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -885,11 +905,15 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -900,7 +924,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__get__subcmd__clusters)
-            opts="-l -o -q -v -h --selector --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
+            opts="-l -o -w -q -v -h --selector --hub-kubeconfig --hub-context --output --no-headers --timeout --watch --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -923,11 +947,15 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1358,7 +1386,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub)
-            opts="-q -v -h --hub-kubeconfig --hub-context --quiet --verbose --no-color --help install uninstall help"
+            opts="-q -v -h --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help install uninstall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1369,6 +1397,10 @@ _fleetctl() {
                     return 0
                     ;;
                 --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1436,7 +1468,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub__subcmd__install)
-            opts="-q -v -h --image --image-registry --hub-url --hub-ca-file --image-pull-secret --dry-run --hub-kubeconfig --hub-context --quiet --verbose --no-color --help"
+            opts="-q -v -h --image --image-registry --hub-url --hub-ca-file --image-pull-secret --dry-run --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1470,6 +1502,10 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1478,7 +1514,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub__subcmd__uninstall)
-            opts="-q -v -h --purge-crds --hub-kubeconfig --hub-context --quiet --verbose --no-color --help"
+            opts="-q -v -h --purge-crds --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1492,6 +1528,10 @@ _fleetctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1500,7 +1540,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__import)
-            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --addons --no-wait --print-command --auto --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --selector --allow-hub-as-target --addons --no-wait --print-command --auto --force --adopt-namespace --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1515,6 +1555,10 @@ _fleetctl() {
                     return 0
                     ;;
                 --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1543,15 +1587,19 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -W "server client" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1562,7 +1610,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__plan)
-            opts="-f -o -q -v -h --file --prune --hub-kubeconfig --hub-context --output --quiet --verbose --no-color --help"
+            opts="-f -o -q -v -h --file --prune --hub-kubeconfig --hub-context --output --no-headers --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1585,11 +1633,15 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1600,7 +1652,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__upgrade)
-            opts="-l -o -q -v -h --all --selector --to --canary --parallel --wave-size --max-failures --soak --progress-deadline --no-rollback --no-wait --hub-kubeconfig --hub-context --output --timeout --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --all --selector --to --canary --parallel --wave-size --max-failures --soak --progress-deadline --no-rollback --no-wait --hub-kubeconfig --hub-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1651,15 +1703,19 @@ _fleetctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -W "server client" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1670,18 +1726,18 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__version)
-            opts="-o -q -v -h --output --quiet --verbose --no-color --help"
+            opts="-o -q -v -h --output --no-headers --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

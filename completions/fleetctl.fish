@@ -129,11 +129,12 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -l no-color -d '
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand demo" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l timeout -d 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -s h -l help -d 'Print help'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and not __fish_seen_subcommand_from install uninstall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l image -d 'The fleetctl image the hub controller runs; the clusters it imports run the same repository (default: quay.io/fleetctl/fleetctl at this version)' -r
@@ -143,6 +144,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l image-pull-secret -d 'A kubernetes.io/dockerconfigjson Secret in namespace open-cluster-management-hub whose registry credentials the controller pulls with and every klusterlet gets (create it first with `kubectl create secret docker-registry NAME -n open-cluster-management-hub …`)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l timeout -d 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the YAML instead of applying it (the address comes from the flags or your kubeconfig; nothing is read from the hub)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
@@ -150,75 +152,76 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_s
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l hub-context -d 'Context of the hub in its kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l timeout -d 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l purge-crds -d 'Also delete the OCM CRDs, and with them every ManagedCluster and ManifestWork'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l contexts -d 'Import the clusters of these contexts, each named as its context (NAME=CONTEXT to name it otherwise), comma-separated' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l parallel -d 'How many clusters to import at once' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s l -l label -d 'A label for the ManagedClusters (repeatable)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l label -d 'A label for the ManagedClusters (repeatable)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s l -l selector -d 'Refused: import selects no clusters (see --label)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l addons -d 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-context -d 'Context of the hub in its kubeconfig' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-context -d 'Context of the cluster (default: the context named like the cluster); with several NAMEs, once for each, in their order' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l timeout -d 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l dry-run -d 'Print the writes the command would make and make none: `server` (the default) has the API server check each one (`dryRun=All`), `client` sends nothing' -r -f -a "server\t'Each write goes to the API server as a dry run (`dryRun=All`): validated, admitted and defaulted, not stored'
+client\t'Nothing is sent: the writes are only said'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l all-contexts -d 'Import the cluster of every context of --cluster-kubeconfig but the hub\'s, each named as its context'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l allow-hub-as-target -d 'Import a cluster whose context reaches the hub itself: a hub that manages itself, as ACM\'s local-cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-wait -d 'Stop once the manifests are applied to the targets'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l print-command -d 'Print the one-line command to run on the target instead of applying it (one NAME)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l auto -d 'Let the hub apply the import manifests itself: write each target\'s kubeconfig (its context alone) into the cluster\'s auto-import-secret, which the hub deletes once it has imported the cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l force -d 'Import even if a target is joined to another hub'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l adopt-namespace -d 'Use the hub namespace of the cluster\'s name although it exists already and was not made for this cluster; detach then keeps it and what it holds'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s l -l selector -d 'Clusters matching this label selector' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s l -l selector -d 'Clusters matching this label selector (e.g. env=prod,tier!=edge)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l to -d 'The klusterlet version to run (e.g. 0.2.0)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l canary -d 'The size of the first wave, which may not fail at all' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l wave-size -l parallel -d 'How many clusters each wave upgrades at once: a number, or a share of the clusters (25%)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l max-failures -d 'How many clusters may fail before the rollout stops (the canary wave tolerates none)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l soak -d 'How long a wave\'s clusters must stay Available before the next wave starts' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l progress-deadline -d 'How long each cluster has to run the new version and be Available (default: --timeout)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l progress-deadline -d 'How long each cluster has to run the new version and be Available (default: half of --timeout with rollbacks, which get the other half; else --timeout)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l timeout -d 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l dry-run -d 'Print the writes the command would make and make none: `server` (the default) has the API server check each one (`dryRun=All`), `client` sends nothing' -r -f -a "server\t'Each write goes to the API server as a dry run (`dryRun=All`): validated, admitted and defaulted, not stored'
+client\t'Nothing is sent: the writes are only said'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l all -d 'Every cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-rollback -d 'Leave a cluster that failed as it is, rather than restoring its previous version'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-wait -d 'Record the version and return without waiting (one wave, no rollback)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s l -l selector -d 'The clusters matching this label selector' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s l -l selector -d 'The clusters matching this label selector (e.g. env=staging,tier!=edge)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l parallel -d 'How many clusters to detach at once' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l hub-context -d 'Context of the hub in its kubeconfig' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l cluster-context -d 'Context of the cluster (default: the context named like the cluster); with several NAMEs, once for each, in their order' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l timeout -d 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l dry-run -d 'Print the writes the command would make and make none: `server` (the default) has the API server check each one (`dryRun=All`), `client` sends nothing' -r -f -a "server\t'Each write goes to the API server as a dry run (`dryRun=All`): validated, admitted and defaulted, not stored'
+client\t'Nothing is sent: the writes are only said'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l all -d 'Every cluster of the hub'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s y -l yes -d 'Do not ask (needed when not on a terminal)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l force -d 'When the agents do not answer within --timeout, clean the hub anyway'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l no-wait -d 'Start the detach and return'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -l no-color -d 'No colours (also NO_COLOR)'
@@ -226,44 +229,40 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand detach" -s h -l help -
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s f -l file -d 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l prune -d 'Detach the clusters fleetctl imported that the file does not list'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l prune -d 'Detach the clusters this fleet owns (its `metadata.name` is on them: its `apply` imported them) that the file no longer lists; nothing else is touched'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s f -l file -d 'The fleet file (`apiVersion: fleetctl.io/v1alpha1`, `kind: Fleet`; see examples/fleet.yaml)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l report -d 'Write the JSON report of what was done to this file too (also on failure)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l parallel -d 'How many clusters to import or detach at once' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l timeout -d 'How long to wait for the cluster(s) (e.g. 90s, 5m)' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l prune -d 'Detach the clusters fleetctl imported that the file does not list'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l timeout -d 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l dry-run -d 'Print the writes the command would make and make none: `server` (the default) has the API server check each one (`dryRun=All`), `client` sends nothing' -r -f -a "server\t'Each write goes to the API server as a dry run (`dryRun=All`): validated, admitted and defaulted, not stored'
+client\t'Nothing is sent: the writes are only said'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l prune -d 'Detach the clusters this fleet owns (its `metadata.name` is on them: its `apply` imported them) that the file no longer lists; nothing else is touched'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s y -l yes -d 'Do not ask before detaching (needed with --prune when not on a terminal)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s w -l watch -d 'After the list, print each change as it happens (until interrupted, or --timeout)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -f -a "clusters" -d 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector\'s object count'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -f -a "mcl" -d 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector\'s object count'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_seen_subcommand_from clusters mcl addons mca help" -f -a "addons" -d 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
@@ -272,111 +271,98 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and not __fish_se
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s l -l selector -d 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s w -l watch -d 'After the list, print each change as it happens (until interrupted, or --timeout)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from clusters" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s l -l selector -d 'Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s w -l watch -d 'After the list, print each change as it happens (until interrupted, or --timeout)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mcl" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s l -l selector -d 'Only addons whose labels match this selector' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s w -l watch -d 'After the list, print each change as it happens (until interrupted, or --timeout)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from addons" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s l -l selector -d 'Only addons whose labels match this selector' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s w -l watch -d 'After the list, print each change as it happens (until interrupted, or --timeout)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from mca" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from help" -f -a "clusters" -d 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector\'s object count'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from help" -f -a "addons" -d 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand get; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-kubeconfig -d 'Kubeconfig of the managed cluster (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l cluster-context -d 'Context of the managed cluster in that kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -f -a "cluster" -d 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -f -a "mcl" -d 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and not __fish_seen_subcommand_from cluster mcl help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-kubeconfig -d 'Kubeconfig of the managed cluster (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l cluster-context -d 'Context of the managed cluster in that kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from cluster" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l hub-context -d 'Context of the hub in its kubeconfig' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-context -d 'Context of the cluster; with several NAMEs, once for each, in their order' -r
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-kubeconfig -d 'Kubeconfig of the managed cluster (default: the hub\'s file)' -r -F
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l cluster-context -d 'Context of the managed cluster in that kubeconfig' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l timeout -d 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from mcl" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from help" -f -a "cluster" -d 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand describe; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -l no-color -d 'No colours (also NO_COLOR)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand completion" -s h -l help -d 'Print help'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t'A table for people'
-wide\t'A table with more columns'
-json\t'JSON on stdout, nothing else'
-yaml\t'YAML on stdout, nothing else'
-name\t'Names only'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl\'s, e.g. \'{.items[*].metadata.name}\') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s v -l verbose -d 'Log more (repeat for more detail); logs go to stderr'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -l no-color -d 'No colours (also NO_COLOR)'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand version" -s h -l help -d 'Print help'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "dev" -d 'The embedded dev cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "demo" -d 'Run the three acts on an embedded dev environment, telling the story as it goes'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and not __fish_seen_subcommand_from dev demo hub import upgrade detach plan apply get describe completion version help" -f -a "hub" -d 'Install or remove the hub'
@@ -397,7 +383,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "restart" -d 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "status" -d 'Show the dev environment\'s clusters: URL, pid, ready'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from dev" -f -a "logs" -d 'Print a cluster\'s log, or the log of one of its Deployments'
-complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "install" -d 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "uninstall" -d 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from get" -f -a "clusters" -d 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector\'s object count'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand help; and __fish_seen_subcommand_from get" -f -a "addons" -d 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'

@@ -13,19 +13,21 @@ use thiserror::Error;
 use super::connect::{self, Role};
 use super::detach::confirm;
 use super::exit::{CommandError, ExitStatus, Fault};
-use super::flags::{HubFlags, OutputFlags, WaitFlags};
+use super::flags::{DryRunFlags, HubFlags, OutputFlags, WaitFlags};
 use super::many;
 use super::plan::{FleetFlags, Planned, note_unlisted, planned};
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report::{self, Report, Results};
 use super::signals::until_stopped;
-use crate::fleet::apply::{ApplyReport, import_options, rollout_of, target_selection, upgrades};
+use super::targets;
+use crate::fleet::apply::target_selection;
+use crate::fleet::apply::{ApplyReport, import_options, rollout_of, upgrades};
 use crate::fleet::file::{Desired, Reach};
 use crate::fleet::plan::{Action, Plan};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
-use crate::lifecycle::import::{AutoImport, Imported, import};
+use crate::lifecycle::import::{AutoImport, ImportOptions, Imported, import};
 use crate::lifecycle::rollout::{RolloutResult, RolloutSummary, rollout};
 use crate::lifecycle::upgrade::UpgradeOptions;
 
@@ -50,6 +52,8 @@ pub struct ApplyArgs {
     output: OutputFlags,
     #[command(flatten)]
     wait: WaitFlags,
+    #[command(flatten)]
+    dry_run: DryRunFlags,
 }
 
 /// The report file could not be written.
@@ -69,11 +73,26 @@ impl Fault for ReportFileError {
 
 /// Runs `apply`.
 pub async fn run(args: ApplyArgs, printer: &Printer) -> Result<(), CommandError> {
-    let printer = printer.with_output(args.output.output);
-    let planned = match until_stopped(planned(&args.fleet, &args.hub)).await {
-        Ok(Ok(planned)) => planned,
+    let printer = printer.with_flags(&args.output);
+    let prepared = async {
+        let planned = planned(&args.fleet, &args.hub).await?;
+        // Every cluster the plan imports from here is reached, and every right the plan
+        // needs checked, before the first write.
+        let routes = planned.import_routes();
+        let hub_config = (&planned.hub, &planned.hub_config);
+        let clients = targets::reach_all(&routes, hub_config, false, &super::import::TARGET_RIGHTS).await?;
+        if args.dry_run.dry_run.is_none() {
+            let rights = [&super::import::HUB_RIGHTS[..], &super::detach::HUB_RIGHTS[..]].concat();
+            connect::check_rights(&planned.hub, Role::Hub, None, &rights).await?;
+        }
+        let clients: BTreeMap<String, kube::Client> =
+            routes.into_iter().zip(clients).map(|(route, (client, _))| (route.name, client)).collect();
+        Ok::<_, CommandError>((planned, clients))
+    };
+    let (planned, clients) = match until_stopped(prepared).await {
+        Ok(Ok(prepared)) => prepared,
         Ok(Err(error)) => return report::fail_keeping(&printer, error, keeper(&args, None)),
-        Err(signal) => return report::fail_keeping(&printer, report::interrupted(signal), keeper(&args, None)),
+        Err(stop) => return report::fail_keeping(&printer, report::interrupted(stop), keeper(&args, None)),
     };
     note_unlisted(&printer, &planned.plan, args.fleet.prune);
     if planned.plan.changes.is_empty() {
@@ -82,12 +101,13 @@ pub async fn run(args: ApplyArgs, printer: &Printer) -> Result<(), CommandError>
     let detaching = planned.plan.clusters(Action::Detach);
     if !detaching.is_empty()
         && !args.yes
+        && args.dry_run.dry_run.is_none()
         && let Err(error) = confirm(&printer, &detaching)
     {
         return report::fail_keeping(&printer, error, keeper(&args, Some(&planned.plan)));
     }
     let reporter = Reporter::new(&printer);
-    let (results, rollouts) = carry_out(&args, &planned, &reporter).await;
+    let (results, rollouts) = carry_out(&args, &planned, &clients, &reporter).await;
     let results = merge(results);
     reporter.finish();
     let rollout = merge_rollouts(rollouts);
@@ -117,8 +137,14 @@ fn stopped(results: &Results) -> bool {
 
 /// The phases of the plan, in order; each cluster's results (one entry per phase it took
 /// part in), and the rollouts' summaries. A phase a signal stopped is the last.
-async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> (Results, Vec<RolloutSummary>) {
-    let Planned { fleet, hub, hub_url, hub_kubeconfig, plan } = planned;
+async fn carry_out(
+    args: &ApplyArgs,
+    planned: &Planned,
+    clients: &BTreeMap<String, kube::Client>,
+    reporter: &Reporter,
+) -> (Results, Vec<RolloutSummary>) {
+    let Planned { fleet, hub, hub_url, plan, .. } = planned;
+    let dry_run = args.dry_run.dry_run;
     let desired: BTreeMap<String, Desired> = fleet.desired().into_iter().map(|d| (d.name.clone(), d)).collect();
     let timeout = args.wait.timeout;
     let observer = |event| reporter.show(event);
@@ -130,16 +156,15 @@ async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> 
     let imported = many::each(&importing, args.parallel, reporter, |i| {
         let (cluster, observer) = (&desired[&importing[i]], &observer);
         async move {
-            let mut options = import_options(fleet, cluster, timeout);
-            let selection = target_selection(cluster, hub_kubeconfig.as_deref());
+            let mut options = ImportOptions { dry_run, ..import_options(fleet, cluster, timeout) };
+            let selection = target_selection(cluster, planned.hub_kubeconfig.as_deref());
             let target = match &cluster.reach {
-                Reach::Context => Some(connect::client(&selection, Role::Target).await?.0),
+                Reach::Context => clients.get(&cluster.name).cloned(),
                 Reach::HubWithContext => {
-                    let target = connect::client(&selection, Role::Target).await?.0;
                     let kubeconfig = fleetctl_kube::standalone(&selection)
                         .map_err(|source| connect::ConnectError::Config { role: Role::Target, source })?;
                     options.auto_import = Some(AutoImport::Kubeconfig(kubeconfig));
-                    Some(target)
+                    clients.get(&cluster.name).cloned()
                 }
                 Reach::HubWithSecret(secret) => {
                     let (namespace, name) = (secret.namespace.clone(), secret.name.clone());
@@ -167,7 +192,10 @@ async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> 
     }
     let updated = many::each(&updating, args.parallel, reporter, |i| {
         let (cluster, observer) = (&desired[&updating[i]], &observer);
-        async move { outcome(import(hub, hub_url, None, &import_options(fleet, cluster, timeout), observer).await?) }
+        async move {
+            let options = ImportOptions { dry_run, ..import_options(fleet, cluster, timeout) };
+            outcome(import(hub, hub_url, None, &options, observer).await?)
+        }
     })
     .await;
     let interrupted = stopped(&updated);
@@ -180,7 +208,7 @@ async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> 
     let shape = rollout_of(fleet);
     let deadline = fleet.defaults.rollout.progress_deadline.unwrap_or(timeout);
     for (version, names) in upgrades(fleet, plan, &failed) {
-        let options = UpgradeOptions { version, wait: true, timeout: deadline };
+        let options = UpgradeOptions { version, wait: dry_run.is_none(), timeout: deadline, dry_run };
         let mut done = RolloutResult::planned(&names, &shape);
         let result = until_stopped(rollout(hub, &options, &shape, timeout, &observer, &mut done)).await;
         rollouts.push(done.summary());
@@ -194,8 +222,8 @@ async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> 
                 let message = error.chain();
                 results.extend(unfinished.into_iter().map(|n| (n, Err(Failed(message.clone()).into()))));
             }
-            Err(signal) => {
-                results.extend(report::stopped(reporter, &unfinished, signal));
+            Err(stop) => {
+                results.extend(report::stopped(reporter, &unfinished, stop));
                 return (results, rollouts);
             }
         }
@@ -206,7 +234,7 @@ async fn carry_out(args: &ApplyArgs, planned: &Planned, reporter: &Reporter) -> 
     let detached = many::each(&detaching, args.parallel, reporter, |i| {
         let (name, observer) = (detaching[i].clone(), &observer);
         async move {
-            let options = DetachOptions { name, wait: true, force: false, timeout };
+            let options = DetachOptions { name, wait: true, force: false, timeout, dry_run };
             Ok(detach(hub, None, &options, observer).await?)
         }
     })
@@ -270,6 +298,13 @@ fn merge_rollouts(rollouts: Vec<RolloutSummary>) -> Option<RolloutSummary> {
     Some(first)
 }
 
+impl ApplyArgs {
+    /// How long the command may take.
+    pub fn timeout(&self) -> std::time::Duration {
+        self.wait.timeout
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,7 +312,13 @@ mod tests {
 
     fn done(cluster: &str, result: &str, step: &str) -> Result<Outcome, CommandError> {
         let steps = vec![StepRecord { step: step.into(), seconds: 1.0 }];
-        Ok(Outcome { cluster: cluster.into(), result: result.into(), steps, conditions: Vec::new() })
+        Ok(Outcome {
+            cluster: cluster.into(),
+            result: result.into(),
+            steps,
+            conditions: Vec::new(),
+            writes: Vec::new(),
+        })
     }
 
     #[test]

@@ -13,10 +13,6 @@ use super::printer::Printer;
 
 /// `fleetctl completion …`
 #[derive(Debug, Args)]
-#[command(after_help = "Install, for example:\n  \
-    bash:  fleetctl completion bash > ~/.local/share/bash-completion/completions/fleetctl\n  \
-    zsh:   fleetctl completion zsh > \"${fpath[1]}/_fleetctl\"\n  \
-    fish:  fleetctl completion fish > ~/.config/fish/completions/fleetctl.fish")]
 pub struct CompletionArgs {
     /// The shell to complete for.
     #[arg(value_enum)]

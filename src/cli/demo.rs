@@ -194,13 +194,14 @@ async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
 
     let version = next_version();
     story.act(&format!("Act II — upgrade: cluster1's klusterlet moves to {version}"));
-    let options = UpgradeOptions { version: version.clone(), wait: true, timeout: WAIT };
+    let options = UpgradeOptions { version: version.clone(), wait: true, timeout: WAIT, dry_run: None };
     upgrade(&hub, "cluster1", &options, &observer).await.map_err(failed("upgrading cluster1".into()))?;
     story.line(&format!("cluster1's agents were replaced and report {version}"));
 
     story.act("Act III — detach: the agents leave, the hub forgets");
     for (name, target) in &targets {
-        let options = DetachOptions { name: (*name).to_string(), wait: true, force: true, timeout: WAIT };
+        let options =
+            DetachOptions { name: (*name).to_string(), wait: true, force: true, timeout: WAIT, dry_run: None };
         detach(&hub, Some(target), &options, &observer).await.map_err(failed(format!("detaching {name}")))?;
         story.line(&format!("{name} detached: no klusterlet on it, nothing of it on the hub"));
     }

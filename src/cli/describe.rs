@@ -20,9 +20,11 @@ use serde::{Deserialize, Serialize};
 
 use super::connect::{Role, connect};
 use super::exit::CommandError;
-use super::flags::{ClusterFlags, HubFlags, OutputFlags};
+use super::flags::{HubFlags, OneClusterFlags, OutputFlags, ReadFlags};
 use super::get::{self, ReadError, condition_status};
 use super::printer::{self, Cell, NONE, Printer};
+use super::report;
+use super::signals::until_stopped;
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
 use fleetctl_api::names::CLUSTER_LEASE;
@@ -52,18 +54,24 @@ pub struct DescribeArgs {
     what: What,
     #[command(flatten)]
     hub: HubFlags,
-    /// With the cluster's own kubeconfig, the managed side's view is shown too.
+    /// With the cluster's own kubeconfig or context, the managed side's view is shown too.
     #[command(flatten)]
-    cluster: ClusterFlags,
+    cluster: OneClusterFlags,
     #[command(flatten)]
     output: OutputFlags,
+    #[command(flatten)]
+    read: ReadFlags,
 }
 
 #[derive(Debug, Subcommand)]
 enum What {
     /// Describe one managed cluster: conditions, lease, works, addons, recent Events and the
     /// timeline of its import, upgrades and detach.
-    #[command(visible_alias = "mcl", aliases = ["clusters", "managedcluster", "managedclusters"])]
+    #[command(
+        visible_alias = "mcl",
+        aliases = ["clusters", "managedcluster", "managedclusters"],
+        after_help = super::examples::DESCRIBE
+    )]
     Cluster {
         /// The cluster.
         name: String,
@@ -71,16 +79,25 @@ enum What {
 }
 
 /// Runs a `describe` subcommand.
+/// With `-o json|yaml`, a failure prints `{"name": NAME, "error": {...}}`.
 pub async fn run(args: DescribeArgs, printer: &Printer) -> Result<(), CommandError> {
-    let What::Cluster { name } = args.what;
-    let printer = printer.with_output(args.output.output);
-    let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
-    let mut description = describe(&client, &name).await?;
-    if args.cluster.has_kubeconfig() || !args.cluster.contexts().is_empty() {
-        let context = args.cluster.contexts().first().cloned();
-        let (target, _) = connect(&args.cluster.selection(&args.hub, context), Role::Target).await?;
-        description.managed = Some(managed_side(&target).await?);
-    }
+    let What::Cluster { name } = &args.what;
+    let printer = printer.with_flags(&args.output);
+    let read = async {
+        let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
+        let mut description = describe(&client, name).await?;
+        if let Some(selection) = args.cluster.selection(&args.hub) {
+            let (target, _) = connect(&selection, Role::Target).await?;
+            description.managed = Some(managed_side(&target).await?);
+        }
+        Ok::<_, CommandError>(description)
+    };
+    let failed = serde_json::json!({"name": name});
+    let description = match until_stopped(read).await {
+        Ok(Ok(description)) => description,
+        Ok(Err(error)) => return report::fail_with(&printer, &failed, error),
+        Err(stop) => return report::fail_with(&printer, &failed, report::interrupted(stop)),
+    };
     let now = Timestamp::now();
     let resource_name = format!("managedcluster.cluster.open-cluster-management.io/{name}");
     printer.document(&description, &resource_name, |p| render(&description, p, now))?;
@@ -274,7 +291,14 @@ async fn describe(client: &Client, name: &str) -> Result<Description, ReadError>
     let csr_params = ListParams::default().labels(&format!("{}={name}", c::LABEL_CLUSTER_NAME));
     let (lease, works, addons, local_events, default_events, csrs) = tokio::try_join!(
         async {
-            leases.get_opt(CLUSTER_LEASE).await.map_err(kube_error(format!("reading lease {name}/{CLUSTER_LEASE}")))
+            match leases.get_opt(CLUSTER_LEASE).await {
+                // As the lists describe can do without: left out for a user who may not read it.
+                Err(kube::Error::Api(status)) if status.code == 403 => {
+                    tracing::warn!("reading lease {name}/{CLUSTER_LEASE}: {}; left out", status.message);
+                    Ok(None)
+                }
+                read => read.map_err(kube_error(format!("reading lease {name}/{CLUSTER_LEASE}"))),
+            }
         },
         optional_list(&works, &all, "listing works"),
         optional_list(&addons, &all, "listing addons"),
@@ -290,8 +314,28 @@ async fn describe(client: &Client, name: &str) -> Result<Description, ReadError>
             _ => false,
         })
     };
-    let events: Vec<Event> = local_events.into_iter().chain(default_events.into_iter().filter(about_cluster)).collect();
+    let events: Vec<Event> = local_events
+        .into_iter()
+        .chain(default_events.into_iter().filter(about_cluster))
+        .filter(|event| of_this_cluster(event, &cluster))
+        .collect();
     Ok(build(&cluster, lease.as_ref(), &works, &addons, &events))
+}
+
+/// Whether an Event is about this cluster rather than an earlier one of the same name: an
+/// Event about the ManagedCluster names its uid, and none is older than the cluster.
+fn of_this_cluster(event: &Event, cluster: &ManagedCluster) -> bool {
+    let regarding_uid =
+        event.regarding.as_ref().filter(|r| r.kind.as_deref() == Some("ManagedCluster")).and_then(|r| r.uid.as_deref());
+    if let (Some(uid), Some(ours)) = (regarding_uid, cluster.uid()) {
+        return uid == ours;
+    }
+    let created = cluster.meta().creation_timestamp.as_ref().map(|t| t.0);
+    let at = event.metadata.creation_timestamp.as_ref().map(|t| t.0);
+    match (created, at) {
+        (Some(created), Some(at)) => at >= created,
+        _ => true,
+    }
 }
 
 /// A list that describe can do without: a kind the hub does not serve, or may not be read
@@ -699,11 +743,39 @@ fn rfc3339(t: &Time) -> String {
     t.0.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+impl DescribeArgs {
+    /// How long the command may take.
+    pub fn timeout(&self) -> std::time::Duration {
+        self.read.timeout()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn events_of_an_earlier_cluster_of_the_same_name_are_left_out() {
+        let cluster: ManagedCluster = serde_json::from_value(serde_json::json!({
+            "apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+            "metadata": {"name": "c1", "uid": "new", "creationTimestamp": "2025-01-02T00:00:00Z"}, "spec": {}
+        }))
+        .unwrap();
+        let event = |uid: Option<&str>, at: &str| -> Event {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "e", "namespace": "c1", "creationTimestamp": at},
+                "eventTime": null,
+                "regarding": {"kind": "ManagedCluster", "name": "c1", "uid": uid},
+            }))
+            .unwrap()
+        };
+        assert!(of_this_cluster(&event(Some("new"), "2025-01-01T00:00:00Z"), &cluster), "its uid says so");
+        assert!(!of_this_cluster(&event(Some("old"), "2025-01-03T00:00:00Z"), &cluster), "another cluster's uid");
+        assert!(!of_this_cluster(&event(None, "2025-01-01T00:00:00Z"), &cluster), "older than the cluster");
+        assert!(of_this_cluster(&event(None, "2025-01-02T00:00:01Z"), &cluster));
+    }
     use crate::cli::flags::Output;
 
     fn sample() -> ManagedCluster {

@@ -1,19 +1,19 @@
-//! `fleetctl detach (NAME… | -l SELECTOR)`: Act III, for one cluster or many at once.
+//! `fleetctl detach (NAME… | -l SELECTOR | --all)`: Act III, for one cluster or many at once.
 
 use std::num::NonZeroUsize;
 
 use clap::Args;
 use thiserror::Error;
 
-use super::connect::{self, Role, connect};
+use super::connect::{self, Right, Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
-use super::flags::{ClusterFlags, HubFlags, OutputFlags, WaitFlags};
+use super::flags::{ClusterFlags, DryRunFlags, HubFlags, OutputFlags, WaitFlags};
 use super::many;
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report;
 use super::signals::until_stopped;
-use super::targets::{self, Named, Target};
+use super::targets::{self, Named, Reach, Target};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
 use crate::lifecycle::import::select;
@@ -23,11 +23,18 @@ use crate::lifecycle::import::select;
 pub struct DetachArgs {
     /// The clusters to detach; NAME=CONTEXT (or --cluster-context once per NAME) names the
     /// target, so that detach can remove the klusterlet directly when the hub cannot.
-    #[arg(value_name = "NAME[=CONTEXT]", required_unless_present = "selector", conflicts_with = "selector")]
+    #[arg(
+        value_name = "NAME[=CONTEXT]",
+        required_unless_present_any = ["selector", "all"],
+        conflicts_with_all = ["selector", "all"]
+    )]
     names: Vec<String>,
-    /// The clusters matching this label selector.
-    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    /// The clusters matching this label selector (e.g. env=staging,tier!=edge).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR", value_parser = super::selector::parse)]
     selector: Option<String>,
+    /// Every cluster of the hub.
+    #[arg(long, conflicts_with = "selector")]
+    all: bool,
     /// How many clusters to detach at once.
     #[arg(long, value_name = "N", default_value = "5", value_parser = super::flags::parallel)]
     parallel: NonZeroUsize,
@@ -49,7 +56,16 @@ pub struct DetachArgs {
     output: OutputFlags,
     #[command(flatten)]
     wait: WaitFlags,
+    #[command(flatten)]
+    dry_run: DryRunFlags,
 }
+
+/// What a detach needs on the hub, checked before anything is deleted (the forced cleanup
+/// writes the cluster's status as its agent would).
+pub(super) const HUB_RIGHTS: [Right; 2] = [
+    Right::new("delete", "cluster.open-cluster-management.io", "managedclusters"),
+    Right::new("patch", "cluster.open-cluster-management.io", "managedclusters/status"),
+];
 
 /// Why detach did not start.
 #[derive(Debug, Error)]
@@ -57,7 +73,7 @@ enum ConfirmError {
     /// No one to ask, and no `--yes`.
     #[error("detaching {0} needs confirmation: pass --yes when not on a terminal")]
     NoTerminal(String),
-    /// The selector matched no cluster.
+    /// The selector matched no cluster (or `--all` found none).
     #[error("no cluster matches {0:?}: list them with `fleetctl get clusters`")]
     NoneSelected(String),
     /// The person said no.
@@ -76,19 +92,23 @@ impl Fault for ConfirmError {
 
 /// Runs `detach`.
 pub async fn run(args: DetachArgs, printer: &Printer) -> Result<(), CommandError> {
-    let printer = printer.with_output(args.output.output);
-    let (hub, hub_config) = match until_stopped(connect(&args.hub.selection(), Role::Hub)).await {
-        Ok(Ok(connected)) => connected,
-        Ok(Err(error)) => return report::fail(&printer, error.into()),
-        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
+    let printer = printer.with_flags(&args.output);
+    let prepared = async {
+        let (hub, hub_config) = connect(&args.hub.selection(), Role::Hub).await?;
+        let targets = chosen(&args, &hub, &hub_config.cluster_url.to_string()).await?;
+        if args.dry_run.dry_run.is_none() {
+            connect::check_rights(&hub, Role::Hub, None, &HUB_RIGHTS).await?;
+        }
+        Ok::<_, CommandError>((hub, targets))
     };
-    let targets = match until_stopped(chosen(&args, &hub, &hub_config.cluster_url.to_string())).await {
-        Ok(Ok(targets)) => targets,
+    let (hub, targets) = match until_stopped(prepared).await {
+        Ok(Ok(prepared)) => prepared,
         Ok(Err(error)) => return report::fail(&printer, error),
-        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
+        Err(stop) => return report::fail(&printer, report::interrupted(stop)),
     };
     let names = targets::names(&targets);
     if !args.yes
+        && args.dry_run.dry_run.is_none()
         && let Err(error) = confirm(&printer, &names)
     {
         return report::fail(&printer, error);
@@ -105,15 +125,19 @@ pub async fn run(args: DetachArgs, printer: &Printer) -> Result<(), CommandError
 
 /// The clusters named, or those the selector matches.
 async fn chosen(args: &DetachArgs, hub: &kube::Client, hub_url: &str) -> Result<Vec<Target>, CommandError> {
-    let Some(selector) = &args.selector else {
-        let named = Named { names: &args.names, contexts: &[], all_contexts: false };
-        return Ok(targets::targets(named, &args.cluster, &args.hub, hub_url, false)?.0);
+    let selector = match (&args.selector, args.all) {
+        (Some(selector), _) => selector.as_str(),
+        (None, true) => "",
+        (None, false) => {
+            let named = Named { names: &args.names, contexts: &[], all_contexts: false };
+            return Ok(targets::targets(named, &args.cluster, &args.hub, hub_url, Reach::IfGiven)?.0);
+        }
     };
     let names = select(hub, selector).await?;
     if names.is_empty() {
-        return Err(ConfirmError::NoneSelected(selector.clone()).into());
+        return Err(ConfirmError::NoneSelected(selector.to_string()).into());
     }
-    Ok(names.into_iter().map(|name| Target { name, context: None }).collect())
+    Ok(names.into_iter().map(|name| Target { name, context: None, defaulted: false }).collect())
 }
 
 /// Detaches one cluster. A target that was named must be usable; it need not answer (it
@@ -130,8 +154,16 @@ async fn detach_one(
     } else {
         None
     };
-    let options =
-        DetachOptions { name: target.name.clone(), wait: !args.no_wait, force: args.force, timeout: args.wait.timeout };
+    // --timeout bounds the whole command: with --force, the agents get half of it and the
+    // forced cleanup the rest.
+    let timeout = if args.force { args.wait.timeout / 2 } else { args.wait.timeout };
+    let options = DetachOptions {
+        name: target.name.clone(),
+        wait: !args.no_wait,
+        force: args.force,
+        timeout,
+        dry_run: args.dry_run.dry_run,
+    };
     Ok(detach(hub, client.as_ref(), &options, &|event| reporter.show(event)).await?)
 }
 
@@ -150,4 +182,11 @@ pub(super) fn confirm(printer: &Printer, names: &[String]) -> Result<(), Command
         return Err(ConfirmError::Declined.into());
     }
     Ok(())
+}
+
+impl DetachArgs {
+    /// How long the command may take.
+    pub fn timeout(&self) -> std::time::Duration {
+        self.wait.timeout
+    }
 }

@@ -146,6 +146,7 @@ impl DirArg {
 #[derive(Debug, Subcommand)]
 enum DevCommand {
     /// Run one Kubernetes-API-compatible server in the foreground until interrupted.
+    #[command(after_help = super::examples::DEV_SERVE)]
     Serve {
         /// Where to write the kubeconfig (written once the server is ready, mode 0600).
         #[arg(long, value_name = "FILE")]
@@ -184,6 +185,7 @@ enum DevCommand {
     },
     /// Start a hub (with the hub controller installed) and managed clusters cluster1…N in
     /// the background, each a `dev serve` process; return once all are ready.
+    #[command(after_help = super::examples::DEV_UP)]
     Up {
         /// How many managed clusters.
         #[arg(long, default_value_t = 1)]
@@ -212,6 +214,7 @@ enum DevCommand {
     /// API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a
     /// certificate of its own. Detach them before stopping (`fleetctl detach -l
     /// simulated=true --yes`), or the hub sees them go Unknown.
+    #[command(after_help = super::examples::DEV_FLEET)]
     Fleet {
         /// How many simulated clusters.
         #[arg(long, default_value_t = 100)]
@@ -226,6 +229,7 @@ enum DevCommand {
         timeout: Duration,
     },
     /// Stop the dev environment (its clusters and everything they run).
+    #[command(after_help = super::examples::DEV_DOWN)]
     Down {
         #[command(flatten)]
         dir: DirArg,
@@ -235,6 +239,7 @@ enum DevCommand {
     },
     /// Restart one cluster of a durable environment (`up --durable`) on its store and port,
     /// with what it runs; optionally take a step of rotating its CA while it is stopped.
+    #[command(after_help = super::examples::DEV_RESTART)]
     Restart {
         /// The cluster (hub, cluster1, …).
         cluster: String,
@@ -248,11 +253,13 @@ enum DevCommand {
         grace: Duration,
     },
     /// Show the dev environment's clusters: URL, pid, ready.
+    #[command(after_help = super::examples::DEV_STATUS)]
     Status {
         #[command(flatten)]
         dir: DirArg,
     },
     /// Print a cluster's log, or the log of one of its Deployments.
+    #[command(after_help = super::examples::DEV_LOGS)]
     Logs {
         /// The cluster (hub, cluster1, …).
         cluster: String,
@@ -312,7 +319,15 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
         }
         DevCommand::Down { dir, grace } => {
             let dir = dir.resolve()?;
-            for (name, stopped) in env::down(&dir, grace).await? {
+            let stopped = match env::down(&dir, grace).await {
+                // Nothing to stop is what `down` is for: done, as `kind delete cluster` says.
+                Err(env::EnvError::NotRunning { .. }) => {
+                    printer.note(&format!("no dev environment runs in {}: nothing to stop", dir.display()));
+                    return Ok(());
+                }
+                other => other?,
+            };
+            for (name, stopped) in stopped {
                 let how = match stopped {
                     env::Stopped::Terminated => "stopped",
                     env::Stopped::Killed => "killed",
@@ -363,7 +378,7 @@ async fn fleet(
     let started = Instant::now();
     match until_stopped(simulator::import_fleet(&hub, &hub_url, &fleet, parallel, timeout)).await {
         Ok(imported) => imported?,
-        Err(signal) => return Err(Interrupted { signal, done: Vec::new() }.into()),
+        Err(stop) => return Err(Interrupted { stop, done: Vec::new() }.into()),
     };
     printer.note(&format!(
         "{clusters} simulated clusters Available in {:.1}s; they run until interrupted \

@@ -54,10 +54,18 @@ impl From<ExitStatus> for ExitCode {
     }
 }
 
+/// The exit codes, as `--help` ends with them (a macro, so `--help` texts can add to it).
+#[macro_export]
+macro_rules! exit_codes {
+    () => {
+        "Exit codes: 0 success; 1 the operation failed; 2 usage error; 3 timed out (--timeout); 4 refused \
+before any change (a cluster or context that cannot be used, missing rights); 130/143 stopped by SIGINT/SIGTERM \
+(run the command again to finish). Over several clusters, the gravest of theirs: 130/143, 2, 1, 3, 4."
+    };
+}
+
 /// The text `--help` ends with.
-pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 the operation failed; 2 usage error; \
-3 timed out waiting; 4 refused by preflight (nothing changed); 130/143 stopped by SIGINT/SIGTERM \
-(run the command again to finish). Over several clusters, the gravest of theirs: 130/143, 2, 1, 3, 4.";
+pub const EXIT_CODES: &str = exit_codes!();
 
 /// An error that knows the exit status it ends a command with.
 pub trait Fault: std::error::Error + Send + Sync + 'static {
@@ -85,9 +93,21 @@ impl CommandError {
         Self { status: self.status, error: Box::new(error) }
     }
 
-    /// The error and its causes on one line (`what failed: why: root cause`).
+    /// The error and its causes on one line (`what failed: why: root cause`). An API
+    /// server's refusal reads as its code, reason and message — not as the client's debug
+    /// text of the whole Status.
     pub fn chain(&self) -> String {
-        fleetctl_kube::errors::chain(self.error.as_ref())
+        let mut parts = Vec::new();
+        let mut next: Option<&(dyn std::error::Error + 'static)> = Some(self.error.as_ref());
+        while let Some(error) = next {
+            if let Some(kube::Error::Api(status)) = error.downcast_ref::<kube::Error>() {
+                parts.push(format!("{} {}: {}", status.code, status.reason, status.message));
+                break;
+            }
+            parts.push(error.to_string());
+            next = error.source();
+        }
+        parts.join(": ")
     }
 }
 
@@ -116,7 +136,9 @@ impl Fault for ConfigError {
 impl Fault for LifecycleError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::Refused(_) | Self::NotInitialised | Self::NotAnswering { .. } => ExitStatus::Refused,
+            Self::Refused(_) | Self::Forbidden(_) | Self::NotInitialised | Self::NotAnswering { .. } => {
+                ExitStatus::Refused
+            }
             Self::Usage(_) => ExitStatus::Usage,
             Self::Timeout { .. } => ExitStatus::Timeout,
             Self::Kube(_) | Self::Apply(_) | Self::Watch { .. } | Self::Failed(_) | Self::RollbackFailed { .. } => {

@@ -7,12 +7,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
+use super::template::{CustomColumns, Template};
+use crate::lifecycle::DryRun;
 use fleetctl_kube::{KubeconfigPair, Selection};
 
 /// Output formats of `-o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
     /// A table for people.
     Table,
@@ -24,6 +26,31 @@ pub enum Output {
     Yaml,
     /// Names only.
     Name,
+    /// `jsonpath=TEMPLATE`: kubectl's JSONPath template over the JSON document.
+    JsonPath(Template),
+    /// `custom-columns=HEADER:PATH,…`: a table of the columns asked for.
+    CustomColumns(CustomColumns),
+}
+
+/// The formats `-o` takes, for its help and errors.
+pub const OUTPUT_FORMATS: &str = "table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=HEADER:PATH,…";
+
+/// Parses `-o`: a format name, `jsonpath=TEMPLATE` or `custom-columns=SPEC` (as kubectl).
+pub fn parse_output(text: &str) -> Result<Output, String> {
+    if let Some(template) = text.strip_prefix("jsonpath=") {
+        return Template::parse(template).map(Output::JsonPath);
+    }
+    if let Some(spec) = text.strip_prefix("custom-columns=") {
+        return CustomColumns::parse(spec).map(Output::CustomColumns);
+    }
+    match text {
+        "table" => Ok(Output::Table),
+        "wide" => Ok(Output::Wide),
+        "json" => Ok(Output::Json),
+        "yaml" => Ok(Output::Yaml),
+        "name" => Ok(Output::Name),
+        _ => Err(format!("unknown output format {text:?}: use one of {OUTPUT_FORMATS}")),
+    }
 }
 
 /// How a person's terminal is used; every command honours these (notes, logs, colours).
@@ -83,7 +110,8 @@ pub struct ClusterFlags {
     /// Kubeconfig of the clusters being imported or detached (default: the hub's file).
     #[arg(long, global = true, value_name = "FILE")]
     cluster_kubeconfig: Option<PathBuf>,
-    /// Context of the cluster; with several NAMEs, once for each, in their order.
+    /// Context of the cluster (default: the context named like the cluster); with several
+    /// NAMEs, once for each, in their order.
     #[arg(long, global = true, value_name = "NAME")]
     cluster_context: Vec<String>,
 }
@@ -110,20 +138,77 @@ impl ClusterFlags {
     }
 }
 
-/// How results are printed.
-#[derive(Debug, Clone, Copy, Args)]
-pub struct OutputFlags {
-    /// Output format.
-    #[arg(short, long, global = true, value_enum, default_value = "table")]
-    pub output: Output,
+/// The one managed cluster a command reads from besides the hub (`describe`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct OneClusterFlags {
+    /// Kubeconfig of the managed cluster (default: the hub's file).
+    #[arg(long, global = true, value_name = "FILE")]
+    cluster_kubeconfig: Option<PathBuf>,
+    /// Context of the managed cluster in that kubeconfig.
+    #[arg(long, global = true, value_name = "NAME")]
+    cluster_context: Option<String>,
 }
 
-/// How long to wait.
+impl OneClusterFlags {
+    /// The managed cluster's selection, when either flag asks for it.
+    pub fn selection(&self, hub: &HubFlags) -> Option<Selection> {
+        if self.cluster_kubeconfig.is_none() && self.cluster_context.is_none() {
+            return None;
+        }
+        let flags = ClusterFlags { cluster_kubeconfig: self.cluster_kubeconfig.clone(), cluster_context: Vec::new() };
+        Some(flags.selection(hub, self.cluster_context.clone()))
+    }
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Args)]
+pub struct OutputFlags {
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl's, e.g.
+    /// '{.items[*].metadata.name}') or custom-columns=HEADER:PATH,… (e.g.
+    /// NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status).
+    #[arg(short, long, global = true, value_name = "FORMAT", default_value = "table", value_parser = parse_output)]
+    pub output: Output,
+    /// Print tables without their header line (table, wide, custom-columns).
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+}
+
+/// How long a command that waits may take.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct WaitFlags {
-    /// How long to wait for the cluster(s) (e.g. 90s, 5m).
+    /// How long the whole command may take, connecting included (e.g. 90s, 5m); what is
+    /// not done by then ends with exit 3, and running the command again finishes it.
     #[arg(long, global = true, default_value = "5m", value_parser = positive_duration)]
     pub timeout: Duration,
+}
+
+/// How long a command that only reads may take.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ReadFlags {
+    /// How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s,
+    /// and for `get -w` until interrupted); a hub that has not answered by then ends it with
+    /// exit 4 (nothing was read), a read that has not finished with exit 3.
+    #[arg(long, global = true, value_parser = positive_duration)]
+    pub timeout: Option<Duration>,
+}
+
+impl ReadFlags {
+    /// How long a read may take unless told.
+    pub const DEFAULT: Duration = Duration::from_secs(30);
+
+    /// The timeout given, else [`Self::DEFAULT`].
+    pub fn timeout(&self) -> Duration {
+        self.timeout.unwrap_or(Self::DEFAULT)
+    }
+}
+
+/// The `--dry-run` flag of the commands that write.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct DryRunFlags {
+    /// Print the writes the command would make and make none: `server` (the default) has
+    /// the API server check each one (`dryRun=All`), `client` sends nothing.
+    #[arg(long, global = true, value_enum, value_name = "server|client", num_args = 0..=1, require_equals = true, default_missing_value = "server")]
+    pub dry_run: Option<DryRun>,
 }
 
 /// A duration for `--timeout`: zero would time out before the first answer.

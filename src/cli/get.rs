@@ -6,15 +6,19 @@
 use std::collections::BTreeMap;
 
 use clap::{Args, Subcommand};
+use futures::StreamExt;
 use jiff::Timestamp;
 use kube::api::{Api, ListParams};
+use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
 use thiserror::Error;
 
 use super::connect::{Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
-use super::flags::{HubFlags, Output, OutputFlags};
+use super::flags::{HubFlags, Output, OutputFlags, ReadFlags};
 use super::printer::{self, Cell, Column, Listing, PrintError, Printer, Row, Tone};
+use super::report;
+use super::signals::{Stop, until_stopped};
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::VERSION;
 use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
@@ -31,6 +35,11 @@ pub struct GetArgs {
     hub: HubFlags,
     #[command(flatten)]
     output: OutputFlags,
+    #[command(flatten)]
+    read: ReadFlags,
+    /// After the list, print each change as it happens (until interrupted, or --timeout).
+    #[arg(short = 'w', long, global = true)]
+    watch: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -38,23 +47,31 @@ enum What {
     /// List managed clusters: accepted by the hub, joined, available, klusterlet version
     /// (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory,
     /// addons (available/total) and the search collector's object count.
-    #[command(visible_alias = "mcl", aliases = ["cluster", "managedcluster", "managedclusters", "mcls"])]
+    #[command(
+        visible_alias = "mcl",
+        aliases = ["cluster", "managedcluster", "managedclusters", "mcls"],
+        after_help = super::examples::GET_CLUSTERS
+    )]
     Clusters {
         /// Only these clusters (all when none is given).
         #[arg(value_name = "NAME")]
         names: Vec<String>,
         /// Only clusters whose labels match this selector (e.g. `env=prod,tier!=edge`).
-        #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "names")]
+        #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "names", value_parser = super::selector::parse)]
         selector: Option<String>,
     },
     /// List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why.
-    #[command(visible_alias = "mca", aliases = ["addon", "managedclusteraddon", "managedclusteraddons", "mcas"])]
+    #[command(
+        visible_alias = "mca",
+        aliases = ["addon", "managedclusteraddon", "managedclusteraddons", "mcas"],
+        after_help = super::examples::GET_ADDONS
+    )]
     Addons {
         /// Only the addons of this cluster.
         #[arg(value_name = "CLUSTER")]
         cluster: Option<String>,
         /// Only addons whose labels match this selector.
-        #[arg(short = 'l', long, value_name = "SELECTOR")]
+        #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = super::selector::parse)]
         selector: Option<String>,
     },
 }
@@ -68,6 +85,12 @@ pub enum ReadError {
     /// The hub has no CRD for the kind.
     #[error("hub is not initialised (it does not serve {0}) — run `fleetctl hub install`")]
     NotInitialised(&'static str),
+    /// The hub refused the credentials or the read (401/403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// A watch of `get -w` ended.
+    #[error("watching {0}")]
+    Watch(&'static str, #[source] watcher::Error),
     /// A request failed.
     #[error(transparent)]
     Kube(#[from] KubeError),
@@ -81,8 +104,8 @@ pub enum ReadError {
 impl Fault for ReadError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::ClustersNotFound(_) | Self::NotInitialised(_) => ExitStatus::Refused,
-            Self::Kube(_) | Self::Print(_) => ExitStatus::Failure,
+            Self::ClustersNotFound(_) | Self::NotInitialised(_) | Self::Forbidden(_) => ExitStatus::Refused,
+            Self::Kube(_) | Self::Print(_) | Self::Watch(..) => ExitStatus::Failure,
         }
     }
 }
@@ -99,7 +122,19 @@ fn quoted_clusters(names: &[String]) -> String {
 pub(super) fn list_error(kind: &'static str, action: impl Into<String>) -> impl FnOnce(kube::Error) -> ReadError {
     move |source| match &source {
         kube::Error::Api(status) if status.code == 404 => ReadError::NotInitialised(kind),
-        _ => kube_error(action)(source).into(),
+        _ => read_error("list", kind, action)(source),
+    }
+}
+
+/// Turns a failed read into [`ReadError`]: a refusal names what was asked.
+pub(super) fn read_error(
+    verb: &'static str,
+    resource: &'static str,
+    action: impl Into<String>,
+) -> impl FnOnce(kube::Error) -> ReadError {
+    move |source| match crate::lifecycle::refusal("hub", verb, resource, &source) {
+        Some(message) => ReadError::Forbidden(message),
+        None => kube_error(action)(source).into(),
     }
 }
 
@@ -108,29 +143,106 @@ pub(super) async fn cluster(client: &Client, name: &str) -> Result<ManagedCluste
     Api::<ManagedCluster>::all(client.clone())
         .get_opt(name)
         .await
-        .map_err(kube_error(format!("reading cluster {name}")))?
+        .map_err(read_error("get", "managedclusters", format!("reading cluster {name}")))?
         .ok_or_else(|| ReadError::ClustersNotFound(vec![name.to_string()]))
 }
 
-/// Runs a `get` subcommand.
+/// Runs a `get` subcommand. With `-o json|yaml`, a failure prints the list of what was
+/// found with the error beside it (`{"kind": "List", "items": [...], "error": {...}}`).
 pub async fn run(args: GetArgs, printer: &Printer) -> Result<(), CommandError> {
-    let printer = printer.with_output(args.output.output);
-    let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
-    let listing = match args.what {
-        What::Clusters { names, selector } => {
-            clusters(&client, &names, selector.as_deref(), printer.output() == Output::Wide).await?
-        }
-        What::Addons { cluster: name, selector } => {
-            if let Some(name) = &name {
-                cluster(&client, name).await?;
+    let printer = printer.with_flags(&args.output);
+    let read = async {
+        let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
+        let listing = match &args.what {
+            What::Clusters { names, selector } => {
+                clusters(&client, names, selector.as_deref(), printer.output() == &Output::Wide).await?
             }
-            addons(&client, name.as_deref(), selector.as_deref()).await?
+            What::Addons { cluster: name, selector } => {
+                if let Some(name) = &name {
+                    cluster(&client, name).await?;
+                }
+                addons(&client, name.as_deref(), selector.as_deref()).await?
+            }
+        };
+        Ok::<_, CommandError>((client, listing))
+    };
+    let (client, listing) = match until_stopped(read).await {
+        Ok(Ok(read)) => read,
+        Ok(Err(error)) => return report::fail_with(&printer, &printer::list_document(Vec::new()), error),
+        Err(stop) => {
+            return report::fail_with(&printer, &printer::list_document(Vec::new()), report::interrupted(stop));
         }
     };
-    if listing.rows.is_empty() && printer.output() != Output::Name {
+    if listing.rows.is_empty() && printer.output() != &Output::Name {
         printer.note("No resources found.");
     }
     printer.list(&listing)?;
+    if !args.watch {
+        return Ok(());
+    }
+    // Until interrupted or the --timeout asked for: both are how a watch is meant to end.
+    let watched = match &args.what {
+        What::Clusters { names, selector } => {
+            let api: Api<ManagedCluster> = Api::all(client.clone());
+            let row = move |cluster: &ManagedCluster| cluster_row(cluster, None, Timestamp::now());
+            until_stopped(watch(&printer, api, selector.as_deref(), &listing, "clusters", names.clone(), row)).await
+        }
+        What::Addons { cluster: name, selector } => {
+            let api: Api<ManagedClusterAddOn> = match name {
+                Some(cluster) => Api::namespaced(client.clone(), cluster),
+                None => Api::all(client.clone()),
+            };
+            let row = |addon: &ManagedClusterAddOn| addon_row(addon, Timestamp::now());
+            until_stopped(watch(&printer, api, selector.as_deref(), &listing, "addons", Vec::new(), row)).await
+        }
+    };
+    match watched {
+        Ok(result) => Ok(result?),
+        Err(Stop::Deadline(_)) => Ok(()),
+        Err(stop) => Err(report::interrupted(stop)),
+    }
+}
+
+/// `get -w`: each change after the list, as one more row of the same columns (no header),
+/// or one more document; `names` (when given) limits it to those objects.
+async fn watch<K>(
+    printer: &Printer,
+    api: Api<K>,
+    selector: Option<&str>,
+    listing: &Listing,
+    what: &'static str,
+    names: Vec<String>,
+    row: impl Fn(&K) -> Result<Row, PrintError>,
+) -> Result<(), ReadError>
+where
+    K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    let mut config = watcher::Config::default();
+    if let Some(selector) = selector {
+        config = config.labels(selector);
+    }
+    let mut events = watcher(api, config).boxed();
+    let mut initial = true;
+    let printer = printer.without_headers();
+    let listed = listing.rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    while let Some(event) = events.next().await {
+        let object = match event.map_err(|e| ReadError::Watch(what, e))? {
+            watcher::Event::Init => continue,
+            watcher::Event::InitDone => {
+                initial = false;
+                continue;
+            }
+            // The list printed them already.
+            watcher::Event::InitApply(object) if initial && listed.contains(&object.name_any()) => continue,
+            watcher::Event::InitApply(object) | watcher::Event::Apply(object) | watcher::Event::Delete(object) => {
+                object
+            }
+        };
+        if !names.is_empty() && !names.contains(&object.name_any()) {
+            continue;
+        }
+        printer.list(&Listing { rows: vec![row(&object)?], single: true, ..listing.clone() })?;
+    }
     Ok(())
 }
 
@@ -331,6 +443,13 @@ fn addon_row(addon: &ManagedClusterAddOn, now: Timestamp) -> Result<Row, PrintEr
         Cell::plain(text(available.map(|c| c.message.as_str()))),
     ];
     Ok(Row { name: addon.name_any(), cells, object: printer::for_output(addon)? })
+}
+
+impl GetArgs {
+    /// How long the command may take.
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        if self.watch { self.read.timeout } else { Some(self.read.timeout()) }
+    }
 }
 
 #[cfg(test)]

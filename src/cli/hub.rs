@@ -6,21 +6,24 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use fleetctl_api::names::{
-    DEFAULT_REPOSITORY, HUB_NAMESPACE, ROOT_CA_CONFIGMAP, VERSION, default_image, image as image_of,
+    DEFAULT_REPOSITORY, HUB_CONTROLLER, HUB_NAMESPACE, ROOT_CA_CONFIGMAP, VERSION, default_image, image as image_of,
 };
 use fleetctl_hub::manifests::import::docker_config;
 use fleetctl_hub::manifests::{self, install};
 use fleetctl_kube::certs::{pem_of_der, same_bundle};
 use fleetctl_kube::kubeconfig::{self, Endpoint};
 use fleetctl_kube::{ApplyOptions, apply, delete_all};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use thiserror::Error;
 
 use super::connect::{Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
-use super::flags::HubFlags;
+use super::flags::{HubFlags, WaitFlags};
 use super::printer::Printer;
+use super::signals::until_stopped;
+use crate::lifecycle::wait_for;
 
 /// `fleetctl hub …`
 #[derive(Debug, Args)]
@@ -29,14 +32,19 @@ pub struct HubArgs {
     command: HubCommand,
     #[command(flatten)]
     hub: HubFlags,
+    #[command(flatten)]
+    wait: WaitFlags,
 }
 
 #[derive(Debug, Subcommand)]
 enum HubCommand {
-    /// Install (or update) the hub: CRDs, RBAC and the hub controller. Idempotent.
+    /// Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the
+    /// controller is Available. Idempotent.
+    #[command(after_help = super::examples::HUB_INSTALL)]
     Install(InstallArgs),
     /// Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay
     /// unless --purge-crds).
+    #[command(after_help = super::examples::HUB_UNINSTALL)]
     Uninstall {
         /// Also delete the OCM CRDs, and with them every ManagedCluster and ManifestWork.
         #[arg(long)]
@@ -72,6 +80,15 @@ struct InstallArgs {
     #[arg(long)]
     dry_run: bool,
 }
+
+/// What installing the hub needs, checked before anything is applied.
+const INSTALL_RIGHTS: [super::connect::Right; 5] = [
+    super::connect::Right::new("create", "apiextensions.k8s.io", "customresourcedefinitions"),
+    super::connect::Right::new("create", "", "namespaces"),
+    super::connect::Right::new("create", "rbac.authorization.k8s.io", "clusterroles"),
+    super::connect::Right::new("create", "rbac.authorization.k8s.io", "clusterrolebindings"),
+    super::connect::Right::new("create", "admissionregistration.k8s.io", "validatingadmissionpolicies"),
+];
 
 /// Why the hub's address could not be told.
 #[derive(Debug, Error)]
@@ -125,10 +142,14 @@ enum Source {
     Kubeconfig,
 }
 
-/// Runs a `hub` subcommand.
+/// Runs a `hub` subcommand, within its --timeout.
 pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
+    until_stopped(hub(args, printer)).await.unwrap_or_else(|stop| Err(super::report::interrupted(stop)))
+}
+
+async fn hub(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
-        HubCommand::Install(install_args) => install_hub(&args.hub, install_args, printer).await,
+        HubCommand::Install(install_args) => install_hub(&args.hub, install_args, args.wait, printer).await,
         HubCommand::Uninstall { purge_crds } => {
             let image = default_image();
             let mut objects = install::objects(&install::Install {
@@ -149,7 +170,12 @@ pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
     }
 }
 
-async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Result<(), CommandError> {
+async fn install_hub(
+    hub: &HubFlags,
+    args: InstallArgs,
+    wait: WaitFlags,
+    printer: &Printer,
+) -> Result<(), CommandError> {
     let image = match (&args.image, &args.image_registry) {
         (Some(image), _) => image.clone(),
         (None, Some(registry)) => mirrored(registry)?,
@@ -168,6 +194,7 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Re
         (endpoint, source, None, recorded_ca)
     } else {
         let (client, config) = connect(&hub.selection(), Role::Hub).await?;
+        super::connect::check_rights(&client, Role::Hub, None, &INSTALL_RIGHTS).await?;
         if let Some(name) = &args.image_pull_secret {
             check_pull_secret(&client, name).await?;
         }
@@ -199,7 +226,24 @@ async fn install_hub(hub: &HubFlags, args: InstallArgs, printer: &Printer) -> Re
     for outcome in apply(&client, &objects, &ApplyOptions::default()).await? {
         printer.note(&format!("{} {}", outcome.object, outcome.action));
     }
+    // Installed means running: the controller's Deployment Available at its new generation.
+    let deployments: Api<Deployment> = Api::namespaced(client, HUB_NAMESPACE);
+    let what = format!(
+        "deployment {HUB_NAMESPACE}/{HUB_CONTROLLER} to be available (`kubectl -n {HUB_NAMESPACE} describe deployment {HUB_CONTROLLER}` says why not)"
+    );
+    wait_for(deployments, HUB_CONTROLLER, &what, wait.timeout, |d: Option<&Deployment>| d.is_some_and(rolled_out))
+        .await?;
+    printer.note("the hub controller is available");
     Ok(())
+}
+
+/// Whether a Deployment runs its current spec and is Available.
+fn rolled_out(deployment: &Deployment) -> bool {
+    let (Some(spec), Some(status)) = (&deployment.spec, &deployment.status) else { return false };
+    let wanted = spec.replicas.unwrap_or(1);
+    let current = status.observed_generation >= deployment.metadata.generation;
+    let available = status.conditions.iter().flatten().any(|c| c.type_ == "Available" && c.status == "True");
+    current && available && status.updated_replicas.unwrap_or_default() >= wanted
 }
 
 /// A kubeconfig that cannot be used, as every command refuses it.
@@ -271,6 +315,13 @@ fn mirrored(registry: &str) -> Result<String, AddressError> {
     }
     let (_, path) = DEFAULT_REPOSITORY.split_once('/').unwrap_or(("", DEFAULT_REPOSITORY));
     Ok(image_of(&format!("{registry}/{path}"), VERSION))
+}
+
+impl HubArgs {
+    /// How long the command may take.
+    pub fn timeout(&self) -> std::time::Duration {
+        self.wait.timeout
+    }
 }
 
 #[cfg(test)]

@@ -7,13 +7,13 @@ use std::num::NonZeroUsize;
 use clap::Args;
 use thiserror::Error;
 
-use super::connect::{self, Role, connect};
+use super::connect::{self, Right, Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
-use super::flags::{ClusterFlags, HubFlags, OutputFlags, WaitFlags};
+use super::flags::{ClusterFlags, DryRunFlags, HubFlags, OutputFlags, WaitFlags};
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report;
-use super::targets::{self, Named, Target};
+use super::targets::{self, Named, Reach, Route, Target};
 use super::{many, signals::until_stopped};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::import::{AddonSettings, AutoImport, ImportOptions, Imported, check_label, import};
@@ -37,8 +37,15 @@ pub struct ImportArgs {
     #[arg(long, value_name = "N", default_value = "5", value_parser = super::flags::parallel)]
     parallel: NonZeroUsize,
     /// A label for the ManagedClusters (repeatable).
-    #[arg(short = 'l', long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     labels: Vec<(String, String)>,
+    /// Refused: import selects no clusters (see --label).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR", hide = true, value_parser = no_selector)]
+    selector: Option<String>,
+    /// Import a cluster whose context reaches the hub itself: a hub that manages itself,
+    /// as ACM's local-cluster.
+    #[arg(long)]
+    allow_hub_as_target: bool,
     /// Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller).
     #[arg(long, value_delimiter = ',')]
     addons: Vec<String>,
@@ -68,6 +75,33 @@ pub struct ImportArgs {
     output: OutputFlags,
     #[command(flatten)]
     wait: WaitFlags,
+    #[command(flatten)]
+    dry_run: DryRunFlags,
+}
+
+/// What an import needs on the hub, checked before anything is written.
+pub(super) const HUB_RIGHTS: [Right; 6] = [
+    Right::new("create", "", "namespaces"),
+    Right::new("patch", "", "namespaces"),
+    Right::new("create", "cluster.open-cluster-management.io", "managedclusters"),
+    Right::new("patch", "cluster.open-cluster-management.io", "managedclusters"),
+    Right::new("update", "register.open-cluster-management.io", "managedclusters/accept"),
+    Right::new("patch", "agent.open-cluster-management.io", "klusterletaddonconfigs"),
+];
+
+/// What an import needs on each target to apply the import manifests.
+pub(super) const TARGET_RIGHTS: [Right; 3] = [
+    Right::new("create", "apiextensions.k8s.io", "customresourcedefinitions"),
+    Right::new("create", "", "namespaces"),
+    Right::new("create", "rbac.authorization.k8s.io", "clusterrolebindings"),
+];
+
+/// `-l` on import: a selector selects clusters, which import does not; labels are set
+/// with `--label`.
+fn no_selector(_: &str) -> Result<String, String> {
+    Err("import selects no clusters: -l/--selector selects clusters in get, upgrade and detach; label the \
+         clusters you import with --label KEY=VALUE"
+        .into())
 }
 
 /// `--print-command` for more than one cluster.
@@ -87,29 +121,21 @@ fn parse_label(text: &str) -> Result<(String, String), String> {
     Ok((key.to_string(), value.to_string()))
 }
 
-/// Runs `import`.
+/// Runs `import`: every cluster is checked before the first write (its context, that it
+/// answers, is not the hub, and that the user may import it), then imported, `--parallel` at
+/// a time.
 pub async fn run(args: ImportArgs, printer: &Printer) -> Result<(), CommandError> {
-    let printer = printer.with_output(args.output.output);
-    let (hub, hub_config) = match until_stopped(connect(&args.hub.selection(), Role::Hub)).await {
-        Ok(Ok(connected)) => connected,
-        Ok(Err(error)) => return report::fail(&printer, error.into()),
-        Err(signal) => return report::fail(&printer, report::interrupted(signal)),
-    };
-    let hub_url = hub_config.cluster_url.to_string();
-    let named = Named { names: &args.names, contexts: &args.contexts, all_contexts: args.all_contexts };
-    let targets = match targets::targets(named, &args.cluster, &args.hub, &hub_url, !args.print_command) {
-        Ok((targets, skipped)) => {
-            for context in skipped {
-                printer.note(&format!("skipping context {context}: it is the hub"));
-            }
-            targets
-        }
-        Err(error) => return report::fail(&printer, error.into()),
-    };
+    let printer = printer.with_flags(&args.output);
     let reporter = Reporter::new(&printer);
+    let prepared = match until_stopped(prepare(&args, &printer)).await {
+        Ok(Ok(prepared)) => prepared,
+        Ok(Err(error)) => return report::fail(&printer, error),
+        Err(stop) => return report::fail(&printer, report::interrupted(stop)),
+    };
+    let Prepared { hub, hub_url, targets, clients } = prepared;
     if args.print_command {
         let [target] = targets.as_slice() else { return report::fail(&printer, OneCommand.into()) };
-        let result = until_stopped(import_one(&args, &hub, &hub_url, target, &reporter)).await;
+        let result = until_stopped(import_one(&args, &hub, &hub_url, target, None, &reporter)).await;
         reporter.finish();
         return match result {
             Ok(Ok(Imported::Command(command))) => Ok(printer.data(&format!("{command}\n"))?),
@@ -117,17 +143,57 @@ pub async fn run(args: ImportArgs, printer: &Printer) -> Result<(), CommandError
                 report::finish(&printer, &reporter, vec![(target.name.clone(), Ok(outcome))])
             }
             Ok(Err(error)) => report::finish(&printer, &reporter, vec![(target.name.clone(), Err(error))]),
-            Err(signal) => report::finish(&printer, &reporter, report::stopped(&reporter, &names_of(target), signal)),
+            Err(stop) => report::finish(&printer, &reporter, report::stopped(&reporter, &names_of(target), stop)),
         };
     }
     let names = targets::names(&targets);
     let results = many::each(&names, args.parallel, &reporter, |i| {
         let (args, hub, hub_url, reporter, target) = (&args, &hub, &hub_url, &reporter, &targets[i]);
-        async move { outcome(import_one(args, hub, hub_url, target, reporter).await?) }
+        let client = clients.get(i);
+        async move { outcome(import_one(args, hub, hub_url, target, client, reporter).await?) }
     })
     .await;
     reporter.finish();
     report::finish(&printer, &reporter, results)
+}
+
+/// The hub, the clusters to import and their clients, all checked.
+struct Prepared {
+    hub: kube::Client,
+    hub_url: String,
+    targets: Vec<Target>,
+    /// One per target, in order (none with `--print-command`).
+    clients: Vec<(kube::Client, kube::Config)>,
+}
+
+/// Everything checked before the first write.
+async fn prepare(args: &ImportArgs, printer: &Printer) -> Result<Prepared, CommandError> {
+    let (hub, hub_config) = connect(&args.hub.selection(), Role::Hub).await?;
+    let hub_url = hub_config.cluster_url.to_string();
+    let named = Named { names: &args.names, contexts: &args.contexts, all_contexts: args.all_contexts };
+    let reach = if args.print_command { Reach::None } else { Reach::Needed };
+    let (targets, skipped) = targets::targets(named, &args.cluster, &args.hub, &hub_url, reach)?;
+    for context in skipped {
+        printer.note(&format!("skipping context {context}: it is the hub"));
+    }
+    if args.print_command && targets.len() > 1 {
+        return Err(OneCommand.into());
+    }
+    connect::check_rights(&hub, Role::Hub, None, &HUB_RIGHTS).await?;
+    let clients = if args.print_command {
+        Vec::new()
+    } else {
+        let routes: Vec<Route> = targets
+            .iter()
+            .map(|target| Route {
+                name: target.name.clone(),
+                selection: args.cluster.selection(&args.hub, target.context.clone()),
+                defaulted: target.defaulted,
+            })
+            .collect();
+        targets::reach_all(&routes, (&hub, &hub_config), args.allow_hub_as_target, &TARGET_RIGHTS).await?
+    };
+    Ok(Prepared { hub, hub_url, targets, clients })
 }
 
 fn names_of(target: &Target) -> [String; 1] {
@@ -142,31 +208,26 @@ fn outcome(imported: Imported) -> Result<Outcome, CommandError> {
     }
 }
 
-/// Imports one cluster: its target must be usable and answer (part of the import's own
-/// preflight); with `--print-command` no target is needed.
+/// Imports one cluster through its client (none with `--print-command`).
 async fn import_one(
     args: &ImportArgs,
     hub: &kube::Client,
     hub_url: &str,
     target: &Target,
+    client: Option<&(kube::Client, kube::Config)>,
     reporter: &Reporter,
 ) -> Result<Imported, CommandError> {
-    let (client, auto_import) = if args.print_command {
-        (None, None)
-    } else {
-        let selection = args.cluster.selection(&args.hub, target.context.clone());
-        let client = connect::client(&selection, Role::Target).await?.0;
-        let auto_import = match args.auto {
-            true => Some(AutoImport::Kubeconfig(
+    let auto_import = match args.auto {
+        true => {
+            let selection = args.cluster.selection(&args.hub, target.context.clone());
+            Some(AutoImport::Kubeconfig(
                 fleetctl_kube::standalone(&selection)
                     .map_err(|source| connect::ConnectError::Config { role: Role::Target, source })?,
-            )),
-            false => None,
-        };
-        (Some(client), auto_import)
+            ))
+        }
+        false => None,
     };
     let options = ImportOptions {
-        name: target.name.clone(),
         labels: args.labels.iter().cloned().collect::<BTreeMap<_, _>>(),
         addons: args.addons.clone(),
         addon_settings: AddonSettings::default(),
@@ -175,9 +236,19 @@ async fn import_one(
         auto_import,
         force: args.force,
         adopt_namespace: args.adopt_namespace,
-        timeout: args.wait.timeout,
+        dry_run: args.dry_run.dry_run,
+        url: client.map(|(_, config)| config.cluster_url.to_string()),
+        ..ImportOptions::new(&target.name, args.wait.timeout)
     };
-    Ok(import(hub, hub_url, client.as_ref(), &options, &|event| reporter.show(event)).await?)
+    let client = client.map(|(client, _)| client);
+    Ok(import(hub, hub_url, client, &options, &|event| reporter.show(event)).await?)
+}
+
+impl ImportArgs {
+    /// How long the command may take.
+    pub fn timeout(&self) -> std::time::Duration {
+        self.wait.timeout
+    }
 }
 
 #[cfg(test)]

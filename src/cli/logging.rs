@@ -45,11 +45,15 @@ pub fn init(flags: &TerminalFlags, printer: &Printer) -> Result<(), LogFilterErr
 }
 
 /// Without `-v`, kube's client keeps quiet: the command reports its failures itself, once.
+/// `-v` says more of fleetctl's own doing, not the HTTP and TLS libraries' (`-vv` does).
 fn default_level(flags: &TerminalFlags) -> &'static str {
     match (flags.quiet, flags.verbose) {
         (true, _) => "error,kube_client=off",
         (false, 0) => "info,kube_client=off",
-        (false, 1) => "debug",
+        (false, 1) => {
+            "info,fleetctl=debug,fleetctl_kube=debug,fleetctl_hub=debug,fleetctl_agent=debug,fleetctl_devcluster=debug"
+        }
+        (false, 2) => "debug",
         (false, _) => "trace",
     }
 }
@@ -63,7 +67,12 @@ mod tests {
         let flags = |quiet, verbose| TerminalFlags { quiet, verbose, no_color: false };
         assert_eq!(default_level(&flags(true, 0)), "error,kube_client=off");
         assert_eq!(default_level(&flags(false, 0)), "info,kube_client=off");
-        assert_eq!(default_level(&flags(false, 1)), "debug");
+        let one = default_level(&flags(false, 1));
+        assert!(
+            one.starts_with("info,fleetctl=debug") && !one.contains("hyper"),
+            "-v: fleetctl's own debug lines: {one}"
+        );
+        assert_eq!(default_level(&flags(false, 2)), "debug");
         assert_eq!(default_level(&flags(false, 3)), "trace");
     }
 }

@@ -14,8 +14,8 @@ use super::signals::{Interrupted, until_stopped};
 use crate::lifecycle::Outcome;
 
 /// Runs `work(i)` for each of `clusters`, at most `parallel` at once, and returns their
-/// results in the order of `clusters`. On SIGINT or SIGTERM the clusters still running
-/// (or not started) end with [`Interrupted`].
+/// results in the order of `clusters`. On SIGINT or SIGTERM, or at the command's deadline,
+/// the clusters still running (or not started) end with [`Interrupted`].
 pub async fn each<Fut>(
     clusters: &[String],
     parallel: NonZeroUsize,
@@ -37,10 +37,10 @@ where
         std::future::ready(())
     });
     let stopped = until_stopped(all).await;
-    if let Err(signal) = stopped {
+    if let Err(stop) = stopped {
         for (i, cluster) in clusters.iter().enumerate() {
             if !ended.iter().any(|(j, _)| *j == i) {
-                ended.push((i, Err(Interrupted { signal, done: reporter.done_of(cluster) }.into())));
+                ended.push((i, Err(Interrupted { stop, done: reporter.done_of(cluster) }.into())));
             }
         }
     }
@@ -58,7 +58,7 @@ mod tests {
     use crate::lifecycle::LifecycleError;
 
     fn outcome(cluster: &str) -> Outcome {
-        Outcome { cluster: cluster.into(), result: "imported".into(), steps: Vec::new(), conditions: Vec::new() }
+        Outcome::unchanged(cluster, "imported".into())
     }
 
     #[tokio::test]

@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use thiserror::Error;
 
 use super::exit::{CommandError, ExitStatus, Fault};
-use super::flags::{Output, TerminalFlags};
+use super::flags::{Output, OutputFlags, TerminalFlags};
+use super::template::rows_of;
 
 /// Why output could not be written.
 #[derive(Debug, Error)]
@@ -142,10 +143,12 @@ pub struct Listing {
 }
 
 /// Writes results to stdout in the format `-o` chose, and notes for people to stderr.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Printer {
     output: Output,
+    no_headers: bool,
     quiet: bool,
+    verbose: bool,
     color: bool,
     stderr_color: bool,
 }
@@ -157,7 +160,9 @@ impl Printer {
         let no_color = flags.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Self {
             output: Output::Table,
+            no_headers: false,
             quiet: flags.quiet,
+            verbose: flags.verbose > 0,
             color: !no_color && io::stdout().is_terminal(),
             stderr_color: !no_color && io::stderr().is_terminal(),
         }
@@ -166,7 +171,7 @@ impl Printer {
     /// A printer with the format and colour choice given, not quiet.
     #[cfg(test)]
     pub fn with(output: Output, color: bool) -> Self {
-        Self { output, quiet: false, color, stderr_color: color }
+        Self { output, no_headers: false, quiet: false, verbose: false, color, stderr_color: color }
     }
 
     /// The same printer with the format `-o` chose.
@@ -175,19 +180,37 @@ impl Printer {
         Self { output, ..self }
     }
 
+    /// The same printer with the format and header choice of a command's flags.
+    #[must_use]
+    pub fn with_flags(&self, flags: &OutputFlags) -> Self {
+        Self { output: flags.output.clone(), no_headers: flags.no_headers, ..self.clone() }
+    }
+
+    /// The same printer, printing tables without their header (the rows of `get -w`).
+    #[must_use]
+    pub fn without_headers(&self) -> Self {
+        Self { no_headers: true, ..self.clone() }
+    }
+
     /// The output format.
-    pub fn output(&self) -> Output {
-        self.output
+    pub fn output(&self) -> &Output {
+        &self.output
     }
 
     /// Whether machine output (JSON or YAML) was asked for, so nothing else may reach stdout.
-    fn is_machine(&self) -> bool {
+    pub fn is_machine(&self) -> bool {
         matches!(self.output, Output::Json | Output::Yaml)
     }
 
     /// Whether notes and progress are shown: not with `-q`, nor beside machine output.
     pub fn shows_notes(&self) -> bool {
         !self.quiet && !self.is_machine()
+    }
+
+    /// Whether `-v` asked for more: then the steps of an operation are said as they finish
+    /// also where stderr is no terminal.
+    pub fn verbose(&self) -> bool {
+        self.verbose
     }
 
     /// Whether what goes to stderr (progress, logs) may be coloured.
@@ -248,7 +271,7 @@ impl Printer {
 
     /// A listing as the text [`Printer::list`] prints.
     pub fn render_list(&self, listing: &Listing) -> Result<String, PrintError> {
-        match self.output {
+        match &self.output {
             Output::Table | Output::Wide => {
                 if listing.rows.is_empty() {
                     return Ok(String::new());
@@ -266,7 +289,7 @@ impl Printer {
                     .collect();
                 Ok(self.table(&header, &rows))
             }
-            Output::Json | Output::Yaml => {
+            Output::Json | Output::Yaml | Output::JsonPath(_) | Output::CustomColumns(_) => {
                 let document = match (listing.single, listing.rows.as_slice()) {
                     (true, [row]) => row.object.clone(),
                     _ => list_document(listing.rows.iter().map(|r| r.object.clone()).collect()),
@@ -287,17 +310,29 @@ impl Printer {
     ) -> Result<(), PrintError> {
         let out = match self.output {
             Output::Table | Output::Wide => text(self),
-            Output::Json | Output::Yaml => self.render_document(value)?,
+            Output::Json | Output::Yaml | Output::JsonPath(_) | Output::CustomColumns(_) => {
+                self.render_document(value)?
+            }
             Output::Name => format!("{name}\n"),
         };
         write_stdout(&out)
     }
 
-    /// A value as JSON (pretty, two spaces, as kubectl) or YAML, ending in a newline; other
-    /// formats get JSON.
+    /// A value as JSON (pretty, two spaces, as kubectl) or YAML, ending in a newline, or
+    /// through the `jsonpath=` template or `custom-columns=` asked for; other formats get
+    /// JSON.
     pub fn render_document<T: Serialize>(&self, value: &T) -> Result<String, PrintError> {
-        match self.output {
+        match &self.output {
             Output::Yaml => serde_yaml::to_string(value).map_err(PrintError::Yaml),
+            Output::JsonPath(template) => Ok(template.render(&serde_json::to_value(value).map_err(PrintError::Json)?)),
+            Output::CustomColumns(columns) => {
+                let document = serde_json::to_value(value).map_err(PrintError::Json)?;
+                let rows: Vec<Vec<Cell>> = rows_of(&document)
+                    .into_iter()
+                    .map(|o| columns.row(o).into_iter().map(Cell::plain).collect())
+                    .collect();
+                Ok(self.table(&columns.headers(), &rows))
+            }
             _ => serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(PrintError::Json),
         }
     }
@@ -314,7 +349,9 @@ impl Printer {
         } else {
             table.force_no_tty();
         }
-        table.set_header(header.iter().map(comfy_table::Cell::new));
+        if !self.no_headers {
+            table.set_header(header.iter().map(comfy_table::Cell::new));
+        }
         for row in rows {
             table.add_row(row.iter().map(|cell| self.cell(cell)));
         }

@@ -1,6 +1,6 @@
 //! Progress of the lifecycle operations for a person: a spinner per cluster on a TTY
-//! (indicatif, on stderr), plain lines through the printer otherwise; nothing at all with
-//! `-q` or `-o json|yaml`. Whatever is shown, the finished steps are kept for the report
+//! (indicatif, on stderr); elsewhere only the notes (a step line per finished step with
+//! `-v`); nothing at all with `-q` or `-o json|yaml`. Whatever is shown, the finished steps are kept for the report
 //! of a command that fails or is stopped.
 
 use std::collections::BTreeMap;
@@ -38,7 +38,7 @@ impl Reporter {
             style: style(if printer.stderr_color() { STYLE } else { PLAIN_STYLE }),
             by_cluster: Mutex::new(BTreeMap::new()),
         });
-        Self { printer: *printer, bars, finished: Mutex::new(BTreeMap::new()) }
+        Self { printer: printer.clone(), bars, finished: Mutex::new(BTreeMap::new()) }
     }
 
     /// The steps of `cluster` that finished, in order.
@@ -72,6 +72,11 @@ impl Reporter {
             self.finished.lock().entry(cluster.clone()).or_default().push(record);
         }
         if !self.printer.shows_notes() {
+            return;
+        }
+        // Without a terminal, progress is for `-v`: a pipeline reads the notes.
+        let progress = matches!(event, Progress::Finished { .. } | Progress::Fleet { .. });
+        if progress && self.bars.is_none() && !self.printer.verbose() {
             return;
         }
         let bar = cluster_of(&event).and_then(|cluster| self.bar(cluster));

@@ -8,10 +8,9 @@ use serde::Serialize;
 use super::exit::{CommandError, ExitStatus};
 use super::printer::{Cell, PrintError, Printer, Tone};
 use super::progress::Reporter;
-use super::signals::Interrupted;
+use super::signals::{Interrupted, Stop};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::rollout::RolloutSummary;
-use fleetctl_kube::runner::StopSignal;
 
 /// How a lifecycle command ended for each cluster it reached, in order.
 pub type Results = Vec<(String, Result<Outcome, CommandError>)>;
@@ -40,6 +39,18 @@ pub struct ClusterReport {
     pub error: Option<String>,
 }
 
+/// A command's `-o json|yaml` document on failure: the shape it has on success (empty where
+/// nothing is known) with the error beside it, so one parser reads both.
+#[derive(Debug, Serialize)]
+pub struct WithError<'a, T: Serialize> {
+    /// The document of the command.
+    #[serde(flatten)]
+    pub document: &'a T,
+    /// The error the command ended with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ReportedError>,
+}
+
 /// The error of a failed command, as the exit status says it.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -50,15 +61,38 @@ pub struct ReportedError {
     pub exit_code: u8,
 }
 
-/// The results of clusters that a signal stopped: each with the steps it finished.
-pub fn stopped(reporter: &Reporter, clusters: &[String], signal: StopSignal) -> Results {
-    let error = |cluster: &str| Interrupted { signal, done: reporter.done_of(cluster) };
+/// The results of clusters that a signal or the deadline stopped: each with the steps it
+/// finished.
+pub fn stopped(reporter: &Reporter, clusters: &[String], stop: Stop) -> Results {
+    let error = |cluster: &str| Interrupted { stop, done: reporter.done_of(cluster) };
     clusters.iter().map(|cluster| (cluster.clone(), Err(error(cluster).into()))).collect()
 }
 
-/// The error of a command a signal stopped before it reached any cluster.
-pub fn interrupted(signal: StopSignal) -> CommandError {
-    Interrupted { signal, done: Vec::new() }.into()
+/// The error of a command a signal or the deadline stopped before it reached any cluster.
+pub fn interrupted(stop: Stop) -> CommandError {
+    Interrupted { stop, done: Vec::new() }.into()
+}
+
+/// Prints `document` (the shape the command prints on success, empty) with the error for
+/// `-o json|yaml` — nothing for people, who read the error on stderr — and returns the error.
+pub fn fail_with<T: Serialize>(printer: &Printer, document: &T, error: CommandError) -> Result<(), CommandError> {
+    if printer.is_machine() {
+        let failed = WithError { document, error: Some(reported(&error)) };
+        let text = printer.render_document(&failed)?;
+        printer.data(&text)?;
+    }
+    Err(error)
+}
+
+/// What a cluster's result says when it did not succeed, by the status it ended with.
+pub fn result_of(status: ExitStatus) -> &'static str {
+    match status {
+        ExitStatus::Success => "done",
+        ExitStatus::Failure => "failed",
+        ExitStatus::Usage | ExitStatus::Refused => "refused",
+        ExitStatus::Timeout => "timed out",
+        ExitStatus::Interrupted | ExitStatus::Terminated => "interrupted",
+    }
 }
 
 /// Prints the report of a command that failed before it reached any cluster (its
@@ -86,12 +120,18 @@ pub fn fail_keeping(
 /// error clap found: a bad flag value such as `--timeout 0s` or an invalid label), so that
 /// `-o json|yaml` gets its report on every failure. `message` is clap's, without its
 /// `error: ` prefix.
-pub fn refused_command_line(printer: &Printer, message: &str) -> Result<(), PrintError> {
+pub fn refused_command_line<T: Serialize>(printer: &Printer, document: &T, message: &str) -> Result<(), PrintError> {
     let error = ReportedError { message: message.to_string(), exit_code: ExitStatus::Usage as u8 };
-    print(printer, &Report { clusters: Vec::new(), rollout: None, error: Some(error) })
+    let text = printer.render_document(&WithError { document, error: Some(error) })?;
+    printer.data(&text)
 }
 
-fn reported(error: &CommandError) -> ReportedError {
+/// The report of a command that reached no cluster.
+pub fn empty() -> Report {
+    Report { clusters: Vec::new(), rollout: None, error: None }
+}
+
+pub(super) fn reported(error: &CommandError) -> ReportedError {
     ReportedError { message: error.chain(), exit_code: error.status() as u8 }
 }
 
@@ -155,8 +195,9 @@ fn build(reporter: &Reporter, results: Results) -> (Report, Vec<(String, Command
             Err(error) => {
                 let steps = reporter.steps(&cluster);
                 let message = error.chain();
+                let result = result_of(error.status()).to_string();
                 errors.push((cluster.clone(), error));
-                let outcome = Outcome { cluster, result: "failed".into(), steps, conditions: Vec::new() };
+                let outcome = Outcome { cluster, result, steps, conditions: Vec::new(), writes: Vec::new() };
                 ClusterReport { outcome, error: Some(message) }
             }
         });
@@ -180,7 +221,18 @@ fn summary(printer: &Printer, report: &Report) -> String {
         return String::new();
     }
     let rows: Vec<Vec<Cell>> = report.clusters.iter().map(row).collect();
-    printer.table(&["CLUSTER", "RESULT", "TIME"], &rows)
+    let mut text = printer.table(&["CLUSTER", "RESULT", "TIME"], &rows);
+    // A dry run: the writes each cluster would get, in order.
+    let writes: Vec<Vec<Cell>> = report
+        .clusters
+        .iter()
+        .flat_map(|c| c.outcome.writes.iter().map(|w| vec![Cell::plain(&c.outcome.cluster), Cell::plain(w)]))
+        .collect();
+    if !writes.is_empty() {
+        text.push('\n');
+        text.push_str(&printer.table(&["CLUSTER", "WOULD WRITE"], &writes));
+    }
+    text
 }
 
 fn row(cluster: &ClusterReport) -> Vec<Cell> {
@@ -202,12 +254,7 @@ mod tests {
     #[test]
     fn people_read_a_row_per_cluster_with_its_result_and_the_time_it_took() {
         let step = |seconds| StepRecord { step: "s".into(), seconds };
-        let imported = Outcome {
-            cluster: "c1".into(),
-            result: "imported".into(),
-            steps: vec![step(1.5), step(0.25)],
-            conditions: Vec::new(),
-        };
+        let imported = Outcome { steps: vec![step(1.5), step(0.25)], ..Outcome::unchanged("c1", "imported".into()) };
         let already = Outcome { cluster: "c2".into(), result: "already imported".into(), ..imported.clone() };
         let already = Outcome { steps: Vec::new(), ..already };
         let failed = Outcome { cluster: "c3".into(), result: "failed".into(), ..imported.clone() };
@@ -244,6 +291,22 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_that_did_not_succeed_says_whether_it_was_refused_timed_out_interrupted_or_failed() {
+        let printer = Printer::with(crate::cli::flags::Output::Json, false);
+        let reporter = Reporter::new(&printer);
+        let stop = Stop::Signal(fleetctl_kube::runner::StopSignal::Interrupt);
+        let results: Results = vec![
+            ("c1".into(), Err(LifecycleError::Refused("no".into()).into())),
+            ("c2".into(), Err(Interrupted { stop, done: Vec::new() }.into())),
+            ("c3".into(), Err(LifecycleError::Failed("boom".into()).into())),
+            ("c4".into(), Err(interrupted(Stop::Deadline(std::time::Duration::from_secs(1))))),
+        ];
+        let (report, _) = build(&reporter, results);
+        let said: Vec<&str> = report.clusters.iter().map(|c| c.outcome.result.as_str()).collect();
+        assert_eq!(said, ["refused", "interrupted", "failed", "timed out"]);
+    }
+
+    #[test]
     fn a_failed_cluster_reports_its_finished_steps_and_the_exit_status() {
         let printer = Printer::with(crate::cli::flags::Output::Json, false);
         let reporter = Reporter::new(&printer);
@@ -252,8 +315,7 @@ mod tests {
             step: "hub: version recorded".into(),
             elapsed: std::time::Duration::from_secs(1),
         });
-        let done =
-            Outcome { cluster: "c1".into(), result: "running 0.2.0".into(), steps: Vec::new(), conditions: Vec::new() };
+        let done = Outcome::unchanged("c1", "running 0.2.0".into());
         let timeout =
             LifecycleError::Timeout { what: "c2 to run 0.2.0".into(), after: std::time::Duration::from_secs(1) };
         let results: Results = vec![("c1".into(), Ok(done)), ("c2".into(), Err(timeout.into()))];
@@ -263,7 +325,7 @@ mod tests {
         assert_eq!(json["error"]["exitCode"], 3);
         assert_eq!(json["clusters"][0]["result"], "running 0.2.0");
         assert!(json["clusters"][0].get("error").is_none());
-        assert_eq!(json["clusters"][1]["result"], "failed");
+        assert_eq!(json["clusters"][1]["result"], "timed out", "a timeout is no failure");
         assert_eq!(json["clusters"][1]["steps"][0]["step"], "hub: version recorded");
         assert_eq!(json["clusters"][1]["error"], "timed out after 1s waiting for c2 to run 0.2.0");
     }

@@ -1,17 +1,22 @@
 //! Which clusters `import` and `detach` act on, and through which context each is reached:
 //! `NAME` or `NAME=CONTEXT` arguments, `--cluster-context` once per NAME, `--contexts a,b,c`
 //! (each cluster named as its context, or `NAME=CONTEXT`), or every context of
-//! `--cluster-kubeconfig FILE` with `--all-contexts`. Everything is checked before anything
-//! changes: a bad name or a missing context is a usage error.
+//! `--cluster-kubeconfig FILE` with `--all-contexts`. A cluster to import without a context
+//! of its own is reached through the context of its name — never the kubeconfig's
+//! current-context, which is often the hub's. Everything is checked before anything
+//! changes: a bad name is a usage error; a context that is missing, a cluster that does not
+//! answer or is the hub itself, or rights that are missing refuse the whole command.
 
 use std::collections::BTreeSet;
 
+use kube::{Client, Config};
 use thiserror::Error;
 
-use super::exit::{ExitStatus, Fault};
+use super::connect::{self, ConnectError, Right, Role};
+use super::exit::{CommandError, ExitStatus, Fault};
 use super::flags::{ClusterFlags, HubFlags};
 use crate::lifecycle::import::check_name;
-use fleetctl_kube::{ConfigError, NamedContext};
+use fleetctl_kube::{ConfigError, NamedContext, Selection};
 
 /// One cluster a command acts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +25,20 @@ pub struct Target {
     pub name: String,
     /// The context that reaches it (`None`: the current-context of its kubeconfig).
     pub context: Option<String>,
+    /// Whether the context is the cluster's name because none was given for it.
+    pub defaulted: bool,
+}
+
+/// How the clusters of a command are reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Each cluster is reached (import): through its own context, else the context of its
+    /// name.
+    Needed,
+    /// No cluster is reached (`import --print-command`).
+    None,
+    /// A cluster is reached only through a context given for it (detach).
+    IfGiven,
 }
 
 /// How the clusters were named on the command line.
@@ -42,6 +61,9 @@ pub enum TargetError {
     /// The kubeconfig whose contexts `--all-contexts` asked for cannot be read.
     #[error("listing the contexts of --cluster-kubeconfig")]
     Contexts(#[source] ConfigError),
+    /// A cluster cannot be reached, or may not be changed.
+    #[error(transparent)]
+    Connect(ConnectError),
 }
 
 impl Fault for TargetError {
@@ -49,8 +71,82 @@ impl Fault for TargetError {
         match self {
             Self::Usage(_) => ExitStatus::Usage,
             Self::Contexts(source) => source.exit_status(),
+            Self::Connect(source) => source.exit_status(),
         }
     }
+}
+
+/// Why the clusters of a command cannot all be reached: nothing was changed.
+#[derive(Debug, Error)]
+#[error("{}: nothing was changed", .0.join("; "))]
+pub struct Unreachable(Vec<String>);
+
+impl Fault for Unreachable {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Refused
+    }
+}
+
+/// A cluster to reach, by name, through a selection (whose context was given, or is the
+/// cluster's name: `defaulted`).
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// The cluster's name on the hub.
+    pub name: String,
+    /// How it is reached.
+    pub selection: Selection,
+    /// Whether its context is its name because none was given.
+    pub defaulted: bool,
+}
+
+/// Connects to every cluster of `routes` before anything is written, each checked the same
+/// way: its context exists, it answers within the command's --timeout, it is not the hub
+/// (unless `allow_hub`), and the user has `rights` there. Any that fails refuses the whole
+/// command, naming each (exit 4).
+pub async fn reach_all(
+    routes: &[Route],
+    hub: (&Client, &Config),
+    allow_hub: bool,
+    rights: &[Right],
+) -> Result<Vec<(Client, Config)>, Unreachable> {
+    let reached = futures::future::join_all(routes.iter().map(|route| reach(route, hub, allow_hub, rights))).await;
+    let mut clients = Vec::new();
+    let mut refused = Vec::new();
+    for (route, result) in routes.iter().zip(reached) {
+        match result {
+            Ok(client) => clients.push(client),
+            Err(error) => refused.push(CommandError::from(error).of_cluster(&route.name).chain()),
+        }
+    }
+    if refused.is_empty() { Ok(clients) } else { Err(Unreachable(refused)) }
+}
+
+async fn reach(
+    route: &Route,
+    hub: (&Client, &Config),
+    allow_hub: bool,
+    rights: &[Right],
+) -> Result<(Client, Config), TargetError> {
+    let (client, config) = connect::client(&route.selection, Role::Target).await.map_err(|error| match error {
+        ConnectError::Config { source: ConfigError::UnknownContext { context, origin, contexts }, .. }
+            if route.defaulted =>
+        {
+            TargetError::Usage(format!(
+                "no context was given for it, so it is reached through the context of its name, {context:?}, which {origin} \
+                 does not have (contexts: {}): pass --cluster-context CONTEXT, or NAME=CONTEXT",
+                if contexts.is_empty() { "none".to_string() } else { contexts.join(", ") }
+            ))
+        }
+        other => TargetError::Connect(other),
+    })?;
+    connect::answers(&client, &config, Role::Target).await.map_err(TargetError::Connect)?;
+    if !allow_hub && connect::same_cluster(hub, (&client, &config)).await {
+        let context = route.selection.context.clone().unwrap_or_else(|| "(current)".into());
+        let url = hub.1.cluster_url.to_string();
+        return Err(TargetError::Connect(ConnectError::HubAsTarget { name: route.name.clone(), context, url }));
+    }
+    connect::check_rights(&client, Role::Target, None, rights).await.map_err(TargetError::Connect)?;
+    Ok((client, config))
 }
 
 /// `NAME=CONTEXT` as its two parts, `NAME` alone as the name.
@@ -61,16 +157,16 @@ fn split(entry: &str) -> (String, Option<String>) {
     }
 }
 
-/// The clusters named, each with its context, checked: valid names, none twice, and a
-/// context for each when there are several to reach (`need_context`; detach can do
-/// without). `hub_server` is the hub's API server, whose contexts `--all-contexts` skips.
-/// Contexts of the kubeconfig are listed only for `--all-contexts`.
+/// The clusters named, each with its context, checked: valid names, none twice, and — for
+/// clusters to reach ([`Reach::Needed`]) — a context for each, given or the one of its name.
+/// `hub_server` is the hub's API server, whose contexts `--all-contexts` skips. Contexts of
+/// the kubeconfig are listed only for `--all-contexts`.
 pub fn targets(
     named: Named<'_>,
     cluster: &ClusterFlags,
     hub: &HubFlags,
     hub_server: &str,
-    need_context: bool,
+    reach: Reach,
 ) -> Result<(Vec<Target>, Vec<String>), TargetError> {
     let mut skipped = Vec::new();
     let targets = if named.all_contexts {
@@ -78,8 +174,10 @@ pub fn targets(
         let (hub_contexts, others): (Vec<NamedContext>, Vec<NamedContext>) =
             listed.into_iter().partition(|c| c.server.as_deref().is_some_and(|s| same_server(s, hub_server)));
         skipped = hub_contexts.into_iter().map(|c| c.name).collect();
-        let targets: Vec<Target> =
-            others.into_iter().map(|c| Target { name: c.name.clone(), context: Some(c.name) }).collect();
+        let targets: Vec<Target> = others
+            .into_iter()
+            .map(|c| Target { name: c.name.clone(), context: Some(c.name), defaulted: false })
+            .collect();
         if let Some(bad) = targets.iter().find(|t| check_name(&t.name).is_err()) {
             return Err(TargetError::Usage(format!(
                 "context {:?} is no cluster name: name the clusters with --contexts NAME=CONTEXT,…",
@@ -94,11 +192,11 @@ pub fn targets(
             .map(|entry| {
                 let (name, context) = split(entry);
                 let context = context.unwrap_or_else(|| name.clone());
-                Target { name, context: Some(context) }
+                Target { name, context: Some(context), defaulted: false }
             })
             .collect()
     } else {
-        paired(named.names, cluster.contexts(), need_context)?
+        paired(named.names, cluster.contexts(), reach)?
     };
     if targets.is_empty() {
         return Err(TargetError::Usage("no cluster to act on: the kubeconfig has no context but the hub's".into()));
@@ -117,8 +215,9 @@ pub fn targets(
 }
 
 /// `NAME` arguments paired in order with the `--cluster-context` values; `NAME=CONTEXT`
-/// arguments bring their own.
-fn paired(names: &[String], contexts: &[String], need_context: bool) -> Result<Vec<Target>, TargetError> {
+/// arguments bring their own; a cluster to reach without either is reached through the
+/// context of its name.
+fn paired(names: &[String], contexts: &[String], reach: Reach) -> Result<Vec<Target>, TargetError> {
     let split: Vec<(String, Option<String>)> = names.iter().map(|n| split(n)).collect();
     let bare = split.iter().filter(|(_, context)| context.is_none()).count();
     if !contexts.is_empty() && contexts.len() != bare {
@@ -128,19 +227,14 @@ fn paired(names: &[String], contexts: &[String], need_context: bool) -> Result<V
             contexts.len()
         )));
     }
-    if need_context && names.len() > 1 && contexts.is_empty() && bare > 0 {
-        return Err(TargetError::Usage(
-            "several clusters need a context each: write NAME=CONTEXT, give --cluster-context once per NAME, or use \
-             --contexts"
-                .into(),
-        ));
-    }
     let mut contexts = contexts.iter();
     Ok(split
         .into_iter()
         .map(|(name, context)| {
             let context = context.or_else(|| contexts.next().cloned());
-            Target { name, context }
+            let defaulted = context.is_none() && reach == Reach::Needed;
+            let context = if defaulted { Some(name.clone()) } else { context };
+            Target { name, context, defaulted }
         })
         .collect())
 }
@@ -164,32 +258,38 @@ mod tests {
     }
 
     fn target(name: &str, context: Option<&str>) -> Target {
-        Target { name: name.into(), context: context.map(str::to_string) }
+        Target { name: name.into(), context: context.map(str::to_string), defaulted: false }
     }
 
     #[test]
     fn names_pair_in_order_with_cluster_contexts_and_pairs_bring_their_own() {
         let names = strings(&["a", "b=ctx-b", "c"]);
-        let both = paired(&names, &strings(&["ctx-a", "ctx-c"]), true).expect("paired");
+        let both = paired(&names, &strings(&["ctx-a", "ctx-c"]), Reach::Needed).expect("paired");
         assert_eq!(both, [target("a", Some("ctx-a")), target("b", Some("ctx-b")), target("c", Some("ctx-c"))]);
-        let error = paired(&names, &strings(&["ctx-a"]), true).expect_err("one short");
+        let error = paired(&names, &strings(&["ctx-a"]), Reach::Needed).expect_err("one short");
         assert!(error.to_string().contains("1 --cluster-context for 2 NAME(s)"), "{error}");
     }
 
     #[test]
-    fn one_name_may_use_the_current_context_but_several_need_one_each() {
-        assert_eq!(paired(&strings(&["a"]), &[], true).expect("one"), [target("a", None)]);
-        let error = paired(&strings(&["a", "b"]), &[], true).expect_err("several");
-        assert!(error.to_string().contains("need a context each"), "{error}");
-        // Detach needs no target at all.
-        assert_eq!(paired(&strings(&["a", "b"]), &[], false).expect("detach").len(), 2);
+    fn import_without_a_cluster_context_targets_the_context_named_like_the_cluster() {
+        let named_like = Target { defaulted: true, ..target("a", Some("a")) };
+        assert_eq!(paired(&strings(&["a"]), &[], Reach::Needed).expect("one"), std::slice::from_ref(&named_like));
+        let several = paired(&strings(&["a", "b=ctx-b"]), &[], Reach::Needed).expect("several");
+        assert_eq!(several, [named_like, target("b", Some("ctx-b"))]);
+        // Detach reaches a target only through a context given for it; --print-command none.
+        assert_eq!(
+            paired(&strings(&["a", "b"]), &[], Reach::IfGiven).expect("detach"),
+            [target("a", None), target("b", None)]
+        );
+        assert_eq!(paired(&strings(&["a"]), &[], Reach::None).expect("print"), [target("a", None)]);
     }
 
     #[test]
     fn contexts_name_their_clusters_unless_renamed() {
         let contexts = strings(&["kind-a", "b=arn:aws:eks:eu-west-1:1:cluster/b"]);
         let named = Named { names: &[], contexts: &contexts, all_contexts: false };
-        let (targets, _) = targets(named, &ClusterFlags::default(), &hub(), "https://hub", true).expect("targets");
+        let (targets, _) =
+            targets(named, &ClusterFlags::default(), &hub(), "https://hub", Reach::Needed).expect("targets");
         assert_eq!(targets, [target("kind-a", Some("kind-a")), target("b", Some("arn:aws:eks:eu-west-1:1:cluster/b"))]);
     }
 
@@ -208,7 +308,8 @@ mod tests {
         let check = |names: &[&str]| {
             let names = strings(names);
             let named = Named { names: &names, contexts: &[], all_contexts: false };
-            let error = targets(named, &ClusterFlags::default(), &hub(), "https://hub", false).expect_err("refused");
+            let error =
+                targets(named, &ClusterFlags::default(), &hub(), "https://hub", Reach::IfGiven).expect_err("refused");
             assert_eq!(error.exit_status(), ExitStatus::Usage);
             error.to_string()
         };

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::connect::{Role, connect};
+use super::connect::{self, Right, Role, connect};
 use super::exit::CommandError;
-use super::flags::{HubFlags, OutputFlags, WaitFlags, positive_duration};
+use super::flags::{DryRunFlags, HubFlags, OutputFlags, WaitFlags, positive_duration};
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report;
@@ -27,8 +27,8 @@ pub struct UpgradeArgs {
     /// Every cluster.
     #[arg(long, conflicts_with = "selector")]
     all: bool,
-    /// Clusters matching this label selector.
-    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    /// Clusters matching this label selector (e.g. env=prod,tier!=edge).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR", value_parser = super::selector::parse)]
     selector: Option<String>,
     /// The klusterlet version to run (e.g. 0.2.0).
     #[arg(long = "to", value_name = "VERSION", value_parser = parse_version)]
@@ -46,7 +46,8 @@ pub struct UpgradeArgs {
     /// How long a wave's clusters must stay Available before the next wave starts.
     #[arg(long, value_name = "DURATION", value_parser = fleetctl_kube::duration::parse)]
     soak: Option<Duration>,
-    /// How long each cluster has to run the new version and be Available (default: --timeout).
+    /// How long each cluster has to run the new version and be Available (default: half of
+    /// --timeout with rollbacks, which get the other half; else --timeout).
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     progress_deadline: Option<Duration>,
     /// Leave a cluster that failed as it is, rather than restoring its previous version.
@@ -61,7 +62,12 @@ pub struct UpgradeArgs {
     output: OutputFlags,
     #[command(flatten)]
     wait: WaitFlags,
+    #[command(flatten)]
+    dry_run: DryRunFlags,
 }
+
+/// What an upgrade needs on the hub, checked before anything is written.
+const HUB_RIGHTS: [Right; 1] = [Right::new("patch", "cluster.open-cluster-management.io", "managedclusters")];
 
 fn parse_version(text: &str) -> Result<String, String> {
     if valid_version(text) {
@@ -73,37 +79,45 @@ fn parse_version(text: &str) -> Result<String, String> {
 
 /// Runs `upgrade`.
 pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandError> {
-    let printer = printer.with_output(args.output.output);
-    let (hub, _) = match connect(&args.hub.selection(), Role::Hub).await {
-        Ok(connected) => connected,
-        Err(error) => return report::fail(&printer, error.into()),
+    let printer = printer.with_flags(&args.output);
+    let prepared = async {
+        let (hub, _) = connect(&args.hub.selection(), Role::Hub).await?;
+        let names = match (&args.selector, args.all) {
+            (Some(selector), _) => select(&hub, selector).await?,
+            (None, true) => select(&hub, "").await?,
+            (None, false) => args.names.clone(),
+        };
+        if args.dry_run.dry_run.is_none() {
+            connect::check_rights(&hub, Role::Hub, None, &HUB_RIGHTS).await?;
+        }
+        Ok::<_, CommandError>((hub, names))
     };
-    let names = match (&args.selector, args.all) {
-        (Some(selector), _) => select(&hub, selector).await,
-        (None, true) => select(&hub, "").await,
-        (None, false) => Ok(args.names.clone()),
+    let (hub, names) = match until_stopped(prepared).await {
+        Ok(Ok(prepared)) => prepared,
+        Ok(Err(error)) => return report::fail(&printer, error),
+        Err(stop) => return report::fail(&printer, report::interrupted(stop)),
     };
-    let names = match names {
-        Ok(names) => names,
-        Err(error) => return report::fail(&printer, error.into()),
-    };
+    let rollback = !args.no_rollback && !args.no_wait && args.dry_run.dry_run.is_none();
+    // --timeout bounds the whole command: a cluster that fails needs time for its rollback.
+    let deadline = if rollback { args.wait.timeout / 2 } else { args.wait.timeout };
     let options = UpgradeOptions {
         version: args.version.clone(),
-        wait: !args.no_wait,
-        timeout: args.progress_deadline.unwrap_or(args.wait.timeout),
+        wait: !args.no_wait && args.dry_run.dry_run.is_none(),
+        timeout: args.progress_deadline.unwrap_or(deadline),
+        dry_run: args.dry_run.dry_run,
     };
     let plan = Rollout {
         canary: args.canary,
         // Without waiting there is nothing to wait between waves for.
-        wave_size: if args.no_wait { WaveSize::Percent(100) } else { args.wave_size },
+        wave_size: if args.no_wait || args.dry_run.dry_run.is_some() { WaveSize::Percent(100) } else { args.wave_size },
         max_failures: args.max_failures,
         soak: args.soak.unwrap_or_default(),
-        rollback: !args.no_rollback && !args.no_wait,
+        rollback,
     };
     let reporter = Reporter::new(&printer);
     let observer = |event| reporter.show(event);
     let mut done = RolloutResult::planned(&names, &plan);
-    let result = until_stopped(rollout(&hub, &options, &plan, args.wait.timeout, &observer, &mut done)).await;
+    let result = until_stopped(rollout(&hub, &options, &plan, deadline, &observer, &mut done)).await;
     reporter.finish();
     let summary = done.summary();
     let unfinished = done.unfinished();
@@ -113,9 +127,16 @@ pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandErro
         Ok(Ok(())) => {}
         Ok(Err(error)) => return report::fail(&printer, error.into()),
         // What finished keeps its result; the others say what they had done.
-        Err(signal) => results.extend(report::stopped(&reporter, &unfinished, signal)),
+        Err(stop) => results.extend(report::stopped(&reporter, &unfinished, stop)),
     }
     report::finish_with(&printer, &reporter, results, Some(summary))
+}
+
+impl UpgradeArgs {
+    /// How long the command may take.
+    pub fn timeout(&self) -> Duration {
+        self.wait.timeout
+    }
 }
 
 #[cfg(test)]

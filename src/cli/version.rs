@@ -28,7 +28,7 @@ struct Versions {
 
 /// Prints the versions.
 pub fn run(args: VersionArgs, printer: &Printer) -> Result<(), CommandError> {
-    let printer = printer.with_output(args.output.output);
+    let printer = printer.with_flags(&args.output);
     let versions = Versions { version: VERSION.to_string(), default_image: default_image() };
     let text = |_: &Printer| format!("fleetctl {}\ndefault image: {}\n", versions.version, versions.default_image);
     printer.document(&versions, &format!("fleetctl/{VERSION}"), text)?;

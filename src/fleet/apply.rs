@@ -22,6 +22,7 @@ pub fn import_options(fleet: &Fleet, desired: &Desired, timeout: Duration) -> Im
         labels: desired.labels.clone(),
         addons: desired.addons.keys().cloned().collect(),
         addon_settings: addon_settings(fleet, desired),
+        fleet: fleet.name().map(str::to_string),
         ..ImportOptions::new(&desired.name, timeout)
     }
 }
@@ -97,7 +98,11 @@ mod tests {
 
     #[test]
     fn upgrades_go_by_version_in_the_plans_order_without_the_clusters_that_failed() {
-        let plan = Plan { changes: vec![upgrade("c"), upgrade("b"), upgrade("a")], unlisted: Vec::new() };
+        let plan = Plan {
+            changes: vec![upgrade("c"), upgrade("b"), upgrade("a")],
+            unlisted: Vec::new(),
+            unmanaged: Vec::new(),
+        };
         let groups = upgrades(&fleet(), &plan, &["a".to_string()]);
         assert_eq!(groups, [("0.2.0".to_string(), vec!["c".to_string()]), ("0.3.0".into(), vec!["b".into()])]);
     }

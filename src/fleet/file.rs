@@ -29,6 +29,9 @@ pub struct Fleet {
     pub api_version: ApiVersion,
     /// Always `Fleet`.
     pub kind: Kind,
+    /// The fleet's identity on the hub.
+    #[serde(default)]
+    pub metadata: Metadata,
     /// The hub; the command line's --hub-kubeconfig and --hub-context override it.
     #[serde(default)]
     pub hub: Hub,
@@ -37,6 +40,25 @@ pub struct Fleet {
     pub defaults: Defaults,
     /// The clusters of the fleet; each name once.
     pub clusters: Clusters,
+}
+
+/// The fleet's identity.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Metadata {
+    /// The fleet's name on the hub: `apply` marks the clusters it imports (or takes over
+    /// from a hand-made import) with it, and `apply --prune` detaches only clusters so
+    /// marked — so fleet files of other names, and clusters imported by hand, are left
+    /// alone. `--prune` needs it.
+    #[serde(default)]
+    pub name: Option<ClusterName>,
+}
+
+impl Fleet {
+    /// The fleet's name on the hub, if the file gives one.
+    pub fn name(&self) -> Option<&str> {
+        self.metadata.name.as_ref().map(ClusterName::as_str)
+    }
 }
 
 /// The format version of the fleet file.

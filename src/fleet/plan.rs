@@ -1,7 +1,8 @@
 //! The plan: what would change to make the hub match a fleet file — import the clusters
 //! it lists that are not imported, relabel, enable or disable addons, upgrade the ones
-//! that do not run their version, and, with `--prune`, detach the clusters fleetctl
-//! imported that it no longer lists. Read from the hub; nothing changes.
+//! that do not run their version, and, with `--prune`, detach the clusters the fleet owns
+//! (its `apply` imported them: they carry its name) that it no longer lists. Read from the
+//! hub; nothing changes.
 
 use std::collections::BTreeMap;
 
@@ -10,11 +11,9 @@ use kube::{Client, ResourceExt};
 use serde::Serialize;
 
 use super::file::{Desired, Fleet, Reach};
-use crate::lifecycle::LifecycleError;
-use crate::lifecycle::import::{
-    AddonSettings, LabelChanges, addon_changes, addon_config, imported, imported_by_fleetctl,
-};
+use crate::lifecycle::import::{AddonSettings, LabelChanges, addon_changes, addon_config, fleet_of, imported};
 use crate::lifecycle::upgrade::running_version;
+use crate::lifecycle::{LifecycleError, hub_read};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster};
 use fleetctl_kube::kube_error;
 
@@ -30,7 +29,7 @@ pub enum Action {
     Addons,
     /// Upgrade its klusterlet to the version the file gives.
     Upgrade,
-    /// Detach it: fleetctl imported it and the file no longer lists it (`--prune`).
+    /// Detach it: the fleet owns it and the file no longer lists it (`--prune`).
     Detach,
 }
 
@@ -63,9 +62,11 @@ pub struct Change {
 pub struct Plan {
     /// The changes, in the order they are carried out.
     pub changes: Vec<Change>,
-    /// Clusters fleetctl imported that the file does not list: `--prune` detaches them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Clusters the fleet owns that the file does not list: `--prune` detaches them.
     pub unlisted: Vec<String>,
+    /// Clusters on the hub the fleet does not own nor list (imported by hand, by the ACM
+    /// console, or by another fleet file): left alone, `--prune` too.
+    pub unmanaged: Vec<String>,
 }
 
 impl Plan {
@@ -89,7 +90,7 @@ pub async fn read(hub: &Client) -> Result<HubState, LifecycleError> {
     let clusters = match Api::<ManagedCluster>::all(hub.clone()).list(&ListParams::default()).await {
         Ok(list) => list.items,
         Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
-        Err(source) => return Err(LifecycleError::NotAnswering { cluster: "hub", source }),
+        Err(source) => return Err(hub_read("list", "managedclusters")(source)),
     };
     let addons = Api::<KlusterletAddonConfig>::all(hub.clone())
         .list(&ListParams::default())
@@ -140,21 +141,25 @@ pub fn diff(fleet: &Fleet, state: &HubState, prune: bool) -> Plan {
             }
         }
     }
-    let mut unlisted = Vec::new();
+    let (mut unlisted, mut unmanaged) = (Vec::new(), Vec::new());
     for (name, cluster) in &on_hub {
-        if desired.iter().all(|d| &d.name != name) && imported_by_fleetctl(cluster) {
-            unlisted.push(name.clone());
+        if desired.iter().any(|d| &d.name == name) {
+            continue;
+        }
+        match (fleet.name(), fleet_of(cluster)) {
+            (Some(ours), Some(owner)) if ours == owner => unlisted.push(name.clone()),
+            _ => unmanaged.push(name.clone()),
         }
     }
-    if prune {
+    if let (true, Some(ours)) = (prune, fleet.name()) {
         for name in &unlisted {
-            let detail = "imported by fleetctl, no longer in the fleet file".to_string();
+            let detail = format!("imported by fleet {ours}, no longer in its file");
             changes.push(Change { cluster: name.clone(), action: Action::Detach, detail });
         }
     }
     // Stable within each action: the file's order, then the hub's.
     changes.sort_by_key(|c| c.action);
-    Plan { changes, unlisted }
+    Plan { changes, unlisted, unmanaged }
 }
 
 fn import_detail(cluster: &Desired, exists: bool) -> String {
@@ -211,9 +216,11 @@ mod tests {
         }
     }
 
-    /// A cluster an import of fleetctl made, Available, running `version`, with `labels`.
+    /// A cluster the fleet `ours` imported, Available, running `version`, with `labels`.
     fn imported_cluster(name: &str, version: &str, labels: &[(&str, &str)]) -> ManagedCluster {
         let mut cluster = ManagedCluster::accepted(name);
+        cluster.metadata.annotations =
+            Some([(fleetctl_api::names::ANNOTATION_FLEET.to_string(), "ours".to_string())].into());
         let keys: serde_json::Map<String, serde_json::Value> =
             labels.iter().map(|(k, _)| (format!("f:{k}"), json!({}))).collect();
         cluster.metadata.labels = Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
@@ -236,7 +243,7 @@ mod tests {
 
     fn fleet(clusters: &str) -> Fleet {
         parse(&format!(
-            "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\ndefaults:\n  labels: {{env: dev}}\nclusters:\n{clusters}"
+            "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nmetadata: {{name: ours}}\ndefaults:\n  labels: {{env: dev}}\nclusters:\n{clusters}"
         ))
         .expect("fleet")
     }
@@ -272,14 +279,20 @@ mod tests {
     }
 
     #[test]
-    fn only_clusters_fleetctl_imported_are_pruned_and_only_when_asked() {
-        let mut foreign = imported_cluster("console", "0.1.0", &[]);
-        foreign.metadata.managed_fields = None;
-        let state = HubState { clusters: vec![imported_cluster("gone", "0.1.0", &[]), foreign], addons: vec![] };
+    fn prune_touches_only_clusters_the_fleet_imported_and_only_when_asked() {
+        // Imported by hand with `fleetctl import` (fleetctl's field manager, no fleet), and
+        // by another fleet file.
+        let mut by_hand = imported_cluster("by-hand", "0.1.0", &[]);
+        by_hand.metadata.annotations = None;
+        let mut other = imported_cluster("other", "0.1.0", &[]);
+        other.metadata.annotations =
+            Some([(fleetctl_api::names::ANNOTATION_FLEET.to_string(), "theirs".into())].into());
+        let state = HubState { clusters: vec![imported_cluster("gone", "0.1.0", &[]), by_hand, other], addons: vec![] };
         let kept = diff(&fleet(" []\n"), &state, false);
         assert!(kept.changes.is_empty());
         assert_eq!(kept.unlisted, ["gone"]);
+        assert_eq!(kept.unmanaged, ["by-hand", "other"], "the plan names what it leaves alone");
         let pruned = diff(&fleet(" []\n"), &state, true);
-        assert_eq!(actions(&pruned), [("gone", Action::Detach)], "the console's cluster is not fleetctl's");
+        assert_eq!(actions(&pruned), [("gone", Action::Detach)], "neither by-hand nor other is the fleet's");
     }
 }

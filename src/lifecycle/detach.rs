@@ -11,7 +11,7 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
-use super::{LifecycleError, Observer, Outcome, Progress, step, wait_for};
+use super::{DryRun, LifecycleError, Observer, Outcome, Progress, step, wait_for};
 use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
 use fleetctl_hub::cleanup::deletes_namespace;
@@ -29,6 +29,8 @@ pub struct DetachOptions {
     pub force: bool,
     /// How long to wait for the agents.
     pub timeout: Duration,
+    /// Say the writes instead of making them.
+    pub dry_run: Option<DryRun>,
 }
 
 /// What the klusterlet leaves on a managed cluster, which [`unjoin`] removes: the agent
@@ -64,6 +66,11 @@ pub async fn detach(
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
         return match target {
+            Some(_) if options.dry_run.is_some() => Ok(Outcome::dry_run(
+                name,
+                "would remove the klusterlet from the target".into(),
+                vec![format!("target: delete the Klusterlet, {}, their RBAC and CRDs", TARGET_NAMESPACES.join(", "))],
+            )),
             Some(target) => leave_target(target, name, options, observer).await,
             None => Err(LifecycleError::Refused(format!(
                 "cluster {name} not found — list them with `fleetctl get clusters`"
@@ -76,13 +83,37 @@ pub async fn detach(
         .ok_or_else(|| LifecycleError::Failed(format!("the hub returned cluster {name} without a uid")))?;
     // Before anything goes: whether the target is this cluster, to watch it leave; and
     // whether the hub will delete the cluster namespace (one it made for the cluster).
-    let watched = match target {
-        Some(target) if holds_klusterlet_of(target, name).await => Some(target),
-        _ => None,
+    // A target that does not answer soon (stopped, say) is not waited for: it gets a quarter
+    // of the timeout, and the hub tells the rest.
+    let probe = async {
+        match target {
+            Some(target) => {
+                tokio::time::timeout(options.timeout / 4, holds_klusterlet_of(target, name)).await.ok().flatten()
+            }
+            None => None,
+        }
     };
+    let holds = probe.await;
+    let watched = target.filter(|_| holds == Some(true));
+    // A target that did not answer is not cleaned directly either: it would not answer then.
+    let reachable = target.filter(|_| holds.is_some());
     let namespaces: Api<Namespace> = Api::all(hub.clone());
     let namespace = namespaces.get_opt(name).await.map_err(kube_error(format!("reading namespace {name}")))?;
     let namespace_goes = namespace.as_ref().is_some_and(|ns| deletes_namespace(&cluster, ns));
+    if let Some(dry_run) = options.dry_run {
+        if dry_run.sends() {
+            let params = DeleteParams { dry_run: true, ..DeleteParams::background() };
+            clusters.delete(name, &params).await.map_err(kube_error(format!("deleting cluster {name} (dry run)")))?;
+        }
+        let mut writes = vec![format!(
+            "hub: delete ManagedCluster {name}; the hub then removes its works (the klusterlet leaves the target), \
+             the agents' rights, lease and import secret"
+        )];
+        if namespace_goes {
+            writes.push(format!("hub: namespace {name} goes with the cluster (it was made for it)"));
+        }
+        return Ok(Outcome::dry_run(name, "would detach".into(), writes));
+    }
     let mut steps = Vec::new();
     step(observer, &mut steps, name, "hub: ManagedCluster deleted", async {
         Ok(delete(&clusters, name, &DeleteParams::background()).await?)
@@ -94,6 +125,7 @@ pub async fn detach(
             result: "detach started".into(),
             steps,
             conditions: Vec::new(),
+            writes: Vec::new(),
         });
     }
     let gone =
@@ -112,7 +144,7 @@ pub async fn detach(
         Err(LifecycleError::Timeout { .. }) if options.force => {
             let note = |message: String| observer(Progress::Note { cluster: name.to_string(), message });
             note("the agents did not answer in time: cleaning the hub by force".into());
-            if let Some(target) = target {
+            if let Some(target) = reachable {
                 let removed = step(
                     observer,
                     &mut steps,
@@ -154,7 +186,7 @@ pub async fn detach(
         observer(Progress::Note { cluster: name.to_string(), message: hint.clone() });
         format!("hub cleaned; {hint}")
     };
-    Ok(Outcome { cluster: name.to_string(), result, steps, conditions: Vec::new() })
+    Ok(Outcome { cluster: name.to_string(), result, steps, conditions: Vec::new(), writes: Vec::new() })
 }
 
 /// Removes the klusterlet of a cluster the hub no longer knows from the target — refusing
@@ -184,6 +216,7 @@ async fn leave_target(
         result: format!("removed from the target (the hub had no cluster {name})"),
         steps,
         conditions: Vec::new(),
+        writes: Vec::new(),
     })
 }
 
@@ -220,14 +253,15 @@ async fn agents_leave(
 }
 
 /// Whether the target holds the klusterlet of cluster `name`: only then can detach see it
-/// leave. (A target without it may be another cluster; one that does not answer tells
-/// nothing.)
-async fn holds_klusterlet_of(target: &Client, name: &str) -> bool {
+/// leave (a target without it may be another cluster); `None` when it does not answer,
+/// which tells nothing.
+async fn holds_klusterlet_of(target: &Client, name: &str) -> Option<bool> {
     match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
-        Ok(klusterlet) => klusterlet.is_some_and(|k| k.spec.cluster_name == name),
+        Ok(klusterlet) => Some(klusterlet.is_some_and(|k| k.spec.cluster_name == name)),
+        Err(kube::Error::Api(status)) if status.code == 404 => Some(false),
         Err(e) => {
             tracing::debug!("cannot read the target's klusterlet: {e}");
-            false
+            None
         }
     }
 }

@@ -16,11 +16,11 @@ use kube::config::Kubeconfig;
 use kube::{Client, ResourceExt};
 
 use super::detach::{TARGET_CLUSTER_RBAC, TARGET_CRDS, TARGET_NAMESPACES};
-use super::{LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, wait_for};
+use super::{DryRun, LifecycleError, Observer, Outcome, Progress, hub_read, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
 use fleetctl_api::names::{
-    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
+    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
     AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace, is_reserved_label,
 };
 use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
@@ -54,6 +54,13 @@ pub struct ImportOptions {
     pub adopt_namespace: bool,
     /// How long to wait.
     pub timeout: Duration,
+    /// Say the writes instead of making them.
+    pub dry_run: Option<DryRun>,
+    /// The identity of the fleet file whose `apply` imports the cluster (it then owns it).
+    pub fleet: Option<String>,
+    /// The target's API server as this command reaches it, recorded on the ManagedCluster
+    /// (`spec.managedClusterClientConfigs`) for `get clusters -o wide`.
+    pub url: Option<String>,
 }
 
 impl ImportOptions {
@@ -70,6 +77,9 @@ impl ImportOptions {
             force: false,
             adopt_namespace: false,
             timeout,
+            dry_run: None,
+            fleet: None,
+            url: None,
         }
     }
 }
@@ -132,6 +142,8 @@ struct Found {
     namespace_ours: bool,
     /// Its KlusterletAddonConfig, if it has one.
     addons: Option<KlusterletAddonConfig>,
+    /// With `--force`: the cluster and hub the target was joined to, which still lists it.
+    left_behind: Option<(String, String)>,
 }
 
 impl Found {
@@ -184,12 +196,6 @@ impl LabelChanges {
 fn applied_by_fleetctl(cluster: &ManagedCluster) -> impl Iterator<Item = &ManagedFieldsEntry> {
     let entries = cluster.metadata.managed_fields.iter().flatten();
     entries.filter(|e| e.manager.as_deref() == Some(FIELD_MANAGER) && e.operation.as_deref() == Some("Apply"))
-}
-
-/// Whether fleetctl imported the cluster: an import applies the ManagedCluster with its
-/// own field manager, which nothing else does (ACM's console and `kubectl` do not).
-pub fn imported_by_fleetctl(cluster: &ManagedCluster) -> bool {
-    applied_by_fleetctl(cluster).next().is_some()
 }
 
 /// The label keys fleetctl's own server-side applies own on the cluster.
@@ -381,32 +387,36 @@ async fn preflight(
     match clusters.list(&ListParams::default().limit(1)).await {
         Ok(_) => {}
         Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
-        Err(source) => return Err(LifecycleError::NotAnswering { cluster: "hub", source }),
+        Err(source) => return Err(hub_read("list", "managedclusters")(source)),
     }
-    let existing = clusters
-        .get_opt(&options.name)
-        .await
-        .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?;
+    let existing = clusters.get_opt(&options.name).await.map_err(hub_read("get", "managedclusters"))?;
     if let Some(cluster) = &existing {
         refuse_if_leaving(name, cluster)?;
+        let owner = cluster.annotations().get(ANNOTATION_FLEET);
+        if let (Some(owner), Some(fleet)) = (owner, &options.fleet)
+            && owner != fleet
+        {
+            return Err(LifecycleError::Refused(format!(
+                "cluster {name} belongs to fleet {owner:?} (annotation {ANNOTATION_FLEET}), not to {fleet:?}: list it \
+                 in one fleet file only"
+            )));
+        }
     }
-    let namespace = Api::<Namespace>::all(hub.clone())
-        .get_opt(name)
-        .await
-        .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?;
+    let namespace = Api::<Namespace>::all(hub.clone()).get_opt(name).await.map_err(hub_read("get", "namespaces"))?;
     let addons = match &existing {
         Some(_) => Api::<KlusterletAddonConfig>::namespaced(hub.clone(), name)
             .get_opt(name)
             .await
-            .map_err(|source| LifecycleError::NotAnswering { cluster: "hub", source })?,
+            .map_err(hub_read("get", "klusterletaddonconfigs"))?,
         None => None,
     };
-    let found = Found {
+    let mut found = Found {
         namespace_ours: namespace
             .as_ref()
             .is_none_or(|ns| ns.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER).is_some_and(|c| c == name)),
         cluster: existing,
         addons,
+        left_behind: None,
     };
     if !found.namespace_ours && !found.retains_namespace(options) {
         return Err(LifecycleError::Refused(format!(
@@ -422,11 +432,14 @@ async fn preflight(
         if let Some((cluster, hub)) = target_membership(target).await? {
             let same_hub = hub.as_deref().is_none_or(|hub| hub.trim_end_matches('/') == hub_url.trim_end_matches('/'));
             let same = cluster == options.name && same_hub;
+            let hub = hub.unwrap_or_else(|| "an unknown address".to_string());
             if !same && !options.force {
                 return Err(LifecycleError::Refused(format!(
-                    "the target is already joined as cluster {cluster:?} to the hub at {}: detach it there first, or pass --force",
-                    hub.as_deref().unwrap_or("an unknown address")
+                    "the target is already joined as cluster {cluster:?} to the hub at {hub}: detach it there first, or pass --force"
                 )));
+            }
+            if !same {
+                found.left_behind = Some((cluster, hub));
             }
         }
     }
@@ -496,9 +509,14 @@ pub fn addon_changes(current: Option<&KlusterletAddonConfigSpec>, desired: &Klus
 
 /// Writes the namespace, the ManagedCluster and its KlusterletAddonConfig. A namespace
 /// fleetctl makes is marked as made for the cluster, so that only it is deleted on detach.
-async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Result<(), LifecycleError> {
+async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Result<Vec<String>, LifecycleError> {
     let name = &options.name;
-    let ssa = PatchParams::apply(FIELD_MANAGER).force();
+    let mut ssa = PatchParams::apply(FIELD_MANAGER).force();
+    if let Some(dry_run) = options.dry_run {
+        ssa = dry_run.patch_params(ssa);
+    }
+    let sends = options.dry_run.is_none_or(DryRun::sends);
+    let mut writes = Vec::new();
     let mut namespace = Namespace {
         metadata: ObjectMeta { name: Some(name.clone()), ..ObjectMeta::default() },
         ..Namespace::default()
@@ -506,25 +524,52 @@ async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Re
     if found.namespace_ours {
         namespace.metadata.annotations = Some(BTreeMap::from([(ANNOTATION_CREATED_FOR_CLUSTER.into(), name.clone())]));
     }
-    Api::<Namespace>::all(hub.clone())
-        .patch(name, &ssa, &Patch::Apply(&namespace))
-        .await
-        .map_err(kube_error(format!("writing namespace {name}")))?;
+    writes.push(format!("hub: apply Namespace {name}"));
+    if sends {
+        Api::<Namespace>::all(hub.clone())
+            .patch(name, &ssa, &Patch::Apply(&namespace))
+            .await
+            .map_err(kube_error(format!("writing namespace {name}")))?;
+    }
     let mut cluster = ManagedCluster::accepted(name);
     cluster.metadata.labels = Some(options.labels.clone());
+    let mut annotations = BTreeMap::new();
     if found.retains_namespace(options) {
-        cluster.metadata.annotations = Some(BTreeMap::from([(ANNOTATION_RETAIN_NAMESPACE.into(), "true".into())]));
+        annotations.insert(ANNOTATION_RETAIN_NAMESPACE.to_string(), "true".to_string());
     }
-    Api::<ManagedCluster>::all(hub.clone())
-        .patch(name, &ssa, &Patch::Apply(&cluster))
-        .await
-        .map_err(kube_error(format!("writing ManagedCluster {name}")))?;
+    // A cluster a fleet file lists is the fleet's once it applies it, imported by hand before or not.
+    if let Some(fleet) = &options.fleet {
+        annotations.insert(ANNOTATION_FLEET.to_string(), fleet.clone());
+    }
+    if !annotations.is_empty() {
+        cluster.metadata.annotations = Some(annotations);
+    }
+    if let Some(url) = &options.url {
+        cluster.spec.managed_cluster_client_configs =
+            vec![fleetctl_api::cluster::ClientConfig { url: url.clone(), ..Default::default() }];
+    }
+    let labels: Vec<String> = options.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    writes.push(format!("hub: apply ManagedCluster {name} (hubAcceptsClient: true; labels: {})", none_or(&labels)));
+    if sends {
+        Api::<ManagedCluster>::all(hub.clone())
+            .patch(name, &ssa, &Patch::Apply(&cluster))
+            .await
+            .map_err(kube_error(format!("writing ManagedCluster {name}")))?;
+    }
     let config = addon_config(name, &options.addons, &options.addon_settings);
-    Api::<KlusterletAddonConfig>::namespaced(hub.clone(), name)
-        .patch(name, &ssa, &Patch::Apply(&config))
-        .await
-        .map_err(kube_error(format!("writing KlusterletAddonConfig {name}/{name}")))?;
-    Ok(())
+    writes.push(format!("hub: apply KlusterletAddonConfig {name}/{name} (addons: {})", none_or(&options.addons)));
+    if sends {
+        Api::<KlusterletAddonConfig>::namespaced(hub.clone(), name)
+            .patch(name, &ssa, &Patch::Apply(&config))
+            .await
+            .map_err(kube_error(format!("writing KlusterletAddonConfig {name}/{name}")))?;
+    }
+    Ok(writes)
+}
+
+/// A list in words, `none` when empty.
+fn none_or(items: &[String]) -> String {
+    if items.is_empty() { "none".into() } else { items.join(", ") }
 }
 
 /// The import secret's `crds.yaml` and `import.yaml`, once the hub has rendered it.
@@ -597,6 +642,16 @@ pub fn paste_command(crds: &str, import: &str) -> String {
     )
 }
 
+/// Whether the cluster carries the fleet annotation the import asks for.
+fn owned_by(cluster: &ManagedCluster, options: &ImportOptions) -> bool {
+    cluster.annotations().get(ANNOTATION_FLEET) == options.fleet.as_ref()
+}
+
+/// The fleet a cluster belongs to (the identity of the fleet file whose `apply` imported it).
+pub fn fleet_of(cluster: &ManagedCluster) -> Option<&str> {
+    cluster.annotations().get(ANNOTATION_FLEET).map(String::as_str)
+}
+
 /// Whether the cluster has done Act I.
 pub fn imported(cluster: &ManagedCluster) -> bool {
     cluster.is_hub_accepted() && cluster.is_joined() && cluster.is_available()
@@ -625,14 +680,45 @@ pub async fn import(
         let message = format!("addons of cluster {name} updated: {}", addons_changed.join(", "));
         observer(Progress::Note { cluster: name.to_string(), message });
     }
+    if let Some((cluster, hub)) = &found.left_behind {
+        let message = format!(
+            "the target leaves cluster {cluster:?} of the hub at {hub}, which still lists it (and will show it \
+             unavailable): remove it there with `fleetctl detach {cluster} --yes --force` against that hub"
+        );
+        observer(Progress::Note { cluster: name.to_string(), message });
+    }
     let mut steps = Vec::new();
     const HUB_OBJECTS: &str = "hub: namespace, ManagedCluster, KlusterletAddonConfig";
+    if options.dry_run.is_some() {
+        let already = found.cluster.as_ref().is_some_and(imported);
+        if already && changes.is_empty() && addons_changed.is_empty() {
+            return Ok(Imported::Already(Outcome::unchanged(name, "already imported: nothing to write".into())));
+        }
+        let mut writes = hub_objects(hub, options, &found).await?;
+        if !already {
+            writes.push(match (&options.auto_import, options.print_command) {
+                (Some(_), _) => {
+                    format!("hub: apply Secret {name}/{AUTO_IMPORT_SECRET}; the hub then imports the cluster")
+                }
+                (None, true) => "print the command that applies the import manifests on the target".to_string(),
+                (None, false) => format!(
+                    "target: apply the crds.yaml and import.yaml of secret {name}/{name}-import, which the hub renders \
+                     once the ManagedCluster exists"
+                ),
+            });
+        }
+        let result = if already { "would update" } else { "would import" };
+        return Ok(Imported::Done(Outcome::dry_run(name, result.into(), writes)));
+    }
     if let Some(cluster) = found.cluster.as_ref().filter(|c| imported(c)) {
         observer(Progress::Note {
             cluster: name.to_string(),
             message: format!("cluster {name} is already imported and available"),
         });
         if !changes.is_empty() || !addons_changed.is_empty() {
+            step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
+        } else if options.fleet.is_some() && !found.cluster.as_ref().is_some_and(|c| owned_by(c, options)) {
+            // Listed in the fleet file: the fleet takes it over (its annotation), nothing else changes.
             step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
         }
         let result = match (changes.is_empty(), addons_changed.is_empty()) {
@@ -646,6 +732,7 @@ pub async fn import(
             result: result.into(),
             steps,
             conditions: cluster.conditions().to_vec(),
+            writes: Vec::new(),
         }));
     }
     step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
@@ -713,6 +800,7 @@ pub async fn import(
         result: if options.wait { "imported".into() } else { "manifests applied".into() },
         steps,
         conditions: cluster.conditions().to_vec(),
+        writes: Vec::new(),
     }))
 }
 
@@ -745,7 +833,12 @@ pub async fn select(hub: &Client, selector: &str) -> Result<Vec<String>, Lifecyc
     let list = match Api::<ManagedCluster>::all(hub.clone()).list(&ListParams::default().labels(selector)).await {
         Ok(list) => list,
         Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
-        Err(e) => return Err(kube_error(format!("listing clusters matching {selector:?}"))(e).into()),
+        Err(e) => {
+            return Err(match super::refusal("hub", "list", "managedclusters", &e) {
+                Some(message) => LifecycleError::Forbidden(message),
+                None => kube_error(format!("listing clusters matching {selector:?}"))(e).into(),
+            });
+        }
     };
     Ok(list.items.iter().map(|c| c.name_any()).collect())
 }

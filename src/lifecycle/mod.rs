@@ -71,12 +71,45 @@ pub struct Outcome {
     pub steps: Vec<StepRecord>,
     /// The cluster's conditions at the end (empty once it is gone).
     pub conditions: Vec<Condition>,
+    /// With `--dry-run`: the writes the operation would make, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub writes: Vec<String>,
 }
 
 impl Outcome {
     /// The result of a cluster left as it was.
     pub fn unchanged(cluster: &str, result: String) -> Self {
-        Self { cluster: cluster.to_string(), result, steps: Vec::new(), conditions: Vec::new() }
+        Self { cluster: cluster.to_string(), result, steps: Vec::new(), conditions: Vec::new(), writes: Vec::new() }
+    }
+
+    /// The result of a dry run: what would have been written.
+    pub fn dry_run(cluster: &str, result: String, writes: Vec<String>) -> Self {
+        Self { writes, ..Self::unchanged(cluster, result) }
+    }
+}
+
+/// A dry run: the writes an operation would make are said, not made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DryRun {
+    /// Each write goes to the API server as a dry run (`dryRun=All`): validated, admitted
+    /// and defaulted, not stored.
+    Server,
+    /// Nothing is sent: the writes are only said.
+    Client,
+}
+
+impl DryRun {
+    /// The patch parameters of a write under this dry run.
+    pub fn patch_params(self, params: kube::api::PatchParams) -> kube::api::PatchParams {
+        match self {
+            Self::Server => params.dry_run(),
+            Self::Client => params,
+        }
+    }
+
+    /// Whether writes are sent to the server (as dry runs).
+    pub fn sends(self) -> bool {
+        self == Self::Server
     }
 }
 
@@ -98,6 +131,10 @@ pub enum LifecycleError {
         #[source]
         source: kube::Error,
     },
+    /// The cluster refused the command's credentials (401) or rights (403) before anything
+    /// changed.
+    #[error("{0}")]
+    Forbidden(String),
     /// Bad input (a usage error).
     #[error("{0}")]
     Usage(String),
@@ -145,6 +182,34 @@ pub enum LifecycleError {
         /// Why the rollback failed.
         rollback: Box<LifecycleError>,
     },
+}
+
+/// The words of a refusal by authentication or authorization: which cluster, what was
+/// asked (`verb` on `resource`) and the server's own message; `None` for other errors.
+pub fn refusal(cluster: &str, verb: &str, resource: &str, error: &kube::Error) -> Option<String> {
+    let kube::Error::Api(status) = error else { return None };
+    match status.code {
+        401 => Some(format!(
+            "the {cluster} does not accept your credentials (401 Unauthorized: {}): refresh them, or choose another \
+             context or kubeconfig",
+            status.message
+        )),
+        403 => Some(format!(
+            "the {cluster} does not let you {verb} {resource} (403 Forbidden: {}): ask its admin for a role that \
+             allows it",
+            status.message
+        )),
+        _ => None,
+    }
+}
+
+/// How a read of the hub during preflight failed: refused (401/403, naming what was
+/// asked), or no answer.
+pub(crate) fn hub_read(verb: &'static str, resource: &'static str) -> impl Fn(kube::Error) -> LifecycleError {
+    move |source| match refusal("hub", verb, resource, &source) {
+        Some(message) => LifecycleError::Forbidden(message),
+        None => LifecycleError::NotAnswering { cluster: "hub", source },
+    }
 }
 
 /// Refuses to act on cluster `name` when it is being detached: only finishing the detach helps.

@@ -22,10 +22,10 @@ use kube::runtime::wait::await_condition;
 use serde::Serialize;
 use serde_json::json;
 
-use super::upgrade::{UpgradeOptions, running_version, upgrade};
+use super::upgrade::{UpgradeOptions, desired_version, replaced_version, running_version, upgrade};
 use super::{LifecycleError, Observer, Outcome, Progress, StepRecord, step, wait_for};
 use fleetctl_api::ManagedCluster;
-use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
+use fleetctl_api::names::{ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_KLUSTERLET_VERSION_FROM};
 use fleetctl_kube::kube_error;
 
 /// How many clusters a wave holds.
@@ -141,21 +141,24 @@ async fn previous(clusters: &Api<ManagedCluster>, name: &str, version: &str) -> 
             "cluster {name} not found — list them with `fleetctl get clusters`"
         )));
     };
-    Ok(Previous::of(
-        cluster.annotations().get(ANNOTATION_KLUSTERLET_VERSION).cloned(),
-        running_version(&cluster).map(str::to_string),
-        version,
-    ))
+    Ok(Previous::of(&cluster, version))
 }
 
 impl Previous {
-    /// What to roll back to, from the desired and running versions read before upgrading to
-    /// `version`. A cluster that is asked for `version` already but runs another is one
-    /// whose upgrade an earlier run started and did not finish (it was stopped, or killed):
-    /// the version asked for before that is lost, so the version it runs is restored.
-    fn of(desired: Option<String>, running: Option<String>, version: &str) -> Self {
-        let resumed = desired.as_deref() == Some(version) && running.as_deref().is_some_and(|r| r != version);
-        let desired = if resumed { running.clone() } else { desired };
+    /// What to roll back to, read before upgrading `cluster` to `version`. A cluster asked
+    /// for `version` already is one whose upgrade another run started (together with this
+    /// one, or stopped before it ended): the version that upgrade replaced is the one it
+    /// recorded beside it; without that record (an upgrade by an older fleetctl), the version
+    /// the cluster runs.
+    fn of(cluster: &ManagedCluster, version: &str) -> Self {
+        let running = running_version(cluster).map(str::to_string);
+        let desired = desired_version(cluster);
+        let desired = match (desired == Some(version), replaced_version(cluster)) {
+            (false, _) => desired.map(str::to_string),
+            (true, Some(replaced)) => replaced.map(str::to_string),
+            (true, None) if running.as_deref().is_some_and(|r| r != version) => running.clone(),
+            (true, None) => Some(version.to_string()),
+        };
         Self { desired, running }
     }
 }
@@ -410,8 +413,20 @@ async fn roll_back(
     let mut steps: Vec<StepRecord> = Vec::new();
     let restored = previous.desired.as_deref().map_or("the hub's default".to_string(), str::to_string);
     step(observer, &mut steps, name, &format!("rollback: desired version {restored} restored"), async {
-        // A merge patch with null removes the annotation: the hub's default again.
-        let patch = json!({"metadata": {"annotations": {ANNOTATION_KLUSTERLET_VERSION: previous.desired}}});
+        let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
+            return Err(LifecycleError::Failed(format!("cluster {name} is gone")));
+        };
+        // Another run that followed the same upgrade rolled it back already, or someone
+        // asked for yet another version: that stands.
+        if desired_version(&cluster) == previous.desired.as_deref() {
+            return Ok(());
+        }
+        // A merge patch with null removes the annotation: the hub's default again. The
+        // write holds only if the cluster is as read.
+        let patch = json!({"metadata": {
+            "resourceVersion": cluster.resource_version(),
+            "annotations": {ANNOTATION_KLUSTERLET_VERSION: previous.desired, ANNOTATION_KLUSTERLET_VERSION_FROM: null},
+        }});
         clusters
             .patch(name, &PatchParams::default(), &Patch::Merge(patch))
             .await
@@ -506,17 +521,39 @@ mod tests {
         }
     }
 
+    fn cluster(desired: Option<&str>, from: Option<&str>, running: &str) -> ManagedCluster {
+        let mut cluster = ManagedCluster::accepted("c1");
+        let mut annotations = std::collections::BTreeMap::new();
+        for (key, value) in [(ANNOTATION_KLUSTERLET_VERSION, desired), (ANNOTATION_KLUSTERLET_VERSION_FROM, from)] {
+            if let Some(value) = value {
+                annotations.insert(key.to_string(), value.to_string());
+            }
+        }
+        cluster.metadata.annotations = Some(annotations);
+        let claim = fleetctl_api::cluster::ManagedClusterClaim {
+            name: fleetctl_api::names::VERSION_CLAIM.into(),
+            value: running.into(),
+        };
+        cluster.status = Some(fleetctl_api::ManagedClusterStatus { cluster_claims: vec![claim], ..Default::default() });
+        cluster
+    }
+
     #[test]
-    fn a_cluster_rolls_back_to_what_it_was_asked_to_run_or_after_an_unfinished_run_to_what_it_runs() {
+    fn a_cluster_rolls_back_to_the_version_its_upgrade_replaced_whichever_run_finds_it_under_way() {
         let some = |v: &str| Some(v.to_string());
-        let fresh = Previous::of(some("0.1.0"), some("0.1.0"), "0.2.0");
+        let fresh = Previous::of(&cluster(Some("0.1.0"), None, "0.1.0"), "0.2.0");
         assert_eq!((fresh.desired, fresh.running), (some("0.1.0"), some("0.1.0")));
-        let default = Previous::of(None, some("0.1.0"), "0.2.0");
+        let default = Previous::of(&cluster(None, None, "0.1.0"), "0.2.0");
         assert_eq!(default.desired, None, "the hub's default again");
-        // Killed after it recorded 0.2.0: restoring "0.2.0" would undo nothing.
-        let resumed = Previous::of(some("0.2.0"), some("0.1.0"), "0.2.0");
-        assert_eq!((resumed.desired, resumed.running), (some("0.1.0"), some("0.1.0")));
-        let done = Previous::of(some("0.2.0"), some("0.2.0"), "0.2.0");
+        // A second run, or a rerun after a kill: the upgrade recorded what it replaced.
+        let joined = Previous::of(&cluster(Some("0.2.0"), Some("0.1.0"), "0.1.0"), "0.2.0");
+        assert_eq!(joined.desired, some("0.1.0"));
+        let from_default = Previous::of(&cluster(Some("0.2.0"), Some(""), "0.1.0"), "0.2.0");
+        assert_eq!(from_default.desired, None);
+        // Recorded by an older fleetctl, without what it replaced: what the cluster runs.
+        let old = Previous::of(&cluster(Some("0.2.0"), None, "0.1.0"), "0.2.0");
+        assert_eq!(old.desired, some("0.1.0"));
+        let done = Previous::of(&cluster(Some("0.2.0"), None, "0.2.0"), "0.2.0");
         assert_eq!(done.desired, some("0.2.0"), "upgraded already: nothing lost");
     }
 
@@ -534,7 +571,7 @@ mod tests {
         });
         let hub = Client::try_from(kube::Config::new(url.parse().expect("url"))).expect("client");
         let deadline = Duration::from_millis(100);
-        let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: deadline };
+        let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: deadline, dry_run: None };
         let error = upgrade_within_deadline(&hub, "c1", &options, &|_| {}).await.expect_err("past its deadline");
         assert!(matches!(&error, LifecycleError::Timeout { after, .. } if *after == deadline), "{error}");
         assert_eq!(

@@ -8,11 +8,12 @@ use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
-use super::{LifecycleError, Observer, Outcome, refuse_if_leaving, step, wait_for};
-use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
+use super::{DryRun, LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, wait_for};
 use fleetctl_api::names::VERSION_CLAIM;
+use fleetctl_api::names::{ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_KLUSTERLET_VERSION_FROM};
 use fleetctl_api::{ManagedCluster, ManifestWork};
 use fleetctl_kube::kube_error;
+use kube::ResourceExt;
 
 /// How to upgrade.
 #[derive(Debug, Clone)]
@@ -23,7 +24,25 @@ pub struct UpgradeOptions {
     pub wait: bool,
     /// How long to wait per cluster.
     pub timeout: Duration,
+    /// Say the write instead of making it.
+    pub dry_run: Option<DryRun>,
 }
+
+/// How an upgrade of a cluster began.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// The cluster runs the version asked for and is asked to: nothing to do.
+    Done,
+    /// An upgrade to the version is under way — another run's, or one a stopped run began:
+    /// this run follows it to its end rather than starting another.
+    UnderWay,
+    /// This run recorded the version.
+    Recorded,
+}
+
+/// How many times the version is recorded again after another writer changed the cluster
+/// in between (each time re-read).
+const RECORD_TRIES: usize = 5;
 
 /// Whether `version` is a release version: `1.2.3` or `v1.2.3`, with an optional
 /// pre-release suffix (`-rc.1`).
@@ -37,9 +56,76 @@ pub fn valid_version(version: &str) -> bool {
         && !(core.contains('-') && suffix.is_empty())
 }
 
-/// The version a cluster's agents report running.
+/// The version a cluster's agents report running: the image tag every agent pod runs (the
+/// registration agent reads it from the pods, not from a Deployment's spec); several,
+/// comma-separated, while they roll from one to another.
 pub fn running_version(cluster: &ManagedCluster) -> Option<&str> {
     cluster.status.as_ref()?.cluster_claims.iter().find(|c| c.name == VERSION_CLAIM).map(|c| c.value.as_str())
+}
+
+/// The desired version recorded on a cluster (`None`: the hub's default).
+pub fn desired_version(cluster: &ManagedCluster) -> Option<&str> {
+    cluster.annotations().get(ANNOTATION_KLUSTERLET_VERSION).map(String::as_str)
+}
+
+/// The desired version an upgrade under way replaced (`Some(None)`: the hub's default), as
+/// the upgrade recorded it beside the version it asked for.
+pub fn replaced_version(cluster: &ManagedCluster) -> Option<Option<&str>> {
+    let from = cluster.annotations().get(ANNOTATION_KLUSTERLET_VERSION_FROM)?;
+    Some(Some(from.as_str()).filter(|v| !v.is_empty()))
+}
+
+/// How an upgrade to `version` starts on `cluster`, and the patch it writes if it records
+/// the version: the version, and the one it replaces (empty: the hub's default), in one
+/// write that holds only if nobody changed the cluster since it was read.
+pub fn start(cluster: &ManagedCluster, version: &str) -> (Start, Option<serde_json::Value>) {
+    if desired_version(cluster) == Some(version) {
+        let start = if running_version(cluster) == Some(version) { Start::Done } else { Start::UnderWay };
+        return (start, None);
+    }
+    // An empty version replaced is the hub's default (no annotation), which a rollback restores.
+    let from = desired_version(cluster).unwrap_or("");
+    let patch = json!({"metadata": {
+        "resourceVersion": cluster.resource_version(),
+        "annotations": {ANNOTATION_KLUSTERLET_VERSION: version, ANNOTATION_KLUSTERLET_VERSION_FROM: from},
+    }});
+    (Start::Recorded, Some(patch))
+}
+
+/// Records `version` as the cluster's desired version unless it is already (then the run
+/// follows the upgrade under way); returns how it began, and the cluster as read.
+async fn record(
+    clusters: &Api<ManagedCluster>,
+    name: &str,
+    version: &str,
+    dry_run: Option<DryRun>,
+) -> Result<(Start, ManagedCluster), LifecycleError> {
+    for _ in 0..RECORD_TRIES {
+        let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
+            return Err(LifecycleError::Refused(format!(
+                "cluster {name} not found — list them with `fleetctl get clusters`"
+            )));
+        };
+        refuse_if_leaving(name, &cluster)?;
+        let (start, patch) = start(&cluster, version);
+        let Some(patch) = patch else { return Ok((start, cluster)) };
+        if dry_run.is_some_and(|d| !d.sends()) {
+            return Ok((start, cluster));
+        }
+        let params = match dry_run {
+            Some(dry_run) => dry_run.patch_params(PatchParams::default()),
+            None => PatchParams::default(),
+        };
+        match clusters.patch(name, &params, &Patch::Merge(patch)).await {
+            Ok(_) => return Ok((start, cluster)),
+            // Changed in between (another upgrade, say): read it again.
+            Err(kube::Error::Api(status)) if status.code == 409 => continue,
+            Err(e) => return Err(kube_error(format!("recording the version of {name}"))(e).into()),
+        }
+    }
+    Err(LifecycleError::Failed(format!(
+        "cluster {name} kept changing while its version was recorded ({RECORD_TRIES} tries): run the upgrade again"
+    )))
 }
 
 /// Upgrades one cluster.
@@ -50,23 +136,44 @@ pub async fn upgrade(
     observer: Observer<'_>,
 ) -> Result<Outcome, LifecycleError> {
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
-    let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
-        return Err(LifecycleError::Refused(format!(
-            "cluster {name} not found — list them with `fleetctl get clusters`"
-        )));
-    };
-    refuse_if_leaving(name, &cluster)?;
     let mut steps = Vec::new();
-    let version = options.version.clone();
-    step(observer, &mut steps, name, "hub: desired version recorded", async {
-        let patch = json!({"metadata": {"annotations": {ANNOTATION_KLUSTERLET_VERSION: version}}});
-        clusters
-            .patch(name, &PatchParams::default(), &Patch::Merge(patch))
-            .await
-            .map_err(kube_error(format!("recording the version of {name}")))?;
-        Ok(())
-    })
+    let version = options.version.as_str();
+    let (started, cluster) = step(
+        observer,
+        &mut steps,
+        name,
+        "hub: desired version recorded",
+        record(&clusters, name, version, options.dry_run),
+    )
     .await?;
+    if options.dry_run.is_some() {
+        let was = desired_version(&cluster).unwrap_or("the hub's default");
+        let (result, writes) = match started {
+            Start::Recorded => (
+                format!("would upgrade to {version}"),
+                vec![format!(
+                    "hub: annotate ManagedCluster {name} {ANNOTATION_KLUSTERLET_VERSION}={version} (was {was}); the \
+                     hub then renders the klusterlet work with the new images"
+                )],
+            ),
+            Start::Done => (format!("already running {version}: nothing to write"), Vec::new()),
+            Start::UnderWay => (format!("an upgrade to {version} is under way: nothing to write"), Vec::new()),
+        };
+        return Ok(Outcome::dry_run(name, result, writes));
+    }
+    if started == Start::Done {
+        return Ok(Outcome {
+            cluster: name.to_string(),
+            result: format!("already running {version}"),
+            steps: Vec::new(),
+            conditions: cluster.conditions().to_vec(),
+            writes: Vec::new(),
+        });
+    }
+    if started == Start::UnderWay {
+        let message = format!("an upgrade of {name} to {version} is under way already: following it to its end");
+        observer(Progress::Note { cluster: name.to_string(), message });
+    }
     if options.wait {
         let works: Api<ManifestWork> = Api::namespaced(hub.clone(), name);
         let image_suffix = format!("fleetctl:{}\"", options.version);
@@ -111,12 +218,50 @@ pub async fn upgrade(
         },
         steps,
         conditions: cluster.conditions().to_vec(),
+        writes: Vec::new(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cluster(desired: Option<&str>, from: Option<&str>, running: &str) -> ManagedCluster {
+        let mut cluster = ManagedCluster::accepted("c1");
+        cluster.metadata.resource_version = Some("7".into());
+        let mut annotations = std::collections::BTreeMap::new();
+        if let Some(desired) = desired {
+            annotations.insert(ANNOTATION_KLUSTERLET_VERSION.to_string(), desired.to_string());
+        }
+        if let Some(from) = from {
+            annotations.insert(ANNOTATION_KLUSTERLET_VERSION_FROM.to_string(), from.to_string());
+        }
+        cluster.metadata.annotations = Some(annotations);
+        let claim = fleetctl_api::cluster::ManagedClusterClaim { name: VERSION_CLAIM.into(), value: running.into() };
+        cluster.status = Some(fleetctl_api::ManagedClusterStatus { cluster_claims: vec![claim], ..Default::default() });
+        cluster
+    }
+
+    #[test]
+    fn two_upgrades_of_one_cluster_to_one_version_are_one_upgrade() {
+        // The first records the version and what it replaces, in one write that holds only
+        // if nobody changed the cluster since it was read.
+        let (first, patch) = start(&cluster(Some("0.1.0"), None, "0.1.0"), "0.2.0");
+        assert_eq!(first, Start::Recorded);
+        let patch = patch.expect("a write");
+        assert_eq!(patch["metadata"]["resourceVersion"], "7");
+        assert_eq!(patch["metadata"]["annotations"][ANNOTATION_KLUSTERLET_VERSION], "0.2.0");
+        assert_eq!(patch["metadata"]["annotations"][ANNOTATION_KLUSTERLET_VERSION_FROM], "0.1.0");
+        // The second (or a rerun after a kill) finds it under way and writes nothing.
+        let under_way = cluster(Some("0.2.0"), Some("0.1.0"), "0.1.0");
+        assert_eq!(start(&under_way, "0.2.0"), (Start::UnderWay, None));
+        assert_eq!(replaced_version(&under_way), Some(Some("0.1.0")), "what a rollback restores");
+        // Once it runs there, there is nothing to do.
+        assert_eq!(start(&cluster(Some("0.2.0"), Some("0.1.0"), "0.2.0"), "0.2.0"), (Start::Done, None));
+        // From the hub's default, the default is what it replaces.
+        let (_, patch) = start(&cluster(None, None, "0.1.0"), "0.2.0");
+        assert_eq!(patch.expect("a write")["metadata"]["annotations"][ANNOTATION_KLUSTERLET_VERSION_FROM], "");
+    }
 
     #[test]
     fn versions_are_release_tags() {

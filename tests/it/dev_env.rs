@@ -547,4 +547,8 @@ async fn dev_up_runs_a_hub_and_clusters_whose_deployments_are_processes() {
     assert!(!dir.join("state.json").exists());
     let status = fleetctl(&["dev", "status", "--dir", &dir_arg]);
     assert!(!status.status.success(), "no environment any more");
+    // Down with nothing running is done already, as `kind delete cluster` says.
+    let again = fleetctl(&["dev", "down", "--dir", &dir_arg]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("nothing to stop"));
 }

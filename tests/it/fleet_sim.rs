@@ -96,7 +96,13 @@ async fn simulated_clusters_join_with_their_own_certificates_apply_a_work_and_de
     // Detached from the hub alone, as `detach --all` does: the agents take part and the hub is clean.
     let detaches = futures::stream::iter(&fleet)
         .map(|cluster| {
-            let options = DetachOptions { name: cluster.name().to_string(), wait: true, force: false, timeout: WAIT };
+            let options = DetachOptions {
+                name: cluster.name().to_string(),
+                wait: true,
+                force: false,
+                timeout: WAIT,
+                dry_run: None,
+            };
             let client = client.clone();
             async move { detach(&client, None, &options, &|_| {}).await }
         })

@@ -73,6 +73,13 @@ pub fn is_reserved_label(key: &str) -> bool {
 
 /// On a ManagedCluster: the klusterlet version the cluster should run.
 pub const ANNOTATION_KLUSTERLET_VERSION: &str = "fleetctl.io/klusterlet-version";
+/// Annotation an upgrade writes with the desired version it replaces, in the same write:
+/// the version a failed upgrade rolls back to, whichever run (a second one, or a rerun
+/// after a kill) finds the upgrade under way.
+pub const ANNOTATION_KLUSTERLET_VERSION_FROM: &str = "fleetctl.io/klusterlet-version-from";
+/// Annotation on a ManagedCluster that a fleet file's `apply` imported: the fleet's
+/// identity. `apply --prune` detaches only clusters whose annotation names its fleet.
+pub const ANNOTATION_FLEET: &str = "fleetctl.io/fleet";
 
 // ---------------------------------------------------------------------------------------------
 // Auto-import: the Secret upstream's managedcluster-import-controller reads in a cluster's

@@ -1,6 +1,6 @@
 //! Fleets as code on `dev up`: `plan` shows what `apply` would do and changes nothing;
 //! `apply` imports, relabels and (with `--prune`, confirmed) detaches only the clusters
-//! fleetctl imported that the file no longer lists; a rerun plans nothing; a bad file is
+//! the fleet imported that the file no longer lists — never one imported by hand; a rerun plans nothing; a bad file is
 //! refused naming its line and field before anything changes; an apply killed half-way
 //! is finished by running it again.
 
@@ -22,8 +22,8 @@ use fleetctl_api::ManagedCluster;
 /// on the hub of `dev up`.
 fn write_fleet(dir: &Path, clusters: &[(&str, &str, &str)]) -> PathBuf {
     let mut text = String::from(
-        "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nhub:\n  context: hub\ndefaults:\n  labels:\n    env: dev\n\
-         clusters:\n",
+        "apiVersion: fleetctl.io/v1alpha1\nkind: Fleet\nmetadata: {name: dev-fleet}\nhub:\n  context: hub\ndefaults:\n  \
+         labels:\n    env: dev\nclusters:\n",
     );
     for (name, labels, more) in clusters {
         text.push_str(&format!("  - name: {name}\n    labels: {{{labels}}}\n"));
@@ -66,8 +66,9 @@ fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
 /// Starts `fleetctl apply ARGS` (stdout piped) and reads its progress on stderr until a line
 /// satisfies `until`: the running child, and the lines read.
 fn apply_until(env: &DevUp, args: &[&str], until: impl Fn(&str) -> bool) -> (std::process::Child, Vec<String>) {
+    // Without a terminal, -v says the steps and waves as they go.
     let mut child = Command::new(env!("CARGO_BIN_EXE_fleetctl"))
-        .arg("apply")
+        .args(["apply", "-v"])
         .args(args)
         .env("KUBECONFIG", env.kubeconfig())
         .env_remove("FLEETCTL_HUB_KUBECONFIG")
@@ -178,6 +179,21 @@ async fn apply_makes_the_hub_match_the_file_and_a_rerun_plans_nothing_and_prune_
     assert_eq!(json_of(&pruned)["clusters"][0]["result"], "detached");
     assert_eq!(cluster_names(&env).await, ["cluster1", "cluster2"]);
     assert_eq!(planned(&env, &file, &["--prune"]), []);
+
+    // A cluster imported by hand is not the fleet's: the plan names it as left alone, and
+    // --prune does not touch it.
+    let by_hand = env.fleetctl(&["import", "cluster3", "--hub-context", "hub"]);
+    assert!(by_hand.status.success(), "{}", text(&by_hand.stderr));
+    let output = env.fleetctl(&["plan", "-f", &file_arg, "--prune", "-o", "json"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let plan = json_of(&output);
+    assert_eq!(plan["changes"], serde_json::json!([]), "{plan}");
+    assert_eq!(plan["unmanaged"], serde_json::json!(["cluster3"]), "{plan}");
+    let table = env.fleetctl(&["plan", "-f", &file_arg, "--prune"]);
+    assert!(text(&table.stderr).contains("not managed by this fleet file"), "{}", text(&table.stderr));
+    let pruned = env.fleetctl(&["apply", "-f", &file_arg, "--prune", "--yes"]);
+    assert!(pruned.status.success(), "{}", text(&pruned.stderr));
+    assert!(cluster_names(&env).await.contains(&"cluster3".to_string()), "the hand-made import stays");
 }
 
 #[tokio::test]
@@ -286,7 +302,7 @@ async fn an_apply_stopped_during_its_rollout_says_so_for_the_clusters_it_importe
         let cluster = &report["clusters"][i];
         assert_eq!(
             (cluster["cluster"].as_str(), cluster["result"].as_str()),
-            (Some(*name), Some("failed")),
+            (Some(*name), Some("interrupted")),
             "{report}"
         );
         let error = cluster["error"].as_str().expect("error");

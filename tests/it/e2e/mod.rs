@@ -4,10 +4,12 @@
 mod addons;
 mod auto_import;
 pub mod cli;
+mod exit_codes;
 mod fleet;
 mod fleet_file;
 mod heal;
 pub mod image;
+mod intent;
 mod lifecycle;
 
 use std::path::{Path, PathBuf};

@@ -195,7 +195,8 @@ async fn a_detach_that_sees_the_target_clean_itself_tells_the_hub_instead_of_wai
     let from = hub.clusters().get("c1").await.expect("cluster").resource_version().expect("resourceVersion");
     let mut heard =
         hub.clusters().watch(&WatchParams::default().fields("metadata.name=c1"), &from).await.expect("watch").boxed();
-    let options = DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(20) };
+    let options =
+        DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(20), dry_run: None };
     let detach = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {});
     let remove_klusterlet = async {
         hub.wait_cluster("c1", |c| c.metadata.deletion_timestamp.is_some()).await;
@@ -234,7 +235,8 @@ async fn a_detach_does_not_take_a_target_without_that_clusters_klusterlet_for_a_
     joined_and_available(&hub, "c1").await;
     // The wrong kubeconfig: another cluster's klusterlet, which never goes.
     let other = target_with_klusterlet("c2").await;
-    let options = DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(2) };
+    let options =
+        DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(2), dry_run: None };
     let result = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&other.client), &options, &|_| {}).await;
     assert!(matches!(result, Err(fleetctl::lifecycle::LifecycleError::Timeout { .. })), "{result:?}");
     let cluster = hub.clusters().get("c1").await.expect("still there");
@@ -247,7 +249,8 @@ async fn after_a_forced_detach_the_command_it_recommends_removes_the_klusterlet_
     joined_and_available(&hub, "c1").await;
     let target = target_with_klusterlet("c1").await;
     // The target does not answer: the hub is cleaned by force, and the leftovers named.
-    let options = DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2) };
+    let options =
+        DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2), dry_run: None };
     let detach = |target| fleetctl::lifecycle::detach::detach(&hub.cluster.client, target, &options, &|_| {});
     let forced = detach(None).await.expect("forced");
     for named in [
@@ -292,7 +295,8 @@ async fn a_forced_detach_with_the_target_removes_the_klusterlet_there_then_clean
     let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
     let held = json!({"metadata": {"finalizers": ["operator.open-cluster-management.io/klusterlet-cleanup"]}});
     klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(held)).await.expect("finalizer");
-    let options = DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2) };
+    let options =
+        DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2), dry_run: None };
     let detached = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {})
         .await
         .expect("detached by force");

@@ -1,6 +1,7 @@
 //! Fixtures shared by the integration tests.
 
 pub mod cluster;
+pub mod fake_hub;
 pub mod kubectl;
 pub mod proxy;
 pub mod upstream;

@@ -250,13 +250,15 @@ fn registration_cluster_rules(klusterlet: &str) -> Vec<PolicyRule> {
     ]
 }
 
-/// The registration agent's rules in the agent namespace: its hub credentials, its own
-/// Deployment (it reports the image it runs as the klusterlet version) and leases.
+/// The registration agent's rules in the agent namespace: its hub credentials, the agents'
+/// Deployments and pods (it reports the image the pods run as the klusterlet version, as
+/// they change) and leases.
 fn registration_namespace_rules() -> Vec<PolicyRule> {
     let write = &["get", "list", "watch", "create", "update", "patch"];
     vec![
         rule(&[""], &["secrets"], write),
         rule(&["apps"], &["deployments"], &["get"]),
+        rule(&[""], &["pods"], &["get", "list", "watch"]),
         rule(&["coordination.k8s.io"], &["leases"], write),
     ]
 }

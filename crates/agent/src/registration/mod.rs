@@ -12,19 +12,19 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{Pod, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
 use super::AgentOptions;
 use super::hub::{self, HubClientError, HubConnection};
 use fleetctl_api::conditions::{self as c};
-use fleetctl_api::names::CLUSTER_LEASE;
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, KLUSTERLET};
+use fleetctl_api::names::{CLUSTER_LEASE, VERSION_CLAIM};
 use fleetctl_api::{Klusterlet, ManagedCluster, ManagedClusterStatus};
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use fleetctl_kube::objects;
@@ -286,6 +286,12 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
     // The hub's view of our cluster, so a changed leaseDurationSeconds is followed at once
     // rather than after a tick of the old period (our role may watch this one name).
     let mut cluster_changes = watcher(clusters.clone(), only(&identity.cluster)).default_backoff().boxed();
+    // The agents' pods: a version that starts or stops running is reported at once, not at
+    // the next period, so the hub never shows a version the pods no longer run.
+    let (pods, pods_writer) = reflector::store::<Pod>();
+    let pod_api: Api<Pod> = Api::namespaced(local.clone(), &identity.namespace);
+    let mut pod_changes =
+        reflector(pods_writer, watcher(pod_api, watcher::Config::default())).default_backoff().boxed();
     let mut bootstrap_state = Watched::new(connection.bootstrap_version.clone());
     let mut hub_state = Watched::new(Some(hub.secret_version.clone()));
     let rotation = async {
@@ -367,6 +373,12 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
                     if let Some(Ok(watcher::Event::Apply(changed) | watcher::Event::InitApply(changed))) = event
                         && changed.spec.lease_duration() != period
                     {
+                        break;
+                    }
+                }
+                event = pod_changes.next() => {
+                    let running = status::running_version(pods.state().iter().map(AsRef::as_ref));
+                    if matches!(event, Some(Ok(_))) && running.is_some() && running.as_deref() != reported_version(&cluster) {
                         break;
                     }
                 }
@@ -465,6 +477,12 @@ async fn heartbeat(
         }
     };
     report(&Api::all(hub.client.clone()), cluster, &wanted, fields).await
+}
+
+/// The klusterlet version the cluster's status on the hub says its agents run.
+fn reported_version(cluster: &ManagedCluster) -> Option<&str> {
+    let claims = &cluster.status.as_ref()?.cluster_claims;
+    claims.iter().find(|c| c.name == VERSION_CLAIM).map(|c| c.value.as_str())
 }
 
 /// A HubConnectionDegraded condition as `(status, reason, message)`.

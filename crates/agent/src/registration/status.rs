@@ -1,17 +1,17 @@
 //! What the registration agent reports about its cluster: availability of the local
 //! API server, Kubernetes version, capacity from Nodes, and cluster claims including the
-//! klusterlet version it runs.
+//! klusterlet version it runs — read from what runs, the agents' pods, never from a
+//! Deployment's spec (which names the next version before any pod runs it).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::Client;
 use kube::api::{Api, ListParams};
 use serde_json::{Value, json};
 
-use fleetctl_api::names::{KUBE_VERSION_CLAIM, REGISTRATION_DEPLOYMENT, VERSION, VERSION_CLAIM};
+use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION, VERSION_CLAIM};
 
 /// What the agent saw of its cluster.
 #[derive(Debug)]
@@ -28,7 +28,8 @@ pub struct Observed {
 pub struct Details {
     /// `gitVersion`.
     pub kubernetes: String,
-    /// The klusterlet version (the tag of the registration agent's image).
+    /// The klusterlet version: the image tag the agents' pods run, several (comma-separated)
+    /// while they roll from one version to another.
     pub klusterlet: String,
     /// Sums over Nodes.
     pub capacity: BTreeMap<String, Quantity>,
@@ -49,22 +50,24 @@ pub async fn observe(local: &Client, namespace: &str) -> Observed {
 
 async fn details(local: &Client, namespace: &str) -> Result<Details, kube::Error> {
     let kubernetes = local.apiserver_version().await?.git_version;
-    let deployment = Api::<Deployment>::namespaced(local.clone(), namespace).get_opt(REGISTRATION_DEPLOYMENT).await?;
-    // Run outside its Deployment (by hand, or in the dev environment's process), the agent
+    let pods = Api::<Pod>::namespaced(local.clone(), namespace).list(&ListParams::default()).await?.items;
+    // Run outside a pod (by hand, or as a task of the dev environment's process), the agent
     // is the version it was built as.
-    let klusterlet = match deployment {
-        Some(deployment) => image_tag(&deployment).unwrap_or(VERSION).to_string(),
-        None => VERSION.to_string(),
-    };
+    let klusterlet = running_version(&pods).unwrap_or_else(|| VERSION.to_string());
     let nodes = Api::<Node>::all(local.clone()).list(&ListParams::default()).await?.items;
     let (capacity, allocatable) = sums(&nodes);
     Ok(Details { kubernetes, klusterlet, capacity, allocatable })
 }
 
-/// The tag of the image of a Deployment's first container.
-fn image_tag(deployment: &Deployment) -> Option<&str> {
-    let container = deployment.spec.as_ref()?.template.spec.as_ref()?.containers.first()?;
-    Some(container.image.as_deref()?.rsplit_once(':')?.1)
+/// The klusterlet version the agents' pods run: the image tag of every container that runs,
+/// as the kubelet reports it (a container still waiting for its image, or one that ended,
+/// runs nothing); the tags comma-separated, in order, when they differ — a rollout under
+/// way. `None` when no container runs.
+pub fn running_version<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Option<String> {
+    let statuses = pods.into_iter().filter_map(|pod| pod.status.as_ref()?.container_statuses.as_ref()).flatten();
+    let running = statuses.filter(|c| c.state.as_ref().is_some_and(|s| s.running.is_some()));
+    let tags: BTreeSet<String> = running.filter_map(|c| Some(c.image.rsplit_once(':')?.1.to_string())).collect();
+    (!tags.is_empty()).then(|| tags.into_iter().collect::<Vec<_>>().join(","))
 }
 
 /// Parses a CPU or memory quantity into a base unit (millicores, bytes).
@@ -138,6 +141,30 @@ pub fn status_fields(details: &Details) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pod(image: &str, state: serde_json::Value) -> Pod {
+        serde_json::from_value(json!({
+            "spec": {"containers": [{"name": "agent", "image": image}]},
+            "status": {"containerStatuses": [
+                {"name": "agent", "image": image, "imageID": image, "ready": true, "restartCount": 0, "state": state}
+            ]},
+        }))
+        .expect("pod")
+    }
+
+    #[test]
+    fn the_version_is_what_the_agents_containers_run_and_both_while_they_roll() {
+        let running = || json!({"running": {"startedAt": "2025-01-01T00:00:00Z"}});
+        let old = pod("quay.io/fleetctl/fleetctl:0.1.0", running());
+        let new = pod("quay.io/fleetctl/fleetctl:0.2.0", running());
+        assert_eq!(running_version([&old, &old]).as_deref(), Some("0.1.0"));
+        assert_eq!(running_version([&old, &new]).as_deref(), Some("0.1.0,0.2.0"), "a rollout under way");
+        // A container waiting for an image that cannot be pulled, or one that ended, runs nothing.
+        let pulling = pod("quay.io/fleetctl/fleetctl:9.9.9", json!({"waiting": {"reason": "ImagePullBackOff"}}));
+        let ended = pod("quay.io/fleetctl/fleetctl:0.0.9", json!({"terminated": {"exitCode": 0}}));
+        assert_eq!(running_version([&old, &pulling, &ended]).as_deref(), Some("0.1.0"));
+        assert_eq!(running_version([&pulling]), None);
+    }
 
     #[test]
     fn node_capacity_is_summed_in_kubernetes_units() {
