@@ -1090,7 +1090,9 @@ mod tests {
             ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "webhooks", key("name")),
             ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "webhooks.rules", ListStrategy::Atomic),
             ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", "webhooks.matchConditions", key("name")),
-            ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "status.conditions", key("type")),
+            // Tagged `+listType=map` only, a server-side apply rule: a strategic merge replaces them.
+            ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "status.conditions", ListStrategy::Atomic),
+            ("certificates.k8s.io/v1", "CertificateSigningRequest", "status.conditions", ListStrategy::Atomic),
             // `properties` is a map: the segment after it is a property's name.
             (
                 "apiextensions.k8s.io/v1",
@@ -1098,7 +1100,6 @@ mod tests {
                 "spec.versions.schema.openAPIV3Schema.properties.spec.x-kubernetes-validations",
                 key("rule"),
             ),
-            ("certificates.k8s.io/v1", "CertificateSigningRequest", "status.conditions", key("type")),
             ("rbac.authorization.k8s.io/v1", "ClusterRole", "rules", ListStrategy::Atomic),
             ("rbac.authorization.k8s.io/v1", "RoleBinding", "subjects", ListStrategy::Atomic),
             ("v1", "ConfigMap", "metadata.finalizers", ListStrategy::Set),
