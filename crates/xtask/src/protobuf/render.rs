@@ -14,7 +14,8 @@ pub fn generated(tables: &Tables, versions: &str) -> String {
     let mut out = String::new();
     let types: BTreeSet<&str> = tables.messages.values().flatten().map(|entry| type_name(&entry.ty)).collect();
     let rules: BTreeSet<&str> = tables.messages.values().flatten().map(|entry| rule_name(entry.rule)).collect();
-    let patches: BTreeSet<&str> = tables.messages.values().flatten().filter_map(|entry| patch_name(&entry.patch)).collect();
+    let patches: BTreeSet<&str> =
+        tables.messages.values().flatten().filter_map(|entry| patch_name(&entry.patch)).collect();
     // `writeln!` into a String cannot fail.
     let _ = writeln!(
         out,

@@ -1,5 +1,6 @@
 //! Builds the field tables: for each message reachable from the served kinds, how each of its
-//! protobuf fields maps onto JSON. Numbers, wire types, `repeated` and `map` come from k8s-pb;
+//! protobuf fields maps onto JSON, and how a strategic merge patch treats it. Numbers, wire
+//! types, `repeated`, `map` and the Go tags' patch markers come from k8s-pb;
 //! the kinds, JSON names and inlined structs from k8s-openapi; whether Go writes a scalar even at
 //! its zero value from `zero_values.txt` (neither crate keeps Go's pointer-ness and `omitempty`).
 
@@ -222,7 +223,10 @@ fn check_merge_keys(messages: &BTreeMap<MessageName, Vec<Entry>>) -> Result<(), 
         for entry in entries {
             let (Some(key), ValueType::Message(element)) = (entry.patch.merge_key(), &entry.ty) else { continue };
             if !has_json_field(messages, element, key) {
-                return Err(GenerateError::Patch(format!("{owner}.{}: merge key {key} is no field of {element}", entry.json)));
+                return Err(GenerateError::Patch(format!(
+                    "{owner}.{}: merge key {key} is no field of {element}",
+                    entry.json
+                )));
             }
         }
     }
@@ -370,4 +374,38 @@ fn without_schema(name: &MessageName, fields: &[Field]) -> Result<Vec<String>, G
 /// `$ref`): the two case conventions and JSON's punctuation fall away.
 fn normalize(name: &str) -> String {
     name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(shape: Shape, value: Scalar, strategy: Option<&str>, merge_key: Option<&str>) -> Field {
+        let markers = PatchMarkers { strategy: strategy.map(str::to_string), merge_key: merge_key.map(str::to_string) };
+        Field { ident: "f".into(), number: 1, value, shape, markers }
+    }
+
+    fn message() -> Scalar {
+        Scalar::Message(MessageName { module: "api::core::v1".into(), name: "Container".into() })
+    }
+
+    #[test]
+    fn patch_markers_become_the_rule_go_merges_by_and_must_fit_the_field() {
+        use Shape::{Repeated, Single};
+        let rule = |shape, value, strategy, key| PatchRule::of(&field(shape, value, strategy, key));
+        assert_eq!(rule(Repeated, message(), None, None), Ok(PatchRule::Plain));
+        assert_eq!(rule(Repeated, Scalar::String, Some("merge"), None), Ok(PatchRule::Merge));
+        assert_eq!(rule(Repeated, message(), Some("merge"), Some("name")), Ok(PatchRule::MergeKey("name".into())));
+        assert_eq!(
+            rule(Repeated, message(), Some("merge,retainKeys"), Some("name")),
+            Ok(PatchRule::MergeKeyRetainKeys("name".into()))
+        );
+        assert_eq!(rule(Single, message(), Some("retainKeys"), None), Ok(PatchRule::RetainKeys));
+        assert_eq!(rule(Single, message(), Some("replace"), None), Ok(PatchRule::Replace));
+        // A key on scalars, a keyless merge of objects, a key without a strategy: not Go's tags.
+        assert!(rule(Repeated, Scalar::String, Some("merge"), Some("name")).is_err());
+        assert!(rule(Repeated, message(), Some("merge"), None).is_err());
+        assert!(rule(Repeated, message(), None, Some("name")).is_err());
+        assert!(rule(Single, message(), Some("merge"), Some("name")).is_err());
+    }
 }

@@ -1050,6 +1050,7 @@ mod tests {
     /// generated tables: no hand-kept list answers any of them.
     #[test]
     fn builtin_lists_merge_by_the_patch_merge_key_of_their_go_field() {
+        const ADMISSION: &str = "admissionregistration.k8s.io/v1";
         let key = |k: &str| ListStrategy::Map(vec![k.to_string()]);
         let cases = [
             ("v1", "Pod", "spec.containers", key("name")),
@@ -1087,9 +1088,9 @@ mod tests {
             ("v1", "Service", "spec.ports", key("port")),
             ("v1", "ServiceAccount", "secrets", key("name")),
             ("v1", "ServiceAccount", "imagePullSecrets", ListStrategy::Atomic),
-            ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "webhooks", key("name")),
-            ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "webhooks.rules", ListStrategy::Atomic),
-            ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", "webhooks.matchConditions", key("name")),
+            (ADMISSION, "ValidatingWebhookConfiguration", "webhooks", key("name")),
+            (ADMISSION, "ValidatingWebhookConfiguration", "webhooks.rules", ListStrategy::Atomic),
+            (ADMISSION, "MutatingWebhookConfiguration", "webhooks.matchConditions", key("name")),
             // Tagged `+listType=map` only, a server-side apply rule: a strategic merge replaces them.
             ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "status.conditions", ListStrategy::Atomic),
             ("certificates.k8s.io/v1", "CertificateSigningRequest", "status.conditions", ListStrategy::Atomic),
@@ -1119,8 +1120,11 @@ mod tests {
     #[test]
     fn every_builtin_kind_has_a_generated_table_for_its_patch_rules() {
         for kind in BUILTIN {
-            let api_version =
-                if kind.group.is_empty() { kind.version.to_string() } else { format!("{}/{}", kind.group, kind.version) };
+            let api_version = if kind.group.is_empty() {
+                kind.version.to_string()
+            } else {
+                format!("{}/{}", kind.group, kind.version)
+            };
             assert!(protobuf::message(&api_version, kind.kind).is_some(), "{api_version} {}", kind.kind);
         }
     }

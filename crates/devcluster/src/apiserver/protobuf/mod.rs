@@ -18,8 +18,8 @@ mod transcode;
 mod wire;
 
 pub use encode::EncodeError;
-pub use negotiate::{Accepted, accepted};
 pub use generated::OBJECT_META;
+pub use negotiate::{Accepted, accepted};
 pub use table::{Field, Patch, field_at};
 
 #[cfg(test)]
