@@ -90,7 +90,8 @@ fn use_list(prefix: &str, names: Vec<&str>) -> String {
     }
     let mut lines = vec![String::from("   ")];
     for name in names {
-        let line = lines.last_mut().filter(|line| line.len() + 1 + name.len() + 1 <= MAX_WIDTH);
+        // The line, a space, the name and its comma.
+        let line = lines.last_mut().filter(|line| line.len() + name.len() + 2 <= MAX_WIDTH);
         match line {
             Some(line) => {
                 line.push(' ');
