@@ -459,6 +459,49 @@ fn a_strategic_patch_merges_a_container_env_list_by_name() {
     assert_eq!(generation(&patched), 2);
 }
 
+/// A ValidatingWebhookConfiguration `guards` with webhooks `a.guards.example.com` and
+/// `b.guards.example.com`, the second checking `b_resources`.
+fn webhooks(b_resources: &str) -> String {
+    let webhook = |name: &str, resources: &str| {
+        format!(
+            r"- name: {name}.guards.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: Ignore
+  clientConfig:
+    service: {{namespace: default, name: guard, path: /{name}}}
+  rules:
+  - {{apiGroups: [example.com], apiVersions: [v1], operations: [CREATE], resources: [{resources}]}}
+"
+        )
+    };
+    format!(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: guards\nwebhooks:\n{}{}",
+        webhook("a", "widgets"),
+        webhook("b", b_resources)
+    )
+}
+
+#[test]
+fn a_second_kubectl_apply_merges_webhooks_by_their_patch_merge_key_name() {
+    let Some(k) = cluster() else { return };
+    k.apply(&webhooks("gadgets"));
+
+    // kubectl sends `$setElementOrder/webhooks` with the changed webhook alone: the server
+    // must match list elements by `name`, the Go field's patchMergeKey.
+    let out = k.apply(&webhooks("gizmos"));
+    assert!(out.contains("validatingwebhookconfiguration.admissionregistration.k8s.io/guards configured"), "{out}");
+    let applied = k.json(&["get", "validatingwebhookconfiguration", "guards"]);
+    let webhooks = applied["webhooks"].as_array().expect("webhooks");
+    let names: Vec<&str> = webhooks.iter().filter_map(|w| w["name"].as_str()).collect();
+    assert_eq!(names, ["a.guards.example.com", "b.guards.example.com"]);
+    let resources = |webhook: &Value| webhook["rules"][0]["resources"].clone();
+    assert_eq!(resources(&webhooks[0]), serde_json::json!(["widgets"]));
+    // `rules` has no patch strategy: replaced whole, not merged with the old resources.
+    assert_eq!(resources(&webhooks[1]), serde_json::json!(["gizmos"]));
+    assert_eq!(webhooks[1]["clientConfig"]["service"]["path"], "/b");
+}
+
 #[test]
 fn a_strategic_patch_of_a_custom_resource_is_refused_as_unsupported() {
     let Some(k) = cluster() else { return };

@@ -997,15 +997,15 @@ fn apply_conflict(rt: &ResourceType, name: &str, conflicts: &[(String, String)])
     err
 }
 
-/// The list strategies of a resource: built-in merge keys, or the CRD schema's list types.
+/// The list strategies of a resource: a built-in kind's patch merge keys (from its generated
+/// tables), or the CRD schema's list types.
 pub fn strategies(rt: &ResourceType) -> impl Fn(&str) -> ListStrategy + use<> {
     let schema = rt.schema().cloned().map(Arc::new);
-    let group = rt.group.clone();
+    let api_version = rt.api_version();
     let kind = rt.kind.clone();
     move |path: &str| match &schema {
         Some(s) => schema::list_strategy(s, path),
-        None if path == "metadata.finalizers" => ListStrategy::Set,
-        None => patch::builtin_strategy(&group, &kind, path),
+        None => patch::builtin_strategy(&api_version, &kind, path),
     }
 }
 

@@ -35,6 +35,8 @@ pub enum GenerateError {
     Missing(String),
     #[error("no JSON name for {0}: neither a k8s-openapi field nor an inlined struct")]
     Unnamed(String),
+    #[error("strategic merge patch markers of {0}")]
+    Patch(String),
     #[error("zero_values.txt: {0}")]
     ZeroValues(String),
     #[error("stale generated files (run `cargo run -p xtask -- protobuf`): {0}")]

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use syn::{Attribute, Fields, GenericArgument, Item, PathArguments, Type};
+use syn::{Attribute, Expr, ExprLit, Fields, GenericArgument, Item, Lit, Meta, MetaNameValue, PathArguments, Type};
 
 use super::GenerateError;
 use super::sources::rust_files;
@@ -49,6 +49,16 @@ pub struct Field {
     pub number: u32,
     pub value: Scalar,
     pub shape: Shape,
+    pub markers: PatchMarkers,
+}
+
+/// A field's strategic-merge-patch markers: the Go field's `patchStrategy` and `patchMergeKey`
+/// tags, which k8s-pb keeps as `+patchStrategy=` and `+patchMergeKey=` lines of its doc comment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PatchMarkers {
+    /// `merge`, `retainKeys`, `merge,retainKeys` or `replace`.
+    pub strategy: Option<String>,
+    pub merge_key: Option<String>,
 }
 
 #[derive(Default)]
@@ -157,9 +167,33 @@ fn message_fields(module: &str, fields: &Fields) -> Result<Vec<Field>, FieldErro
             ),
             other => return Err(FieldError(format!("{ident}: unknown protobuf type {other:?}"))),
         };
-        out.push(Field { ident, number, value, shape });
+        let markers = patch_markers(&field.attrs).map_err(|e| FieldError(format!("{ident}: {e}")))?;
+        out.push(Field { ident, number, value, shape, markers });
     }
     Ok(out)
+}
+
+/// The `+patchStrategy=` and `+patchMergeKey=` lines of a field's doc comment (`#[doc = "…"]`).
+fn patch_markers(attrs: &[Attribute]) -> Result<PatchMarkers, String> {
+    let mut markers = PatchMarkers::default();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
+        let Meta::NameValue(MetaNameValue { value: Expr::Lit(ExprLit { lit: Lit::Str(line), .. }), .. }) = &attr.meta
+        else {
+            continue;
+        };
+        let line = line.value();
+        let Some((marker, value)) = line.trim().split_once('=') else { continue };
+        let slot = match marker {
+            "+patchStrategy" => &mut markers.strategy,
+            "+patchMergeKey" => &mut markers.merge_key,
+            _ => continue,
+        };
+        // Go allows one tag of each; two lines would mean the doc is not what it seems.
+        if slot.replace(value.to_string()).is_some() {
+            return Err(format!("two {marker} markers"));
+        }
+    }
+    Ok(markers)
 }
 
 /// The message a field holds: the innermost type of `Option<…>`, `Vec<…>`, `Box<…>` or

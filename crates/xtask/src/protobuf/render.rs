@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::prost::MessageName;
-use super::tables::{Entry, Rule, Tables, ValueType};
+use super::tables::{Entry, PatchRule, Rule, Tables, ValueType};
 
 const COMMAND: &str = "cargo run -p xtask -- protobuf";
 
@@ -14,6 +14,8 @@ pub fn generated(tables: &Tables, versions: &str) -> String {
     let mut out = String::new();
     let types: BTreeSet<&str> = tables.messages.values().flatten().map(|entry| type_name(&entry.ty)).collect();
     let rules: BTreeSet<&str> = tables.messages.values().flatten().map(|entry| rule_name(entry.rule)).collect();
+    let patches: BTreeSet<&str> =
+        tables.messages.values().flatten().filter_map(|entry| patch_name(&entry.patch)).collect();
     // `writeln!` into a String cannot fail.
     let _ = writeln!(
         out,
@@ -30,6 +32,7 @@ pub fn generated(tables: &Tables, versions: &str) -> String {
         out.push('\n');
     }
     let _ = writeln!(out, "use super::table::Field;");
+    let _ = writeln!(out, "{}", use_list("use super::table::Patch::", patches.into_iter().collect()));
     let _ = writeln!(out, "{}", use_list("use super::table::Type::", types.into_iter().collect()));
     let _ = writeln!(out, "use super::table::{{{}}};\n", rules.into_iter().collect::<Vec<_>>().join(", "));
     let _ = writeln!(out, "/// The kinds with a protobuf form: (apiVersion, kind, message).");
@@ -41,6 +44,8 @@ pub fn generated(tables: &Tables, versions: &str) -> String {
     let _ = writeln!(out, "];\n");
     let _ = writeln!(out, "/// `ListMeta`, the metadata of every `<Kind>List`.");
     let _ = writeln!(out, "pub static LIST_META: &[Field] = &{};", const_name(&tables.list_meta));
+    let _ = writeln!(out, "/// `ObjectMeta`, the metadata of every object.");
+    let _ = writeln!(out, "pub static OBJECT_META: &[Field] = &{};", const_name(&tables.object_meta));
     for (name, entries) in &tables.messages {
         let _ = writeln!(out, "\n#[rustfmt::skip]");
         let _ = writeln!(out, "static {}: [Field; {}] = [", const_name(name), entries.len());
@@ -85,7 +90,8 @@ fn use_list(prefix: &str, names: Vec<&str>) -> String {
     }
     let mut lines = vec![String::from("   ")];
     for name in names {
-        let line = lines.last_mut().filter(|line| line.len() + 1 + name.len() + 1 <= MAX_WIDTH);
+        // The line, a space, the name and its comma.
+        let line = lines.last_mut().filter(|line| line.len() + name.len() + 2 <= MAX_WIDTH);
         match line {
             Some(line) => {
                 line.push(' ');
@@ -106,9 +112,26 @@ fn field(entry: &Entry) -> String {
         | ValueType::SchemaOrStringArray(message) => format!("{}(&{})", type_name(&entry.ty), const_name(message)),
         other => type_name(other).to_string(),
     };
-    match entry.rule {
+    let field = match entry.rule {
         Rule::Merge => format!("merge({}, {ty})", entry.number),
         rule => format!("{}({}, {:?}, {ty})", rule_name(rule), entry.number, entry.json),
+    };
+    match (patch_name(&entry.patch), entry.patch.merge_key()) {
+        (None, _) => field,
+        (Some(name), None) => format!("{field}.patch({name})"),
+        (Some(name), Some(key)) => format!("{field}.patch({name}({key:?}))"),
+    }
+}
+
+/// The variant of `table::Patch` a rule is written as; `None` for the default, left unwritten.
+fn patch_name(patch: &PatchRule) -> Option<&'static str> {
+    match patch {
+        PatchRule::Plain => None,
+        PatchRule::Merge => Some("Merge"),
+        PatchRule::MergeKey(_) => Some("MergeKey"),
+        PatchRule::MergeKeyRetainKeys(_) => Some("MergeKeyRetainKeys"),
+        PatchRule::RetainKeys => Some("RetainKeys"),
+        PatchRule::Replace => Some("Replace"),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Builds the field tables: for each message reachable from the served kinds, how each of its
-//! protobuf fields maps onto JSON. Numbers, wire types, `repeated` and `map` come from k8s-pb;
+//! protobuf fields maps onto JSON, and how a strategic merge patch treats it. Numbers, wire
+//! types, `repeated`, `map` and the Go tags' patch markers come from k8s-pb;
 //! the kinds, JSON names and inlined structs from k8s-openapi; whether Go writes a scalar even at
 //! its zero value from `zero_values.txt` (neither crate keeps Go's pointer-ness and `omitempty`).
 
@@ -7,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::GenerateError;
 use super::openapi::OpenApi;
-use super::prost::{Field, MessageName, Prost, Scalar, Shape};
+use super::prost::{Field, MessageName, PatchMarkers, Prost, Scalar, Shape};
 use super::zero_values::ZeroValues;
 
 /// The transcoder's value types (`table::Type` in the server).
@@ -43,12 +44,63 @@ pub enum Rule {
     Merge,
 }
 
+/// A field's strategic-merge-patch rule from its Go tags (`table::Patch` in the server, by its
+/// variant names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatchRule {
+    /// No `patchStrategy`.
+    Plain,
+    /// `merge` without a key: a list of scalars merged as a set.
+    Merge,
+    /// `merge` with `patchMergeKey`: a list of objects merged by that field.
+    MergeKey(String),
+    /// `merge,retainKeys` with `patchMergeKey`.
+    MergeKeyRetainKeys(String),
+    /// `retainKeys` on a struct.
+    RetainKeys,
+    /// `replace`.
+    Replace,
+}
+
+impl PatchRule {
+    /// The rule the markers of `field` state, if they fit its shape.
+    fn of(field: &Field) -> Result<Self, String> {
+        let PatchMarkers { strategy, merge_key } = &field.markers;
+        let list = field.shape == Shape::Repeated;
+        let of_objects = matches!(field.value, Scalar::Message(_));
+        Ok(match (strategy.as_deref(), merge_key) {
+            (None, None) => Self::Plain,
+            (Some("merge"), None) if list && !of_objects => Self::Merge,
+            (Some("merge"), Some(key)) if list && of_objects => Self::MergeKey(key.clone()),
+            (Some("merge,retainKeys"), Some(key)) if list && of_objects => Self::MergeKeyRetainKeys(key.clone()),
+            (Some("retainKeys"), None) if !list && of_objects => Self::RetainKeys,
+            (Some("replace"), None) => Self::Replace,
+            (strategy, key) => {
+                return Err(format!(
+                    "patchStrategy {strategy:?} with patchMergeKey {key:?} on a {} of {}",
+                    if list { "list" } else { "field" },
+                    if of_objects { "messages" } else { "scalars" }
+                ));
+            }
+        })
+    }
+
+    /// The key its list merges by.
+    pub fn merge_key(&self) -> Option<&str> {
+        match self {
+            Self::MergeKey(key) | Self::MergeKeyRetainKeys(key) => Some(key),
+            Self::Plain | Self::Merge | Self::RetainKeys | Self::Replace => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub number: u32,
     pub json: String,
     pub ty: ValueType,
     pub rule: Rule,
+    pub patch: PatchRule,
 }
 
 /// A kind with a protobuf form: its envelope's apiVersion and kind, and its message.
@@ -67,6 +119,8 @@ pub struct Tables {
     pub messages: BTreeMap<MessageName, Vec<Entry>>,
     /// `ListMeta`, which every `<Kind>List` carries.
     pub list_meta: MessageName,
+    /// `ObjectMeta`, every object's metadata (a custom resource's too).
+    pub object_meta: MessageName,
     /// The k8s-pb fields left out: newer than k8s-openapi's Kubernetes version.
     pub newer: Vec<String>,
 }
@@ -156,8 +210,35 @@ pub fn build(prost: &Prost, openapi: &OpenApi, zero_values: &ZeroValues) -> Resu
         builder.message(&kind.message, None)?;
     }
     builder.message(&list_meta, None)?;
+    let object_meta = meta("ObjectMeta");
+    builder.message(&object_meta, None)?;
     zero_values.check_all_used(&builder.used)?;
-    Ok(Tables { kinds, messages: builder.messages, list_meta, newer: builder.newer })
+    check_merge_keys(&builder.messages)?;
+    Ok(Tables { kinds, messages: builder.messages, list_meta, object_meta, newer: builder.newer })
+}
+
+/// Every merge key names a JSON field of the list's elements, or the server could not merge by it.
+fn check_merge_keys(messages: &BTreeMap<MessageName, Vec<Entry>>) -> Result<(), GenerateError> {
+    for (owner, entries) in messages {
+        for entry in entries {
+            let (Some(key), ValueType::Message(element)) = (entry.patch.merge_key(), &entry.ty) else { continue };
+            if !has_json_field(messages, element, key) {
+                return Err(GenerateError::Patch(format!(
+                    "{owner}.{}: merge key {key} is no field of {element}",
+                    entry.json
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `message` (or a struct it inlines) has the JSON field `name`.
+fn has_json_field(messages: &BTreeMap<MessageName, Vec<Entry>>, message: &MessageName, name: &str) -> bool {
+    messages.get(message).into_iter().flatten().any(|field| match (&field.rule, &field.ty) {
+        (Rule::Merge, ValueType::Message(inlined)) => has_json_field(messages, inlined, name),
+        _ => field.json == name,
+    })
 }
 
 /// The group of an apiVersion (`""` for core), so that core sorts first.
@@ -226,6 +307,7 @@ impl Builder<'_> {
             self.newer.push(format!("{owner}.{}", field.ident));
             return Ok(None);
         }
+        let patch = PatchRule::of(field).map_err(|e| GenerateError::Patch(format!("{owner}.{}: {e}", field.ident)))?;
         for reached in reached_messages(&ty) {
             // An inlined message has no JSON name of its own: its fields are the owner's.
             self.message(&reached, inlined.then_some(json))?;
@@ -233,7 +315,7 @@ impl Builder<'_> {
         let Some(named) = named else {
             // A struct embedded with `json:",inline"`: a nested message on the wire, its
             // fields flattened into the owner's JSON (and into its k8s-openapi struct).
-            return Ok(Some(Entry { number: field.number, json: String::new(), ty, rule: Rule::Merge }));
+            return Ok(Some(Entry { number: field.number, json: String::new(), ty, rule: Rule::Merge, patch }));
         };
         let rule = match field.shape {
             Shape::Repeated => Rule::List,
@@ -245,7 +327,7 @@ impl Builder<'_> {
                 if self.zero_values.written_when_zero(owner, named)? { Rule::Keep } else { Rule::Omit }
             }
         };
-        Ok(Some(Entry { number: field.number, json: named.clone(), ty, rule }))
+        Ok(Some(Entry { number: field.number, json: named.clone(), ty, rule, patch }))
     }
 
     /// Whether `message` is a struct inlined into the owner whose JSON fields are `json`: it has
@@ -292,4 +374,38 @@ fn without_schema(name: &MessageName, fields: &[Field]) -> Result<Vec<String>, G
 /// `$ref`): the two case conventions and JSON's punctuation fall away.
 fn normalize(name: &str) -> String {
     name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(shape: Shape, value: Scalar, strategy: Option<&str>, merge_key: Option<&str>) -> Field {
+        let markers = PatchMarkers { strategy: strategy.map(str::to_string), merge_key: merge_key.map(str::to_string) };
+        Field { ident: "f".into(), number: 1, value, shape, markers }
+    }
+
+    fn message() -> Scalar {
+        Scalar::Message(MessageName { module: "api::core::v1".into(), name: "Container".into() })
+    }
+
+    #[test]
+    fn patch_markers_become_the_rule_go_merges_by_and_must_fit_the_field() {
+        use Shape::{Repeated, Single};
+        let rule = |shape, value, strategy, key| PatchRule::of(&field(shape, value, strategy, key));
+        assert_eq!(rule(Repeated, message(), None, None), Ok(PatchRule::Plain));
+        assert_eq!(rule(Repeated, Scalar::String, Some("merge"), None), Ok(PatchRule::Merge));
+        assert_eq!(rule(Repeated, message(), Some("merge"), Some("name")), Ok(PatchRule::MergeKey("name".into())));
+        assert_eq!(
+            rule(Repeated, message(), Some("merge,retainKeys"), Some("name")),
+            Ok(PatchRule::MergeKeyRetainKeys("name".into()))
+        );
+        assert_eq!(rule(Single, message(), Some("retainKeys"), None), Ok(PatchRule::RetainKeys));
+        assert_eq!(rule(Single, message(), Some("replace"), None), Ok(PatchRule::Replace));
+        // A key on scalars, a keyless merge of objects, a key without a strategy: not Go's tags.
+        assert!(rule(Repeated, Scalar::String, Some("merge"), Some("name")).is_err());
+        assert!(rule(Repeated, message(), Some("merge"), None).is_err());
+        assert!(rule(Repeated, message(), None, Some("name")).is_err());
+        assert!(rule(Single, message(), Some("merge"), Some("name")).is_err());
+    }
 }

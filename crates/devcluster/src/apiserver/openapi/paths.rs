@@ -28,6 +28,12 @@ pub struct PathItem {
     patch: Option<Operation>,
 }
 
+/// An operation, without kube-apiserver's `requestBody`: kubectl 1.32 builds an apply's
+/// strategic merge patch from `/openapi/v3` only for a kind whose PATCH declares
+/// `application/strategic-merge-patch+json` in its request body (`gvkSupportsPatchOpenAPIV3`),
+/// reading `x-kubernetes-patch-strategy` and `-merge-key` from the schemas, which k8s-openapi's
+/// lack. Without one (and with v2 listing no paths) it uses its compiled-in Go types, whose tags
+/// are the ones the server merges by (`protobuf::Patch`, generated from the same Go fields).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Operation {

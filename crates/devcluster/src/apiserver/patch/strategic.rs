@@ -6,6 +6,7 @@
 //! but put elements the patch introduces *before* the untouched live ones unless the
 //! patch carries `$setElementOrder` (kubectl's `apply` always does, `patch` does not).
 
+use super::super::protobuf::{self, Patch};
 use super::{ListStrategy, PatchError, Strategies};
 use serde_json::{Map, Value};
 
@@ -36,109 +37,25 @@ pub fn strategic_merge_patch(target: &mut Value, patch: &Value, strategies: Stra
     Ok(())
 }
 
-/// Answers how the list at `path` of a built-in kind merges (its `patchStrategy` and
-/// `patchMergeKey` in the Kubernetes Go types).
+/// Answers how the list at `path` of a built-in kind merges: its Go field's `patchStrategy`
+/// and `patchMergeKey`, found by walking the kind's generated message table (the protobuf
+/// codec's, which carries each field's tags) field by field.
 ///
-/// `group` is the API group (`""` for the core group) and `path` the dotted field path
-/// without list positions, e.g. `spec.template.spec.containers.env`. Lists nobody
-/// describes are atomic, which is also the answer for every custom resource.
-pub fn builtin_strategy(group: &str, kind: &str, path: &str) -> ListStrategy {
-    let is = |g: &str, k: &str| g == group && k == kind;
-    let metadata_rule = || {
-        let extra = EXTRA_OBJECT_META.iter().filter(|(g, k, _)| is(g, k)).map(|(_, _, prefix)| *prefix);
-        std::iter::once("metadata")
-            .chain(extra)
-            .find_map(|prefix| relative(path, prefix).and_then(|rest| lookup(OBJECT_META, rest)))
+/// `path` is the dotted field path without list positions, e.g.
+/// `spec.template.spec.containers.env`. Lists without tags are atomic, as is every list of a
+/// kind without a table (a custom resource's) but those of its `metadata`, an ObjectMeta like
+/// every object's.
+pub fn builtin_strategy(api_version: &str, kind: &str, path: &str) -> ListStrategy {
+    let field = match (protobuf::message(api_version, kind), path.strip_prefix("metadata.")) {
+        (Some(message), _) => protobuf::field_at(message, path),
+        (None, Some(in_metadata)) => protobuf::field_at(protobuf::OBJECT_META, in_metadata),
+        (None, None) => None,
     };
-    let pod_spec_rule = || {
-        POD_SPEC_AT
-            .iter()
-            .filter(|(g, k, _)| is(g, k))
-            .find_map(|(_, _, prefix)| relative(path, prefix).and_then(pod_spec_list))
-    };
-    let kind_rule = || KIND_LISTS.iter().find(|(g, k, p, _)| is(g, k) && *p == path).map(|(_, _, _, rule)| *rule);
-    metadata_rule().or_else(pod_spec_rule).or_else(kind_rule).map_or(ListStrategy::Atomic, Rule::strategy)
-}
-
-/// A non-atomic list's merge rule, in a form that fits in static tables.
-#[derive(Debug, Clone, Copy)]
-enum Rule {
-    /// Merge elements by this key field (`patchMergeKey`).
-    Key(&'static str),
-    /// Merge scalars as a set (`patchStrategy: merge` without a key).
-    Set,
-}
-
-impl Rule {
-    fn strategy(self) -> ListStrategy {
-        match self {
-            Rule::Key(key) => ListStrategy::Map(vec![key.to_string()]),
-            Rule::Set => ListStrategy::Set,
-        }
+    match field.map(|field| field.patch) {
+        Some(Patch::MergeKey(key) | Patch::MergeKeyRetainKeys(key)) => ListStrategy::Map(vec![key.to_string()]),
+        Some(Patch::Merge) => ListStrategy::Set,
+        Some(Patch::Plain | Patch::RetainKeys | Patch::Replace) | None => ListStrategy::Atomic,
     }
-}
-
-/// ObjectMeta lists, relative to any `metadata`.
-const OBJECT_META: &[(&str, Rule)] = &[("finalizers", Rule::Set), ("ownerReferences", Rule::Key("uid"))];
-
-/// ObjectMeta embedded below the top level (pod templates), per (group, kind).
-const EXTRA_OBJECT_META: &[(&str, &str, &str)] = &[("apps", "Deployment", "spec.template.metadata")];
-
-/// Where each kind keeps a PodSpec, per (group, kind).
-const POD_SPEC_AT: &[(&str, &str, &str)] = &[("", "Pod", "spec"), ("apps", "Deployment", "spec.template.spec")];
-
-/// PodSpec lists, relative to the PodSpec.
-const POD_SPEC_LISTS: &[(&str, Rule)] = &[
-    ("containers", Rule::Key("name")),
-    ("initContainers", Rule::Key("name")),
-    ("ephemeralContainers", Rule::Key("name")),
-    ("volumes", Rule::Key("name")),
-    ("imagePullSecrets", Rule::Key("name")),
-    ("resourceClaims", Rule::Key("name")),
-    ("schedulingGates", Rule::Key("name")),
-    ("hostAliases", Rule::Key("ip")),
-    ("topologySpreadConstraints", Rule::Key("topologyKey")),
-];
-
-/// PodSpec lists whose elements are containers.
-const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
-
-/// Container lists, relative to one container.
-const CONTAINER_FIELDS: &[(&str, Rule)] = &[
-    ("env", Rule::Key("name")),
-    ("ports", Rule::Key("containerPort")),
-    ("volumeMounts", Rule::Key("mountPath")),
-    ("volumeDevices", Rule::Key("devicePath")),
-];
-
-/// Remaining per-kind lists: (group, kind, full path, rule).
-const KIND_LISTS: &[(&str, &str, &str, Rule)] = &[
-    ("", "Pod", "status.conditions", Rule::Key("type")),
-    ("", "Pod", "status.podIPs", Rule::Key("ip")),
-    ("", "Pod", "status.hostIPs", Rule::Key("ip")),
-    ("apps", "Deployment", "status.conditions", Rule::Key("type")),
-    ("", "Node", "spec.podCIDRs", Rule::Set),
-    ("", "Node", "status.conditions", Rule::Key("type")),
-    ("", "Node", "status.addresses", Rule::Key("type")),
-    ("", "Namespace", "status.conditions", Rule::Key("type")),
-    ("apiextensions.k8s.io", "CustomResourceDefinition", "status.conditions", Rule::Key("type")),
-    ("certificates.k8s.io", "CertificateSigningRequest", "status.conditions", Rule::Key("type")),
-    ("", "ServiceAccount", "secrets", Rule::Key("name")),
-];
-
-fn lookup(table: &[(&str, Rule)], field: &str) -> Option<Rule> {
-    table.iter().find(|(name, _)| *name == field).map(|(_, rule)| *rule)
-}
-
-/// `path` below `prefix` (`spec.containers` below `spec` is `containers`).
-fn relative<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
-    path.strip_prefix(prefix)?.strip_prefix('.')
-}
-
-fn pod_spec_list(rest: &str) -> Option<Rule> {
-    lookup(POD_SPEC_LISTS, rest).or_else(|| {
-        CONTAINER_LISTS.iter().find_map(|list| relative(rest, list).and_then(|field| lookup(CONTAINER_FIELDS, field)))
-    })
 }
 
 fn bad(message: impl Into<String>) -> PatchError {
@@ -602,11 +519,12 @@ fn display_path(path: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{ListStrategy, PatchError, builtin_strategy, strategic_merge_patch};
+    use super::super::super::kinds::BUILTIN;
+    use super::{ListStrategy, PatchError, builtin_strategy, protobuf, strategic_merge_patch};
     use serde_json::{Value, json};
 
     fn deployment_strategy(path: &str) -> ListStrategy {
-        builtin_strategy("apps", "Deployment", path)
+        builtin_strategy("apps/v1", "Deployment", path)
     }
 
     fn patch_deployment(target: Value, patch: Value) -> Result<Value, PatchError> {
@@ -1112,7 +1030,7 @@ mod tests {
 
     #[test]
     fn status_conditions_merge_by_type() {
-        let strategy = |path: &str| builtin_strategy("", "Pod", path);
+        let strategy = |path: &str| builtin_strategy("v1", "Pod", path);
         let mut pod = json!({"status": {"conditions": [
             {"type": "Ready", "status": "False"},
             {"type": "Scheduled", "status": "True"}
@@ -1128,49 +1046,86 @@ mod tests {
         );
     }
 
+    /// Each case is the Go field's tags upstream (`patchStrategy`, `patchMergeKey`), read from the
+    /// generated tables: no hand-kept list answers any of them.
     #[test]
-    fn builtin_table_answers_documented_paths() {
+    fn builtin_lists_merge_by_the_patch_merge_key_of_their_go_field() {
+        const ADMISSION: &str = "admissionregistration.k8s.io/v1";
         let key = |k: &str| ListStrategy::Map(vec![k.to_string()]);
         let cases = [
-            ("", "Pod", "spec.containers", key("name")),
-            ("", "Pod", "spec.initContainers.env", key("name")),
-            ("", "Pod", "spec.ephemeralContainers.volumeMounts", key("mountPath")),
-            ("", "Pod", "spec.containers.ports", key("containerPort")),
-            ("", "Pod", "spec.containers.volumeDevices", key("devicePath")),
-            ("", "Pod", "spec.volumes", key("name")),
-            ("", "Pod", "spec.imagePullSecrets", key("name")),
-            ("", "Pod", "spec.resourceClaims", key("name")),
-            ("", "Pod", "spec.schedulingGates", key("name")),
-            ("", "Pod", "spec.hostAliases", key("ip")),
-            ("", "Pod", "spec.topologySpreadConstraints", key("topologyKey")),
-            ("", "Pod", "status.conditions", key("type")),
-            ("", "Pod", "spec.tolerations", ListStrategy::Atomic),
-            ("", "Pod", "spec.containers.args", ListStrategy::Atomic),
-            ("", "Pod", "spec.containers.command", ListStrategy::Atomic),
-            ("", "Pod", "spec.template.spec.containers", ListStrategy::Atomic),
-            ("apps", "Deployment", "spec.template.spec.containers", key("name")),
-            ("apps", "Deployment", "spec.template.spec.containers.env", key("name")),
-            ("apps", "Deployment", "spec.containers", ListStrategy::Atomic),
-            ("apps", "Deployment", "status.conditions", key("type")),
-            ("apps", "Deployment", "spec.template.metadata.finalizers", ListStrategy::Set),
-            ("", "Namespace", "status.conditions", key("type")),
-            ("", "Node", "status.conditions", key("type")),
-            ("", "Node", "status.addresses", key("type")),
-            ("", "Node", "spec.taints", ListStrategy::Atomic),
-            ("", "ServiceAccount", "secrets", key("name")),
-            ("", "ServiceAccount", "imagePullSecrets", ListStrategy::Atomic),
-            ("apiextensions.k8s.io", "CustomResourceDefinition", "status.conditions", key("type")),
-            ("certificates.k8s.io", "CertificateSigningRequest", "status.conditions", key("type")),
-            ("rbac.authorization.k8s.io", "ClusterRole", "rules", ListStrategy::Atomic),
-            ("rbac.authorization.k8s.io", "RoleBinding", "subjects", ListStrategy::Atomic),
-            ("", "ConfigMap", "metadata.finalizers", ListStrategy::Set),
-            ("coordination.k8s.io", "Lease", "metadata.ownerReferences", key("uid")),
-            ("example.com", "Widget", "metadata.finalizers", ListStrategy::Set),
-            ("example.com", "Widget", "status.conditions", ListStrategy::Atomic),
-            ("", "Event", "metadata.managedFields", ListStrategy::Atomic),
+            ("v1", "Pod", "spec.containers", key("name")),
+            ("v1", "Pod", "spec.initContainers.env", key("name")),
+            // EphemeralContainer inlines EphemeralContainerCommon, where the list is.
+            ("v1", "Pod", "spec.ephemeralContainers.volumeMounts", key("mountPath")),
+            ("v1", "Pod", "spec.containers.ports", key("containerPort")),
+            ("v1", "Pod", "spec.containers.volumeDevices", key("devicePath")),
+            // `merge,retainKeys`: merged by name; the retained keys are kubectl's to send.
+            ("v1", "Pod", "spec.volumes", key("name")),
+            ("v1", "Pod", "spec.imagePullSecrets", key("name")),
+            ("v1", "Pod", "spec.resourceClaims", key("name")),
+            ("v1", "Pod", "spec.schedulingGates", key("name")),
+            ("v1", "Pod", "spec.hostAliases", key("ip")),
+            ("v1", "Pod", "spec.topologySpreadConstraints", key("topologyKey")),
+            ("v1", "Pod", "status.conditions", key("type")),
+            ("v1", "Pod", "status.podIPs", key("ip")),
+            ("v1", "Pod", "spec.tolerations", ListStrategy::Atomic),
+            ("v1", "Pod", "spec.containers.args", ListStrategy::Atomic),
+            ("v1", "Pod", "spec.containers.command", ListStrategy::Atomic),
+            ("v1", "Pod", "spec.template.spec.containers", ListStrategy::Atomic),
+            ("apps/v1", "Deployment", "spec.template.spec.containers", key("name")),
+            ("apps/v1", "Deployment", "spec.template.spec.containers.env", key("name")),
+            ("apps/v1", "Deployment", "spec.containers", ListStrategy::Atomic),
+            ("apps/v1", "Deployment", "status.conditions", key("type")),
+            ("apps/v1", "Deployment", "spec.template.metadata.finalizers", ListStrategy::Set),
+            ("apps/v1", "StatefulSet", "spec.template.spec.containers.ports", key("containerPort")),
+            ("batch/v1", "CronJob", "spec.jobTemplate.spec.template.spec.volumes", key("name")),
+            ("v1", "Namespace", "status.conditions", key("type")),
+            ("v1", "Namespace", "spec.finalizers", ListStrategy::Atomic),
+            ("v1", "Node", "status.conditions", key("type")),
+            ("v1", "Node", "status.addresses", key("type")),
+            ("v1", "Node", "spec.podCIDRs", ListStrategy::Set),
+            ("v1", "Node", "spec.taints", ListStrategy::Atomic),
+            ("v1", "Service", "spec.ports", key("port")),
+            ("v1", "ServiceAccount", "secrets", key("name")),
+            ("v1", "ServiceAccount", "imagePullSecrets", ListStrategy::Atomic),
+            (ADMISSION, "ValidatingWebhookConfiguration", "webhooks", key("name")),
+            (ADMISSION, "ValidatingWebhookConfiguration", "webhooks.rules", ListStrategy::Atomic),
+            (ADMISSION, "MutatingWebhookConfiguration", "webhooks.matchConditions", key("name")),
+            // Tagged `+listType=map` only, a server-side apply rule: a strategic merge replaces them.
+            ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "status.conditions", ListStrategy::Atomic),
+            ("certificates.k8s.io/v1", "CertificateSigningRequest", "status.conditions", ListStrategy::Atomic),
+            // `properties` is a map: the segment after it is a property's name.
+            (
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                "spec.versions.schema.openAPIV3Schema.properties.spec.x-kubernetes-validations",
+                key("rule"),
+            ),
+            ("rbac.authorization.k8s.io/v1", "ClusterRole", "rules", ListStrategy::Atomic),
+            ("rbac.authorization.k8s.io/v1", "RoleBinding", "subjects", ListStrategy::Atomic),
+            ("v1", "ConfigMap", "metadata.finalizers", ListStrategy::Set),
+            ("v1", "ConfigMap", "metadata.ownerReferences", key("uid")),
+            ("coordination.k8s.io/v1", "Lease", "metadata.ownerReferences", key("uid")),
+            ("example.com/v1", "Widget", "metadata.finalizers", ListStrategy::Set),
+            ("example.com/v1", "Widget", "metadata.ownerReferences", key("uid")),
+            ("example.com/v1", "Widget", "status.conditions", ListStrategy::Atomic),
+            ("v1", "Event", "metadata.managedFields", ListStrategy::Atomic),
         ];
-        for (group, kind, path, expected) in cases {
-            assert_eq!(builtin_strategy(group, kind, path), expected, "{group}/{kind} {path}");
+        for (api_version, kind, path, expected) in cases {
+            assert_eq!(builtin_strategy(api_version, kind, path), expected, "{api_version} {kind} {path}");
+        }
+    }
+
+    /// A built-in kind without a table would merge every list whole, silently.
+    #[test]
+    fn every_builtin_kind_has_a_generated_table_for_its_patch_rules() {
+        for kind in BUILTIN {
+            let api_version = if kind.group.is_empty() {
+                kind.version.to_string()
+            } else {
+                format!("{}/{}", kind.group, kind.version)
+            };
+            assert!(protobuf::message(&api_version, kind.kind).is_some(), "{api_version} {}", kind.kind);
         }
     }
 }

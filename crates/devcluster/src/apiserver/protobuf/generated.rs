@@ -18,6 +18,7 @@
 // - api::storage::v1::CSIDriverSpec.service_account_token_in_secrets
 
 use super::table::Field;
+use super::table::Patch::{Merge, MergeKey, MergeKeyRetainKeys, Replace, RetainKeys};
 use super::table::Type::{
     Bool, Bytes, Double, Int, IntOrString, Items, Message, MicroTime, Quantity, RawJson, SchemaOrArray, SchemaOrBool,
     SchemaOrStringArray, Str, Time,
@@ -103,6 +104,8 @@ pub static KINDS: &[(&str, &str, &[Field])] = &[
 
 /// `ListMeta`, the metadata of every `<Kind>List`.
 pub static LIST_META: &[Field] = &META_V1_LIST_META;
+/// `ObjectMeta`, the metadata of every object.
+pub static OBJECT_META: &[Field] = &META_V1_OBJECT_META;
 
 #[rustfmt::skip]
 static ADMISSIONREGISTRATION_V1_AUDIT_ANNOTATION: [Field; 2] = [
@@ -140,12 +143,12 @@ static ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK: [Field; 12] = [
     keep(7, "timeoutSeconds", Int),
     list(8, "admissionReviewVersions", Str),
     keep(10, "reinvocationPolicy", Str),
-    list(12, "matchConditions", Message(&ADMISSIONREGISTRATION_V1_MATCH_CONDITION)),
+    list(12, "matchConditions", Message(&ADMISSIONREGISTRATION_V1_MATCH_CONDITION)).patch(MergeKey("name")),
 ];
 #[rustfmt::skip]
 static ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK_CONFIGURATION: [Field; 2] = [
     keep(1, "metadata", Message(&META_V1_OBJECT_META)),
-    list(2, "webhooks", Message(&ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK)),
+    list(2, "webhooks", Message(&ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK)).patch(MergeKey("name")),
 ];
 #[rustfmt::skip]
 static ADMISSIONREGISTRATION_V1_NAMED_RULE_WITH_OPERATIONS: [Field; 2] = [
@@ -212,8 +215,8 @@ static ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_SPEC: [Field; 7] = [
     list(3, "validations", Message(&ADMISSIONREGISTRATION_V1_VALIDATION)),
     keep(4, "failurePolicy", Str),
     list(5, "auditAnnotations", Message(&ADMISSIONREGISTRATION_V1_AUDIT_ANNOTATION)),
-    list(6, "matchConditions", Message(&ADMISSIONREGISTRATION_V1_MATCH_CONDITION)),
-    list(7, "variables", Message(&ADMISSIONREGISTRATION_V1_VARIABLE)),
+    list(6, "matchConditions", Message(&ADMISSIONREGISTRATION_V1_MATCH_CONDITION)).patch(MergeKey("name")),
+    list(7, "variables", Message(&ADMISSIONREGISTRATION_V1_VARIABLE)).patch(MergeKey("name")),
 ];
 #[rustfmt::skip]
 static ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_STATUS: [Field; 3] = [
@@ -233,12 +236,12 @@ static ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK: [Field; 11] = [
     keep(6, "sideEffects", Str),
     keep(7, "timeoutSeconds", Int),
     list(8, "admissionReviewVersions", Str),
-    list(11, "matchConditions", Message(&ADMISSIONREGISTRATION_V1_MATCH_CONDITION)),
+    list(11, "matchConditions", Message(&ADMISSIONREGISTRATION_V1_MATCH_CONDITION)).patch(MergeKey("name")),
 ];
 #[rustfmt::skip]
 static ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION: [Field; 2] = [
     keep(1, "metadata", Message(&META_V1_OBJECT_META)),
-    list(2, "webhooks", Message(&ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK)),
+    list(2, "webhooks", Message(&ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK)).patch(MergeKey("name")),
 ];
 #[rustfmt::skip]
 static ADMISSIONREGISTRATION_V1_VALIDATION: [Field; 4] = [
@@ -297,7 +300,7 @@ static APPS_V1_DAEMON_SET_STATUS: [Field; 10] = [
     omit(7, "numberAvailable", Int),
     omit(8, "numberUnavailable", Int),
     keep(9, "collisionCount", Int),
-    list(10, "conditions", Message(&APPS_V1_DAEMON_SET_CONDITION)),
+    list(10, "conditions", Message(&APPS_V1_DAEMON_SET_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static APPS_V1_DAEMON_SET_UPDATE_STRATEGY: [Field; 2] = [
@@ -324,7 +327,7 @@ static APPS_V1_DEPLOYMENT_SPEC: [Field; 8] = [
     keep(1, "replicas", Int),
     keep(2, "selector", Message(&META_V1_LABEL_SELECTOR)),
     keep(3, "template", Message(&CORE_V1_POD_TEMPLATE_SPEC)),
-    keep(4, "strategy", Message(&APPS_V1_DEPLOYMENT_STRATEGY)),
+    keep(4, "strategy", Message(&APPS_V1_DEPLOYMENT_STRATEGY)).patch(RetainKeys),
     omit(5, "minReadySeconds", Int),
     keep(6, "revisionHistoryLimit", Int),
     omit(7, "paused", Bool),
@@ -339,7 +342,7 @@ static APPS_V1_DEPLOYMENT_STATUS: [Field; 9] = [
     omit(4, "availableReplicas", Int),
     omit(5, "unavailableReplicas", Int),
     keep(9, "terminatingReplicas", Int),
-    list(6, "conditions", Message(&APPS_V1_DEPLOYMENT_CONDITION)),
+    list(6, "conditions", Message(&APPS_V1_DEPLOYMENT_CONDITION)).patch(MergeKey("type")),
     keep(8, "collisionCount", Int),
 ];
 #[rustfmt::skip]
@@ -376,7 +379,7 @@ static APPS_V1_REPLICA_SET_STATUS: [Field; 7] = [
     omit(5, "availableReplicas", Int),
     keep(7, "terminatingReplicas", Int),
     omit(3, "observedGeneration", Int),
-    list(6, "conditions", Message(&APPS_V1_REPLICA_SET_CONDITION)),
+    list(6, "conditions", Message(&APPS_V1_REPLICA_SET_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static APPS_V1_ROLLING_UPDATE_DAEMON_SET: [Field; 2] = [
@@ -440,7 +443,7 @@ static APPS_V1_STATEFUL_SET_STATUS: [Field; 10] = [
     omit(6, "currentRevision", Str),
     omit(7, "updateRevision", Str),
     keep(9, "collisionCount", Int),
-    list(10, "conditions", Message(&APPS_V1_STATEFUL_SET_CONDITION)),
+    list(10, "conditions", Message(&APPS_V1_STATEFUL_SET_CONDITION)).patch(MergeKey("type")),
     keep(11, "availableReplicas", Int),
 ];
 #[rustfmt::skip]
@@ -705,7 +708,7 @@ static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_STATUS: [Field; 6] = [
     omit(3, "currentReplicas", Int),
     keep(4, "desiredReplicas", Int),
     list(5, "currentMetrics", Message(&AUTOSCALING_V2_METRIC_STATUS)),
-    list(6, "conditions", Message(&AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_CONDITION)),
+    list(6, "conditions", Message(&AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static AUTOSCALING_V2_HPA_SCALING_POLICY: [Field; 3] = [
@@ -847,7 +850,7 @@ static BATCH_V1_JOB_SPEC: [Field; 16] = [
 ];
 #[rustfmt::skip]
 static BATCH_V1_JOB_STATUS: [Field; 11] = [
-    list(1, "conditions", Message(&BATCH_V1_JOB_CONDITION)),
+    list(1, "conditions", Message(&BATCH_V1_JOB_CONDITION)).patch(MergeKey("type")),
     keep(2, "startTime", Time),
     keep(3, "completionTime", Time),
     omit(4, "active", Int),
@@ -1075,7 +1078,7 @@ static CORE_V1_COMPONENT_CONDITION: [Field; 4] = [
 #[rustfmt::skip]
 static CORE_V1_COMPONENT_STATUS: [Field; 2] = [
     keep(1, "metadata", Message(&META_V1_OBJECT_META)),
-    list(2, "conditions", Message(&CORE_V1_COMPONENT_CONDITION)),
+    list(2, "conditions", Message(&CORE_V1_COMPONENT_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static CORE_V1_CONFIG_MAP: [Field; 4] = [
@@ -1123,14 +1126,14 @@ static CORE_V1_CONTAINER: [Field; 24] = [
     list(3, "command", Str),
     list(4, "args", Str),
     omit(5, "workingDir", Str),
-    list(6, "ports", Message(&CORE_V1_CONTAINER_PORT)),
+    list(6, "ports", Message(&CORE_V1_CONTAINER_PORT)).patch(MergeKey("containerPort")),
     list(19, "envFrom", Message(&CORE_V1_ENV_FROM_SOURCE)),
-    list(7, "env", Message(&CORE_V1_ENV_VAR)),
+    list(7, "env", Message(&CORE_V1_ENV_VAR)).patch(MergeKey("name")),
     keep(8, "resources", Message(&CORE_V1_RESOURCE_REQUIREMENTS)),
     list(23, "resizePolicy", Message(&CORE_V1_CONTAINER_RESIZE_POLICY)),
     keep(24, "restartPolicy", Str),
-    list(9, "volumeMounts", Message(&CORE_V1_VOLUME_MOUNT)),
-    list(21, "volumeDevices", Message(&CORE_V1_VOLUME_DEVICE)),
+    list(9, "volumeMounts", Message(&CORE_V1_VOLUME_MOUNT)).patch(MergeKey("mountPath")),
+    list(21, "volumeDevices", Message(&CORE_V1_VOLUME_DEVICE)).patch(MergeKey("devicePath")),
     keep(10, "livenessProbe", Message(&CORE_V1_PROBE)),
     keep(11, "readinessProbe", Message(&CORE_V1_PROBE)),
     keep(22, "startupProbe", Message(&CORE_V1_PROBE)),
@@ -1199,9 +1202,9 @@ static CORE_V1_CONTAINER_STATUS: [Field; 15] = [
     keep(9, "started", Bool),
     map(10, "allocatedResources", Quantity),
     keep(11, "resources", Message(&CORE_V1_RESOURCE_REQUIREMENTS)),
-    list(12, "volumeMounts", Message(&CORE_V1_VOLUME_MOUNT_STATUS)),
+    list(12, "volumeMounts", Message(&CORE_V1_VOLUME_MOUNT_STATUS)).patch(MergeKey("mountPath")),
     keep(13, "user", Message(&CORE_V1_CONTAINER_USER)),
-    list(14, "allocatedResourcesStatus", Message(&CORE_V1_RESOURCE_STATUS)),
+    list(14, "allocatedResourcesStatus", Message(&CORE_V1_RESOURCE_STATUS)).patch(MergeKey("name")),
     keep(15, "stopSignal", Str),
 ];
 #[rustfmt::skip]
@@ -1289,14 +1292,14 @@ static CORE_V1_EPHEMERAL_CONTAINER_COMMON: [Field; 24] = [
     list(3, "command", Str),
     list(4, "args", Str),
     omit(5, "workingDir", Str),
-    list(6, "ports", Message(&CORE_V1_CONTAINER_PORT)),
+    list(6, "ports", Message(&CORE_V1_CONTAINER_PORT)).patch(MergeKey("containerPort")),
     list(19, "envFrom", Message(&CORE_V1_ENV_FROM_SOURCE)),
-    list(7, "env", Message(&CORE_V1_ENV_VAR)),
+    list(7, "env", Message(&CORE_V1_ENV_VAR)).patch(MergeKey("name")),
     keep(8, "resources", Message(&CORE_V1_RESOURCE_REQUIREMENTS)),
     list(23, "resizePolicy", Message(&CORE_V1_CONTAINER_RESIZE_POLICY)),
     keep(24, "restartPolicy", Str),
-    list(9, "volumeMounts", Message(&CORE_V1_VOLUME_MOUNT)),
-    list(21, "volumeDevices", Message(&CORE_V1_VOLUME_DEVICE)),
+    list(9, "volumeMounts", Message(&CORE_V1_VOLUME_MOUNT)).patch(MergeKey("mountPath")),
+    list(21, "volumeDevices", Message(&CORE_V1_VOLUME_DEVICE)).patch(MergeKey("devicePath")),
     keep(10, "livenessProbe", Message(&CORE_V1_PROBE)),
     keep(11, "readinessProbe", Message(&CORE_V1_PROBE)),
     keep(22, "startupProbe", Message(&CORE_V1_PROBE)),
@@ -1554,7 +1557,7 @@ static CORE_V1_NAMESPACE_SPEC: [Field; 1] = [
 #[rustfmt::skip]
 static CORE_V1_NAMESPACE_STATUS: [Field; 2] = [
     omit(1, "phase", Str),
-    list(2, "conditions", Message(&CORE_V1_NAMESPACE_CONDITION)),
+    list(2, "conditions", Message(&CORE_V1_NAMESPACE_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static CORE_V1_NFS_VOLUME_SOURCE: [Field; 3] = [
@@ -1634,7 +1637,7 @@ static CORE_V1_NODE_SELECTOR_TERM: [Field; 2] = [
 #[rustfmt::skip]
 static CORE_V1_NODE_SPEC: [Field; 7] = [
     omit(1, "podCIDR", Str),
-    list(7, "podCIDRs", Str),
+    list(7, "podCIDRs", Str).patch(Merge),
     omit(3, "providerID", Str),
     omit(4, "unschedulable", Bool),
     list(5, "taints", Message(&CORE_V1_TAINT)),
@@ -1646,8 +1649,8 @@ static CORE_V1_NODE_STATUS: [Field; 13] = [
     map(1, "capacity", Quantity),
     map(2, "allocatable", Quantity),
     omit(3, "phase", Str),
-    list(4, "conditions", Message(&CORE_V1_NODE_CONDITION)),
-    list(5, "addresses", Message(&CORE_V1_NODE_ADDRESS)),
+    list(4, "conditions", Message(&CORE_V1_NODE_CONDITION)).patch(MergeKey("type")),
+    list(5, "addresses", Message(&CORE_V1_NODE_ADDRESS)).patch(MergeKey("type")),
     keep(6, "daemonEndpoints", Message(&CORE_V1_NODE_DAEMON_ENDPOINTS)),
     keep(7, "nodeInfo", Message(&CORE_V1_NODE_SYSTEM_INFO)),
     list(8, "images", Message(&CORE_V1_CONTAINER_IMAGE)),
@@ -1728,7 +1731,7 @@ static CORE_V1_PERSISTENT_VOLUME_CLAIM_STATUS: [Field; 8] = [
     omit(1, "phase", Str),
     list(2, "accessModes", Str),
     map(3, "capacity", Quantity),
-    list(4, "conditions", Message(&CORE_V1_PERSISTENT_VOLUME_CLAIM_CONDITION)),
+    list(4, "conditions", Message(&CORE_V1_PERSISTENT_VOLUME_CLAIM_CONDITION)).patch(MergeKey("type")),
     map(5, "allocatedResources", Quantity),
     map(7, "allocatedResourceStatuses", Str),
     keep(8, "currentVolumeAttributesClassName", Str),
@@ -1885,10 +1888,10 @@ static CORE_V1_POD_SECURITY_CONTEXT: [Field; 13] = [
 ];
 #[rustfmt::skip]
 static CORE_V1_POD_SPEC: [Field; 40] = [
-    list(1, "volumes", Message(&CORE_V1_VOLUME)),
-    list(20, "initContainers", Message(&CORE_V1_CONTAINER)),
-    list(2, "containers", Message(&CORE_V1_CONTAINER)),
-    list(34, "ephemeralContainers", Message(&CORE_V1_EPHEMERAL_CONTAINER)),
+    list(1, "volumes", Message(&CORE_V1_VOLUME)).patch(MergeKeyRetainKeys("name")),
+    list(20, "initContainers", Message(&CORE_V1_CONTAINER)).patch(MergeKey("name")),
+    list(2, "containers", Message(&CORE_V1_CONTAINER)).patch(MergeKey("name")),
+    list(34, "ephemeralContainers", Message(&CORE_V1_EPHEMERAL_CONTAINER)).patch(MergeKey("name")),
     omit(3, "restartPolicy", Str),
     keep(4, "terminationGracePeriodSeconds", Int),
     keep(5, "activeDeadlineSeconds", Int),
@@ -1903,13 +1906,13 @@ static CORE_V1_POD_SPEC: [Field; 40] = [
     omit(13, "hostIPC", Bool),
     keep(27, "shareProcessNamespace", Bool),
     keep(14, "securityContext", Message(&CORE_V1_POD_SECURITY_CONTEXT)),
-    list(15, "imagePullSecrets", Message(&CORE_V1_LOCAL_OBJECT_REFERENCE)),
+    list(15, "imagePullSecrets", Message(&CORE_V1_LOCAL_OBJECT_REFERENCE)).patch(MergeKey("name")),
     omit(16, "hostname", Str),
     omit(17, "subdomain", Str),
     keep(18, "affinity", Message(&CORE_V1_AFFINITY)),
     omit(19, "schedulerName", Str),
     list(22, "tolerations", Message(&CORE_V1_TOLERATION)),
-    list(23, "hostAliases", Message(&CORE_V1_HOST_ALIAS)),
+    list(23, "hostAliases", Message(&CORE_V1_HOST_ALIAS)).patch(MergeKey("ip")),
     omit(24, "priorityClassName", Str),
     keep(25, "priority", Int),
     keep(26, "dnsConfig", Message(&CORE_V1_POD_DNS_CONFIG)),
@@ -1918,33 +1921,33 @@ static CORE_V1_POD_SPEC: [Field; 40] = [
     keep(30, "enableServiceLinks", Bool),
     keep(31, "preemptionPolicy", Str),
     map(32, "overhead", Quantity),
-    list(33, "topologySpreadConstraints", Message(&CORE_V1_TOPOLOGY_SPREAD_CONSTRAINT)),
+    list(33, "topologySpreadConstraints", Message(&CORE_V1_TOPOLOGY_SPREAD_CONSTRAINT)).patch(MergeKey("topologyKey")),
     keep(35, "setHostnameAsFQDN", Bool),
     keep(36, "os", Message(&CORE_V1_POD_OS)),
     keep(37, "hostUsers", Bool),
-    list(38, "schedulingGates", Message(&CORE_V1_POD_SCHEDULING_GATE)),
-    list(39, "resourceClaims", Message(&CORE_V1_POD_RESOURCE_CLAIM)),
+    list(38, "schedulingGates", Message(&CORE_V1_POD_SCHEDULING_GATE)).patch(MergeKey("name")),
+    list(39, "resourceClaims", Message(&CORE_V1_POD_RESOURCE_CLAIM)).patch(MergeKeyRetainKeys("name")),
     keep(40, "resources", Message(&CORE_V1_RESOURCE_REQUIREMENTS)),
 ];
 #[rustfmt::skip]
 static CORE_V1_POD_STATUS: [Field; 17] = [
     omit(17, "observedGeneration", Int),
     omit(1, "phase", Str),
-    list(2, "conditions", Message(&CORE_V1_POD_CONDITION)),
+    list(2, "conditions", Message(&CORE_V1_POD_CONDITION)).patch(MergeKey("type")),
     omit(3, "message", Str),
     omit(4, "reason", Str),
     omit(11, "nominatedNodeName", Str),
     omit(5, "hostIP", Str),
-    list(16, "hostIPs", Message(&CORE_V1_HOST_IP)),
+    list(16, "hostIPs", Message(&CORE_V1_HOST_IP)).patch(MergeKey("ip")),
     omit(6, "podIP", Str),
-    list(12, "podIPs", Message(&CORE_V1_POD_IP)),
+    list(12, "podIPs", Message(&CORE_V1_POD_IP)).patch(MergeKey("ip")),
     keep(7, "startTime", Time),
     list(10, "initContainerStatuses", Message(&CORE_V1_CONTAINER_STATUS)),
     list(8, "containerStatuses", Message(&CORE_V1_CONTAINER_STATUS)),
     omit(9, "qosClass", Str),
     list(13, "ephemeralContainerStatuses", Message(&CORE_V1_CONTAINER_STATUS)),
     omit(14, "resize", Str),
-    list(15, "resourceClaimStatuses", Message(&CORE_V1_POD_RESOURCE_CLAIM_STATUS)),
+    list(15, "resourceClaimStatuses", Message(&CORE_V1_POD_RESOURCE_CLAIM_STATUS)).patch(MergeKeyRetainKeys("name")),
 ];
 #[rustfmt::skip]
 static CORE_V1_POD_TEMPLATE: [Field; 2] = [
@@ -2054,7 +2057,7 @@ static CORE_V1_REPLICATION_CONTROLLER_STATUS: [Field; 6] = [
     omit(4, "readyReplicas", Int),
     omit(5, "availableReplicas", Int),
     omit(3, "observedGeneration", Int),
-    list(6, "conditions", Message(&CORE_V1_REPLICATION_CONTROLLER_CONDITION)),
+    list(6, "conditions", Message(&CORE_V1_REPLICATION_CONTROLLER_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static CORE_V1_RESOURCE_CLAIM: [Field; 2] = [
@@ -2209,7 +2212,7 @@ static CORE_V1_SERVICE: [Field; 3] = [
 #[rustfmt::skip]
 static CORE_V1_SERVICE_ACCOUNT: [Field; 4] = [
     keep(1, "metadata", Message(&META_V1_OBJECT_META)),
-    list(2, "secrets", Message(&CORE_V1_OBJECT_REFERENCE)),
+    list(2, "secrets", Message(&CORE_V1_OBJECT_REFERENCE)).patch(MergeKey("name")),
     list(3, "imagePullSecrets", Message(&CORE_V1_LOCAL_OBJECT_REFERENCE)),
     keep(4, "automountServiceAccountToken", Bool),
 ];
@@ -2230,7 +2233,7 @@ static CORE_V1_SERVICE_PORT: [Field; 6] = [
 ];
 #[rustfmt::skip]
 static CORE_V1_SERVICE_SPEC: [Field; 20] = [
-    list(1, "ports", Message(&CORE_V1_SERVICE_PORT)),
+    list(1, "ports", Message(&CORE_V1_SERVICE_PORT)).patch(MergeKey("port")),
     map(2, "selector", Str),
     omit(3, "clusterIP", Str),
     list(18, "clusterIPs", Str),
@@ -2254,7 +2257,7 @@ static CORE_V1_SERVICE_SPEC: [Field; 20] = [
 #[rustfmt::skip]
 static CORE_V1_SERVICE_STATUS: [Field; 2] = [
     keep(1, "loadBalancer", Message(&CORE_V1_LOAD_BALANCER_STATUS)),
-    list(2, "conditions", Message(&META_V1_CONDITION)),
+    list(2, "conditions", Message(&META_V1_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static CORE_V1_SESSION_AFFINITY_CONFIG: [Field; 1] = [
@@ -2533,7 +2536,7 @@ static FLOWCONTROL_V1_FLOW_SCHEMA_SPEC: [Field; 4] = [
 ];
 #[rustfmt::skip]
 static FLOWCONTROL_V1_FLOW_SCHEMA_STATUS: [Field; 1] = [
-    list(1, "conditions", Message(&FLOWCONTROL_V1_FLOW_SCHEMA_CONDITION)),
+    list(1, "conditions", Message(&FLOWCONTROL_V1_FLOW_SCHEMA_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static FLOWCONTROL_V1_GROUP_SUBJECT: [Field; 1] = [
@@ -2588,7 +2591,7 @@ static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_SPEC: [Field; 3] = [
 ];
 #[rustfmt::skip]
 static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_STATUS: [Field; 1] = [
-    list(1, "conditions", Message(&FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_CONDITION)),
+    list(1, "conditions", Message(&FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static FLOWCONTROL_V1_QUEUING_CONFIGURATION: [Field; 3] = [
@@ -2777,7 +2780,7 @@ static NETWORKING_V1_SERVICE_CIDR_SPEC: [Field; 1] = [
 ];
 #[rustfmt::skip]
 static NETWORKING_V1_SERVICE_CIDR_STATUS: [Field; 1] = [
-    list(1, "conditions", Message(&META_V1_CONDITION)),
+    list(1, "conditions", Message(&META_V1_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static NODE_V1_OVERHEAD: [Field; 1] = [
@@ -2809,7 +2812,7 @@ static POLICY_V1_POD_DISRUPTION_BUDGET: [Field; 3] = [
 #[rustfmt::skip]
 static POLICY_V1_POD_DISRUPTION_BUDGET_SPEC: [Field; 4] = [
     keep(1, "minAvailable", IntOrString),
-    keep(2, "selector", Message(&META_V1_LABEL_SELECTOR)),
+    keep(2, "selector", Message(&META_V1_LABEL_SELECTOR)).patch(Replace),
     keep(3, "maxUnavailable", IntOrString),
     keep(4, "unhealthyPodEvictionPolicy", Str),
 ];
@@ -2821,7 +2824,7 @@ static POLICY_V1_POD_DISRUPTION_BUDGET_STATUS: [Field; 7] = [
     keep(4, "currentHealthy", Int),
     keep(5, "desiredHealthy", Int),
     keep(6, "expectedPods", Int),
-    list(7, "conditions", Message(&META_V1_CONDITION)),
+    list(7, "conditions", Message(&META_V1_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static RBAC_V1_AGGREGATION_RULE: [Field; 1] = [
@@ -2910,7 +2913,7 @@ static STORAGE_V1_CSI_NODE_DRIVER: [Field; 4] = [
 ];
 #[rustfmt::skip]
 static STORAGE_V1_CSI_NODE_SPEC: [Field; 1] = [
-    list(1, "drivers", Message(&STORAGE_V1_CSI_NODE_DRIVER)),
+    list(1, "drivers", Message(&STORAGE_V1_CSI_NODE_DRIVER)).patch(MergeKey("name")),
 ];
 #[rustfmt::skip]
 static STORAGE_V1_CSI_STORAGE_CAPACITY: [Field; 5] = [
@@ -3102,7 +3105,7 @@ static APIEXTENSIONS_V1_JSON_SCHEMA_PROPS: [Field; 44] = [
     list(41, "x-kubernetes-list-map-keys", Str),
     keep(42, "x-kubernetes-list-type", Str),
     keep(43, "x-kubernetes-map-type", Str),
-    list(44, "x-kubernetes-validations", Message(&APIEXTENSIONS_V1_VALIDATION_RULE)),
+    list(44, "x-kubernetes-validations", Message(&APIEXTENSIONS_V1_VALIDATION_RULE)).patch(MergeKey("rule")),
 ];
 #[rustfmt::skip]
 static APIEXTENSIONS_V1_SELECTABLE_FIELD: [Field; 1] = [
@@ -3240,8 +3243,8 @@ static META_V1_OBJECT_META: [Field; 15] = [
     keep(10, "deletionGracePeriodSeconds", Int),
     map(11, "labels", Str),
     map(12, "annotations", Str),
-    list(13, "ownerReferences", Message(&META_V1_OWNER_REFERENCE)),
-    list(14, "finalizers", Str),
+    list(13, "ownerReferences", Message(&META_V1_OWNER_REFERENCE)).patch(MergeKey("uid")),
+    list(14, "finalizers", Str).patch(Merge),
     list(17, "managedFields", Message(&META_V1_MANAGED_FIELDS_ENTRY)),
 ];
 #[rustfmt::skip]
@@ -3322,7 +3325,7 @@ static APIREGISTRATION_V1_API_SERVICE_SPEC: [Field; 7] = [
 ];
 #[rustfmt::skip]
 static APIREGISTRATION_V1_API_SERVICE_STATUS: [Field; 1] = [
-    list(1, "conditions", Message(&APIREGISTRATION_V1_API_SERVICE_CONDITION)),
+    list(1, "conditions", Message(&APIREGISTRATION_V1_API_SERVICE_CONDITION)).patch(MergeKey("type")),
 ];
 #[rustfmt::skip]
 static APIREGISTRATION_V1_SERVICE_REFERENCE: [Field; 3] = [

@@ -7,7 +7,8 @@
 //! one per message, written by `cargo run -p xtask -- protobuf` from k8s-pb and k8s-openapi, and
 //! checked against both by a test — say how each field maps onto the JSON form
 //! ([`transcode`] reads, [`encode`] writes; apimachinery's special types are handled there once).
-//! The rest of the server only ever sees JSON.
+//! The rest of the server only ever sees JSON. The same tables carry each field's strategic merge
+//! patch tags ([`Patch`]), which the patch code finds with [`field_at`].
 
 mod encode;
 mod generated;
@@ -17,8 +18,9 @@ mod transcode;
 mod wire;
 
 pub use encode::EncodeError;
+pub use generated::OBJECT_META;
 pub use negotiate::{Accepted, accepted};
-pub use table::Field;
+pub use table::{Field, Patch, field_at};
 
 #[cfg(test)]
 mod check;

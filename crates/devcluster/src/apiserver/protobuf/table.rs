@@ -1,4 +1,5 @@
-//! The shape of the field tables: how one protobuf field maps onto the JSON form of its object.
+//! The shape of the field tables: how one protobuf field maps onto the JSON form of its object,
+//! and how a strategic merge patch treats it (its Go tags, which k8s-pb keeps as doc markers).
 
 /// How a field's value is read and written as JSON. The special types of apimachinery, whose JSON
 /// form is not their message form, are handled here once for every kind.
@@ -54,30 +55,104 @@ pub enum Rule {
     Inline,
 }
 
+/// How a strategic merge patch treats a field: the Go field's `patchStrategy` and
+/// `patchMergeKey` tags (`+patchStrategy=`, `+patchMergeKey=` markers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Patch {
+    /// No `patchStrategy`: a list is replaced whole, a struct merged field by field.
+    Plain,
+    /// `merge` without a key: a list of scalars merged as a set (`finalizers`).
+    Merge,
+    /// `merge` with `patchMergeKey`: a list of objects merged element by element, matched by
+    /// this field.
+    MergeKey(&'static str),
+    /// `merge,retainKeys` with `patchMergeKey` (PodSpec `volumes`): merged as [`Patch::MergeKey`];
+    /// kubectl also sends a `$retainKeys` with each element, so that a volume changing its source
+    /// drops the old one.
+    MergeKeyRetainKeys(&'static str),
+    /// `retainKeys` on a struct (Deployment `strategy`): kubectl sends `$retainKeys`, so that
+    /// switching to `Recreate` drops `rollingUpdate`.
+    RetainKeys,
+    /// `replace`: the value replaced whole (PodDisruptionBudget `selector`).
+    Replace,
+}
+
 /// One entry of a message table.
 pub struct Field {
     pub number: u32,
     pub name: &'static str,
     pub ty: Type,
     pub rule: Rule,
+    pub patch: Patch,
+}
+
+impl Field {
+    /// The field with its strategic-merge-patch tags.
+    pub const fn patch(self, patch: Patch) -> Field {
+        Field { patch, ..self }
+    }
 }
 
 pub const fn omit(number: u32, name: &'static str, ty: Type) -> Field {
-    Field { number, name, ty, rule: Rule::OmitEmpty }
+    Field { number, name, ty, rule: Rule::OmitEmpty, patch: Patch::Plain }
 }
 
 pub const fn keep(number: u32, name: &'static str, ty: Type) -> Field {
-    Field { number, name, ty, rule: Rule::Present }
+    Field { number, name, ty, rule: Rule::Present, patch: Patch::Plain }
 }
 
 pub const fn list(number: u32, name: &'static str, ty: Type) -> Field {
-    Field { number, name, ty, rule: Rule::List }
+    Field { number, name, ty, rule: Rule::List, patch: Patch::Plain }
 }
 
 pub const fn map(number: u32, name: &'static str, ty: Type) -> Field {
-    Field { number, name, ty, rule: Rule::Map }
+    Field { number, name, ty, rule: Rule::Map, patch: Patch::Plain }
 }
 
 pub const fn merge(number: u32, ty: Type) -> Field {
-    Field { number, name: "", ty, rule: Rule::Inline }
+    Field { number, name: "", ty, rule: Rule::Inline, patch: Patch::Plain }
+}
+
+/// The field at a dotted JSON path below a message (`spec.template.spec.containers.env`, list
+/// positions left out, as the patch code names lists): each name is looked up among the
+/// message's fields and those of the structs it inlines; a list is walked into its element, and
+/// the segment after a map's name is one of its keys, walked into its value.
+pub fn field_at(message: &'static [Field], path: &str) -> Option<&'static Field> {
+    let mut segments = path.split('.');
+    let mut field = named(message, segments.next()?)?;
+    while let Some(segment) = segments.next() {
+        let segment = if matches!(field.rule, Rule::Map) { segments.next()? } else { segment };
+        field = named(field.ty.fields()?, segment)?;
+    }
+    Some(field)
+}
+
+fn named(message: &'static [Field], name: &str) -> Option<&'static Field> {
+    message.iter().find_map(|field| match (field.rule, field.ty) {
+        (Rule::Inline, Type::Message(inlined)) => named(inlined, name),
+        _ => (field.name == name).then_some(field),
+    })
+}
+
+impl Type {
+    /// The fields of the message a value of this type holds; `None` for a scalar.
+    fn fields(self) -> Option<&'static [Field]> {
+        match self {
+            Type::Message(fields)
+            | Type::SchemaOrArray(fields)
+            | Type::SchemaOrBool(fields)
+            | Type::SchemaOrStringArray(fields) => Some(fields),
+            Type::Str
+            | Type::Bytes
+            | Type::Bool
+            | Type::Int
+            | Type::Double
+            | Type::Time
+            | Type::MicroTime
+            | Type::Quantity
+            | Type::IntOrString
+            | Type::RawJson
+            | Type::Items => None,
+        }
+    }
 }
