@@ -320,8 +320,22 @@ impl Builder<'_> {
         let rule = match field.shape {
             Shape::Repeated => Rule::List,
             Shape::Map => Rule::Map,
-            // Go writes a struct in JSON whatever its `omitempty` (encoding/json never finds one empty).
-            Shape::Single if matches!(ty, ValueType::Message(_)) => Rule::Keep,
+            // Go writes a struct in JSON whatever its `omitempty` (encoding/json never finds one
+            // empty): apimachinery's Time, MicroTime, Quantity, IntOrString and RawExtension are
+            // structs too, so a zero one on the wire is written (a zero Time as null).
+            Shape::Single
+                if matches!(
+                    ty,
+                    ValueType::Message(_)
+                        | ValueType::Time
+                        | ValueType::MicroTime
+                        | ValueType::Quantity
+                        | ValueType::IntOrString
+                        | ValueType::RawJson
+                ) =>
+            {
+                Rule::Keep
+            }
             Shape::Single => {
                 self.used.insert((owner.to_string(), named.clone()));
                 if self.zero_values.written_when_zero(owner, named)? { Rule::Keep } else { Rule::Omit }

@@ -264,7 +264,7 @@ static ADMISSIONREGISTRATION_V1_WEBHOOK_CLIENT_CONFIG: [Field; 3] = [
 #[rustfmt::skip]
 static APPS_V1_CONTROLLER_REVISION: [Field; 3] = [
     keep(1, "metadata", Message(&META_V1_OBJECT_META)),
-    omit(2, "data", RawJson),
+    keep(2, "data", RawJson),
     keep(3, "revision", Int),
 ];
 #[rustfmt::skip]
@@ -277,7 +277,7 @@ static APPS_V1_DAEMON_SET: [Field; 3] = [
 static APPS_V1_DAEMON_SET_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -317,8 +317,8 @@ static APPS_V1_DEPLOYMENT: [Field; 3] = [
 static APPS_V1_DEPLOYMENT_CONDITION: [Field; 6] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(6, "lastUpdateTime", Time),
-    omit(7, "lastTransitionTime", Time),
+    keep(6, "lastUpdateTime", Time),
+    keep(7, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -360,7 +360,7 @@ static APPS_V1_REPLICA_SET: [Field; 3] = [
 static APPS_V1_REPLICA_SET_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -406,7 +406,7 @@ static APPS_V1_STATEFUL_SET: [Field; 3] = [
 static APPS_V1_STATEFUL_SET_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -689,7 +689,7 @@ static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_BEHAVIOR: [Field; 2] = [
 static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -824,8 +824,8 @@ static BATCH_V1_JOB: [Field; 3] = [
 static BATCH_V1_JOB_CONDITION: [Field; 6] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastProbeTime", Time),
-    omit(4, "lastTransitionTime", Time),
+    keep(3, "lastProbeTime", Time),
+    keep(4, "lastTransitionTime", Time),
     omit(5, "reason", Str),
     omit(6, "message", Str),
 ];
@@ -914,8 +914,8 @@ static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_CONDITION: [Field; 6] = [
     keep(6, "status", Str),
     omit(2, "reason", Str),
     omit(3, "message", Str),
-    omit(4, "lastUpdateTime", Time),
-    omit(5, "lastTransitionTime", Time),
+    keep(4, "lastUpdateTime", Time),
+    keep(5, "lastTransitionTime", Time),
 ];
 #[rustfmt::skip]
 static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC: [Field; 8] = [
@@ -1172,7 +1172,7 @@ static CORE_V1_CONTAINER_STATE: [Field; 3] = [
 ];
 #[rustfmt::skip]
 static CORE_V1_CONTAINER_STATE_RUNNING: [Field; 1] = [
-    omit(1, "startedAt", Time),
+    keep(1, "startedAt", Time),
 ];
 #[rustfmt::skip]
 static CORE_V1_CONTAINER_STATE_TERMINATED: [Field; 7] = [
@@ -1180,8 +1180,8 @@ static CORE_V1_CONTAINER_STATE_TERMINATED: [Field; 7] = [
     omit(2, "signal", Int),
     omit(3, "reason", Str),
     omit(4, "message", Str),
-    omit(5, "startedAt", Time),
-    omit(6, "finishedAt", Time),
+    keep(5, "startedAt", Time),
+    keep(6, "finishedAt", Time),
     omit(7, "containerID", Str),
 ];
 #[rustfmt::skip]
@@ -1323,11 +1323,11 @@ static CORE_V1_EVENT: [Field; 15] = [
     omit(3, "reason", Str),
     omit(4, "message", Str),
     keep(5, "source", Message(&CORE_V1_EVENT_SOURCE)),
-    omit(6, "firstTimestamp", Time),
-    omit(7, "lastTimestamp", Time),
+    keep(6, "firstTimestamp", Time),
+    keep(7, "lastTimestamp", Time),
     omit(8, "count", Int),
     omit(9, "type", Str),
-    omit(10, "eventTime", MicroTime),
+    keep(10, "eventTime", MicroTime),
     keep(11, "series", Message(&CORE_V1_EVENT_SERIES)),
     omit(12, "action", Str),
     keep(13, "related", Message(&CORE_V1_OBJECT_REFERENCE)),
@@ -1337,7 +1337,7 @@ static CORE_V1_EVENT: [Field; 15] = [
 #[rustfmt::skip]
 static CORE_V1_EVENT_SERIES: [Field; 2] = [
     omit(1, "count", Int),
-    omit(2, "lastObservedTime", MicroTime),
+    keep(2, "lastObservedTime", MicroTime),
 ];
 #[rustfmt::skip]
 static CORE_V1_EVENT_SOURCE: [Field; 2] = [
@@ -1546,7 +1546,7 @@ static CORE_V1_NAMESPACE: [Field; 3] = [
 static CORE_V1_NAMESPACE_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(4, "lastTransitionTime", Time),
+    keep(4, "lastTransitionTime", Time),
     omit(5, "reason", Str),
     omit(6, "message", Str),
 ];
@@ -1585,8 +1585,8 @@ static CORE_V1_NODE_AFFINITY: [Field; 2] = [
 static CORE_V1_NODE_CONDITION: [Field; 6] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastHeartbeatTime", Time),
-    omit(4, "lastTransitionTime", Time),
+    keep(3, "lastHeartbeatTime", Time),
+    keep(4, "lastTransitionTime", Time),
     omit(5, "reason", Str),
     omit(6, "message", Str),
 ];
@@ -1709,8 +1709,8 @@ static CORE_V1_PERSISTENT_VOLUME_CLAIM: [Field; 3] = [
 static CORE_V1_PERSISTENT_VOLUME_CLAIM_CONDITION: [Field; 6] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastProbeTime", Time),
-    omit(4, "lastTransitionTime", Time),
+    keep(3, "lastProbeTime", Time),
+    keep(4, "lastTransitionTime", Time),
     omit(5, "reason", Str),
     omit(6, "message", Str),
 ];
@@ -1827,8 +1827,8 @@ static CORE_V1_POD_CONDITION: [Field; 7] = [
     keep(1, "type", Str),
     omit(7, "observedGeneration", Int),
     keep(2, "status", Str),
-    omit(3, "lastProbeTime", Time),
-    omit(4, "lastTransitionTime", Time),
+    keep(3, "lastProbeTime", Time),
+    keep(4, "lastTransitionTime", Time),
     omit(5, "reason", Str),
     omit(6, "message", Str),
 ];
@@ -2039,7 +2039,7 @@ static CORE_V1_REPLICATION_CONTROLLER: [Field; 3] = [
 static CORE_V1_REPLICATION_CONTROLLER_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -2068,7 +2068,7 @@ static CORE_V1_RESOURCE_CLAIM: [Field; 2] = [
 static CORE_V1_RESOURCE_FIELD_SELECTOR: [Field; 3] = [
     omit(1, "containerName", Str),
     keep(2, "resource", Str),
-    omit(3, "divisor", Quantity),
+    keep(3, "divisor", Quantity),
 ];
 #[rustfmt::skip]
 static CORE_V1_RESOURCE_HEALTH: [Field; 2] = [
@@ -2228,7 +2228,7 @@ static CORE_V1_SERVICE_PORT: [Field; 6] = [
     omit(2, "protocol", Str),
     keep(6, "appProtocol", Str),
     keep(3, "port", Int),
-    omit(4, "targetPort", IntOrString),
+    keep(4, "targetPort", IntOrString),
     omit(5, "nodePort", Int),
 ];
 #[rustfmt::skip]
@@ -2495,8 +2495,8 @@ static EVENTS_V1_EVENT: [Field; 15] = [
     omit(10, "note", Str),
     omit(11, "type", Str),
     keep(12, "deprecatedSource", Message(&CORE_V1_EVENT_SOURCE)),
-    omit(13, "deprecatedFirstTimestamp", Time),
-    omit(14, "deprecatedLastTimestamp", Time),
+    keep(13, "deprecatedFirstTimestamp", Time),
+    keep(14, "deprecatedLastTimestamp", Time),
     omit(15, "deprecatedCount", Int),
 ];
 #[rustfmt::skip]
@@ -2523,7 +2523,7 @@ static FLOWCONTROL_V1_FLOW_SCHEMA: [Field; 3] = [
 static FLOWCONTROL_V1_FLOW_SCHEMA_CONDITION: [Field; 5] = [
     omit(1, "type", Str),
     omit(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -2575,7 +2575,7 @@ static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION: [Field; 3] = [
 static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_CONDITION: [Field; 5] = [
     omit(1, "type", Str),
     omit(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -2965,7 +2965,7 @@ static STORAGE_V1_VOLUME_ATTACHMENT_STATUS: [Field; 4] = [
 ];
 #[rustfmt::skip]
 static STORAGE_V1_VOLUME_ERROR: [Field; 3] = [
-    omit(1, "time", Time),
+    keep(1, "time", Time),
     omit(2, "message", Str),
     keep(3, "errorCode", Int),
 ];
@@ -2997,7 +2997,7 @@ static APIEXTENSIONS_V1_CUSTOM_RESOURCE_DEFINITION: [Field; 3] = [
 static APIEXTENSIONS_V1_CUSTOM_RESOURCE_DEFINITION_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
@@ -3238,7 +3238,7 @@ static META_V1_OBJECT_META: [Field; 15] = [
     omit(5, "uid", Str),
     omit(6, "resourceVersion", Str),
     omit(7, "generation", Int),
-    omit(8, "creationTimestamp", Time),
+    keep(8, "creationTimestamp", Time),
     keep(9, "deletionTimestamp", Time),
     keep(10, "deletionGracePeriodSeconds", Int),
     map(11, "labels", Str),
@@ -3309,7 +3309,7 @@ static APIREGISTRATION_V1_API_SERVICE: [Field; 3] = [
 static APIREGISTRATION_V1_API_SERVICE_CONDITION: [Field; 5] = [
     keep(1, "type", Str),
     keep(2, "status", Str),
-    omit(3, "lastTransitionTime", Time),
+    keep(3, "lastTransitionTime", Time),
     omit(4, "reason", Str),
     omit(5, "message", Str),
 ];
