@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs Open Cluster Management's own integration suites (test/integration/<suite> of
+# open-cluster-management-io/ocm, ginkgo over envtest) against fleetctl's dev API server:
+# envtest starts the `kube-apiserver` and `etcd` of KUBEBUILDER_ASSETS, which here are links
+# to fleetctl (see README, "As envtest's kube-apiserver"). No proxy, no shim.
+#
+#   OCM_SRC=~/src/ocm GO=~/go/bin/go scripts/ocm-integration.sh [suite...]
+#
+# suites: work placement registration addon operator (the default: all five, one after
+# another — registration and addon both bind :8000). Each suite's test binary is built once
+# into $WORK/bin and reused. Prints one line per suite: passed/run, failed, skipped.
+#   FLEETCTL   the fleetctl to judge (default: target/release/fleetctl, else target/debug/fleetctl)
+#   WORK       where binaries, assets and logs go (default: target/ocm-integration)
+#   EXTRA_ARGS more test-binary flags, e.g. -ginkgo.focus=DeleteOption
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+: "${OCM_SRC:?OCM_SRC must name an open-cluster-management-io/ocm source tree (with vendor/)}"
+GO=${GO:-go}
+WORK=${WORK:-$PWD/target/ocm-integration}
+if [ -z "${FLEETCTL:-}" ]; then
+  FLEETCTL=$PWD/target/release/fleetctl
+  [ -x "$FLEETCTL" ] || FLEETCTL=$PWD/target/debug/fleetctl
+fi
+[ -x "$FLEETCTL" ] || { echo "no fleetctl at $FLEETCTL: cargo build --release first, or set FLEETCTL" >&2; exit 2; }
+command -v kubectl >/dev/null || { echo "kubectl is needed (envtest's assets hold it too)" >&2; exit 2; }
+
+mkdir -p "$WORK/bin" "$WORK/assets" "$WORK/logs"
+ln -sf "$FLEETCTL" "$WORK/assets/kube-apiserver"
+ln -sf "$FLEETCTL" "$WORK/assets/etcd"
+ln -sf "$(command -v kubectl)" "$WORK/assets/kubectl"
+export KUBEBUILDER_ASSETS=$WORK/assets GOTOOLCHAIN=local GOFLAGS=-mod=vendor GOPROXY=off
+unset KUBECONFIG USE_EXISTING_CLUSTER
+
+suites=("$@")
+[ ${#suites[@]} -eq 0 ] && suites=(work placement registration addon operator)
+status=0
+for suite in "${suites[@]}"; do
+  binary=$WORK/bin/$suite.test
+  [ -x "$binary" ] || (cd "$OCM_SRC" && "$GO" test -c -o "$binary" "./test/integration/$suite")
+  # The registration suite keeps its CA in a fixed folder of its own.
+  [ "$suite" = registration ] && rm -rf "${TMPDIR:-/tmp}/registration-integration-test"
+  report=$WORK/logs/$suite.json
+  rm -f "$report"
+  started=$(date +%s)
+  (cd "$OCM_SRC" && "$binary" -ginkgo.no-color -ginkgo.json-report="$report" ${EXTRA_ARGS:-}) \
+    >"$WORK/logs/$suite.log" 2>&1 || status=1
+  python3 - "$suite" "$report" "$(( $(date +%s) - started ))" <<'EOF'
+import json, sys
+suite, path, seconds = sys.argv[1:]
+try:
+    specs = json.load(open(path))[0].get("SpecReports") or []
+except (OSError, ValueError, IndexError) as e:
+    print(f"{suite}: no report ({e}); see its log")
+    sys.exit()
+states = [s["State"] for s in specs if s.get("LeafNodeType") == "It"]
+run = [s for s in states if s not in ("skipped", "pending")]
+passed = states.count("passed")
+print(f"{suite}: {passed}/{len(run)} passed, {len(run) - passed} failed, {len(states) - len(run)} skipped ({seconds}s)")
+EOF
+done
+exit $status
