@@ -200,8 +200,7 @@ fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &st
         agent_id: agent_id.to_owned(),
         hub_hash: hub_hash(&connection.server),
         kinds: fleetctl_kube::resolve::Kinds::default(),
-        applied: fleetctl_kube::LastApplied::new(),
-        metrics: health.metrics.controller(CONTROLLER),
+        applied: fleetctl_kube::Written::read(),
         health: health.clone(),
     });
     Running { secret_version: connection.secret_version, controller: Box::pin(controller::run(ctx)) }
