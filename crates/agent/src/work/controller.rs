@@ -35,9 +35,6 @@ use fleetctl_kube::{Read, Written, kube_error};
 /// applied object edited or deleted there) is repaired and reported. Costs reads and
 /// no-op applies on the managed cluster; the hub sees no write unless the status moved.
 const RESYNC: Duration = Duration::from_secs(300);
-/// When a work with a failed manifest is tried again (a CRD becoming Established
-/// retries at once; this covers everything else, such as a rejected object).
-const RETRY_FAILED_MANIFESTS: Duration = Duration::from_secs(10);
 /// How long one reconcile waits on watches for deleted resources to go before it
 /// hands the work back to the queue (to wait again).
 const DELETE_WAIT: Duration = Duration::from_secs(30);
@@ -226,10 +223,12 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
             return Ok(Action::requeue(DELETE_AGAIN));
         }
     }
+    // A work with a failed manifest is tried again after the work's back-off (a CRD becoming
+    // Established retries it at once; the back-off covers everything else, such as a
+    // rejected object), as upstream's work agent requeues it rate-limited.
     let failed = outcomes.iter().filter(|o| o.applied.is_err()).count();
     if failed > 0 {
-        tracing::debug!(work = %name, failed, "some manifests failed; retrying");
-        return Ok(Action::requeue(RETRY_FAILED_MANIFESTS));
+        return Err(WorkReconcileError::ManifestsFailed { work: name, failed });
     }
     Ok(Action::requeue(RESYNC))
 }
