@@ -108,7 +108,8 @@ impl<Key: Hash + Eq + Clone> Backoff<Key> {
     }
 
     /// Failures of `key` in a row so far.
-    pub fn failures(&self, key: &Key) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn failures(&self, key: &Key) -> u32 {
         self.failing.lock().by_key.get(key).map_or(0, |failures| failures.count)
     }
 }

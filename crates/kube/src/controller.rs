@@ -129,7 +129,7 @@ pub async fn run<K, C, E, Fut>(
 
 /// Runs one reconcile counted in `metrics`: in flight while it runs (even if it is
 /// cancelled, the gauge comes down), then its [`Outcome`].
-pub async fn measured<T, E: ReconcileError>(
+async fn measured<T, E: ReconcileError>(
     metrics: &ControllerMetrics,
     reconcile: impl Future<Output = Result<T, E>>,
 ) -> Result<T, E> {
