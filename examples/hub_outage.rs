@@ -201,19 +201,29 @@ fn command_line(pid: u32) -> Result<Vec<String>> {
 /// Stops a dev cluster's process group (the server stops its containers on SIGTERM, the
 /// rest is killed after five seconds) and returns once none of it runs.
 async fn stop_group(group: u32) {
-    let members = || process::pids_in_group(group, "");
     let _ = kill(Pid::from_raw(group as i32), Signal::SIGTERM);
     let deadline = Instant::now() + Duration::from_secs(5);
-    // Not our children: nothing to wait on but /proc (as `dev down` does).
-    while !members().is_empty() && Instant::now() < deadline {
+    // Not our children (or, the server, one `dev up` started and did not keep): nothing to
+    // wait on but /proc, as `dev down` does.
+    while !running_in_group(group).is_empty() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    for pid in members() {
+    for pid in running_in_group(group) {
         let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
     }
-    while !members().is_empty() {
+    while !running_in_group(group).is_empty() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// The processes of `group` that have not exited (a process that exited but is not reaped
+/// yet — the server, whose parent is this program — has ended all the same).
+fn running_in_group(group: u32) -> Vec<u32> {
+    let exited = |pid: &u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_none_or(|state| state == "Z")
+    };
+    process::pids_in_group(group, "").into_iter().filter(|pid| !exited(pid)).collect()
 }
 
 /// Holds `port` for `outage`, accepting and closing every connection; the count per second.
