@@ -7,5 +7,6 @@
 
 pub mod cli;
 pub mod fleet;
+pub mod in_process;
 pub mod lifecycle;
 pub mod simulator;

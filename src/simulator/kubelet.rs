@@ -12,7 +12,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use clap::Parser;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentCondition, DeploymentStatus};
 use k8s_openapi::api::core::v1::Container;
@@ -30,7 +29,7 @@ use fleetctl_devcluster::node::status::is_fleetctl_image;
 use fleetctl_kube::runner::health::Health;
 use fleetctld::{AgentRole, Command};
 
-use crate::cli::dev::in_process_args;
+use crate::in_process;
 
 /// A role's task, stopped when dropped.
 struct Running {
@@ -155,8 +154,7 @@ fn role(container: &Container, namespace: &str) -> Result<Option<AgentRole>, cla
         // Parsed but unused: the roles get the cluster's client, not a kubeconfig.
         kubeconfig: std::path::PathBuf::from("in-process"),
     };
-    let cli = fleetctld::Cli::try_parse_from(in_process_args(&command))?;
-    Ok(match cli.command {
+    Ok(match in_process::parse(&command)?.command {
         Command::Agent(args) => Some(args.role()),
         Command::Hub(_) | Command::Addon(_) => None,
     })

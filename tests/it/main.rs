@@ -6,6 +6,7 @@ mod agent_operator;
 mod agent_registration;
 mod agent_work;
 mod apiserver;
+mod architecture;
 mod cli_read;
 mod dev_env;
 mod durable;

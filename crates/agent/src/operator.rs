@@ -18,7 +18,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Controller};
@@ -31,12 +30,12 @@ use fleetctl_api::Klusterlet;
 use fleetctl_api::conditions::FINALIZER_KLUSTERLET_CLEANUP;
 use fleetctl_api::names::AGENT_NAMESPACE;
 use fleetctl_api::operator::KLUSTERLET_NAME;
-use fleetctl_kube::errors::chain;
-use fleetctl_kube::reconcile::{Failure, ReconcileError, measured, retry};
+use fleetctl_kube::controller;
+use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::runner::shutdown_signal;
-use fleetctl_kube::{ConfigError, FieldManager, KubeError, LastApplied, Selection};
+use fleetctl_kube::{ConfigError, FieldManager, KubeError, Read, Selection, Written};
 
 pub use render::{LABEL_KLUSTERLET, RenderError};
 
@@ -49,9 +48,6 @@ pub const DEFAULT_HUB_NOTIFY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The name the controller's metrics are kept under.
 pub const CONTROLLER_NAME: &str = "klusterlet";
-
-/// Retry delay after a failed reconcile.
-const RETRY: Duration = Duration::from_secs(2);
 
 /// What `fleetctld agent operator` needs.
 #[derive(Debug, Clone)]
@@ -136,25 +132,21 @@ pub struct Context {
     /// Behaviour.
     pub settings: OperatorSettings,
     /// What the passes applied: a resync applies only what changed since.
-    pub applied: LastApplied,
+    pub applied: Written<Read>,
 }
 
-/// One pass over the Klusterlet behind its cleanup finalizer, counted in the controller's
-/// metrics. Once the finalizer is gone from a Klusterlet being deleted, the operator
-/// removes itself, as far as its rights reach (see [`cleanup`]).
+/// One pass over the Klusterlet behind its cleanup finalizer. Once the finalizer is gone
+/// from a Klusterlet being deleted, the operator removes itself, as far as its rights
+/// reach (see [`cleanup`]).
 async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Action, finalizer::Error<OperatorError>> {
     let api: Api<Klusterlet> = Api::all(ctx.client.clone());
     let deleting = klusterlet.meta().deletion_timestamp.is_some();
-    let metrics = ctx.settings.metrics.controller(CONTROLLER_NAME);
-    let action = measured(
-        &metrics,
-        finalizer(&api, FINALIZER_KLUSTERLET_CLEANUP, klusterlet.clone(), |event| async {
-            match event {
-                finalizer::Event::Apply(klusterlet) => reconcile::reconcile(&klusterlet, &ctx).await,
-                finalizer::Event::Cleanup(klusterlet) => cleanup::reconcile(&klusterlet, &ctx).await,
-            }
-        }),
-    )
+    let action = finalizer(&api, FINALIZER_KLUSTERLET_CLEANUP, klusterlet.clone(), |event| async {
+        match event {
+            finalizer::Event::Apply(klusterlet) => reconcile::reconcile(&klusterlet, &ctx).await,
+            finalizer::Event::Cleanup(klusterlet) => cleanup::reconcile(&klusterlet, &ctx).await,
+        }
+    })
     .await?;
     if deleting {
         cleanup::remove_operator(&ctx, &klusterlet).await;
@@ -168,22 +160,14 @@ async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Act
 /// [`LABEL_KLUSTERLET`]: a cluster-scoped owner cannot be found from a namespaced child's
 /// owner reference by kube-runtime's `owns`).
 pub async fn controller(client: Client, settings: OperatorSettings) {
-    let ctx = Arc::new(Context { client: client.clone(), settings, applied: LastApplied::new() });
+    let ctx = Arc::new(Context { client: client.clone(), settings, applied: Written::read() });
     let klusterlets: Api<Klusterlet> = Api::all(client.clone());
     let ours = watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET_NAME}"));
     let agents = watcher::Config::default().labels(LABEL_KLUSTERLET);
-    let agents = Controller::new(klusterlets, ours)
-        .watches(Api::<Deployment>::all(client), agents, |deployment| {
-            deployment.labels().get(LABEL_KLUSTERLET).map(|name| ObjectRef::<Klusterlet>::new(name))
-        })
-        .run(reconcile, |_, error, _| retry(CONTROLLER_NAME, error, RETRY), ctx.clone())
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                // Reconcile failures were logged by the error policy; what is left here is
-                // the queue's own news, such as a Klusterlet that went away.
-                tracing::debug!(error = %chain(&error), "klusterlet controller");
-            }
-        });
+    let agents = Controller::new(klusterlets, ours).watches(Api::<Deployment>::all(client), agents, |deployment| {
+        deployment.labels().get(LABEL_KLUSTERLET).map(|name| ObjectRef::<Klusterlet>::new(name))
+    });
+    let agents = controller::run(agents, CONTROLLER_NAME, &ctx.settings.metrics, reconcile, ctx.clone());
     let check = async {
         match ctx.settings.hub_connection_check {
             true => hub_connection::controller(ctx.clone()).await,

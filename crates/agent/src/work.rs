@@ -79,6 +79,14 @@ pub enum WorkReconcileError {
     /// Resources the work applied are still going.
     #[error("{0}")]
     Waiting(String),
+    /// Manifests of the work could not be applied (its status says why, each).
+    #[error("{failed} manifests of work {work} failed to apply")]
+    ManifestsFailed {
+        /// The work.
+        work: String,
+        /// How many of its manifests failed.
+        failed: usize,
+    },
 }
 
 impl ReconcileError for WorkReconcileError {
@@ -86,7 +94,7 @@ impl ReconcileError for WorkReconcileError {
         match self {
             Self::Kube(e) => e.failure(),
             Self::Waiting(_) => Failure::Waiting,
-            Self::Wait { .. } => Failure::Failed,
+            Self::Wait { .. } | Self::ManifestsFailed { .. } => Failure::Failed,
         }
     }
 
@@ -200,8 +208,7 @@ fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &st
         agent_id: agent_id.to_owned(),
         hub_hash: hub_hash(&connection.server),
         kinds: fleetctl_kube::resolve::Kinds::default(),
-        applied: fleetctl_kube::LastApplied::new(),
-        metrics: health.metrics.controller(CONTROLLER),
+        applied: fleetctl_kube::Written::read(),
         health: health.clone(),
     });
     Running { secret_version: connection.secret_version, controller: Box::pin(controller::run(ctx)) }

@@ -82,6 +82,72 @@ pub const ANNOTATION_KLUSTERLET_VERSION_FROM: &str = "fleetctl.io/klusterlet-ver
 pub const ANNOTATION_FLEET: &str = "fleetctl.io/fleet";
 
 // ---------------------------------------------------------------------------------------------
+// A cluster's objects and identities on the hub, named after the cluster as upstream's import
+// controller and registration hub name them
+// ---------------------------------------------------------------------------------------------
+
+/// The Secret in the cluster's namespace holding its `crds.yaml` and `import.yaml`.
+pub fn import_secret(cluster: &str) -> String {
+    format!("{cluster}-import")
+}
+
+/// The ServiceAccount in the cluster's namespace whose token bootstraps its agent
+/// (upstream truncates names over 63 characters).
+pub fn bootstrap_service_account(cluster: &str) -> String {
+    let mut name = format!("{cluster}-bootstrap-sa");
+    name.truncate(63);
+    name
+}
+
+/// The user the bootstrap ServiceAccount authenticates as.
+pub fn bootstrap_user(cluster: &str) -> String {
+    format!("system:serviceaccount:{cluster}:{}", bootstrap_service_account(cluster))
+}
+
+/// The ClusterRole and ClusterRoleBinding of the bootstrap ServiceAccount.
+pub fn bootstrap_role(cluster: &str) -> String {
+    format!("system:open-cluster-management:managedcluster:bootstrap:{cluster}")
+}
+
+/// The signer agents ask for their client certificates.
+pub const AGENT_SIGNER: &str = "kubernetes.io/kube-apiserver-client";
+
+/// The group every agent certificate carries.
+pub const MANAGED_CLUSTERS_GROUP: &str = "system:open-cluster-management:managed-clusters";
+
+/// The group of a cluster's agents (their certificates' organization).
+pub fn agent_group(cluster: &str) -> String {
+    format!("system:open-cluster-management:{cluster}")
+}
+
+/// The user of a cluster's agent `agent_id` (its certificate's common name).
+pub fn agent_user(cluster: &str, agent_id: &str) -> String {
+    format!("{}:{agent_id}", agent_group(cluster))
+}
+
+/// The ClusterRole and ClusterRoleBinding confining a cluster's agents on the hub.
+pub fn agent_role(cluster: &str) -> String {
+    format!("open-cluster-management:managedcluster:{cluster}")
+}
+
+/// The Roles (and their RoleBindings) of a cluster's registration and work agents in the
+/// cluster's namespace.
+pub fn agent_namespaced_roles(cluster: &str) -> [String; 2] {
+    let role = agent_role(cluster);
+    [format!("{role}:registration"), format!("{role}:work")]
+}
+
+/// The ManifestWork that carries everything of `import.yaml` to a joined cluster.
+pub fn klusterlet_work(cluster: &str) -> String {
+    format!("{cluster}-klusterlet")
+}
+
+/// The ManifestWork that carries the Klusterlet CRD to a joined cluster.
+pub fn klusterlet_crds_work(cluster: &str) -> String {
+    format!("{cluster}-klusterlet-crds")
+}
+
+// ---------------------------------------------------------------------------------------------
 // Auto-import: the Secret upstream's managedcluster-import-controller reads in a cluster's
 // namespace to import the cluster itself (ACM's `auto-import-secret`)
 // ---------------------------------------------------------------------------------------------
@@ -161,6 +227,27 @@ mod tests {
         for free in ["env", "name", "example.com/x", "notopen-cluster-management.io/x", "myfleetctl.io/x"] {
             assert!(!is_reserved_label(free), "{free}");
         }
+    }
+
+    #[test]
+    fn a_clusters_hub_objects_are_named_as_upstream_names_them() {
+        assert_eq!(import_secret("c1"), "c1-import");
+        assert_eq!(bootstrap_user("c1"), "system:serviceaccount:c1:c1-bootstrap-sa");
+        assert_eq!(bootstrap_role("c1"), "system:open-cluster-management:managedcluster:bootstrap:c1");
+        assert_eq!(agent_user("c1", "a1"), "system:open-cluster-management:c1:a1");
+        assert_eq!(
+            agent_namespaced_roles("c1"),
+            [
+                "open-cluster-management:managedcluster:c1:registration",
+                "open-cluster-management:managedcluster:c1:work"
+            ]
+        );
+        assert_eq!(
+            (klusterlet_work("c1"), klusterlet_crds_work("c1")),
+            ("c1-klusterlet".into(), "c1-klusterlet-crds".into())
+        );
+        let long = "c".repeat(60);
+        assert_eq!(bootstrap_service_account(&long).len(), 63, "truncated as upstream truncates it");
     }
 
     #[test]

@@ -2,44 +2,44 @@
 //! `auto-import-secret` in a cluster's namespace holds credentials for the cluster — a
 //! `kubeconfig`, or a `server` and `token` — and the hub applies the cluster's `crds.yaml`
 //! and `import.yaml` to it itself, so nobody outside needs to hold them. It reports on
-//! `ManagedClusterImportSucceeded` with upstream's reasons, retries a failed apply with
-//! backoff, and deletes the secret once the manifests are applied unless it is annotated
+//! `ManagedClusterImportSucceeded` with upstream's reasons, retries a failed apply after the
+//! cluster's back-off (the controller runtime's: 1 s doubling to 5 min), and deletes the secret once the manifests are applied unless it is annotated
 //! to be kept. `import.open-cluster-management.io/disable-auto-import` on the cluster turns
 //! it off; `…/immediate-import` (empty) imports an imported cluster again. What the secret
 //! holds never reaches a log, an Event or a condition.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
+use parking_lot::Mutex;
 use serde_json::json;
 
 use super::context::{Ctx, set};
-use super::import::secret_name;
+use super::watches::{Followed, bounded, cluster_of, stored_by_name};
 use fleetctl_api::ManagedCluster;
-use fleetctl_api::conditions as c;
+use fleetctl_api::conditions::{self as c, LABEL_IMPORT_SECRET};
 use fleetctl_api::names::{
     ANNOTATION_DISABLE_AUTO_IMPORT, ANNOTATION_IMMEDIATE_IMPORT, ANNOTATION_KEEPING_AUTO_IMPORT_SECRET,
     AUTO_IMPORT_KEY_CA, AUTO_IMPORT_KEY_INSECURE, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_KEY_SERVER,
     AUTO_IMPORT_KEY_TOKEN, AUTO_IMPORT_SECRET, AUTO_IMPORT_TYPE_KUBECONFIG, AUTO_IMPORT_TYPE_KUBETOKEN,
-    IMMEDIATE_IMPORT_COMPLETED,
+    IMMEDIATE_IMPORT_COMPLETED, import_secret,
 };
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_text};
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
-use fleetctl_kube::{ApplyError, ApplyOptions, KubeError, apply_yaml, kube_error, update_conditions};
+use fleetctl_kube::{ApplyError, ApplyOptions, KubeError, apply_yaml, controller, kube_error, update_conditions};
 
-/// The first retry of a failed import waits this long; each further one twice as long.
-const FIRST_RETRY: Duration = Duration::from_secs(1);
-/// The longest wait between retries.
-const LONGEST_RETRY: Duration = Duration::from_secs(300);
+/// The name the controller's metrics and logs go by.
+pub const CONTROLLER: &str = "auto-import";
 /// How long the target's CRDs may take to become Established.
 const CRD_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -67,65 +67,58 @@ pub fn reports(conditions: &[Condition]) -> bool {
     })
 }
 
-/// What the controller knows between passes: the auto-import secrets (as watched), failed
-/// attempts per cluster (for the backoff), and the version of the secret each cluster was
-/// imported with (a kept secret is applied once, not on every change of its cluster).
+/// What the controller knows between passes: the auto-import secrets (as watched), and the
+/// version of the secret each cluster was imported with (a kept secret is applied once,
+/// not on every change of its cluster).
 #[derive(Debug)]
-pub struct State {
+struct State {
     secrets: Store<Secret>,
-    attempts: Mutex<HashMap<String, u32>>,
     applied: Mutex<HashMap<String, String>>,
 }
 
 impl State {
-    /// Nothing attempted yet; `secrets` is the store of the watched auto-import secrets.
-    pub fn new(secrets: Store<Secret>) -> Self {
-        Self { secrets, attempts: Mutex::default(), applied: Mutex::default() }
-    }
-
-    /// Counts a failed attempt; the wait before the next.
-    fn failed(&self, cluster: &str) -> Duration {
-        let mut attempts = self.attempts.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = attempts.entry(cluster.to_string()).or_insert(0);
-        let delay = backoff(*count);
-        *count = count.saturating_add(1);
-        delay
-    }
-
     fn succeeded(&self, cluster: &str, secret_version: String) {
-        self.attempts.lock().unwrap_or_else(PoisonError::into_inner).remove(cluster);
-        self.applied.lock().unwrap_or_else(PoisonError::into_inner).insert(cluster.to_string(), secret_version);
+        self.applied.lock().insert(cluster.to_string(), secret_version);
     }
 
     fn applied_with(&self, cluster: &str) -> Option<String> {
-        self.applied.lock().unwrap_or_else(PoisonError::into_inner).get(cluster).cloned()
+        self.applied.lock().get(cluster).cloned()
     }
 
     fn forget(&self, cluster: &str) {
-        self.applied.lock().unwrap_or_else(PoisonError::into_inner).remove(cluster);
+        self.applied.lock().remove(cluster);
     }
 }
 
-/// The wait after `failures` failed attempts: 1 s, 2 s, 4 s, … up to five minutes.
-fn backoff(failures: u32) -> Duration {
-    FIRST_RETRY.saturating_mul(2u32.saturating_pow(failures)).min(LONGEST_RETRY)
+/// Runs the auto-import controller on the clusters it follows until the returned future is
+/// dropped. The auto-import secrets are kept in a store (few clusters have one); the
+/// import secret's rendering brings a waiting cluster back.
+pub async fn controller(ctx: Ctx, clusters: Followed) {
+    let secrets = Api::<Secret>::all(ctx.client.clone());
+    let (auto_import_secrets, auto_import_secret_changes) = stored_by_name(secrets.clone(), AUTO_IMPORT_SECRET);
+    let controller = Controller::for_stream(clusters.changes, clusters.store)
+        .with_config(bounded())
+        .watches_stream(auto_import_secret_changes, cluster_of)
+        .watches(secrets, watcher::Config::default().labels(LABEL_IMPORT_SECRET), cluster_of);
+    let state = Arc::new(State { secrets: auto_import_secrets, applied: Mutex::default() });
+    let reconcile = move |cluster, ctx| reconcile(cluster, ctx, state.clone());
+    controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()).await;
 }
 
-/// Why a pass did not finish; an import that failed is tried again after its backoff.
+/// Why a pass did not finish; an import that failed is tried again after the cluster's
+/// back-off.
 #[derive(Debug, thiserror::Error)]
 pub enum AutoImportError {
     /// A call to the hub failed.
     #[error(transparent)]
     Kube(#[from] KubeError),
-    /// The import failed (its condition says how); tried again after `retry_after`.
+    /// The import failed (its condition says how).
     #[error("auto-importing cluster {cluster}: {message}")]
     Import {
         /// The cluster.
         cluster: String,
         /// What failed, without any credential.
         message: String,
-        /// When to try again.
-        retry_after: Duration,
     },
 }
 
@@ -134,13 +127,6 @@ impl ReconcileError for AutoImportError {
         match self {
             Self::Kube(e) => e.failure(),
             Self::Import { .. } => Failure::Failed,
-        }
-    }
-
-    fn retry_after(&self) -> Option<Duration> {
-        match self {
-            Self::Kube(_) => None,
-            Self::Import { retry_after, .. } => Some(*retry_after),
         }
     }
 }
@@ -239,7 +225,7 @@ fn wanted(cluster: &ManagedCluster) -> Option<bool> {
 }
 
 /// One pass over one cluster.
-pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>) -> Result<Action, AutoImportError> {
+async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>) -> Result<Action, AutoImportError> {
     let name = cluster.name_any();
     let Some(immediate) = wanted(&cluster) else { return Ok(Action::await_change()) };
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
@@ -274,11 +260,12 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>
             return Ok(Action::await_change());
         }
     };
-    let import_secret = secrets
-        .get_opt(&secret_name(&name))
+    let import_secret_name = import_secret(&name);
+    let rendered = secrets
+        .get_opt(&import_secret_name)
         .await
-        .map_err(kube_error(format!("reading secret {name}/{}", secret_name(&name))))?;
-    let manifests = import_secret.map(|s| secret_text(&s)).and_then(|mut data| {
+        .map_err(kube_error(format!("reading secret {name}/{import_secret_name}")))?;
+    let manifests = rendered.map(|s| secret_text(&s)).and_then(|mut data| {
         let crds = data.remove("crds.yaml")?;
         Some((crds, data.remove("import.yaml")?))
     });
@@ -287,10 +274,7 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>
         report(c::REASON_IMPORTING, "Wait for import secret".into()).await?;
         return Ok(Action::await_change());
     };
-    let failed = |message: String| {
-        let retry_after = state.failed(&name);
-        AutoImportError::Import { cluster: name.clone(), message, retry_after }
-    };
+    let failed = |message: String| AutoImportError::Import { cluster: name.clone(), message };
     let target = match client_of(target).await {
         Ok(client) => client,
         Err(why) => {
@@ -462,13 +446,13 @@ mod tests {
     }
 
     #[test]
-    fn retries_back_off_from_a_second_to_five_minutes() {
-        let waits: Vec<u64> = [0, 1, 2, 3, 8, 9, 40].iter().map(|n| backoff(*n).as_secs()).collect();
-        assert_eq!(waits, [1, 2, 4, 8, 256, 300, 300]);
-        let state = State::new(kube::runtime::reflector::store().0);
-        assert_eq!((state.failed("c1"), state.failed("c1")), (FIRST_RETRY, FIRST_RETRY * 2));
+    fn a_failed_import_is_retried_after_the_clusters_back_off_and_a_kept_secret_is_applied_once() {
+        let failed = AutoImportError::Import { cluster: "c1".into(), message: "refused".into() };
+        assert_eq!((failed.failure(), failed.retry_after()), (Failure::Failed, None), "the runtime's back-off");
+        let state = State { secrets: kube::runtime::reflector::store().0, applied: Mutex::default() };
         state.succeeded("c1", "7".into());
-        assert_eq!(state.failed("c1"), FIRST_RETRY, "a success starts the backoff over");
         assert_eq!(state.applied_with("c1").as_deref(), Some("7"));
+        state.forget("c1");
+        assert_eq!(state.applied_with("c1"), None);
     }
 }

@@ -2,10 +2,9 @@
 //! that may only ask for a certificate and read (or create) its own ManagedCluster, and
 //! a TokenRequest token refreshed when a fifth of its life is left.
 
-use std::time::Duration;
-
 use fleetctl_api::CLUSTER_GROUP;
 use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
+use fleetctl_api::names::{bootstrap_role, bootstrap_service_account};
 use fleetctl_kube::kube_error;
 use fleetctl_kube::objects::{self, MetaExt, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
@@ -15,22 +14,10 @@ use kube::api::{Api, PostParams};
 
 use super::context::{Ctx, HUB, HubError};
 
-/// The bootstrap ServiceAccount of a cluster (upstream truncates names over 63).
-pub fn service_account_name(cluster: &str) -> String {
-    let mut name = format!("{cluster}-bootstrap-sa");
-    name.truncate(63);
-    name
-}
-
-/// The bootstrap ClusterRole and ClusterRoleBinding of a cluster.
-pub fn role_name(cluster: &str) -> String {
-    format!("system:open-cluster-management:managedcluster:bootstrap:{cluster}")
-}
-
 /// The ServiceAccount, ClusterRole and ClusterRoleBinding, as objects.
 pub fn objects(cluster: &str) -> (ServiceAccount, ClusterRole, ClusterRoleBinding) {
-    let sa = service_account_name(cluster);
-    let role = role_name(cluster);
+    let sa = bootstrap_service_account(cluster);
+    let role = bootstrap_role(cluster);
     let ours = || labels([(LABEL_CLUSTER_NAME, cluster)]);
     let rules = vec![
         rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["create", "get", "list", "watch"]),
@@ -88,9 +75,11 @@ impl Token {
     }
 }
 
-/// Issues a new bootstrap token.
-pub async fn issue(client: &kube::Client, cluster: &str, lifetime: Duration) -> Result<Token, HubError> {
-    let seconds = i64::try_from(lifetime.as_secs()).unwrap_or(i64::MAX);
+/// Issues a new bootstrap token. A ServiceAccount that is not there (deleted behind the
+/// hub's back, or with a namespace that was being deleted when it was written) is
+/// forgotten as written, so the next pass writes it again.
+pub async fn issue(ctx: &Ctx, cluster: &str) -> Result<Token, HubError> {
+    let seconds = i64::try_from(ctx.config.token_lifetime.as_secs()).unwrap_or(i64::MAX);
     let request = TokenRequest {
         spec: TokenRequestSpec {
             audiences: Vec::new(),
@@ -99,12 +88,17 @@ pub async fn issue(client: &kube::Client, cluster: &str, lifetime: Duration) -> 
         },
         ..TokenRequest::default()
     };
-    let sa = service_account_name(cluster);
+    let sa = bootstrap_service_account(cluster);
     let creation = jiff::Timestamp::now();
-    let issued = Api::<ServiceAccount>::namespaced(client.clone(), cluster)
+    let issued = Api::<ServiceAccount>::namespaced(ctx.client.clone(), cluster)
         .create_token_request(&sa, &PostParams::default(), &request)
         .await
-        .map_err(kube_error(format!("requesting a token for {cluster}/{sa}")))?;
+        .map_err(kube_error(format!("requesting a token for {cluster}/{sa}")))
+        .inspect_err(|error| {
+            if error.code() == Some(404) {
+                ctx.written.forget_object::<ServiceAccount>(Some(cluster), &sa);
+            }
+        })?;
     let status = issued.status.ok_or_else(|| HubError::NoToken(format!("{cluster}/{sa}")))?;
     Ok(Token {
         token: status.token,

@@ -5,7 +5,10 @@
 //! namespace. The registration controller then takes the agent's rights away.
 
 use fleetctl_api::conditions::{self as c, ANNOTATION_RETAIN_NAMESPACE, LABEL_CLUSTER_NAME};
-use fleetctl_api::names::{ANNOTATION_CREATED_FOR_CLUSTER, is_protected_namespace};
+use fleetctl_api::names::{
+    ANNOTATION_CREATED_FOR_CLUSTER, bootstrap_role, bootstrap_service_account, import_secret, is_protected_namespace,
+    klusterlet_crds_work, klusterlet_work,
+};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::reconcile::{delete, strip_finalizers};
 use fleetctl_kube::{kube_error, update_conditions};
@@ -17,7 +20,6 @@ use kube::api::{Api, DeleteParams, ListParams};
 use kube::runtime::controller::Action;
 
 use super::context::{Ctx, HubError, set};
-use super::{bootstrap, import, works};
 
 /// What is left of a cluster on the hub.
 struct Remaining {
@@ -97,8 +99,8 @@ async fn graceful_step(ctx: &Ctx, cluster: &str, left: &Remaining) -> Result<(),
         return Ok(());
     }
     let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), cluster);
-    let klusterlet = works::klusterlet_work_name(cluster);
-    let crds = works::crds_work_name(cluster);
+    let klusterlet = klusterlet_work(cluster);
+    let crds = klusterlet_crds_work(cluster);
     let others: Vec<String> =
         left.works.iter().map(ResourceExt::name_any).filter(|n| *n != klusterlet && *n != crds).collect();
     let next = if !others.is_empty() {
@@ -122,9 +124,9 @@ async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<
     let background = DeleteParams::background();
     let addons: Api<ManagedClusterAddOn> = Api::namespaced(client.clone(), &name);
     let works_api: Api<ManifestWork> = Api::namespaced(client.clone(), &name);
-    let bootstrap_role = bootstrap::role_name(&name);
-    let service_account = bootstrap::service_account_name(&name);
-    let import_secret = import::secret_name(&name);
+    let bootstrap_role = bootstrap_role(&name);
+    let service_account = bootstrap_service_account(&name);
+    let import_secret = import_secret(&name);
     let selector = format!("{LABEL_CLUSTER_NAME}={name}");
     let (csrs, cluster_roles, cluster_bindings) = (
         Api::<CertificateSigningRequest>::all(client.clone()),

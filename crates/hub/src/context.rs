@@ -1,22 +1,16 @@
-//! What every hub controller shares: the client, the configuration, metrics, events, and
-//! the hub's error.
+//! What every hub controller shares: the client, the configuration, metrics, events, what
+//! was written, and the hub's error.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use fleetctl_api::conditions;
+use fleetctl_api::names::{agent_role, bootstrap_role};
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::{FieldManager, KubeError, Written};
-use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::Client;
-use parking_lot::Mutex;
-
-use super::bootstrap::Token;
-
-use fleetctl_api::conditions;
 
 /// The field manager of every hub write.
 pub const HUB: FieldManager = FieldManager("fleetctl-hub");
@@ -135,57 +129,15 @@ pub struct Context {
     pub metrics: Registry,
     /// Events, through one recorder so repeats become one Event with a count.
     pub recorder: kube::runtime::events::Recorder,
-    /// The admission rule that guards acceptance (the policy and its binding named
-    /// [`ACCEPT_POLICY`](crate::manifests::admission::ACCEPT_POLICY)), as watched.
-    pub accept_policy: kube::runtime::reflector::Store<ValidatingAdmissionPolicy>,
-    /// See [`Context::accept_policy`].
-    pub accept_binding: kube::runtime::reflector::Store<ValidatingAdmissionPolicyBinding>,
-    /// The hub's published CA bundle (`kube-root-ca.crt`), as watched (empty when
-    /// [`HubConfig::root_ca_namespace`] is `None`).
-    pub root_ca: kube::runtime::reflector::Store<ConfigMap>,
     /// What the controllers last wrote: a pass writes only what differs.
     pub written: Written,
-    /// The bootstrap token each cluster's import secret carries, as last written, so a
-    /// pass need not read the secret back.
-    pub tokens: Mutex<HashMap<String, Token>>,
-    /// The CSRs the approver left pending, by cluster.
-    pub pending_csrs: super::registration::PendingCsrs,
 }
 
-/// The key of `kube-root-ca.crt` that holds the bundle.
-const ROOT_CA_KEY: &str = "ca.crt";
-
 impl Context {
-    /// Why the admission rule that guards acceptance does not hold on this hub, if it
-    /// does not (see [`accept_rule_problem`](crate::manifests::admission::accept_rule_problem)).
-    pub fn accept_rule_problem(&self) -> Option<String> {
-        use crate::manifests::admission::{ACCEPT_POLICY, accept_rule_problem};
-        use kube::runtime::reflector::ObjectRef;
-        let policy = self.accept_policy.get(&ObjectRef::new(ACCEPT_POLICY));
-        let binding = self.accept_binding.get(&ObjectRef::new(ACCEPT_POLICY));
-        accept_rule_problem(policy.as_deref(), binding.as_deref())
-    }
-
-    /// Forgets what was written for a cluster, so that its next pass writes everything
-    /// again: after a pass that failed (what broke may have taken objects with it), and
-    /// once it is detached (a cluster of the same name imported later gets everything
-    /// written anew).
+    /// Forgets what was written for a cluster once it is detached, so that a cluster of the
+    /// same name imported later gets everything written anew.
     pub fn forget_cluster(&self, cluster: &str) {
-        let bootstrap_role = super::bootstrap::role_name(cluster);
-        let agent_role = super::registration::agent_role_name(cluster);
-        self.written.forget(cluster, &[cluster, &bootstrap_role, &agent_role]);
-        self.tokens.lock().remove(cluster);
-    }
-
-    /// The CA bundle bootstrap kubeconfigs trust: the hub's published one if it is
-    /// followed and known, else `configured`.
-    pub fn bootstrap_ca<'a>(&'a self, configured: &'a str) -> std::borrow::Cow<'a, str> {
-        let published = self
-            .root_ca
-            .state()
-            .into_iter()
-            .find_map(|map| map.data.as_ref()?.get(ROOT_CA_KEY).filter(|ca| !ca.trim().is_empty()).cloned());
-        published.map_or(std::borrow::Cow::Borrowed(configured), std::borrow::Cow::Owned)
+        self.written.forget(cluster, &[cluster, &bootstrap_role(cluster), &agent_role(cluster)]);
     }
 }
 

@@ -1,21 +1,37 @@
 //! The lease controller: a joined cluster whose agent stopped renewing its lease for
-//! longer than grace × leaseDurationSeconds turns Available=Unknown.
+//! longer than grace × leaseDurationSeconds turns Available=Unknown. It follows the
+//! clusters and their leases, kept in a store: a renewal brings its cluster back, which
+//! reads the lease there.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
 
-use fleetctl_kube::update_conditions;
+use fleetctl_kube::{controller, update_conditions};
 
 use super::context::{Ctx, HubError, set};
+use super::watches::{Followed, bounded, cluster_of, stored_by_name};
 use fleetctl_api::ManagedCluster;
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::CLUSTER_LEASE;
+
+/// The name the controller's metrics and logs go by.
+pub const CONTROLLER: &str = "lease";
+
+/// Runs the lease controller on the clusters it follows until the returned future is dropped.
+pub async fn controller(ctx: Ctx, clusters: Followed) {
+    let (leases, lease_changes) = stored_by_name(Api::<Lease>::all(ctx.client.clone()), CLUSTER_LEASE);
+    let controller = Controller::for_stream(clusters.changes, clusters.store)
+        .with_config(bounded())
+        .watches_stream(lease_changes, cluster_of);
+    let reconcile = move |cluster, ctx| reconcile(cluster, ctx, leases.clone());
+    controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()).await;
+}
 
 /// When the lease of a cluster counts as stale: `None` when it is fresh forever (no
 /// renewal recorded yet is treated as "now"). The period is the longer of the cluster's
@@ -33,7 +49,7 @@ fn deadline(lease: &Lease, grace: u32, period: Duration) -> Option<jiff::Timesta
 
 /// One pass over one cluster, its lease read from `leases` (the watched cluster leases:
 /// every renewal brings the cluster here, and is not read again).
-pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, leases: Store<Lease>) -> Result<Action, HubError> {
+async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, leases: Store<Lease>) -> Result<Action, HubError> {
     let name = cluster.name_any();
     if !cluster.is_joined() && cluster.meta().deletion_timestamp.is_none() {
         return Ok(Action::await_change());

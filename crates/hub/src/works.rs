@@ -8,18 +8,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde_json::Value;
 
 use fleetctl_api::conditions::{ANNOTATION_CLEANUP_PRIORITY, LABEL_KLUSTERLET_WORKS};
+use fleetctl_api::names::{klusterlet_crds_work, klusterlet_work};
 use fleetctl_api::work::{DeleteOption, DeletePropagationPolicy};
 use fleetctl_api::{Manifest, ManifestWork};
 
-/// Name of the CRD work of a cluster.
-pub fn crds_work_name(cluster: &str) -> String {
-    format!("{cluster}-klusterlet-crds")
-}
-
-/// Name of the klusterlet work of a cluster.
-pub fn klusterlet_work_name(cluster: &str) -> String {
-    format!("{cluster}-klusterlet")
-}
+/// The klusterlet work's name, under the path the CLI's `describe` reads it from (the name
+/// is [`fleetctl_api::names::klusterlet_work`]).
+pub use fleetctl_api::names::klusterlet_work as klusterlet_work_name;
 
 fn work(cluster: &str, name: String, manifests: Vec<Value>, owner: &OwnerReference) -> ManifestWork {
     let mut work = ManifestWork::for_cluster(cluster, &name, manifests.into_iter().map(Manifest).collect());
@@ -37,13 +32,13 @@ pub fn klusterlet_works(
     import: Vec<Value>,
     owner: &OwnerReference,
 ) -> [ManifestWork; 2] {
-    let mut crds_work = work(cluster, crds_work_name(cluster), crds, owner);
+    let mut crds_work = work(cluster, klusterlet_crds_work(cluster), crds, owner);
     crds_work.metadata.annotations =
         Some(BTreeMap::from([(ANNOTATION_CLEANUP_PRIORITY.to_string(), "100".to_string())]));
-    let mut klusterlet_work = work(cluster, klusterlet_work_name(cluster), import, owner);
-    klusterlet_work.spec.delete_option =
+    let mut import_work = work(cluster, klusterlet_work(cluster), import, owner);
+    import_work.spec.delete_option =
         Some(DeleteOption { propagation_policy: DeletePropagationPolicy::Orphan, ..DeleteOption::default() });
-    [crds_work, klusterlet_work]
+    [crds_work, import_work]
 }
 
 #[cfg(test)]

@@ -3,13 +3,14 @@
 //! Nothing here prints.
 
 pub mod apply;
+pub mod backoff;
 pub mod certs;
 pub mod conditions;
 pub mod config;
+pub mod controller;
 pub mod duration;
 pub mod errors;
 pub mod kubeconfig;
-pub mod last_applied;
 pub mod multiplexed;
 pub mod objects;
 pub mod reconcile;
@@ -24,9 +25,8 @@ pub use apply::{
 };
 pub use conditions::update_conditions;
 pub use config::{ConfigError, KubeconfigPair, NamedContext, Selection, client, config, contexts, standalone};
-pub use last_applied::LastApplied;
 pub use reconcile::{FieldManager, KubeError, kube_error};
-pub use written::Written;
+pub use written::{Read, Watched, Written};
 
 /// The field manager of every server-side apply fleetctl makes, so ownership of the
 /// fields it writes stays with one name across the CLI, the hub and the agents.

@@ -1,21 +1,16 @@
 //! What every controller of fleetctl shares — the hub's, the klusterlet operator's and the
 //! work agent's: one error for a failed API call (with what was being done), writes that
-//! make no change when nothing changed, one error policy, and reconciles counted in the
-//! controller's metrics.
+//! make no change when nothing changed, and the classes of failure the error policy of
+//! [`controller`](crate::controller) tells apart.
 
 use std::fmt::Debug;
-use std::future::Future;
 use std::time::Duration;
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
-use kube::runtime::controller::Action;
 use kube::runtime::finalizer;
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-
-use crate::errors::chain;
-use crate::runner::metrics::{ControllerMetrics, Outcome};
 
 /// A Kubernetes API call that failed, and what was being done (in lower case).
 #[derive(Debug, thiserror::Error)]
@@ -111,13 +106,14 @@ pub enum Failure {
     Failed,
 }
 
-/// A controller's reconcile error, classified for [`retry`].
+/// A controller's reconcile error, classified for the error policy of
+/// [`controller`](crate::controller).
 pub trait ReconcileError: std::error::Error {
     /// The class of this error.
     fn failure(&self) -> Failure;
 
-    /// When to look again, if this error knows better than the controller's retry delay
-    /// (a wait with a deadline).
+    /// When to look again, if this error knows better than the object's back-off (a wait
+    /// with a deadline).
     fn retry_after(&self) -> Option<Duration> {
         None
     }
@@ -156,35 +152,6 @@ impl<E: ReconcileError + 'static> ReconcileError for finalizer::Error<E> {
             _ => Failure::Failed,
         }
     }
-}
-
-/// The error policy of every controller: log by class (a conflict or a wait at debug
-/// level, anything else as a warning), then try again after `delay` (or when the error
-/// says).
-pub fn retry<E: ReconcileError>(controller: &str, error: &E, delay: Duration) -> Action {
-    match error.failure() {
-        Failure::Conflict => tracing::debug!(controller, error = %chain(error), "write conflict; retrying"),
-        Failure::Waiting => tracing::debug!(controller, reason = %chain(error), "waiting"),
-        Failure::Failed => tracing::warn!(controller, error = %chain(error), "reconcile failed; retrying"),
-    }
-    Action::requeue(error.retry_after().unwrap_or(delay))
-}
-
-/// Runs one reconcile counted in `metrics`: in flight while it runs (even if it is
-/// cancelled, the gauge comes down), then its [`Outcome`].
-pub async fn measured<T, E: ReconcileError>(
-    metrics: &ControllerMetrics,
-    reconcile: impl Future<Output = Result<T, E>>,
-) -> Result<T, E> {
-    let in_flight = metrics.start();
-    let result = reconcile.await;
-    drop(in_flight);
-    metrics.reconciled(match &result {
-        Ok(_) => Outcome::Done,
-        Err(e) if e.failure() == Failure::Waiting => Outcome::Waiting,
-        Err(_) => Outcome::Failed,
-    });
-    result
 }
 
 #[cfg(test)]

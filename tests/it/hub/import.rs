@@ -364,3 +364,29 @@ async fn a_pass_over_objects_as_written_applies_nothing_and_another_hands_change
     let waited = kube::runtime::wait::await_condition(secrets, "c1-import", restored);
     tokio::time::timeout(Duration::from_secs(10), waited).await.expect("the manifests written back").expect("watch");
 }
+
+/// A pass that fails forgets only what its failure showed to be missing, so that the retry
+/// writes that again and not everything of the cluster.
+#[tokio::test]
+async fn a_service_account_deleted_behind_the_hubs_back_is_written_again_and_nothing_else() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    hub.import_secret("c1").await;
+    hub.wait_cluster("c1", |c| c.is_hub_accepted()).await;
+    let controllers = ["import", "registration"].map(|name| hub.metrics.controller(name));
+    let settled = || controllers.iter().all(|c| c.in_flight() == 0);
+    crate::support::until("the first passes end", settled).await;
+    let before = applies(&hub).await;
+
+    // The hub does not watch the bootstrap ServiceAccount it wrote; the next token it issues
+    // (the import secret is gone) finds it missing.
+    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    accounts.delete("c1-bootstrap-sa", &Default::default()).await.expect("delete the service account");
+    let secrets: Api<Secret> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    secrets.delete("c1-import", &Default::default()).await.expect("delete the import secret");
+    let rendered = kube::runtime::wait::await_condition(secrets, "c1-import", |s: Option<&Secret>| s.is_some());
+    tokio::time::timeout(Duration::from_secs(10), rendered).await.expect("a new import secret").expect("watch");
+    assert!(accounts.get_opt("c1-bootstrap-sa").await.expect("read").is_some(), "the service account is back");
+    crate::support::until("the passes end", settled).await;
+    assert_eq!(applies(&hub).await - before, 2, "the service account and the import secret, nothing else");
+}

@@ -24,6 +24,7 @@ use tokio::sync::watch;
 
 use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, IAM_POLICY_CONTROLLER, SEARCH_COLLECTOR, status_name};
 use fleetctl_api::conditions::LABEL_ADDON_NAME;
+use fleetctl_kube::backoff::Exponential;
 use fleetctl_kube::runner::shutdown_signal;
 use fleetctl_kube::{ConfigError, Selection};
 
@@ -43,8 +44,6 @@ pub const GRACE_PERIODS: u32 = 3;
 
 /// Field manager of the addon agents' writes.
 const FIELD_MANAGER: &str = "fleetctl-addon";
-/// Pause after a failed write before the next attempt.
-const RETRY: Duration = Duration::from_secs(2);
 /// Quiet time before a changed report is written, so a burst of events makes one write.
 const DEBOUNCE: Duration = Duration::from_millis(200);
 
@@ -192,6 +191,7 @@ async fn publish(client: &Client, namespace: &str, addon: &str, mut reports: wat
             "metadata": {"name": name, "namespace": namespace, "labels": {LABEL_ADDON_NAME: addon}},
             "data": report.data(),
         });
+        let mut failures = 0;
         loop {
             match configmaps.patch(&name, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(&object)).await {
                 Ok(_) => {
@@ -199,8 +199,10 @@ async fn publish(client: &Client, namespace: &str, addon: &str, mut reports: wat
                     break;
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "writing the addon status failed; retrying");
-                    tokio::time::sleep(RETRY).await;
+                    failures += 1;
+                    let retry_in = Exponential::CONTROLLER.delay(failures);
+                    tracing::warn!(error = %e, ?retry_in, "writing the addon status failed");
+                    tokio::time::sleep(retry_in).await;
                 }
             }
         }

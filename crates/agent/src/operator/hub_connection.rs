@@ -15,7 +15,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::authorization::v1::{ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -32,8 +31,8 @@ use fleetctl_api::conditions as c;
 use fleetctl_api::names::{BOOTSTRAP_SECRET, CLUSTER_LEASE, HUB_KUBECONFIG_SECRET};
 use fleetctl_api::operator::KLUSTERLET_NAME;
 use fleetctl_api::{CLUSTER_GROUP, Klusterlet, REGISTER_GROUP, WORK_GROUP};
+use fleetctl_kube::controller;
 use fleetctl_kube::errors::chain;
-use fleetctl_kube::reconcile::retry;
 
 /// How often the check runs when nothing changed (upstream's resync).
 pub const CHECK_AGAIN: Duration = Duration::from_secs(30);
@@ -256,16 +255,10 @@ pub async fn controller(ctx: Arc<Context>) {
     let klusterlets: Api<Klusterlet> = Api::all(client.clone());
     let named = |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
     let ours = |_: Secret| Some(ObjectRef::<Klusterlet>::new(KLUSTERLET_NAME));
-    Controller::new(klusterlets, named(KLUSTERLET_NAME))
+    let controller = Controller::new(klusterlets, named(KLUSTERLET_NAME))
         .watches(Api::<Secret>::all(client.clone()), named(HUB_KUBECONFIG_SECRET), ours)
-        .watches(Api::<Secret>::all(client), named(BOOTSTRAP_SECRET), ours)
-        .run(reconcile, |_, error, _| retry(CONTROLLER_NAME, error, super::RETRY), ctx)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                tracing::debug!(error = %chain(&error), "hub connection check");
-            }
-        })
-        .await;
+        .watches(Api::<Secret>::all(client), named(BOOTSTRAP_SECRET), ours);
+    controller::run(controller, CONTROLLER_NAME, &ctx.settings.metrics, reconcile, ctx.clone()).await;
 }
 
 #[cfg(test)]

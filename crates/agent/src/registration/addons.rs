@@ -31,6 +31,7 @@ use crate::addon::{GRACE_PERIODS, KEY_COMPLIANT, KEY_REPORT, KEY_SUMMARY};
 use fleetctl_api::ManagedClusterAddOn;
 use fleetctl_api::addon::status_name;
 use fleetctl_api::conditions::{self as c, LABEL_ADDON_NAME};
+use fleetctl_kube::backoff::{Backoff, Exponential};
 use fleetctl_kube::{KubeError, update_conditions};
 
 /// The condition carrying an addon's report (ours: upstream has no such condition).
@@ -39,8 +40,6 @@ pub const REPORT_CONDITION: &str = "fleetctl.io/Report";
 const MAX_MESSAGE: usize = 32_768;
 /// Quiet time after an event before the statuses are compared, so a burst is one pass.
 const DEBOUNCE: Duration = Duration::from_millis(50);
-/// Pause after a failed status write before the next pass.
-const RETRY: Duration = Duration::from_secs(2);
 
 /// A watched kind, as one stream of "something changed" (true once the first list is in).
 fn watched<K>(api: Api<K>, config: watcher::Config) -> (Store<K>, BoxStream<'static, bool>)
@@ -71,6 +70,8 @@ pub async fn relay(local: Client, hub: Client, cluster: String, addon_namespace:
     let mut events = futures::stream::select_all(tagged);
     let mut listed = [false; 3];
     let mut wake: Option<jiff::Timestamp> = None;
+    // An addon whose status write failed is written again after its own back-off.
+    let retries: Backoff<String> = Backoff::new(Exponential::CONTROLLER);
     loop {
         let timer = async {
             match wake {
@@ -104,10 +105,15 @@ pub async fn relay(local: Client, hub: Client, cluster: String, addon_namespace:
                 wake = Some(wake.map_or(stale_at, |w| w.min(stale_at)));
             }
             let wanted = conditions(&name, &health, status.as_deref());
-            if let Err(e) = write(&addons_api, &addon, &wanted).await {
-                tracing::warn!(addon = %name, error = %e, "relaying the addon status failed; retrying");
-                let retry_at = now.checked_add(RETRY).unwrap_or(now);
-                wake = Some(wake.map_or(retry_at, |w| w.min(retry_at)));
+            match write(&addons_api, &addon, &wanted).await {
+                Ok(()) => retries.succeeded(&name),
+                Err(e) => {
+                    let retry_in = retries.failed(&name);
+                    tracing::warn!(addon = %name, error = %e, ?retry_in, "relaying the addon status failed");
+                    let retry_at = jiff::SignedDuration::try_from(retry_in).ok().and_then(|d| now.checked_add(d).ok());
+                    let retry_at = retry_at.unwrap_or(now);
+                    wake = Some(wake.map_or(retry_at, |w| w.min(retry_at)));
+                }
             }
         }
     }

@@ -54,7 +54,7 @@ pub struct Expected<'a> {
 impl Expected<'_> {
     /// The common name of the agent's certificate.
     pub fn common_name(&self) -> String {
-        format!("system:open-cluster-management:{}:{}", self.cluster, self.agent_id)
+        fleetctl_api::names::agent_user(self.cluster, self.agent_id)
     }
 }
 

@@ -14,15 +14,12 @@ use serde_json::json;
 
 use super::RegistrationError;
 use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
+use fleetctl_api::names::{AGENT_SIGNER as SIGNER, MANAGED_CLUSTERS_GROUP, agent_group, agent_user};
 use fleetctl_kube::kube_error;
 
-/// The signer of agent certificates.
-const SIGNER: &str = "kubernetes.io/kube-apiserver-client";
 /// The most CSRs of one cluster that may wait (neither issued, denied nor failed) at once,
 /// upstream's bound; past it the agent makes no new one until some are settled.
 pub const MAX_PENDING: usize = 10;
-/// The group every agent is in.
-const MANAGED_CLUSTERS_GROUP: &str = "system:open-cluster-management:managed-clusters";
 
 /// A signed certificate and its key, PEM.
 #[derive(Debug, Clone)]
@@ -38,8 +35,8 @@ pub fn request(cluster: &str, agent_id: &str) -> Result<(String, String), rcgen:
     let key = rcgen::KeyPair::generate()?;
     let mut params = rcgen::CertificateParams::default();
     let mut name = rcgen::DistinguishedName::new();
-    name.push(rcgen::DnType::CommonName, format!("system:open-cluster-management:{cluster}:{agent_id}"));
-    name.push(rcgen::DnType::OrganizationName, format!("system:open-cluster-management:{cluster}"));
+    name.push(rcgen::DnType::CommonName, agent_user(cluster, agent_id));
+    name.push(rcgen::DnType::OrganizationName, agent_group(cluster));
     // rcgen keys names by attribute type: the second O is the same OID spelled as custom.
     name.push(rcgen::DnType::CustomDnType(vec![2, 5, 4, 10]), MANAGED_CLUSTERS_GROUP);
     params.distinguished_name = name;

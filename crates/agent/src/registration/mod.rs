@@ -26,6 +26,7 @@ use fleetctl_api::conditions::{self as c};
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, KLUSTERLET};
 use fleetctl_api::names::{CLUSTER_LEASE, VERSION_CLAIM};
 use fleetctl_api::{Klusterlet, ManagedCluster, ManagedClusterStatus};
+use fleetctl_kube::backoff::Exponential;
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use fleetctl_kube::objects;
 use fleetctl_kube::runner::health::{self, Health, HealthError};
@@ -34,8 +35,10 @@ use fleetctl_kube::{ConfigError, KubeError, kube_error};
 
 /// Field manager of the agent's writes.
 const FIELD_MANAGER: &str = "registration-agent";
-/// Longest pause between retries after a failure.
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The pause after failures in a row: short at first, and never longer than half the
+/// default lease period, so that an agent that lost its hub renews its lease within one
+/// period of the hub's return (the hub calls a cluster Unknown after five).
+const RETRY: Exponential = Exponential { first: Duration::from_millis(200), longest: Duration::from_secs(30) };
 
 /// Why the agent stopped or a pass failed.
 #[derive(Debug, thiserror::Error)]
@@ -118,15 +121,16 @@ enum Next {
 /// The agent's life: connect (bootstrapping when needed), serve, and start over on
 /// rotation, rejection or changed credentials; retries with backoff after failures.
 pub async fn agent(local: Client, identity: Identity, settings: Settings) {
-    let mut backoff = Duration::from_millis(200);
+    let mut failures = 0;
     loop {
         match connected(&local, &identity, &settings).await {
             Ok(Next::Detached) => return std::future::pending().await,
-            Ok(_) => backoff = Duration::from_millis(200),
+            Ok(_) => failures = 0,
             Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), retry_in = ?backoff, "registration step failed");
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
+                failures += 1;
+                let retry_in = RETRY.delay(failures);
+                tracing::warn!(error = %format!("{e:#}"), ?retry_in, "registration step failed");
+                tokio::time::sleep(retry_in).await;
             }
         }
     }

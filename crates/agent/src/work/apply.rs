@@ -6,11 +6,12 @@
 
 use std::time::Duration;
 
-use fleetctl_kube::LastApplied;
 use fleetctl_kube::errors::chain;
 use fleetctl_kube::resolve::{
     Kinds, Missing, ResolveError, Resolved, Resolver, Target, await_established, defined_kind,
 };
+use fleetctl_kube::written::{Key, digest};
+use fleetctl_kube::{Read, Written};
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::Value;
@@ -171,7 +172,7 @@ fn unresolved_meta(target: &Target, ordinal: i32) -> ManifestResourceMeta {
 pub async fn apply_manifests(
     client: &Client,
     kinds: &Kinds,
-    applied: &LastApplied,
+    applied: &Written<Read>,
     work: &ManifestWork,
 ) -> Vec<ManifestOutcome> {
     let mut resolver = Resolver::new(client, kinds);
@@ -310,7 +311,7 @@ enum Applied {
 
 async fn apply_one(
     client: &Client,
-    applied: &LastApplied,
+    applied: &Written<Read>,
     resolved: &Resolved,
     manifest: &Value,
     strategy: &Strategy,
@@ -329,19 +330,17 @@ async fn apply_one(
     let mut params = PatchParams::apply(field_manager);
     params.force = force;
     let body = resolved.body(manifest);
-    let key = format!("{}/{}/{}", api_path(resolved), resolved.namespace.as_deref().unwrap_or_default(), resolved.name);
-    let digest = LastApplied::digest(&(&body, field_manager, force));
+    let key = Key::new_with(&resolved.name, resolved.resource.clone());
+    let key = match &resolved.namespace {
+        Some(namespace) => key.within(namespace),
+        None => key,
+    };
+    let digest = digest(&(&body, field_manager, force));
     let read = || async { api.get_opt(&resolved.name).await.map_err(ManifestError::from) };
     let apply =
         || async { api.patch(&resolved.name, &params, &Patch::Apply(&body)).await.map_err(ManifestError::from) };
     let object = applied.apply_with(key, digest, ResourceExt::resource_version, read, apply).await?;
     Ok(Applied::Object(Box::new(object)))
-}
-
-/// The group, version and resource of an object, as its API path names them.
-fn api_path(resolved: &Resolved) -> String {
-    let resource = &resolved.resource;
-    format!("{}/{}/{}", resource.group, resource.version, resource.plural)
 }
 
 /// Whether the object of a manifest that failed to apply exists anyway.

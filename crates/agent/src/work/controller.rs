@@ -25,22 +25,16 @@ use super::status;
 use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
 use fleetctl_api::{AppliedManifestWork, ManifestWork};
+use fleetctl_kube::controller;
 use fleetctl_kube::errors::chain;
-use fleetctl_kube::reconcile;
 use fleetctl_kube::resolve::Kinds;
 use fleetctl_kube::runner::health::Health;
-use fleetctl_kube::runner::metrics::ControllerMetrics;
-use fleetctl_kube::{LastApplied, kube_error};
+use fleetctl_kube::{Read, Written, kube_error};
 
 /// How often an unchanged work is applied again, so drift on the managed cluster (an
 /// applied object edited or deleted there) is repaired and reported. Costs reads and
 /// no-op applies on the managed cluster; the hub sees no write unless the status moved.
 const RESYNC: Duration = Duration::from_secs(300);
-/// When a work with a failed manifest is tried again (a CRD becoming Established
-/// retries at once; this covers everything else, such as a rejected object).
-const RETRY_FAILED_MANIFESTS: Duration = Duration::from_secs(10);
-/// When a reconcile that failed (an API call) is tried again.
-const RETRY_ERROR: Duration = Duration::from_secs(5);
 /// How long one reconcile waits on watches for deleted resources to go before it
 /// hands the work back to the queue (to wait again).
 const DELETE_WAIT: Duration = Duration::from_secs(30);
@@ -62,10 +56,9 @@ pub struct Context {
     /// The managed cluster's kinds, learned through discovery.
     pub kinds: Kinds,
     /// What the passes applied: a resync applies only what changed since.
-    pub applied: LastApplied,
-    /// Reconcile counters.
-    pub metrics: Arc<ControllerMetrics>,
-    /// Readiness: the agent is ready while its watches reach the hub.
+    pub applied: Written<Read>,
+    /// Readiness (the agent is ready while its watches reach the hub), and the
+    /// controller's metrics.
     pub health: Health,
 }
 
@@ -87,14 +80,14 @@ impl Context {
 pub async fn run(ctx: Arc<Context>) {
     let records = ctx.records();
     let (hash, cluster) = (ctx.hub_hash.clone(), ctx.cluster.clone());
-    Controller::new(ctx.works(), watcher::Config::default())
+    let works = Controller::new(ctx.works(), watcher::Config::default())
         // A record changed or deleted on the managed cluster is put right by its work.
         .watches(records, watcher::Config::default(), move |record: AppliedManifestWork| {
             (record.spec.hub_hash == hash).then(|| ObjectRef::new(&record.spec.manifest_work_name).within(&cluster))
         })
         // A new kind on the managed cluster may be what a failed manifest was waiting for.
-        .reconcile_all_on(established_crds_changed(ctx.local.clone()))
-        .run(reconcile, |_, error, _| reconcile::retry(super::CONTROLLER, error, RETRY_ERROR), ctx.clone())
+        .reconcile_all_on(established_crds_changed(ctx.local.clone()));
+    controller::results(works, super::CONTROLLER, &ctx.health.metrics, reconcile, ctx.clone())
         .for_each(|result| {
             reachable(&ctx.health, &result);
             future::ready(())
@@ -132,13 +125,13 @@ fn reachable<T, E: std::error::Error>(
 /// nobody removes.
 async fn reconcile(work: Arc<ManifestWork>, ctx: Arc<Context>) -> Result<Action, finalizer::Error<WorkReconcileError>> {
     let works = ctx.works();
-    let pass = finalizer(&works, FINALIZER_MANIFEST_WORK_CLEANUP, work, |event| async {
+    finalizer(&works, FINALIZER_MANIFEST_WORK_CLEANUP, work, |event| async {
         match event {
             finalizer::Event::Apply(work) => apply_work(&work, &ctx).await,
             finalizer::Event::Cleanup(work) => remove_work(&work, &ctx).await,
         }
-    });
-    reconcile::measured(&ctx.metrics, pass).await
+    })
+    .await
 }
 
 /// A deleted work: its resources go as its deleteOption says, then its record; then
@@ -230,10 +223,12 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
             return Ok(Action::requeue(DELETE_AGAIN));
         }
     }
+    // A work with a failed manifest is tried again after the work's back-off (a CRD becoming
+    // Established retries it at once; the back-off covers everything else, such as a
+    // rejected object), as upstream's work agent requeues it rate-limited.
     let failed = outcomes.iter().filter(|o| o.applied.is_err()).count();
     if failed > 0 {
-        tracing::debug!(work = %name, failed, "some manifests failed; retrying");
-        return Ok(Action::requeue(RETRY_FAILED_MANIFESTS));
+        return Err(WorkReconcileError::ManifestsFailed { work: name, failed });
     }
     Ok(Action::requeue(RESYNC))
 }

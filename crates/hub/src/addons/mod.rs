@@ -10,6 +10,9 @@
 //! work too. The hub sets `ManifestApplied` and `Progressing` from the work (`status`);
 //! availability is not decided here: the registration agent relays the addon's lease and
 //! report to the ManagedClusterAddOn status.
+//!
+//! The controller follows the configs, their addons and addon works, and their clusters
+//! (joined, image version).
 
 mod manifests;
 mod status;
@@ -18,20 +21,47 @@ mod values;
 use std::sync::Arc;
 
 use fleetctl_kube::reconcile::delete;
-use fleetctl_kube::{kube_error, update_conditions};
+use fleetctl_kube::{controller, kube_error, update_conditions};
 use kube::api::{Api, DeleteParams};
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 
 use manifests::{work, work_name};
 
 use super::context::{Ctx, HUB, HubError};
 use super::import::desired_version;
+use super::watches::{Followed, bounded};
 use fleetctl_api::addon::IAM_POLICY_CONTROLLER;
 use fleetctl_api::addon::KlusterletAddonConfigSpec;
 use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
-use fleetctl_api::conditions::{ANNOTATION_ADDON_VALUES, set_condition, set_conditions};
+use fleetctl_api::conditions::{ANNOTATION_ADDON_VALUES, LABEL_ADDON_NAME, set_condition, set_conditions};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManagedClusterAddOnSpec, ManifestWork};
+
+/// The name the controller's metrics and logs go by.
+pub const CONTROLLER: &str = "addon";
+
+/// The KlusterletAddonConfig of the cluster a namespaced object belongs to (named after
+/// the cluster, in its namespace).
+fn config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddonConfig>> {
+    object.namespace().map(|ns| ObjectRef::new(&ns).within(&ns))
+}
+
+/// Runs the addon controller until the returned future is dropped.
+pub async fn controller(ctx: Ctx, clusters: Followed) {
+    let all = watcher::Config::default;
+    let client = ctx.client.clone();
+    let controller = Controller::new(Api::<KlusterletAddonConfig>::all(client.clone()), all())
+        .with_config(bounded())
+        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), config_of)
+        .watches(Api::<ManifestWork>::all(client), all().labels(LABEL_ADDON_NAME), config_of)
+        .watches_stream(clusters.changes, |cluster: ManagedCluster| {
+            let name = cluster.name_any();
+            Some(ObjectRef::new(&name).within(&name))
+        });
+    controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()).await;
+}
 
 /// The addons with an agent, and whether the config enables each.
 pub fn wanted(spec: &KlusterletAddonConfigSpec) -> [(&'static str, bool); 3] {
@@ -43,7 +73,7 @@ pub fn wanted(spec: &KlusterletAddonConfigSpec) -> [(&'static str, bool); 3] {
 }
 
 /// One pass over one cluster's KlusterletAddonConfig.
-pub async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx) -> Result<Action, HubError> {
+async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx) -> Result<Action, HubError> {
     let Some(cluster_name) = config.namespace() else { return Ok(Action::await_change()) };
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
     let cluster =

@@ -14,6 +14,7 @@
 //!   own cluster's status; this holds even where an admin widens that RBAC.)
 
 use fleetctl_api::CLUSTER_GROUP;
+use fleetctl_api::names::MANAGED_CLUSTERS_GROUP;
 use fleetctl_kube::objects::meta;
 use k8s_openapi::api::admissionregistration::v1::{
     MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
@@ -25,9 +26,6 @@ use k8s_openapi::api::admissionregistration::v1::{
 pub const ACCEPT_POLICY: &str = "fleetctl.io-managedcluster-accept";
 /// The policy (and its binding) confining what a cluster's own identities write.
 pub const AGENT_POLICY: &str = "fleetctl.io-managedcluster-agent";
-
-/// The group every agent certificate carries.
-const MANAGED_CLUSTERS_GROUP: &str = "system:open-cluster-management:managed-clusters";
 
 fn managed_clusters(operations: &[&str]) -> MatchResources {
     MatchResources {

@@ -1,49 +1,107 @@
 //! The import controller: for an accepted ManagedCluster, its namespace, bootstrap
 //! identity and `<c>-import` secret; once it has joined, the klusterlet works; and the
 //! `ManagedClusterImportSucceeded` condition. Deletion hands over to cleanup.
+//!
+//! It follows the clusters, the import secrets and ManifestWorks it wrote (another hand's
+//! change of them is written back), the cluster's addons (a detach waits for them), and the
+//! CA bundle the hub publishes when bootstrap kubeconfigs follow it (a rotated CA
+//! re-renders every cluster's import).
 
-use std::collections::BTreeMap;
+mod secret;
+
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fleetctl_api::conditions::{
-    self as c, FINALIZER_IMPORT_CLEANUP, LABEL_CLUSTER_NAME, LABEL_IMPORT_SECRET, LABEL_MANAGED_CLUSTER,
-};
-use fleetctl_api::names::{ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_KLUSTERLET_VERSION};
-use fleetctl_api::{ManagedCluster, ManifestWork, crds};
-use fleetctl_kube::kubeconfig::secret_text;
-use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, namespaced_meta};
-use fleetctl_kube::{kube_error, update_conditions};
+use fleetctl_api::conditions::{self as c, FINALIZER_IMPORT_CLEANUP, LABEL_IMPORT_SECRET};
+use fleetctl_api::names::{ANNOTATION_KLUSTERLET_VERSION, ROOT_CA_CONFIGMAP, klusterlet_work};
+use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
+use fleetctl_kube::{controller, kube_error, update_conditions};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use futures::stream::{BoxStream, StreamExt};
 use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::{Namespace, Secret};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
-use kube::runtime::controller::Action;
+use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::finalizer::{self, finalizer};
+use kube::runtime::reflector::Store;
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
-use serde_json::Value;
 
-use super::bootstrap::{self, Token};
+use super::bootstrap;
 use super::context::{Ctx, HUB, HubAddress, HubError, SecretRef, set};
+use super::watches::{Followed, bounded, cluster_of, known, observed, watch_one};
 use super::works;
 use crate::manifests::import::{self, ImportInputs};
 
-/// The Klusterlet CRD as a manifest, rendered once: it is the same for every cluster.
-fn klusterlet_crd() -> &'static Value {
-    static CRD: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-    CRD.get_or_init(|| document(&crds::klusterlet()))
+/// The name the controller's metrics and logs go by.
+pub const CONTROLLER: &str = "import";
+
+/// The key of `kube-root-ca.crt` that holds the bundle.
+const ROOT_CA_KEY: &str = "ca.crt";
+
+/// What the import controller keeps between passes.
+struct State {
+    /// The hub's published CA bundle (`kube-root-ca.crt`), as watched, when bootstrap
+    /// kubeconfigs follow it ([`HubConfig::root_ca_namespace`](crate::HubConfig::root_ca_namespace)).
+    root_ca: Option<Store<ConfigMap>>,
+    /// The bootstrap tokens, as written.
+    tokens: secret::Tokens,
 }
 
-/// The import secret's `crds.yaml` (the Klusterlet CRD), rendered once.
-fn crds_yaml() -> &'static str {
-    static YAML: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    YAML.get_or_init(|| crate::manifests::to_yaml(std::slice::from_ref(klusterlet_crd())))
+impl State {
+    /// The CA bundle bootstrap kubeconfigs trust: the hub's published one if it is
+    /// followed and known, else `configured`.
+    fn bootstrap_ca<'a>(&self, configured: &'a str) -> Cow<'a, str> {
+        let published = self
+            .root_ca
+            .iter()
+            .flat_map(Store::state)
+            .find_map(|map| map.data.as_ref()?.get(ROOT_CA_KEY).filter(|ca| !ca.trim().is_empty()).cloned());
+        published.map_or(Cow::Borrowed(configured), Cow::Owned)
+    }
 }
 
-/// The name of a cluster's import secret.
-pub fn secret_name(cluster: &str) -> String {
-    format!("{cluster}-import")
+/// The watch of the hub's published CA bundle, if bootstrap kubeconfigs follow it: its
+/// store, the watch (to be run) and a stream that yields when the bundle changes.
+fn root_ca(ctx: &Ctx) -> (Option<Store<ConfigMap>>, BoxFuture<'static, ()>, BoxStream<'static, ()>) {
+    match &ctx.config.root_ca_namespace {
+        Some(namespace) => {
+            let api = Api::<ConfigMap>::namespaced(ctx.client.clone(), namespace);
+            let (store, watch, changes) = watch_one(api, ROOT_CA_CONFIGMAP);
+            (Some(store), watch.boxed(), changes.boxed())
+        }
+        None => (None, futures::future::ready(()).boxed(), futures::stream::pending().boxed()),
+    }
+}
+
+/// Runs the import controller on the clusters it follows until the returned future is
+/// dropped. It starts once the hub's CA bundle is known, so that no import flips to the
+/// configured CA and back.
+pub async fn controller(ctx: Ctx, clusters: Followed) {
+    let (root_ca, root_ca_watch, root_ca_changes) = root_ca(&ctx);
+    let all = watcher::Config::default;
+    let client = ctx.client.clone();
+    let controller = Controller::for_stream(clusters.changes, clusters.store)
+        .with_config(bounded())
+        // The import secrets live in their cluster's namespace (kube-runtime's `owns`
+        // would look for the cluster-scoped owner in that namespace). What the import
+        // wrote and watches, another hand's change included, is written again.
+        .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), observed(&ctx))
+        .watches(Api::<ManifestWork>::all(client.clone()), all(), observed(&ctx))
+        .watches(Api::<ManagedClusterAddOn>::all(client), all(), cluster_of)
+        .reconcile_all_on(root_ca_changes);
+    let run = async {
+        if let Some(store) = &root_ca {
+            known(store).await;
+        }
+        let state = Arc::new(State { root_ca, tokens: secret::Tokens::default() });
+        let reconcile = move |cluster, ctx| reconcile(cluster, ctx, state.clone());
+        controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()).await;
+    };
+    tokio::join!(root_ca_watch, run);
 }
 
 /// The klusterlet version a cluster should run.
@@ -54,15 +112,25 @@ pub fn desired_version<'a>(cluster: &'a ManagedCluster, default: &'a str) -> &'a
 /// One pass over one cluster, behind the finalizer
 /// `managedcluster-import-controller.open-cluster-management.io/cleanup`: an accepted
 /// cluster is imported; a deleted one is detached ([`super::cleanup`]).
-pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action, finalizer::Error<HubError>> {
+async fn reconcile(
+    cluster: Arc<ManagedCluster>,
+    ctx: Ctx,
+    state: Arc<State>,
+) -> Result<Action, finalizer::Error<HubError>> {
     if !cluster.spec.hub_accepts_client && cluster.meta().deletion_timestamp.is_none() {
         return Ok(Action::await_change());
     }
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
     finalizer(&clusters, FINALIZER_IMPORT_CLEANUP, cluster, |event| async {
         match event {
-            finalizer::Event::Apply(cluster) => import(&clusters, &cluster, &ctx).await,
-            finalizer::Event::Cleanup(cluster) => super::cleanup::reconcile(&cluster, &ctx).await,
+            finalizer::Event::Apply(cluster) => import(&clusters, &cluster, &ctx, &state).await,
+            finalizer::Event::Cleanup(cluster) => {
+                let detached = super::cleanup::reconcile(&cluster, &ctx).await;
+                if detached.is_ok() {
+                    state.tokens.forget(&cluster.name_any());
+                }
+                detached
+            }
         }
     })
     .await
@@ -70,7 +138,12 @@ pub async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action,
 
 /// The import of an accepted cluster: its namespace, bootstrap identity, import secret,
 /// and once it has joined, its klusterlet works.
-async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, HubError> {
+async fn import(
+    clusters: &Api<ManagedCluster>,
+    cluster: &ManagedCluster,
+    ctx: &Ctx,
+    state: &State,
+) -> Result<Action, HubError> {
     let name = cluster.name_any();
     let (hub_url, hub_ca_pem) = match &ctx.config.address {
         HubAddress::External { url, ca_pem } => (url, ca_pem),
@@ -81,13 +154,12 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
             return Ok(Action::await_change());
         }
     };
-    ensure_namespace(ctx, &name).await?;
-    let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), &name);
+    super::namespace::ensure(ctx, &name).await?;
     let now = jiff::Timestamp::now();
-    let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), current_token(ctx, &secrets, &name))?;
+    let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), state.tokens.current(ctx, &name))?;
     let token = match current {
         Some(token) if !token.needs_refresh(now) => token,
-        _ => bootstrap::issue(&ctx.client, &name, ctx.config.token_lifetime).await?,
+        _ => bootstrap::issue(ctx, &name).await?,
     };
     let image = ctx.config.image(desired_version(cluster, &ctx.config.default_version));
     let pull_secret = match &ctx.config.image_pull_secret {
@@ -100,7 +172,7 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
         },
         None => None,
     };
-    let hub_ca_pem = ctx.bootstrap_ca(hub_ca_pem);
+    let hub_ca_pem = state.bootstrap_ca(hub_ca_pem);
     let inputs = ImportInputs {
         cluster: &name,
         hub_url,
@@ -111,12 +183,12 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
     };
     let import_objects = import::objects(&inputs);
     let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;
-    let secret = import_secret(&name, &token, &import_objects, owner.clone());
-    ctx.written.apply(HUB, &secrets, &secret).await?;
-    ctx.tokens.lock().insert(name.clone(), token.clone());
+    let secret = secret::render(&name, &token, &import_objects, owner.clone());
+    ctx.written.apply(HUB, &Api::<Secret>::namespaced(ctx.client.clone(), &name), &secret).await?;
+    state.tokens.written(&name, token.clone());
     if cluster.is_joined() {
         let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &name);
-        for work in works::klusterlet_works(&name, vec![klusterlet_crd().clone()], import_objects, &owner) {
+        for work in works::klusterlet_works(&name, vec![secret::klusterlet_crd().clone()], import_objects, &owner) {
             ctx.written.apply(HUB, &works_api, &work).await?;
         }
     }
@@ -136,21 +208,6 @@ async fn import(clusters: &Api<ManagedCluster>, cluster: &ManagedCluster, ctx: &
     .await?;
     let until_refresh = token.refresh_at().duration_since(now).unsigned_abs();
     Ok(Action::requeue(until_refresh.max(Duration::from_secs(1))))
-}
-
-/// The token the cluster's import secret carries: as this controller last wrote it, else
-/// read from the secret (after a restart).
-async fn current_token(ctx: &Ctx, secrets: &Api<Secret>, cluster: &str) -> Result<Option<Token>, HubError> {
-    if ctx.written.holds::<Secret>(Some(cluster), &secret_name(cluster))
-        && let Some(token) = ctx.tokens.lock().get(cluster)
-    {
-        return Ok(Some(token.clone()));
-    }
-    let existing = secrets
-        .get_opt(&secret_name(cluster))
-        .await
-        .map_err(kube_error(format!("reading secret {cluster}/{cluster}-import")))?;
-    Ok(existing.as_ref().and_then(recorded_token))
 }
 
 /// The `.dockerconfigjson` of the registry credentials the klusterlets get.
@@ -199,64 +256,8 @@ async fn refuse_import(
 async fn klusterlet_work_available(ctx: &Ctx, cluster: &str) -> Result<bool, HubError> {
     let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), cluster);
     let work = works_api
-        .get_opt(&works::klusterlet_work_name(cluster))
+        .get_opt(&klusterlet_work(cluster))
         .await
         .map_err(kube_error(format!("reading the klusterlet work of {cluster}")))?;
     Ok(work.is_some_and(|w| w.is_available()))
-}
-
-/// The cluster namespace, with the upstream labels. One the hub (or `fleetctl import`)
-/// makes is marked as made for this cluster, so detach may delete it; one that existed
-/// before is only labelled.
-pub(super) async fn ensure_namespace(ctx: &Ctx, cluster: &str) -> Result<(), HubError> {
-    // Whether it was made for the cluster is decided once; what was written stands.
-    if ctx.written.holds::<Namespace>(None, cluster) {
-        return Ok(());
-    }
-    let namespaces = Api::<Namespace>::all(ctx.client.clone());
-    let labelled = meta(cluster).with_labels(labels([(LABEL_MANAGED_CLUSTER, cluster), (LABEL_CLUSTER_NAME, cluster)]));
-    let existing = namespaces.get_opt(cluster).await.map_err(kube_error(format!("reading namespace {cluster}")))?;
-    // The mark stays in every apply once made: an apply that left it out would drop it.
-    let made_for_it =
-        existing.is_none_or(|ns| ns.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER).is_some_and(|c| c == cluster));
-    let namespace = if made_for_it {
-        objects::namespace(labelled.with_annotations(labels([(ANNOTATION_CREATED_FOR_CLUSTER, cluster)])))
-    } else {
-        objects::namespace(labelled)
-    };
-    ctx.written.apply(HUB, &namespaces, &namespace).await?;
-    Ok(())
-}
-
-fn rfc3339(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
-}
-
-/// The key of the import secret that holds the bootstrap token on its own, so that the
-/// hub reuses it without reading it back out of `import.yaml`.
-const TOKEN_KEY: &str = "token";
-
-/// The `<c>-import` secret: upstream's `crds.yaml`, `import.yaml`, `creation` and
-/// `expiration`, and the token.
-fn import_secret(cluster: &str, token: &Token, import_objects: &[Value], owner: OwnerReference) -> Secret {
-    let mut meta = namespaced_meta(cluster, &secret_name(cluster)).with_labels(labels([(LABEL_IMPORT_SECRET, "")]));
-    meta.owner_references = Some(vec![owner]);
-    objects::opaque_secret(
-        meta,
-        BTreeMap::from([
-            ("crds.yaml".to_string(), crds_yaml().to_string()),
-            ("import.yaml".to_string(), crate::manifests::to_yaml(import_objects)),
-            ("creation".to_string(), rfc3339(token.creation)),
-            ("expiration".to_string(), rfc3339(token.expiration)),
-            (TOKEN_KEY.to_string(), token.token.clone()),
-        ]),
-    )
-}
-
-/// The token an import secret carries, with its recorded lifetime.
-pub fn recorded_token(secret: &Secret) -> Option<Token> {
-    let data = secret_text(secret);
-    let time = |key: &str| data.get(key)?.parse::<jiff::Timestamp>().ok();
-    let token = data.get(TOKEN_KEY).filter(|t| !t.is_empty())?.clone();
-    Some(Token { token, creation: time("creation")?, expiration: time("expiration")? })
 }
