@@ -58,9 +58,21 @@ where
     }
 }
 
-/// The objects named `name` (in every namespace `api` reaches), watched into a store: the
-/// store, and the stream of the objects as they change (to be run, by a controller's
-/// `watches_stream` or otherwise), which updates the store before it yields.
+/// The objects `api` lists as `config` selects them, watched into a store: the store, and
+/// the stream of the objects as they change (to be run, by a controller's `watches_stream`
+/// or otherwise), which updates the store before it yields.
+pub fn stored<K>(
+    api: Api<K>,
+    config: watcher::Config,
+) -> (Store<K>, impl Stream<Item = Result<K, watcher::Error>> + Send + 'static)
+where
+    K: Resource<DynamicType = ()> + Clone + std::fmt::Debug + DeserializeOwned + Send + Sync + 'static,
+{
+    let (store, writer) = reflector::store();
+    (store, reflector(writer, watcher(api, config)).default_backoff().touched_objects())
+}
+
+/// The objects named `name` (in every namespace `api` reaches), [`stored`].
 pub fn stored_by_name<K>(
     api: Api<K>,
     name: &str,
@@ -68,11 +80,7 @@ pub fn stored_by_name<K>(
 where
     K: Resource<DynamicType = ()> + Clone + std::fmt::Debug + DeserializeOwned + Send + Sync + 'static,
 {
-    let (store, writer) = reflector::store();
-    let changes = reflector(writer, watcher(api, watcher::Config::default().fields(&format!("metadata.name={name}"))))
-        .default_backoff()
-        .touched_objects();
-    (store, changes)
+    stored(api, watcher::Config::default().fields(&format!("metadata.name={name}")))
 }
 
 /// One object, watched into a store: the store, the watch (to be run), and a stream that

@@ -12,7 +12,9 @@
 //! report to the ManagedClusterAddOn status.
 //!
 //! The controller follows the configs, their addons and addon works, and their clusters
-//! (joined, image version).
+//! (joined, image version), the last three kept in stores: a pass reads what it decides on
+//! there, and writes (or deletes) only what is to change — a fresh hub controller's pass
+//! over a fleet whose addons are disabled asks the hub nothing.
 
 mod manifests;
 mod status;
@@ -21,10 +23,10 @@ mod values;
 use std::sync::Arc;
 
 use fleetctl_kube::reconcile::delete;
-use fleetctl_kube::{controller, kube_error, update_conditions};
+use fleetctl_kube::{controller, update_conditions};
 use kube::api::{Api, DeleteParams};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 
@@ -32,7 +34,7 @@ use manifests::{work, work_name};
 
 use super::context::{Ctx, HUB, HubError};
 use super::import::desired_version;
-use super::watches::{Followed, bounded};
+use super::watches::{Followed, bounded, known, stored};
 use fleetctl_api::addon::IAM_POLICY_CONTROLLER;
 use fleetctl_api::addon::KlusterletAddonConfigSpec;
 use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
@@ -48,18 +50,29 @@ fn config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddonConfi
     object.namespace().map(|ns| ObjectRef::new(&ns).within(&ns))
 }
 
+/// What a pass reads: the clusters, the addons and the addon works, as watched.
+struct Stores {
+    clusters: Store<ManagedCluster>,
+    addons: Store<ManagedClusterAddOn>,
+    works: Store<ManifestWork>,
+}
+
 /// Runs the addon controller until the returned future is dropped.
 pub async fn controller(ctx: Ctx, clusters: Followed) {
     let all = watcher::Config::default;
     let client = ctx.client.clone();
-    let controller = Controller::new(Api::<KlusterletAddonConfig>::all(client.clone()), all())
+    let (addons, addon_changes) = stored(Api::<ManagedClusterAddOn>::all(client.clone()), all());
+    let (works, work_changes) = stored(Api::<ManifestWork>::all(client.clone()), all().labels(LABEL_ADDON_NAME));
+    let controller = Controller::new(Api::<KlusterletAddonConfig>::all(client), all())
         .with_config(bounded())
-        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), config_of)
-        .watches(Api::<ManifestWork>::all(client), all().labels(LABEL_ADDON_NAME), config_of)
+        .watches_stream(addon_changes, config_of)
+        .watches_stream(work_changes, config_of)
         .watches_stream(clusters.changes, |cluster: ManagedCluster| {
             let name = cluster.name_any();
             Some(ObjectRef::new(&name).within(&name))
         });
+    let stores = Arc::new(Stores { clusters: clusters.store, addons, works });
+    let reconcile = move |config, ctx| reconcile(config, ctx, stores.clone());
     controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()).await;
 }
 
@@ -73,11 +86,11 @@ pub fn wanted(spec: &KlusterletAddonConfigSpec) -> [(&'static str, bool); 3] {
 }
 
 /// One pass over one cluster's KlusterletAddonConfig.
-async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx) -> Result<Action, HubError> {
+async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx, stores: Arc<Stores>) -> Result<Action, HubError> {
     let Some(cluster_name) = config.namespace() else { return Ok(Action::await_change()) };
-    let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
-    let cluster =
-        clusters.get_opt(&cluster_name).await.map_err(kube_error(format!("reading cluster {cluster_name}")))?;
+    // The stores fill as the controller runs their watches: a pass decides on full ones.
+    tokio::join!(known(&stores.clusters), known(&stores.addons), known(&stores.works));
+    let cluster = stores.clusters.get(&ObjectRef::new(&cluster_name));
     // Nothing is installed before the cluster joins, and nothing is recreated while it
     // is detached (the cleanup controller removes the addons then).
     let Some(cluster) = cluster.filter(|c| c.meta().deletion_timestamp.is_none() && c.is_joined()) else {
@@ -89,18 +102,12 @@ async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx) -> Result<Actio
     for (addon, enabled) in wanted(&config.spec) {
         if enabled {
             install(&addons, &works, &cluster_name, addon, &image).await?;
-        } else {
-            let work = works
-                .get_opt(&work_name(addon))
-                .await
-                .map_err(kube_error(format!("reading work {cluster_name}/{}", work_name(addon))))?;
-            if work.is_some() {
-                // The addon object goes only after the agent is gone from the cluster; the
-                // work's removal brings us back here.
-                delete(&works, &work_name(addon), &DeleteParams::background()).await?;
-            } else {
-                delete(&addons, addon, &DeleteParams::background()).await?;
-            }
+        } else if stores.works.get(&ObjectRef::new(&work_name(addon)).within(&cluster_name)).is_some() {
+            // The addon object goes only after the agent is gone from the cluster; the
+            // work's removal brings us back here.
+            delete(&works, &work_name(addon), &DeleteParams::background()).await?;
+        } else if stores.addons.get(&ObjectRef::new(addon).within(&cluster_name)).is_some() {
+            delete(&addons, addon, &DeleteParams::background()).await?;
         }
     }
     Ok(Action::await_change())
