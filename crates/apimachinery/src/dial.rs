@@ -1,7 +1,7 @@
-//! The dev cluster's own outgoing requests (the kubelet's probes, admission webhook
-//! calls): one HTTP/1.1 exchange over a connected stream, and connection errors worded as
-//! Go's net package words them (`dial tcp ADDR: connect: connection refused`), so what they
-//! report reads as a real cluster's does.
+//! Outgoing requests of the dev cluster (the kubelet's probes, admission webhook calls): one
+//! HTTP/1.1 exchange over a connected stream, and connection errors worded as Go's net
+//! package words them (`dial tcp ADDR: connect: connection refused`), so what they report
+//! reads as a real cluster's does (k8s.io/apimachinery's `util/net` has the same place).
 
 use std::fmt::Display;
 
@@ -12,7 +12,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Sends one request over `stream` and returns the answer's status and body (at most
 /// `limit` bytes of it); the connection is dropped afterwards.
-pub(crate) async fn exchange<S, B>(
+pub async fn exchange<S, B>(
     stream: S,
     request: hyper::Request<B>,
     limit: usize,
@@ -38,7 +38,7 @@ where
 }
 
 /// The error of connecting to `addr`.
-pub(crate) fn connect_error(addr: impl Display, error: &std::io::Error) -> String {
+pub fn connect_error(addr: impl Display, error: &std::io::Error) -> String {
     format!("dial tcp {addr}: connect: {}", os_text(error))
 }
 

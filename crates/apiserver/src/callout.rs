@@ -210,7 +210,7 @@ async fn exchange(endpoint: &Endpoint, path: &str, ca_bundle: &[u8], body: Vec<u
     let server_name = ServerName::try_from(endpoint.server_name.clone()).map_err(|e| e.to_string())?;
     let tcp = tokio::net::TcpStream::connect((endpoint.host.as_str(), endpoint.port))
         .await
-        .map_err(|e| crate::dial::connect_error(format!("{}:{}", endpoint.host, endpoint.port), &e))?;
+        .map_err(|e| fleetctl_apimachinery::dial::connect_error(format!("{}:{}", endpoint.host, endpoint.port), &e))?;
     let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(server_name, tcp)
         .await
@@ -221,7 +221,7 @@ async fn exchange(endpoint: &Endpoint, path: &str, ca_bundle: &[u8], body: Vec<u
         .header(hyper::header::ACCEPT, "application/json")
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;
-    let (status, bytes) = crate::dial::exchange(tls, request, MAX_RESPONSE).await?;
+    let (status, bytes) = fleetctl_apimachinery::dial::exchange(tls, request, MAX_RESPONSE).await?;
     if !status.is_success() {
         return Err(format!("the webhook answered {status}: {}", String::from_utf8_lossy(&bytes)));
     }

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use cel::extractors::This;
 use cel::objects::{Key, Opaque};
 use cel::{Context, DeclarationError, ExecutionError, Value};
+use fleetctl_apimachinery::cel::Variables;
 
-use super::super::auth::User;
-use super::super::rbac::{Attributes, Target};
+use super::auth::User;
+use super::rbac::{Attributes, Target};
 
 /// Answers one authorization question for one user.
 pub type Check = Arc<dyn Fn(&User, &Attributes) -> bool + Send + Sync>;
@@ -94,12 +95,13 @@ impl Authorizer {
         (base, requested)
     }
 
-    /// The `authorizer` variable: the authorizer with its `requestResource` field.
-    pub fn into_variable(self, request_resource: Self) -> Value {
+    /// Binds the `authorizer` variable in `variables`: this authorizer with its
+    /// `requestResource` field, and the library's functions.
+    pub fn bind(self, request_resource: Self, variables: &mut Variables) {
         let mut map = std::collections::HashMap::new();
         map.insert(Key::String(Arc::new(SELF.to_string())), Value::Opaque(Arc::new(self)));
         map.insert(Key::String(Arc::new("requestResource".to_string())), Value::Opaque(Arc::new(request_resource)));
-        Value::from(map)
+        variables.set_library("authorizer", Value::from(map), register);
     }
 
     fn attributes(&self, verb: &str) -> Attributes {
@@ -143,7 +145,7 @@ fn decision(this: &Value) -> Result<bool, ExecutionError> {
 }
 
 /// Declares the library's functions on `context`.
-pub fn register(context: &mut Context<'_, '_>) -> Result<(), DeclarationError> {
+fn register(context: &mut Context<'_, '_>) -> Result<(), DeclarationError> {
     context
         .add_function("group", |This(this): This<Value>, g: Arc<String>| with(&this, |q| q.group = g.to_string()))?;
     context.add_function("resource", |This(this): This<Value>, r: Arc<String>| {
@@ -167,7 +169,7 @@ pub fn register(context: &mut Context<'_, '_>) -> Result<(), DeclarationError> {
             groups: vec![
                 "system:serviceaccounts".to_string(),
                 format!("system:serviceaccounts:{ns}"),
-                super::super::auth::AUTHENTICATED.to_string(),
+                super::auth::AUTHENTICATED.to_string(),
             ],
         };
         next.question = Question::default();
@@ -190,7 +192,8 @@ pub fn register(context: &mut Context<'_, '_>) -> Result<(), DeclarationError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Expression, Variables};
+    use fleetctl_apimachinery::cel::Expression;
+
     use super::*;
 
     fn user(name: &str) -> User {
@@ -223,7 +226,7 @@ mod tests {
         };
         let (base, requested) = Authorizer::new(check(), user(principal), &request);
         let mut variables = Variables::default();
-        variables.set_authorizer(base, requested);
+        base.bind(requested, &mut variables);
         Expression::compile(source).expect(source).eval_bool(&variables).expect(source)
     }
 

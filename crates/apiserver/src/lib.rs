@@ -9,28 +9,21 @@
 mod admission;
 mod auth;
 mod callout;
-mod cel;
+mod cel_authorizer;
 mod clock;
 mod columns;
-mod compiled;
 mod controllers;
 mod conversion;
 mod crd;
-mod cron;
 mod discovery;
-mod encoding;
 mod event_versions;
 mod http;
 mod kinds;
 mod list;
-mod object;
 mod openapi;
-pub mod patch;
 mod persist;
 mod pki;
 mod pod_log;
-mod protobuf;
-mod quantity;
 mod quota;
 mod rbac;
 mod registry;
@@ -38,12 +31,9 @@ mod request;
 mod resource;
 mod reviews;
 mod scale;
-mod schema;
 mod security;
-mod selector;
 mod services;
 mod state;
-mod status;
 mod store;
 mod strategy;
 mod table;
@@ -51,6 +41,9 @@ mod tls;
 mod token;
 mod view;
 mod watch;
+
+// The API machinery, under the names the server's modules have always used for it.
+use fleetctl_apimachinery::{cel, cron, encoding, object, patch, protobuf, quantity, schema, selector, status};
 
 pub mod in_process;
 

@@ -140,7 +140,7 @@ fn read(path: &Path) -> Result<Option<Vec<u8>>, SecurityError> {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), SecurityError> {
-    crate::serve::write_private(path, bytes)
+    fleetctl_apimachinery::private_file::write_private(path, bytes)
         .map_err(|source| SecurityError::Io { path: path.display().to_string(), source })
 }
 

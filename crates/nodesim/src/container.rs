@@ -132,7 +132,7 @@ fn run_args(image: &str, name: &str, node_label: &str, service: SocketAddr, laun
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::node::credentials::Credentials;
+    use crate::credentials::Credentials;
 
     #[test]
     fn a_container_runs_as_a_pod_with_its_service_account_and_the_service_address() {

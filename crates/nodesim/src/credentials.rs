@@ -53,7 +53,7 @@ impl Credentials {
         if let Some(dir) = self.kubeconfig.parent() {
             private_dir(dir)?;
         }
-        crate::serve::write_private(&self.kubeconfig, kubeconfig::to_yaml(&config).as_bytes())?;
+        fleetctl_apimachinery::private_file::write_private(&self.kubeconfig, kubeconfig::to_yaml(&config).as_bytes())?;
         std::fs::DirBuilder::new().recursive(true).mode(0o755).create(&self.service_account)?;
         for (file, contents) in [("token", token), ("ca.crt", ca_pem), ("namespace", namespace)] {
             write_readable(&self.service_account.join(file), contents.as_bytes())?;

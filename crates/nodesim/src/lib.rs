@@ -31,6 +31,9 @@
 //! Containers are probed as their manifests say (see [`probe`]): a readiness probe keeps
 //! a container unready until it passes, and a failing liveness probe restarts it.
 //!
+//! It talks to its API server only as a client (kube-rs, with the credentials it was
+//! given), as a kubelet does: it links nothing of the server.
+//!
 //! Everything is driven by watch events; the only timers are the restart back-off, the
 //! termination grace period, the probes and the heartbeat.
 

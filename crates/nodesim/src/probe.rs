@@ -174,7 +174,7 @@ impl Check {
                     tokio::net::TcpStream::connect(addr)
                         .await
                         .map(drop)
-                        .map_err(|e| crate::dial::connect_error(addr, &e))
+                        .map_err(|e| fleetctl_apimachinery::dial::connect_error(addr, &e))
                 }
                 Action::NotRun(_) => Ok(()),
                 Action::Invalid(why) => Err(why.clone()),
@@ -193,7 +193,7 @@ async fn http_get(port: u16, path: &str, headers: &[(String, String)]) -> Result
     let url = format!("http://{addr}{path}");
     let stream = tokio::net::TcpStream::connect(addr)
         .await
-        .map_err(|e| format!("Get \"{url}\": {}", crate::dial::connect_error(addr, &e)))?;
+        .map_err(|e| format!("Get \"{url}\": {}", fleetctl_apimachinery::dial::connect_error(addr, &e)))?;
     let mut request = hyper::Request::get(path)
         .header(hyper::header::HOST, addr.to_string())
         .header(hyper::header::USER_AGENT, USER_AGENT)
@@ -202,8 +202,9 @@ async fn http_get(port: u16, path: &str, headers: &[(String, String)]) -> Result
         request = request.header(name.as_str(), value.as_str());
     }
     let request = request.body(Empty::<Bytes>::new()).map_err(|e| format!("Get \"{url}\": {e}"))?;
-    let (status, _) =
-        crate::dial::exchange(stream, request, MAX_BODY).await.map_err(|e| format!("Get \"{url}\": {e}"))?;
+    let (status, _) = fleetctl_apimachinery::dial::exchange(stream, request, MAX_BODY)
+        .await
+        .map_err(|e| format!("Get \"{url}\": {e}"))?;
     let status = status.as_u16();
     if (200..400).contains(&status) { Ok(()) } else { Err(format!("HTTP probe failed with statuscode: {status}")) }
 }

@@ -1,8 +1,8 @@
 //! CEL as Kubernetes uses it (ValidatingAdmissionPolicy, CRD `x-kubernetes-validations`):
-//! compiled expressions, JSON objects as CEL values, and the Kubernetes libraries the
-//! expressions may call (`authorizer`).
+//! compiled expressions and JSON objects as CEL values. A library that needs a server (the
+//! `authorizer`, which asks RBAC) comes with the variable that binds it: see
+//! [`Variables::set_library`].
 
-mod authorizer;
 pub mod cost;
 mod value;
 
@@ -10,8 +10,10 @@ use std::sync::{Arc, LazyLock, OnceLock};
 
 use super::compiled::Memo;
 
-pub use authorizer::{Authorizer, Check, RequestResource};
 pub use value::{from_json, to_json};
+
+/// Registers the functions of a library in an evaluation's context.
+pub type Library = fn(&mut cel::Context<'_, '_>) -> Result<(), cel::DeclarationError>;
 
 /// Why an expression could not be compiled.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,14 +71,14 @@ impl Expression {
         self.program.expression()
     }
 
-    /// Evaluates the expression with `variables` bound (and the authorizer, if given).
+    /// Evaluates the expression with `variables` bound (and the libraries they bring).
     pub fn eval(&self, variables: &Variables) -> Result<cel::Value, EvalError> {
         let mut context = cel::Context::with_env(env().clone());
         for (name, value) in &variables.values {
             context.add_variable_from_value(name.as_str(), value.clone());
         }
-        if variables.authorizer {
-            authorizer::register(&mut context).map_err(|e| EvalError(e.to_string()))?;
+        for library in &variables.libraries {
+            library(&mut context).map_err(|e| EvalError(e.to_string()))?;
         }
         self.program.execute(&context).map_err(|e| EvalError(e.to_string()))
     }
@@ -102,7 +104,7 @@ impl Expression {
 #[derive(Debug, Clone, Default)]
 pub struct Variables {
     values: Vec<(String, cel::Value)>,
-    authorizer: bool,
+    libraries: Vec<Library>,
 }
 
 impl Variables {
@@ -112,10 +114,11 @@ impl Variables {
         self.values.push((name.to_string(), value));
     }
 
-    /// Binds `authorizer` to `base` and `authorizer.requestResource` to `request`.
-    pub fn set_authorizer(&mut self, base: Authorizer, request: Authorizer) {
-        self.set("authorizer", base.into_variable(request));
-        self.authorizer = true;
+    /// Binds `name` to `value`, whose methods `library` registers (the server's
+    /// `authorizer`).
+    pub fn set_library(&mut self, name: &str, value: cel::Value, library: Library) {
+        self.set(name, value);
+        self.libraries.push(library);
     }
 }
 

@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use super::super::cel::{self, Expression, Variables};
+use super::super::cel_authorizer;
 use super::super::kinds;
 use super::super::registry::{GroupResource, ResourceType};
 use super::super::selector::LabelSelector;
@@ -422,15 +423,15 @@ pub(super) fn variables(state: &ApiState, request: &Request<'_>, params: Option<
     variables.set("namespaceObject", cel::from_json(&namespace_object));
     let store = state.store.clone();
     let authorizer = state.security.authorizer.clone();
-    let check: cel::Check = Arc::new(move |user, attributes| authorizer.allows(&store, user, attributes));
-    let resource = cel::RequestResource {
+    let check: cel_authorizer::Check = Arc::new(move |user, attributes| authorizer.allows(&store, user, attributes));
+    let resource = cel_authorizer::RequestResource {
         group: rt.group.clone(),
         resource: rt.plural.clone(),
         subresource: sub.to_string(),
         namespace: request.namespace.unwrap_or_default().to_string(),
         name: request.name.to_string(),
     };
-    let (base, requested) = cel::Authorizer::new(check, user.clone(), &resource);
-    variables.set_authorizer(base, requested);
+    let (base, requested) = cel_authorizer::Authorizer::new(check, user.clone(), &resource);
+    base.bind(requested, &mut variables);
     variables
 }

@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn the_cleaner_keeps_what_kube_controller_managers_csrcleaner_keeps_and_no_more() {
         let now: jiff::Timestamp = "2026-12-01T12:00:00Z".parse().expect("time");
-        let pki = crate::apiserver::pki::Pki::generate("test").expect("pki");
+        let pki = crate::pki::Pki::generate("test").expect("pki");
         let cert = pki.client("u", &[]).expect("cert").cert_pem;
         let two_hours_ago = "2026-12-01T10:00:00Z";
         let a_minute_ago = "2026-12-01T11:59:00Z";

@@ -108,7 +108,12 @@ impl Authorizer {
     /// The rules a binding's roleRef grants; a role that does not exist is 404, as
     /// upstream's `GetRoleReferenceRules` answers (the binding is refused, not let through
     /// with nothing to check).
-    fn role_ref_rules(&self, state: &ApiState, namespace: Option<&str>, role_ref: &Value) -> Result<Vec<Rule>, ApiError> {
+    fn role_ref_rules(
+        &self,
+        state: &ApiState,
+        namespace: Option<&str>,
+        role_ref: &Value,
+    ) -> Result<Vec<Rule>, ApiError> {
         let cluster = role_ref["kind"] == "ClusterRole";
         let name = role_ref["name"].as_str().unwrap_or_default();
         let index = self.index(&state.store);
