@@ -4,10 +4,10 @@
 use axum::http::HeaderMap;
 
 use super::kinds;
-use super::state::ApiState;
+use super::reader::Reader;
 use super::status::ApiError;
 use super::store::key;
-use super::token::TokenError;
+use super::token::{TokenError, TokenSigner};
 
 /// The group every authenticated user is in.
 pub const AUTHENTICATED: &str = "system:authenticated";
@@ -65,51 +65,53 @@ pub enum Peer {
     Rejected,
 }
 
-impl ApiState {
-    /// Authenticates a request: a bearer token wins over the connection's certificate,
-    /// as kube-apiserver's union of authenticators does when the token is valid; an
-    /// invalid token is refused outright. `Ok(None)` means anonymous.
-    pub fn authenticate(&self, headers: &HeaderMap, peer: &Peer) -> Result<Option<User>, ApiError> {
-        let bearer = headers
-            .get(axum::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
-        match bearer {
-            Some(token) => self.token_user(token).map(Some).map_err(|e| {
-                tracing::debug!(error = %e, "bearer token refused");
-                ApiError::unauthorized()
-            }),
-            None => match peer {
-                Peer::Anonymous => Ok(None),
-                Peer::User(user) => Ok(Some(user.clone())),
-                Peer::Rejected => Err(ApiError::unauthorized()),
-            },
-        }
+/// Authenticates a request: a bearer token wins over the connection's certificate,
+/// as kube-apiserver's union of authenticators does when the token is valid; an
+/// invalid token is refused outright. `Ok(None)` means anonymous.
+pub fn authenticate(
+    tokens: &TokenSigner,
+    store: &Reader,
+    headers: &HeaderMap,
+    peer: &Peer,
+) -> Result<Option<User>, ApiError> {
+    let bearer = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    match bearer {
+        Some(token) => token_user(tokens, store, token).map(Some).map_err(|e| {
+            tracing::debug!(error = %e, "bearer token refused");
+            ApiError::unauthorized()
+        }),
+        None => match peer {
+            Peer::Anonymous => Ok(None),
+            Peer::User(user) => Ok(Some(user.clone())),
+            Peer::Rejected => Err(ApiError::unauthorized()),
+        },
     }
+}
 
-    fn token_user(&self, token: &str) -> Result<User, TokenError> {
-        let claims = self.security.tokens.verify(token, jiff::Timestamp::now().as_second())?;
-        let namespace = claims.namespace().to_string();
-        let sa = claims.service_account();
-        // A token dies with its ServiceAccount, as upstream's bound tokens do.
-        let live = self
-            .store
-            .get(&kinds::service_accounts(), &key(Some(&namespace), &sa.name))
-            .is_some_and(|stored| super::object::uid(&stored.value()) == Some(sa.uid.as_str()));
-        if !live {
-            return Err(TokenError::Audience);
-        }
-        Ok(User {
-            name: claims.sub.clone(),
-            uid: sa.uid.clone(),
-            groups: vec![
-                "system:serviceaccounts".into(),
-                format!("system:serviceaccounts:{namespace}"),
-                AUTHENTICATED.into(),
-            ],
-        })
+fn token_user(tokens: &TokenSigner, store: &Reader, token: &str) -> Result<User, TokenError> {
+    let claims = tokens.verify(token, jiff::Timestamp::now().as_second())?;
+    let namespace = claims.namespace().to_string();
+    let sa = claims.service_account();
+    // A token dies with its ServiceAccount, as upstream's bound tokens do.
+    let live = store
+        .get(&kinds::service_accounts(), &key(Some(&namespace), &sa.name))
+        .is_some_and(|stored| super::object::uid(&stored.value()) == Some(sa.uid.as_str()));
+    if !live {
+        return Err(TokenError::Audience);
     }
+    Ok(User {
+        name: claims.sub.clone(),
+        uid: sa.uid.clone(),
+        groups: vec![
+            "system:serviceaccounts".into(),
+            format!("system:serviceaccounts:{namespace}"),
+            AUTHENTICATED.into(),
+        ],
+    })
 }
 
 /// Paths anyone may read without credentials.

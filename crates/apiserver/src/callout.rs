@@ -27,8 +27,8 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 use serde_json::Value;
 
 use super::pki;
+use super::reader::Reader;
 use super::registry::GroupResource;
-use super::state::ApiState;
 use super::store::key;
 
 /// The largest answer read from a webhook.
@@ -93,8 +93,8 @@ impl From<&k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::W
 }
 
 /// Posts `body` as JSON to the webhook and returns its JSON answer.
-pub fn post(state: &ApiState, target: &Target, timeout_seconds: i32, body: &Value) -> Result<Value, CallError> {
-    let endpoint = endpoint(state, target)?;
+pub fn post(store: &Reader, target: &Target, timeout_seconds: i32, body: &Value) -> Result<Value, CallError> {
+    let endpoint = endpoint(store, target)?;
     let separator = if endpoint.path.contains('?') { '&' } else { '?' };
     let path = format!("{}{separator}timeout={timeout_seconds}s", endpoint.path);
     let url = format!("https://{}:{}{path}", endpoint.host, endpoint.port);
@@ -120,7 +120,7 @@ struct Endpoint {
 }
 
 /// The address of a webhook: its URL, or a ready endpoint of its Service.
-fn endpoint(state: &ApiState, target: &Target) -> Result<Endpoint, CallError> {
+fn endpoint(store: &Reader, target: &Target) -> Result<Endpoint, CallError> {
     if let Some(url) = &target.url {
         let uri: hyper::Uri = url.parse().map_err(|e| CallError(format!("invalid url {url:?}: {e}")))?;
         if uri.scheme_str() != Some("https") {
@@ -136,8 +136,7 @@ fn endpoint(state: &ApiState, target: &Target) -> Result<Endpoint, CallError> {
     };
     let port = service.port.unwrap_or(443);
     let described = format!("service \"{}/{}\"", service.namespace, service.name);
-    let object = state
-        .store
+    let object = store
         .get(&GroupResource::new("", "services"), &key(Some(&service.namespace), &service.name))
         .ok_or_else(|| CallError(format!("{described} not found")))?;
     let typed: Service = serde_json::from_value(object.value()).map_err(|e| CallError(format!("{described}: {e}")))?;
@@ -147,8 +146,7 @@ fn endpoint(state: &ApiState, target: &Target) -> Result<Endpoint, CallError> {
         .flat_map(|s| s.ports.iter().flatten())
         .find(|p| p.port == port)
         .ok_or_else(|| CallError(format!("{described} has no port {port}")))?;
-    let endpoints = state
-        .store
+    let endpoints = store
         .get(&GroupResource::new("", "endpoints"), &key(Some(&service.namespace), &service.name))
         .and_then(|stored| serde_json::from_value::<Endpoints>(stored.value()).ok());
     let no_endpoints = || CallError(format!("no endpoints available for {described}"));

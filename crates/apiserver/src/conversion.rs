@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::callout::{self, Target};
 use super::object;
-use super::state::ApiState;
+use super::reader::Reader;
 use super::status::ApiError;
 
 /// How long a conversion webhook may take (upstream's fixed timeout).
@@ -68,21 +68,21 @@ impl Conversion {
     }
 
     /// `objects` in `api_version` (each left as it is when it already is in it).
-    pub fn convert(&self, state: &ApiState, objects: Vec<Value>, api_version: &str) -> Result<Vec<Value>, ApiError> {
+    pub fn convert(&self, store: &Reader, objects: Vec<Value>, api_version: &str) -> Result<Vec<Value>, ApiError> {
         if objects.iter().all(|o| o["apiVersion"] == api_version) {
             return Ok(objects);
         }
         match &self.strategy {
             Strategy::None => Ok(objects.into_iter().map(|o| relabelled(o, api_version)).collect()),
             Strategy::Webhook { target, review_versions } => {
-                webhook(state, target, review_versions, objects, api_version)
+                webhook(store, target, review_versions, objects, api_version)
             }
         }
     }
 
     /// One object in `api_version`.
-    pub fn convert_one(&self, state: &ApiState, object: Value, api_version: &str) -> Result<Value, ApiError> {
-        let mut converted = self.convert(state, vec![object], api_version)?;
+    pub fn convert_one(&self, store: &Reader, object: Value, api_version: &str) -> Result<Value, ApiError> {
+        let mut converted = self.convert(store, vec![object], api_version)?;
         converted.pop().ok_or_else(|| ApiError::internal("the conversion returned no object"))
     }
 }
@@ -99,7 +99,7 @@ fn failed(kind: &str, api_version: &str, why: impl std::fmt::Display) -> ApiErro
 /// Asks the webhook to convert `objects` (those not in `api_version` already) and checks
 /// its answer; the others stay where they are in the list.
 fn webhook(
-    state: &ApiState,
+    store: &Reader,
     target: &WebhookTarget,
     review_versions: &[String],
     objects: Vec<Value>,
@@ -119,7 +119,7 @@ fn webhook(
     let uid = object::new_uid();
     let review = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
         "request": {"uid": uid, "desiredAPIVersion": api_version, "objects": to_convert}});
-    let answer = callout::post(state, &Target::from(&config), TIMEOUT_SECONDS, &review).map_err(|e| fail(e.0))?;
+    let answer = callout::post(store, &Target::from(&config), TIMEOUT_SECONDS, &review).map_err(|e| fail(e.0))?;
     let response = &answer["response"];
     if response["uid"] != uid.as_str() {
         return Err(fail("the answer is for another request (its uid differs)".into()));

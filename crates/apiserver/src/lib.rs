@@ -12,28 +12,33 @@ mod callout;
 mod cel_authorizer;
 mod clock;
 mod columns;
+mod context;
 mod controllers;
 mod conversion;
 mod crd;
 mod discovery;
 mod event_versions;
 mod http;
+mod key;
 mod kinds;
+mod kubernetes_service;
 mod list;
 mod openapi;
+mod options;
 mod persist;
 mod pki;
 mod pod_log;
 mod quota;
 mod rbac;
+mod reader;
 mod registry;
 mod request;
-mod resource;
 mod reviews;
 mod scale;
 mod security;
 mod services;
 mod state;
+mod storage;
 mod store;
 mod strategy;
 mod table;
@@ -54,6 +59,8 @@ use fleetctl_kube::kubeconfig::{self, Credentials, Names};
 use kube::config::Kubeconfig;
 use serde_json::json;
 use tokio::task::JoinHandle;
+
+use key::ObjectKey;
 
 pub use clock::{Clock, ManualClock};
 pub use pki::CertKey;
@@ -168,7 +175,7 @@ impl ApiServer {
         let listener =
             tokio::net::TcpListener::bind(asked).await.map_err(|source| StartError::Bind { addr: asked, source })?;
         let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: asked, source })?;
-        services::ensure_kubernetes(&state, addr.port())
+        kubernetes_service::ensure(&state, addr.port())
             .map_err(|source| StartError::Seed { name: "services/kubernetes".into(), source })?;
         let service_addr = SocketAddr::new(SERVICE_HOST.into(), addr.port());
         let service_listener = tokio::net::TcpListener::bind(service_addr)
@@ -280,7 +287,8 @@ fn seed(state: &ApiState) -> Result<(), StartError> {
             continue;
         }
         state
-            .create(&rt, None, object, &resource::WriteOptions::default())
+            .resource(&rt)
+            .create(None, object, &options::WriteOptions::default())
             .map_err(|source| StartError::Seed { name: format!("{plural}/{name}"), source })?;
     }
     // Every namespace a durable store holds, too: its `kube-root-ca.crt` follows a CA
@@ -310,10 +318,11 @@ fn publish_client_ca(state: &ApiState, client_ca_pem: Option<&str>) -> Result<()
             "requestheader-username-headers": "[\"X-Remote-User\"]",
             "requestheader-group-headers": "[\"X-Remote-Group\"]",
             "requestheader-extra-headers-prefix": "[\"X-Remote-Extra-\"]"}});
-    let opts = resource::WriteOptions::default();
-    match state.create(&rt, Some("kube-system"), object.clone(), &opts) {
+    let opts = options::WriteOptions::default();
+    match state.resource(&rt).create(Some("kube-system"), object.clone(), &opts) {
         Err(e) if e.code == 409 => state
-            .write(&rt, Some("kube-system"), NAME, None, &opts, None, &mut |_| Ok(object.clone()))
+            .resource(&rt)
+            .write(ObjectKey::namespaced("kube-system", NAME), None, &opts, None, &mut |_| Ok(object.clone()))
             .map(|_| ())
             .map_err(seed_error),
         other => other.map(|_| ()).map_err(seed_error),

@@ -5,12 +5,13 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::{Value, json};
 
+use super::key::ObjectKey;
+use super::options::DeleteOptions;
 use super::registry::ResourceType;
 use super::request::Query;
-use super::resource::DeleteOptions;
 use super::selector::{FieldSelector, LabelSelector};
-use super::state::ApiState;
 use super::status::ApiError;
+use super::storage::Storage;
 use super::store::Stored;
 use super::{encoding, object};
 
@@ -89,19 +90,20 @@ fn encode_continue(rv: u64, start: String) -> String {
     URL_SAFE_NO_PAD.encode(encoding::to_bytes(&ContinueToken { rv, start }))
 }
 
-impl ApiState {
+impl Storage<'_> {
     /// Lists objects as a `<Kind>List`, serialized.
-    pub fn list(&self, rt: &ResourceType, namespace: Option<&str>, query: &Query) -> Result<Bytes, ApiError> {
+    pub fn list(&self, namespace: Option<&str>, query: &Query) -> Result<Bytes, ApiError> {
+        let (rt, store) = (self.rt, &self.state.store);
         let filter = Filter::from_query(rt, query)?;
         let limit = usize::try_from(query.number("limit")?.unwrap_or(0)).unwrap_or(usize::MAX);
         let token = query.non_empty("continue").map(decode_continue).transpose()?;
         validate_list_options(query)?;
         if let (Some("Exact"), Some(rv)) = (query.get("resourceVersionMatch"), query.number("resourceVersion")?)
-            && rv != self.store.rv()
+            && rv != store.rv()
         {
             return Err(ApiError::expired(format!(
                 "too old resource version: {rv} ({}): this server lists only its latest state",
-                self.store.rv()
+                store.rv()
             )));
         }
         let gr = rt.group_resource();
@@ -109,65 +111,87 @@ impl ApiState {
             // A name selector is a point lookup, not a scan.
             Some(name) if token.is_none() => {
                 let mut page = match namespace {
-                    Some(ns) => self.store.list_one(&gr, &super::store::key(Some(ns), name)),
-                    None if !rt.namespaced => self.store.list_one(&gr, name),
-                    None => self.scan(rt, None, None, 0, &filter),
+                    Some(ns) => store.list_one(&gr, &ObjectKey::namespaced(ns, name).stored()),
+                    None if !rt.namespaced => store.list_one(&gr, name),
+                    None => self.scan(None, None, 0, &filter),
                 };
                 page.items.retain(|s| filter.matches_stored(s));
                 page
             }
             _ => match &token {
                 // A later page shows the objects as they were at the first page's resourceVersion.
-                Some(token) => self
-                    .store
+                Some(token) => store
                     .list_at(&gr, namespace, Some(&token.start), limit, &|s| filter.matches_stored(s), token.rv)
                     .map_err(|_| ApiError::expired(CONTINUE_EXPIRED))?,
-                None => self.scan(rt, namespace, None, limit, &filter),
+                None => self.scan(namespace, None, limit, &filter),
             },
         };
         let rv = token.map_or(page.rv, |t| t.rv);
         // Only an unfiltered list says how much is left, as upstream: counting what a
         // selector matches would cost a scan.
         let remaining = match &page.next {
-            Some(last) if filter.is_empty() => Some(self.store.count_after(&gr, namespace, last)),
+            Some(last) if filter.is_empty() => Some(store.count_after(&gr, namespace, last)),
             _ => None,
         };
         let continue_token = page.next.map(|start| encode_continue(rv, start));
-        render_list(self, rt, &page.items, rv, continue_token.as_deref(), remaining)
+        self.render_list(&page.items, rv, continue_token.as_deref(), remaining)
     }
 
-    fn scan(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        after: Option<&str>,
-        limit: usize,
-        filter: &Filter,
-    ) -> super::store::Page {
-        self.store.list(&rt.group_resource(), namespace, after, limit, &|s| filter.matches_stored(s))
+    fn scan(&self, namespace: Option<&str>, after: Option<&str>, limit: usize, filter: &Filter) -> super::store::Page {
+        self.state.store.list(&self.rt.group_resource(), namespace, after, limit, &|s| filter.matches_stored(s))
     }
 
     /// Deletes every matching object in a collection; answers the list of what was deleted.
     pub fn delete_collection(
         &self,
-        rt: &ResourceType,
         namespace: Option<&str>,
         query: &Query,
         opts: &DeleteOptions,
     ) -> Result<Bytes, ApiError> {
-        let filter = Filter::from_query(rt, query)?;
-        let page = self.scan(rt, namespace, None, 0, &filter);
+        let filter = Filter::from_query(self.rt, query)?;
+        let page = self.scan(namespace, None, 0, &filter);
         let mut deleted = Vec::new();
         for stored in page.items {
             let object = stored.value();
-            let name = object::name(&object).unwrap_or_default().to_string();
-            match self.delete(rt, object::namespace(&object), &name, opts) {
+            match self.delete(ObjectKey::of(&object), opts) {
                 Ok(_) => deleted.push(stored),
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
             }
         }
-        render_list(self, rt, &deleted, self.store.rv(), None, None)
+        self.render_list(&deleted, self.state.store.rv(), None, None)
+    }
+
+    /// Serializes a list by splicing the stored JSON of its items.
+    fn render_list(
+        &self,
+        items: &[Stored],
+        rv: u64,
+        continue_token: Option<&str>,
+        remaining: Option<usize>,
+    ) -> Result<Bytes, ApiError> {
+        let rt = self.rt;
+        let api_version = rt.api_version();
+        let mut metadata = json!({"resourceVersion": rv.to_string()});
+        if let Some(token) = continue_token {
+            metadata["continue"] = json!(token);
+        }
+        if let Some(remaining) = remaining {
+            metadata["remainingItemCount"] = json!(remaining);
+        }
+        let head = json!({"kind": rt.list_kind(), "apiVersion": api_version, "metadata": metadata}).to_string();
+        let size: usize = items.iter().map(|s| s.packed.size() + 1).sum();
+        let mut out = BytesMut::with_capacity(head.len() + size + 16);
+        out.put_slice(&head.as_bytes()[..head.len() - 1]);
+        out.put_slice(b",\"items\":[");
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.put_u8(b',');
+            }
+            out.put_slice(&self.presented(&item.packed.to_bytes())?);
+        }
+        out.put_slice(b"]}");
+        Ok(out.freeze())
     }
 }
 
@@ -195,38 +219,6 @@ fn validate_list_options(query: &Query) -> Result<(), ApiError> {
             Err(invalid(format!("Unsupported value: \"{other}\": supported values: \"Exact\", \"NotOlderThan\"")))
         }
     }
-}
-
-/// Serializes a list by splicing the stored JSON of its items.
-fn render_list(
-    state: &ApiState,
-    rt: &ResourceType,
-    items: &[Stored],
-    rv: u64,
-    continue_token: Option<&str>,
-    remaining: Option<usize>,
-) -> Result<Bytes, ApiError> {
-    let api_version = rt.api_version();
-    let mut metadata = json!({"resourceVersion": rv.to_string()});
-    if let Some(token) = continue_token {
-        metadata["continue"] = json!(token);
-    }
-    if let Some(remaining) = remaining {
-        metadata["remainingItemCount"] = json!(remaining);
-    }
-    let head = json!({"kind": rt.list_kind(), "apiVersion": api_version, "metadata": metadata}).to_string();
-    let size: usize = items.iter().map(|s| s.packed.size() + 1).sum();
-    let mut out = BytesMut::with_capacity(head.len() + size + 16);
-    out.put_slice(&head.as_bytes()[..head.len() - 1]);
-    out.put_slice(b",\"items\":[");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.put_u8(b',');
-        }
-        out.put_slice(&state.presented(rt, &item.packed.to_bytes())?);
-    }
-    out.put_slice(b"]}");
-    Ok(out.freeze())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use axum::response::Response;
 use hyper_util::rt::TokioIo;
 use k8s_openapi::api::core::v1::{Node, Pod};
 
+use super::key::ObjectKey;
 use super::request::Query;
 use super::state::ApiState;
 use super::status::ApiError;
@@ -45,7 +46,7 @@ fn container(pod: &Pod, query: &Query) -> Result<String, ApiError> {
 /// Where the kubelet of `node` listens.
 fn kubelet(state: &ApiState, node_name: &str) -> Result<String, ApiError> {
     let nodes = state.registry.get("", "v1", "nodes").ok_or_else(ApiError::no_route)?;
-    let node: Node = typed(&state.get(&nodes, None, node_name)?)?;
+    let node: Node = typed(&state.resource(&nodes).get(ObjectKey::cluster(node_name))?)?;
     let status = node.status.unwrap_or_default();
     let address = status.addresses.iter().flatten().find(|a| a.type_ == "InternalIP").map(|a| a.address.clone());
     let port = status.daemon_endpoints.and_then(|d| d.kubelet_endpoint).map(|e| e.port);
@@ -55,36 +56,34 @@ fn kubelet(state: &ApiState, node_name: &str) -> Result<String, ApiError> {
     }
 }
 
-impl ApiState {
-    /// Serves `GET pods/<name>/log`.
-    pub async fn pod_log(&self, namespace: &str, name: &str, query: &Query) -> Result<Response, ApiError> {
-        let pods = self.registry.get("", "v1", "pods").ok_or_else(ApiError::no_route)?;
-        let pod: Pod = typed(&self.get(&pods, Some(namespace), name)?)?;
-        let container = container(&pod, query)?;
-        let node = pod.spec.as_ref().and_then(|s| s.node_name.clone()).filter(|n| !n.is_empty());
-        let node = node.ok_or_else(|| ApiError::bad_request(format!("pod {name} does not have a host assigned")))?;
-        let address = kubelet(self, &node)?;
-        let options: Vec<String> =
-            OPTIONS.iter().filter_map(|option| query.get(option).map(|value| format!("{option}={value}"))).collect();
-        let uri = format!("/containerLogs/{namespace}/{name}/{container}?{}", options.join("&"));
-        let unreachable = |e: &dyn std::fmt::Display| ApiError::internal(format!("Get \"http://{address}{uri}\": {e}"));
-        let stream = tokio::net::TcpStream::connect(&address).await.map_err(|e| unreachable(&e))?;
-        let (mut sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| unreachable(&e))?;
-        tokio::spawn(connection);
-        let request = axum::http::Request::get(&uri)
-            .header(header::HOST, &address)
-            .body(Body::empty())
-            .map_err(|e| ApiError::internal(format!("building the kubelet request: {e}")))?;
-        let answer = sender.send_request(request).await.map_err(|e| unreachable(&e))?;
-        let (parts, body) = answer.into_parts();
-        let mut response = Response::new(Body::new(body));
-        *response.status_mut() = parts.status;
-        let content_type =
-            parts.headers.get(header::CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("text/plain"));
-        response.headers_mut().insert(header::CONTENT_TYPE, content_type);
-        Ok(response)
-    }
+/// Serves `GET pods/<name>/log`.
+pub async fn serve(state: &ApiState, namespace: &str, name: &str, query: &Query) -> Result<Response, ApiError> {
+    let pods = state.registry.get("", "v1", "pods").ok_or_else(ApiError::no_route)?;
+    let pod: Pod = typed(&state.resource(&pods).get(ObjectKey::namespaced(namespace, name))?)?;
+    let container = container(&pod, query)?;
+    let node = pod.spec.as_ref().and_then(|s| s.node_name.clone()).filter(|n| !n.is_empty());
+    let node = node.ok_or_else(|| ApiError::bad_request(format!("pod {name} does not have a host assigned")))?;
+    let address = kubelet(state, &node)?;
+    let options: Vec<String> =
+        OPTIONS.iter().filter_map(|option| query.get(option).map(|value| format!("{option}={value}"))).collect();
+    let uri = format!("/containerLogs/{namespace}/{name}/{container}?{}", options.join("&"));
+    let unreachable = |e: &dyn std::fmt::Display| ApiError::internal(format!("Get \"http://{address}{uri}\": {e}"));
+    let stream = tokio::net::TcpStream::connect(&address).await.map_err(|e| unreachable(&e))?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| unreachable(&e))?;
+    tokio::spawn(connection);
+    let request = axum::http::Request::get(&uri)
+        .header(header::HOST, &address)
+        .body(Body::empty())
+        .map_err(|e| ApiError::internal(format!("building the kubelet request: {e}")))?;
+    let answer = sender.send_request(request).await.map_err(|e| unreachable(&e))?;
+    let (parts, body) = answer.into_parts();
+    let mut response = Response::new(Body::new(body));
+    *response.status_mut() = parts.status;
+    let content_type =
+        parts.headers.get(header::CONTENT_TYPE).cloned().unwrap_or(HeaderValue::from_static("text/plain"));
+    response.headers_mut().insert(header::CONTENT_TYPE, content_type);
+    Ok(response)
 }
 
 #[cfg(test)]

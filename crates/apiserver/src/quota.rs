@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::quantity::Quantity;
+use super::reader::Reader;
 use super::registry::GroupResource;
-use super::state::ApiState;
 
 /// Core `resourcequotas`.
 pub fn resource_quotas() -> GroupResource {
@@ -196,11 +196,11 @@ pub fn usage_of(resource: &GroupResource, object: &Value) -> Usage {
 
 /// What the objects of `namespace` use of `names` (each of them, zero where nothing
 /// counts).
-pub fn used(state: &ApiState, namespace: &str, names: &BTreeSet<String>) -> Usage {
+pub fn used(store: &Reader, namespace: &str, names: &BTreeSet<String>) -> Usage {
     let mut usage: Usage = names.iter().map(|n| (n.clone(), Quantity::default())).collect();
     let sources: BTreeSet<GroupResource> = names.iter().filter_map(|n| counted_from(n)).collect();
     for resource in sources {
-        let page = state.store.list(&resource, Some(namespace), None, 0, &|_| true);
+        let page = store.list(&resource, Some(namespace));
         for stored in page.items {
             for (name, amount) in usage_of(&resource, &stored.value()) {
                 if names.contains(&name) {

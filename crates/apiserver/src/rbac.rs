@@ -10,8 +10,8 @@ use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use serde_json::{Value, json};
 
 use super::auth::User;
+use super::reader::Reader;
 use super::status::{ApiError, qualified};
-use super::store::Store;
 use index::Index;
 
 const RBAC: &str = "rbac.authorization.k8s.io";
@@ -86,7 +86,7 @@ fn rules_of(role: &Value) -> Vec<Rule> {
 
 impl Authorizer {
     /// Whether `user` may do what `attributes` describe.
-    pub fn allows(&self, store: &Store, user: &User, attributes: &Attributes) -> bool {
+    pub fn allows(&self, store: &Reader, user: &User, attributes: &Attributes) -> bool {
         if user.is_superuser() {
             return true;
         }
@@ -100,7 +100,7 @@ impl Authorizer {
     /// What `user` may do in `namespace` (cluster-wide grants included), as a
     /// SelfSubjectRulesReview answers: `(resourceRules, nonResourceRules)`, each rule as
     /// its role wrote it. Non-resource rules come only from ClusterRoleBindings.
-    pub fn rules(&self, store: &Store, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
+    pub fn rules(&self, store: &Reader, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
         if user.is_superuser() {
             let all = json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]});
             return (vec![all], vec![json!({"verbs": ["*"], "nonResourceURLs": ["*"]})]);
@@ -127,7 +127,7 @@ impl Authorizer {
     }
 
     /// The index with every RBAC change the store holds.
-    fn index(&self, store: &Store) -> RwLockReadGuard<'_, Index> {
+    fn index(&self, store: &Reader) -> RwLockReadGuard<'_, Index> {
         let index = self.index.read();
         if index.is_current(store) {
             return index;
@@ -453,7 +453,9 @@ mod tests {
     }
 
     use super::super::registry::GroupResource;
-    use super::super::store::Expect;
+    use std::sync::Arc;
+
+    use super::super::store::{Expect, Store};
 
     fn get_configmaps(namespace: &str) -> Attributes {
         Attributes {
@@ -504,38 +506,40 @@ mod tests {
     #[test]
     fn each_binding_and_role_change_is_honoured_by_the_next_request() {
         let (store, _notices) = Store::new(64);
+        let store = Arc::new(store);
+        let reader = Reader::new(store.clone());
         let authorizer = Authorizer::default();
         let (alice, bob) = (user("alice", &[]), user("bob", &["team"]));
         let get = get_configmaps("ns");
         write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
         write(&store, "rolebindings", "ns/readers", reader_binding("ns", json!([{"kind": "User", "name": "alice"}])));
-        assert!(authorizer.allows(&store, &alice, &get));
-        assert!(!authorizer.allows(&store, &bob, &get));
+        assert!(authorizer.allows(&reader, &alice, &get));
+        assert!(!authorizer.allows(&reader, &bob, &get));
         assert!(
-            !authorizer.allows(&store, &alice, &get_configmaps("other")),
+            !authorizer.allows(&reader, &alice, &get_configmaps("other")),
             "a RoleBinding grants in its namespace only"
         );
 
         write(&store, "rolebindings", "ns/readers", reader_binding("ns", json!([{"kind": "Group", "name": "team"}])));
-        assert!(!authorizer.allows(&store, &alice, &get), "a subject taken out of the binding");
-        assert!(authorizer.allows(&store, &bob, &get), "a group put in the binding");
+        assert!(!authorizer.allows(&reader, &alice, &get), "a subject taken out of the binding");
+        assert!(authorizer.allows(&reader, &bob, &get), "a group put in the binding");
 
         write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), json!([])));
-        assert!(!authorizer.allows(&store, &bob, &get), "the role no longer grants it");
+        assert!(!authorizer.allows(&reader, &bob, &get), "the role no longer grants it");
         write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
-        assert!(authorizer.allows(&store, &bob, &get));
+        assert!(authorizer.allows(&reader, &bob, &get));
         remove(&store, "clusterroles", "reader");
-        assert!(!authorizer.allows(&store, &bob, &get), "a binding to a missing role grants nothing");
+        assert!(!authorizer.allows(&reader, &bob, &get), "a binding to a missing role grants nothing");
         write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
-        assert!(authorizer.allows(&store, &bob, &get));
+        assert!(authorizer.allows(&reader, &bob, &get));
         remove(&store, "rolebindings", "ns/readers");
-        assert!(!authorizer.allows(&store, &bob, &get), "the binding is gone");
+        assert!(!authorizer.allows(&reader, &bob, &get), "the binding is gone");
 
         let sa = user("system:serviceaccount:ns:bot", &[]);
         let crb = json!({"metadata": {"name": "bots"}, "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "reader"},
                          "subjects": [{"kind": "ServiceAccount", "namespace": "ns", "name": "bot"}]});
         write(&store, "clusterrolebindings", "bots", crb);
-        assert!(authorizer.allows(&store, &sa, &get_configmaps("other")), "a ClusterRoleBinding grants everywhere");
+        assert!(authorizer.allows(&reader, &sa, &get_configmaps("other")), "a ClusterRoleBinding grants everywhere");
     }
 
     /// An aggregated ClusterRole grants the rules of every ClusterRole its selectors match,
@@ -544,6 +548,8 @@ mod tests {
     #[test]
     fn an_aggregated_role_follows_the_labels_of_the_roles_it_selects() {
         let (store, _notices) = Store::new(64);
+        let store = Arc::new(store);
+        let reader = Reader::new(store.clone());
         let authorizer = Authorizer::default();
         let alice = user("alice", &[]);
         let get = get_configmaps("ns");
@@ -554,16 +560,16 @@ mod tests {
                          "subjects": [{"kind": "User", "name": "alice"}]});
         write(&store, "clusterrolebindings", "alice", crb);
         write(&store, "clusterroles", "cm", cluster_role("cm", json!({}), read_configmaps()));
-        assert!(!authorizer.allows(&store, &alice, &get));
+        assert!(!authorizer.allows(&reader, &alice, &get));
         write(
             &store,
             "clusterroles",
             "cm",
             cluster_role("cm", json!({"aggregate-to-readers": "true"}), read_configmaps()),
         );
-        assert!(authorizer.allows(&store, &alice, &get), "the role gained the label");
+        assert!(authorizer.allows(&reader, &alice, &get), "the role gained the label");
         write(&store, "clusterroles", "cm", cluster_role("cm", json!({"other": "true"}), read_configmaps()));
-        assert!(!authorizer.allows(&store, &alice, &get), "the role lost the label");
+        assert!(!authorizer.allows(&reader, &alice, &get), "the role lost the label");
     }
 
     /// When more changes happened than the store's history keeps, the index is read anew
@@ -571,16 +577,18 @@ mod tests {
     #[test]
     fn changes_past_the_history_kept_are_read_anew() {
         let (store, _notices) = Store::new(2);
+        let store = Arc::new(store);
+        let reader = Reader::new(store.clone());
         let authorizer = Authorizer::default();
         let alice = user("alice", &[]);
         write(&store, "clusterroles", "reader", cluster_role("reader", json!({}), read_configmaps()));
-        assert!(!authorizer.allows(&store, &alice, &get_configmaps("ns0")));
+        assert!(!authorizer.allows(&reader, &alice, &get_configmaps("ns0")));
         for i in 0..5 {
             let binding = json!({"metadata": {"name": "readers", "namespace": format!("ns{i}")},
                 "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "reader"}, "subjects": [{"kind": "User", "name": "alice"}]});
             write(&store, "rolebindings", &format!("ns{i}/readers"), binding);
         }
-        assert!((0..5).all(|i| authorizer.allows(&store, &alice, &get_configmaps(&format!("ns{i}")))));
+        assert!((0..5).all(|i| authorizer.allows(&reader, &alice, &get_configmaps(&format!("ns{i}")))));
     }
 
     #[test]

@@ -8,12 +8,14 @@ use k8s_openapi::api::autoscaling::v1::{Scale, ScaleSpec, ScaleStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
+use super::key::ObjectKey;
 use super::kinds;
+use super::options::{Patch, PatchType, WriteOptions};
 use super::patch;
 use super::registry::{Origin, ResourceType};
-use super::resource::{PatchType, WriteOptions};
-use super::state::ApiState;
 use super::status::ApiError;
+use super::storage::Storage;
+use super::store::Store;
 
 /// Where an object keeps what its Scale shows (dotted paths below the object).
 struct Paths {
@@ -23,11 +25,11 @@ struct Paths {
 }
 
 impl Paths {
-    fn of(state: &ApiState, rt: &ResourceType) -> Result<Self, ApiError> {
+    fn of(store: &Store, rt: &ResourceType) -> Result<Self, ApiError> {
         let Origin::Custom { crd, .. } = &rt.origin else {
             return Ok(Self { spec: ".spec.replicas".into(), status: ".status.replicas".into(), selector: None });
         };
-        let stored = state.store.get(&kinds::custom_resource_definitions(), crd).ok_or_else(ApiError::no_route)?;
+        let stored = store.get(&kinds::custom_resource_definitions(), crd).ok_or_else(ApiError::no_route)?;
         let definition = stored.value();
         let version = definition["spec"]["versions"]
             .as_array()
@@ -116,32 +118,31 @@ pub enum ScaleChange<'a> {
     /// PUT of a whole Scale.
     Replace(Value),
     /// PATCH of the Scale.
-    Patch(PatchType, &'a [u8]),
+    Patch(Patch<'a>),
 }
 
-impl ApiState {
+impl Storage<'_> {
     /// GET of `/scale`.
-    pub fn get_scale(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Value, ApiError> {
-        let paths = Paths::of(self, rt)?;
-        let stored = self.load(rt, namespace, name)?;
+    pub fn get_scale(&self, key: ObjectKey<'_>) -> Result<Value, ApiError> {
+        let paths = Paths::of(&self.state.store, self.rt)?;
+        let stored = self.load(key)?;
         scale_value(&view(&stored.value(), &paths))
     }
 
     /// PUT or PATCH of `/scale`: the object's replicas become the Scale's.
     pub fn write_scale(
         &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
+        key: ObjectKey<'_>,
         change: &ScaleChange<'_>,
         opts: &WriteOptions,
     ) -> Result<Value, ApiError> {
-        let paths = Paths::of(self, rt)?;
-        let written = self.write(rt, namespace, name, None, opts, None, &mut |current| {
+        let paths = Paths::of(&self.state.store, self.rt)?;
+        let name = key.name;
+        let written = self.write(key, None, opts, None, &mut |current| {
             let mut scale = scale_value(&view(current, &paths))?;
             match change {
                 ScaleChange::Replace(body) => scale["spec"] = body["spec"].clone(),
-                ScaleChange::Patch(kind, body) => {
+                ScaleChange::Patch(Patch { kind, body }) => {
                     let document: Value = serde_json::from_slice(body)
                         .map_err(|e| ApiError::bad_request(format!("the patch is not valid: {e}")))?;
                     match kind {

@@ -2,7 +2,12 @@
 
 use std::sync::Arc;
 
-use super::registry::Registry;
+use super::auth::User;
+use super::context::Context;
+use super::rbac::Attributes;
+use super::reader::Reader;
+use super::registry::{Registry, ResourceType};
+use super::storage::Storage;
 use super::store::Store;
 
 /// Settings of one API server.
@@ -64,6 +69,28 @@ pub struct ApiState {
     pub settings: Settings,
     /// CA, serving certificate, token signer and authorizer.
     pub security: super::security::Security,
+}
+
+impl ApiState {
+    /// The storage of `rt`: the API verbs on its objects.
+    pub fn resource<'a>(&'a self, rt: &'a ResourceType) -> Storage<'a> {
+        Storage::new(self, rt)
+    }
+
+    /// The stored objects, read-only.
+    pub fn reader(&self) -> Reader {
+        Reader::new(self.store.clone())
+    }
+
+    /// What admission and a kind's hooks get of the server.
+    pub fn context(&self) -> Context<'_> {
+        Context { registry: &self.registry, store: self.reader(), authorizer: &self.security.authorizer }
+    }
+
+    /// Whether `user` may do `attributes`.
+    pub fn allowed(&self, user: &User, attributes: &Attributes) -> bool {
+        self.context().allowed(user, attributes)
+    }
 }
 
 /// Shared handle to the state.

@@ -205,7 +205,7 @@ fn render(state: &ApiState, plan: &Plan, event: &Event) -> Option<Bytes> {
 /// of it, or its metadata), or an ERROR when it cannot be converted to the watched
 /// version (a failing conversion webhook).
 fn event_line(state: &ApiState, plan: &Plan, kind: &str, json: &Bytes) -> Bytes {
-    match state.presented(&plan.rt, json) {
+    match state.resource(&plan.rt).presented(json) {
         Ok(object) => match &plan.view {
             None => line(kind, &object),
             Some(view) => line(kind, &encoding::to_bytes(&view.object(&object, jiff::Timestamp::now()))),

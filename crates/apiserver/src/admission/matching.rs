@@ -6,15 +6,19 @@ use k8s_openapi::api::admissionregistration::v1::{MatchResources, NamedRuleWithO
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as TypedSelector;
 use serde_json::Value;
 
+use super::super::context::Context;
 use super::super::kinds;
 use super::super::object;
 use super::super::selector::{LabelSelector, SelectorError};
-use super::super::state::ApiState;
 use super::{Request, Seen, views};
 
 /// Whether `request` is one `resources` describes.
-pub fn matches(state: &ApiState, resources: &MatchResources, request: &Request<'_>) -> Result<bool, SelectorError> {
-    if !namespace_matches(state, resources.namespace_selector.as_ref(), request)?
+pub fn matches(
+    context: &Context<'_>,
+    resources: &MatchResources,
+    request: &Request<'_>,
+) -> Result<bool, SelectorError> {
+    if !namespace_matches(context, resources.namespace_selector.as_ref(), request)?
         || !object_matches(resources.object_selector.as_ref(), request)?
     {
         return Ok(false);
@@ -32,13 +36,13 @@ pub fn matches(state: &ApiState, resources: &MatchResources, request: &Request<'
 
 /// The first view of `request` (see [`views`]) that `resources` describes, if any.
 pub fn first_match<'a>(
-    state: &ApiState,
+    context: &Context<'_>,
     resources: &MatchResources,
     request: &Request<'a>,
 ) -> Result<Option<Seen<'a>>, SelectorError> {
     let exact = resources.match_policy.as_deref() == Some("Exact");
-    for seen in views(state, request, exact) {
-        if matches(state, resources, &seen.request())? {
+    for seen in views(context.registry, request, exact) {
+        if matches(context, resources, &seen.request())? {
             return Ok(Some(seen));
         }
     }
@@ -74,7 +78,7 @@ pub fn rule_matches(rule: &NamedRuleWithOperations, request: &Request<'_>) -> bo
         return false;
     }
     if let Some(names) = rule.resource_names.as_ref().filter(|n| !n.is_empty())
-        && !names.iter().any(|n| n == request.name)
+        && !names.iter().any(|n| n == request.key.name)
     {
         return false;
     }
@@ -92,7 +96,7 @@ fn selector(typed: Option<&TypedSelector>) -> Result<Option<LabelSelector>, Sele
 /// The namespace selector looks at the labels of the request's namespace (or of the
 /// Namespace itself when one is written); cluster-scoped objects always pass.
 fn namespace_matches(
-    state: &ApiState,
+    context: &Context<'_>,
     typed: Option<&TypedSelector>,
     request: &Request<'_>,
 ) -> Result<bool, SelectorError> {
@@ -100,8 +104,8 @@ fn namespace_matches(
     if request.rt.group_resource() == kinds::namespaces() {
         return Ok(either_object(request, |o| selector.matches(object::labels(o))));
     }
-    let Some(namespace) = request.namespace.filter(|_| request.rt.namespaced) else { return Ok(true) };
-    let labels = state.store.get(&kinds::namespaces(), namespace).map(|s| s.value());
+    let Some(namespace) = request.key.namespace.filter(|_| request.rt.namespaced) else { return Ok(true) };
+    let labels = context.store.get(&kinds::namespaces(), namespace).map(|s| s.value());
     Ok(selector.matches(labels.as_ref().and_then(object::labels)))
 }
 
@@ -117,6 +121,8 @@ fn either_object(request: &Request<'_>, test: impl Fn(&Value) -> bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::super::auth::User;
+    use super::super::super::key::ObjectKey;
+    use super::super::super::options::Caller;
     use super::super::super::registry::Registry;
     use super::super::Operation;
     use super::*;
@@ -136,18 +142,12 @@ mod tests {
     fn resource_rules_spell_subresources_as_upstream() {
         let registry = Registry::with_builtins();
         let rt = registry.get("apps", "v1", "deployments").expect("deployments");
-        let user = User { name: "u".into(), uid: String::new(), groups: vec![] };
+        let caller =
+            Caller { user: Some(User { name: "u".into(), uid: String::new(), groups: vec![] }), ..Caller::default() };
+        let key = ObjectKey::namespaced("default", "web");
         let request = |sub: Option<&'static str>, operation| Request {
-            operation,
-            rt: &rt,
-            requested: &rt,
             subresource: sub,
-            namespace: Some("default"),
-            name: "web",
-            object: None,
-            old_object: None,
-            user: &user,
-            dry_run: false,
+            ..Request::new(operation, &rt, key, &caller)
         };
         let main = request(None, Operation::Update);
         let status = request(Some("status"), Operation::Update);

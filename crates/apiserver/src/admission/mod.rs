@@ -19,9 +19,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::auth::User;
+use super::context::Context;
 use super::event_versions;
-use super::registry::ResourceType;
-use super::state::ApiState;
+use super::key::ObjectKey;
+use super::options::Caller;
+use super::registry::{Registry, ResourceType};
 use super::status::ApiError;
 
 pub use policy::Policies;
@@ -61,10 +63,8 @@ pub struct Request<'a> {
     pub requested: &'a ResourceType,
     /// The subresource (`status`, …), if any.
     pub subresource: Option<&'a str>,
-    /// The namespace, for namespaced resources.
-    pub namespace: Option<&'a str>,
-    /// The object's name.
-    pub name: &'a str,
+    /// The object's namespace and name.
+    pub key: ObjectKey<'a>,
     /// The object as it would be stored (`None` for DELETE).
     pub object: Option<&'a Value>,
     /// The object as stored before (`None` for CREATE).
@@ -73,6 +73,24 @@ pub struct Request<'a> {
     pub user: &'a User,
     /// `dryRun=All`.
     pub dry_run: bool,
+}
+
+impl<'a> Request<'a> {
+    /// `operation` on the object `key` of `rt` by `caller`, of the main resource and with
+    /// no objects: a write sets those it has (`Request { object, ..Request::new(…) }`).
+    pub fn new(operation: Operation, rt: &'a ResourceType, key: ObjectKey<'a>, caller: &'a Caller) -> Self {
+        Self {
+            operation,
+            rt,
+            requested: caller.requested.as_deref().unwrap_or(rt),
+            subresource: None,
+            key,
+            object: None,
+            old_object: None,
+            user: caller.user(),
+            dry_run: caller.dry_run,
+        }
+    }
 }
 
 /// A request as a policy or webhook sees it once matched: under the resource it matched,
@@ -126,9 +144,9 @@ impl Seen<'_> {
 /// them: the resource the client named, then — unless it matches `Exact`ly — the other
 /// resource served from the same store (matchPolicy `Equivalent`, the default:
 /// `events.k8s.io` Events and core Events are one store).
-pub fn views<'a>(state: &ApiState, request: &Request<'a>, exact: bool) -> Vec<Seen<'a>> {
+pub fn views<'a>(registry: &Registry, request: &Request<'a>, exact: bool) -> Vec<Seen<'a>> {
     let as_stored = || Seen { request: *request, converted: None };
-    let Some(converted_rt) = event_versions::converted_resource(&state.registry, request.rt) else {
+    let Some(converted_rt) = event_versions::converted_resource(registry, request.rt) else {
         return vec![as_stored()];
     };
     let as_converted = || {
@@ -160,7 +178,7 @@ pub struct Admitted {
 /// One admission check.
 pub trait Plugin: Send + Sync {
     /// Lets the write through (recording warnings in `admitted`), or refuses it.
-    fn validate(&self, state: &ApiState, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError>;
+    fn validate(&self, context: &Context<'_>, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError>;
 }
 
 /// The admission plugins in the order they run.
@@ -187,10 +205,10 @@ impl Default for Chain {
 
 impl Chain {
     /// Runs every plugin; the first refusal ends the request.
-    pub fn validate(&self, state: &ApiState, request: &Request<'_>) -> Result<Admitted, ApiError> {
+    pub fn validate(&self, context: &Context<'_>, request: &Request<'_>) -> Result<Admitted, ApiError> {
         let mut admitted = Admitted::default();
         for plugin in &self.plugins {
-            plugin.validate(state, request, &mut admitted)?;
+            plugin.validate(context, request, &mut admitted)?;
         }
         Ok(admitted)
     }

@@ -1,9 +1,9 @@
 //! NamespaceLifecycle: no new content in a namespace that does not exist or is being
 //! terminated, and the namespaces every cluster relies on cannot be deleted.
 
+use super::super::context::Context;
 use super::super::kinds;
 use super::super::object;
-use super::super::state::ApiState;
 use super::super::status::ApiError;
 use super::{Admitted, Operation, Plugin, Request};
 
@@ -17,18 +17,24 @@ const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
 pub struct NamespaceLifecycle;
 
 impl Plugin for NamespaceLifecycle {
-    fn validate(&self, state: &ApiState, request: &Request<'_>, _: &mut Admitted) -> Result<(), ApiError> {
+    fn validate(&self, context: &Context<'_>, request: &Request<'_>, _: &mut Admitted) -> Result<(), ApiError> {
         let rt = request.rt;
         if rt.group.is_empty() && rt.plural == "namespaces" {
-            if request.operation == Operation::Delete && IMMORTAL.contains(&request.name) {
-                return Err(ApiError::forbidden("namespaces", "", request.name, "this namespace may not be deleted"));
+            if request.operation == Operation::Delete && IMMORTAL.contains(&request.key.name) {
+                return Err(ApiError::forbidden(
+                    "namespaces",
+                    "",
+                    request.key.name,
+                    "this namespace may not be deleted",
+                ));
             }
             return Ok(());
         }
-        let (Some(namespace), Operation::Create, true) = (request.namespace, request.operation, rt.namespaced) else {
+        let (Some(namespace), Operation::Create, true) = (request.key.namespace, request.operation, rt.namespaced)
+        else {
             return Ok(());
         };
-        let ns = state
+        let ns = context
             .store
             .get(&kinds::namespaces(), namespace)
             .ok_or_else(|| ApiError::not_found("namespaces", "", namespace))?;
@@ -42,7 +48,7 @@ impl Plugin for NamespaceLifecycle {
             return Err(ApiError::forbidden(
                 &rt.plural,
                 &rt.group,
-                request.name,
+                request.key.name,
                 &format!("unable to create new content in namespace {namespace} because it is being terminated"),
             ));
         }

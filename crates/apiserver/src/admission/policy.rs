@@ -16,12 +16,13 @@ use serde_json::{Value, json};
 
 use super::super::cel::{self, Expression, Variables};
 use super::super::cel_authorizer;
+use super::super::context::Context;
 use super::super::kinds;
+use super::super::reader::Reader;
 use super::super::registry::{GroupResource, ResourceType};
 use super::super::selector::LabelSelector;
-use super::super::state::ApiState;
 use super::super::status::{ApiError, Cause};
-use super::super::store::{Store, key};
+use super::super::store::key;
 use super::{Admitted, Plugin, Request, matching};
 
 /// The storage key of ValidatingAdmissionPolicies.
@@ -131,8 +132,8 @@ impl Default for Policies {
 }
 
 /// Every stored object of an admission resource that decodes as `T`.
-pub(super) fn read_all<T: serde::de::DeserializeOwned>(store: &Store, resource: &GroupResource) -> Vec<T> {
-    let page = store.list(resource, None, None, 0, &|_| true);
+pub(super) fn read_all<T: serde::de::DeserializeOwned>(store: &Reader, resource: &GroupResource) -> Vec<T> {
+    let page = store.list(resource, None);
     page.items
         .iter()
         .filter_map(|stored| match serde_json::from_slice::<T>(&stored.json()) {
@@ -147,7 +148,7 @@ pub(super) fn read_all<T: serde::de::DeserializeOwned>(store: &Store, resource: 
 }
 
 impl Policies {
-    fn index(&self, store: &Store) -> Arc<Vec<Bound>> {
+    fn index(&self, store: &Reader) -> Arc<Vec<Bound>> {
         let revisions = [store.revision(&self.policies), store.revision(&self.bindings)];
         let mut cached = self.index.lock();
         if let Some((seen, index)) = cached.as_ref()
@@ -176,10 +177,10 @@ impl Policies {
 }
 
 impl Plugin for Policies {
-    fn validate(&self, state: &ApiState, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError> {
-        let index = self.index(&state.store);
+    fn validate(&self, context: &Context<'_>, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError> {
+        let index = self.index(&context.store);
         for bound in index.iter() {
-            for violation in evaluate(state, bound, request) {
+            for violation in evaluate(context, bound, request) {
                 let text = format!(
                     "ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {}",
                     bound.policy.name, bound.name, violation.message
@@ -215,7 +216,7 @@ impl Violation {
 /// chooses, Invalid (422) unless it says otherwise, with the message as its one cause.
 fn denial(request: &Request<'_>, message: &str, reason: Option<&str>) -> ApiError {
     let rt = request.rt;
-    let mut err = ApiError::forbidden(&rt.plural, &rt.group, request.name, message);
+    let mut err = ApiError::forbidden(&rt.plural, &rt.group, request.key.name, message);
     let (code, reason) = match reason {
         Some("Forbidden") => (403, "Forbidden"),
         Some("Unauthorized") => (401, "Unauthorized"),
@@ -229,14 +230,14 @@ fn denial(request: &Request<'_>, message: &str, reason: Option<&str>) -> ApiErro
 }
 
 /// Every violation of one binding's policy by `request` (none when it does not apply).
-fn evaluate(state: &ApiState, bound: &Bound, request: &Request<'_>) -> Vec<Violation> {
+fn evaluate(context: &Context<'_>, bound: &Bound, request: &Request<'_>) -> Vec<Violation> {
     let policy = &bound.policy;
     let spec = policy.policy.spec.as_ref();
     let Some(constraints) = spec.and_then(|s| s.match_constraints.as_ref()) else { return Vec::new() };
     // The policy sees the request under the resource it matched, in that resource's version.
-    let seen = matching::first_match(state, constraints, request).and_then(|seen| match seen {
+    let seen = matching::first_match(context, constraints, request).and_then(|seen| match seen {
         Some(seen) => match &bound.spec.match_resources {
-            Some(resources) => Ok(matching::matches(state, resources, &seen.request())?.then_some(seen)),
+            Some(resources) => Ok(matching::matches(context, resources, &seen.request())?.then_some(seen)),
             None => Ok(Some(seen)),
         },
         None => Ok(None),
@@ -247,14 +248,14 @@ fn evaluate(state: &ApiState, bound: &Bound, request: &Request<'_>) -> Vec<Viola
         Err(e) => return failure(policy, format!("failed to match the request: {e}")),
     };
     let request = &seen.request();
-    let params = match params(state, bound, request) {
+    let params = match params(context, bound, request) {
         Ok(params) => params,
         Err(Misconfigured::Failure(why)) => return failure(policy, why),
         Err(Misconfigured::Deny(why)) => return vec![Violation::of(why, None)],
     };
     let mut violations = Vec::new();
     for param in params {
-        let variables = variables(state, request, param);
+        let variables = variables(context, request, param);
         violations.extend(validate_once(policy, &variables));
     }
     violations
@@ -321,14 +322,14 @@ enum Misconfigured {
 }
 
 /// The parameter objects a binding selects (`[None]` for a policy without `paramKind`).
-fn params(state: &ApiState, bound: &Bound, request: &Request<'_>) -> Result<Vec<Option<Value>>, Misconfigured> {
+fn params(context: &Context<'_>, bound: &Bound, request: &Request<'_>) -> Result<Vec<Option<Value>>, Misconfigured> {
     let Some(kind) = bound.policy.policy.spec.as_ref().and_then(|s| s.param_kind.as_ref()) else {
         return Ok(vec![None]);
     };
     let api_version = kind.api_version.clone().unwrap_or_default();
     let kind_name = kind.kind.clone().unwrap_or_default();
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version.as_str()));
-    let rt = state.registry.find_kind(group, version, &kind_name).ok_or_else(|| {
+    let rt = context.registry.find_kind(group, version, &kind_name).ok_or_else(|| {
         Misconfigured::Failure(format!(
             "failed to configure binding: paramKind kind {kind_name} in {api_version} is not served"
         ))
@@ -342,7 +343,7 @@ fn params(state: &ApiState, bound: &Bound, request: &Request<'_>) -> Result<Vec<
     let namespace = match (rt.namespaced, reference.namespace.as_deref().filter(|n| !n.is_empty())) {
         (false, _) => None,
         (true, Some(ns)) => Some(ns.to_string()),
-        (true, None) => match request.namespace.filter(|_| request.rt.namespaced) {
+        (true, None) => match request.key.namespace.filter(|_| request.rt.namespaced) {
             Some(ns) => Some(ns.to_string()),
             None => {
                 return Err(Misconfigured::Failure(
@@ -352,7 +353,7 @@ fn params(state: &ApiState, bound: &Bound, request: &Request<'_>) -> Result<Vec<
             }
         },
     };
-    let found = find_params(state, &rt, namespace.as_deref(), reference)?;
+    let found = find_params(context, &rt, namespace.as_deref(), reference)?;
     if found.is_empty() {
         return match reference.parameter_not_found_action.as_deref() {
             Some("Allow") => Ok(Vec::new()),
@@ -365,21 +366,21 @@ fn params(state: &ApiState, bound: &Bound, request: &Request<'_>) -> Result<Vec<
 }
 
 fn find_params(
-    state: &ApiState,
+    context: &Context<'_>,
     rt: &ResourceType,
     namespace: Option<&str>,
     reference: &k8s_openapi::api::admissionregistration::v1::ParamRef,
 ) -> Result<Vec<Value>, Misconfigured> {
     let gr = rt.group_resource();
     if let Some(name) = reference.name.as_deref().filter(|n| !n.is_empty()) {
-        return Ok(state.store.get(&gr, &key(namespace, name)).map(|s| s.value()).into_iter().collect());
+        return Ok(context.store.get(&gr, &key(namespace, name)).map(|s| s.value()).into_iter().collect());
     }
     let selector = match &reference.selector {
         Some(typed) => LabelSelector::from_typed(typed)
             .map_err(|e| Misconfigured::Failure(format!("failed to configure binding: paramRef.selector: {e}")))?,
         None => LabelSelector::default(),
     };
-    let page = state.store.list(&gr, namespace, None, 0, &|_| true);
+    let page = context.store.list(&gr, namespace);
     Ok(page.items.iter().map(|s| s.value()).filter(|o| selector.matches(super::super::object::labels(o))).collect())
 }
 
@@ -395,8 +396,8 @@ pub(super) fn request_info(request: &Request<'_>) -> Value {
     json!({
         "kind": gvk(matched), "resource": gvr(matched), "subResource": sub,
         "requestKind": gvk(requested), "requestResource": gvr(requested), "requestSubResource": sub,
-        "name": request.name,
-        "namespace": request.namespace.unwrap_or_default(),
+        "name": request.key.name,
+        "namespace": request.key.namespace.unwrap_or_default(),
         "operation": request.operation.as_str(),
         "userInfo": {"username": user.name, "uid": user.uid, "groups": user.groups, "extra": {}},
         "dryRun": request.dry_run,
@@ -405,15 +406,16 @@ pub(super) fn request_info(request: &Request<'_>) -> Value {
 
 /// The CEL variables of a request: `object`, `oldObject`, `request`, `params`,
 /// `namespaceObject` and `authorizer`.
-pub(super) fn variables(state: &ApiState, request: &Request<'_>, params: Option<Value>) -> Variables {
+pub(super) fn variables(context: &Context<'_>, request: &Request<'_>, params: Option<Value>) -> Variables {
     let rt = request.rt;
     let user = request.user;
     let sub = request.subresource.unwrap_or_default();
     let info = request_info(request);
     let namespace_object = request
+        .key
         .namespace
         .filter(|_| rt.namespaced)
-        .and_then(|ns| state.store.get(&kinds::namespaces(), ns))
+        .and_then(|ns| context.store.get(&kinds::namespaces(), ns))
         .map_or(Value::Null, |s| s.value());
     let mut variables = Variables::default();
     variables.set("object", request.object.map_or(cel::from_json(&Value::Null), cel::from_json));
@@ -421,15 +423,15 @@ pub(super) fn variables(state: &ApiState, request: &Request<'_>, params: Option<
     variables.set("request", cel::from_json(&info));
     variables.set("params", cel::from_json(&params.unwrap_or(Value::Null)));
     variables.set("namespaceObject", cel::from_json(&namespace_object));
-    let store = state.store.clone();
-    let authorizer = state.security.authorizer.clone();
+    let store = context.store.clone();
+    let authorizer = context.authorizer.clone();
     let check: cel_authorizer::Check = Arc::new(move |user, attributes| authorizer.allows(&store, user, attributes));
     let resource = cel_authorizer::RequestResource {
         group: rt.group.clone(),
         resource: rt.plural.clone(),
         subresource: sub.to_string(),
-        namespace: request.namespace.unwrap_or_default().to_string(),
-        name: request.name.to_string(),
+        namespace: request.key.namespace.unwrap_or_default().to_string(),
+        name: request.key.name.to_string(),
     };
     let (base, requested) = cel_authorizer::Authorizer::new(check, user.clone(), &resource);
     base.bind(requested, &mut variables);

@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use super::super::context::Context;
 use super::super::quantity::Quantity;
 use super::super::quota::{self, Usage, resource_quotas};
-use super::super::state::ApiState;
 use super::super::status::ApiError;
 use super::{Admitted, Operation, Plugin, Request};
 
@@ -21,19 +21,19 @@ use super::{Admitted, Operation, Plugin, Request};
 pub struct ResourceQuota;
 
 impl Plugin for ResourceQuota {
-    fn validate(&self, state: &ApiState, request: &Request<'_>, _: &mut Admitted) -> Result<(), ApiError> {
+    fn validate(&self, context: &Context<'_>, request: &Request<'_>, _: &mut Admitted) -> Result<(), ApiError> {
         let (Operation::Create, None, Some(namespace), Some(object)) =
-            (request.operation, request.subresource, request.namespace, request.object)
+            (request.operation, request.subresource, request.key.namespace, request.object)
         else {
             return Ok(());
         };
         let rt = request.rt;
-        let quotas = state.store.list(&resource_quotas(), Some(namespace), None, 0, &|_| true).items;
+        let quotas = context.store.list(&resource_quotas(), Some(namespace)).items;
         if quotas.is_empty() {
             return Ok(());
         }
         let delta = quota::usage_of(&rt.group_resource(), object);
-        let refuse = |why: String| ApiError::forbidden(&rt.plural, &rt.group, request.name, &why);
+        let refuse = |why: String| ApiError::forbidden(&rt.plural, &rt.group, request.key.name, &why);
         for stored in quotas {
             let quota_object = stored.value();
             let name = quota_object["metadata"]["name"].as_str().unwrap_or_default().to_string();
@@ -50,7 +50,7 @@ impl Plugin for ResourceQuota {
                 continue;
             }
             let names: BTreeSet<String> = requested.keys().cloned().collect();
-            let used = quota::used(state, namespace, &names);
+            let used = quota::used(&context.store, namespace, &names);
             let exceeded: BTreeSet<&String> = requested
                 .iter()
                 .filter(|(k, amount)| {

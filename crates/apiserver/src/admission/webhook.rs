@@ -39,11 +39,11 @@ use serde_json::{Value, json};
 
 use super::super::callout::{self, CallError, Target};
 use super::super::cel::Expression;
+use super::super::context::Context;
 use super::super::patch;
+use super::super::reader::Reader;
 use super::super::registry::GroupResource;
-use super::super::state::ApiState;
 use super::super::status::ApiError;
-use super::super::store::Store;
 use super::policy::{self, read_all};
 use super::{Admitted, Operation, Plugin, Request, Seen, matching};
 
@@ -113,16 +113,16 @@ hook_from!(
 /// names, read again only when a configuration changes (as the policy index is).
 struct Hooks {
     resource: GroupResource,
-    read: fn(&Store, &GroupResource) -> Vec<Hook>,
+    read: fn(&Reader, &GroupResource) -> Vec<Hook>,
     cached: Mutex<Option<(u64, Arc<Vec<Hook>>)>>,
 }
 
 impl Hooks {
-    fn new(resource: GroupResource, read: fn(&Store, &GroupResource) -> Vec<Hook>) -> Self {
+    fn new(resource: GroupResource, read: fn(&Reader, &GroupResource) -> Vec<Hook>) -> Self {
         Self { resource, read, cached: Mutex::new(None) }
     }
 
-    fn get(&self, store: &Store) -> Arc<Vec<Hook>> {
+    fn get(&self, store: &Reader) -> Arc<Vec<Hook>> {
         let revision = store.revision(&self.resource);
         let mut cached = self.cached.lock();
         match cached.as_ref() {
@@ -136,7 +136,7 @@ impl Hooks {
     }
 }
 
-fn read_hooks<C, W>(store: &Store, resource: &GroupResource, webhooks: fn(C) -> Option<Vec<W>>) -> Vec<Hook>
+fn read_hooks<C, W>(store: &Reader, resource: &GroupResource, webhooks: fn(C) -> Option<Vec<W>>) -> Vec<Hook>
 where
     C: serde::de::DeserializeOwned + kube::Resource,
     Hook: From<W>,
@@ -163,12 +163,12 @@ impl Default for Webhooks {
 }
 
 impl Plugin for Webhooks {
-    fn validate(&self, state: &ApiState, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError> {
+    fn validate(&self, context: &Context<'_>, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError> {
         if is_exempt(&request.rt.group_resource()) {
             return Ok(());
         }
-        for hook in self.0.get(&state.store).iter() {
-            consult(state, hook, request, admitted)?;
+        for hook in self.0.get(&context.store).iter() {
+            consult(context, hook, request, admitted)?;
         }
         Ok(())
     }
@@ -193,7 +193,7 @@ impl MutatingWebhooks {
     /// holds); returns whether any changed it.
     pub fn mutate(
         &self,
-        state: &ApiState,
+        context: &Context<'_>,
         request: &Request<'_>,
         object: &mut Value,
         admitted: &mut Admitted,
@@ -201,18 +201,18 @@ impl MutatingWebhooks {
         if is_exempt(&request.rt.group_resource()) || request.subresource.is_some() {
             return Ok(false);
         }
-        let hooks = self.0.get(&state.store);
+        let hooks = self.0.get(&context.store);
         // The last webhook to change the object: those before it that asked to be invoked
         // again if needed see the changed object once more (upstream's reinvocation).
         let mut last_change = None;
         for (i, hook) in hooks.iter().enumerate() {
-            if patch_with(state, hook, request, object, admitted)? {
+            if patch_with(context, hook, request, object, admitted)? {
                 last_change = Some(i);
             }
         }
         let Some(last) = last_change else { return Ok(false) };
         for hook in hooks[..last].iter().filter(|hook| hook.reinvoke) {
-            patch_with(state, hook, request, object, admitted)?;
+            patch_with(context, hook, request, object, admitted)?;
         }
         Ok(true)
     }
@@ -220,7 +220,7 @@ impl MutatingWebhooks {
 
 /// One mutating webhook's patch applied to `object`; whether it changed it.
 fn patch_with(
-    state: &ApiState,
+    context: &Context<'_>,
     hook: &Hook,
     request: &Request<'_>,
     object: &mut Value,
@@ -228,7 +228,7 @@ fn patch_with(
 ) -> Result<bool, ApiError> {
     let current = object.clone();
     let asked = Request { object: Some(&current), ..*request };
-    let Some((response, seen)) = consult(state, hook, &asked, admitted)? else { return Ok(false) };
+    let Some((response, seen)) = consult(context, hook, &asked, admitted)? else { return Ok(false) };
     let Some(encoded) = response["patch"].as_str() else { return Ok(false) };
     let failed = |why: String| ApiError::internal(format!("failed calling webhook \"{}\": {why}", hook.name));
     if response["patchType"].as_str() != Some("JSONPatch") {
@@ -264,7 +264,7 @@ fn patch_with(
 /// view of the request it was asked about), `None` when it does not apply (or failed under
 /// `failurePolicy: Ignore`), an error when it denied the request or failed under `Fail`.
 fn consult<'a>(
-    state: &ApiState,
+    context: &Context<'_>,
     webhook: &Hook,
     request: &Request<'a>,
     admitted: &mut Admitted,
@@ -278,7 +278,7 @@ fn consult<'a>(
             Ok(None)
         }
     };
-    let seen = match applies(state, webhook, request) {
+    let seen = match applies(context, webhook, request) {
         Ok(Some(seen)) => seen,
         Ok(None) => return Ok(None),
         Err(why) => return failed(why),
@@ -292,7 +292,7 @@ fn consult<'a>(
         "kind": "AdmissionReview",
         "request": review_request(&seen.request(), &uid),
     });
-    let answer = match call(state, webhook, &review) {
+    let answer = match call(context, webhook, &review) {
         Ok(answer) => answer,
         Err(CallError(why)) => return failed(format!("failed to call webhook: {why}")),
     };
@@ -314,7 +314,7 @@ fn consult<'a>(
 
 /// Whether the webhook is for this request — its rules, selectors and match conditions —
 /// and under which view of it.
-fn applies<'a>(state: &ApiState, webhook: &Hook, request: &Request<'a>) -> Result<Option<Seen<'a>>, String> {
+fn applies<'a>(context: &Context<'_>, webhook: &Hook, request: &Request<'a>) -> Result<Option<Seen<'a>>, String> {
     let rules = webhook.rules.iter().map(|rule| NamedRuleWithOperations {
         api_groups: rule.api_groups.clone(),
         api_versions: rule.api_versions.clone(),
@@ -334,9 +334,9 @@ fn applies<'a>(state: &ApiState, webhook: &Hook, request: &Request<'a>) -> Resul
     if resources.resource_rules.is_none() {
         return Ok(None);
     }
-    let matched = matching::first_match(state, &resources, request);
+    let matched = matching::first_match(context, &resources, request);
     let Some(seen) = matched.map_err(|e| format!("failed to match the request: {e}"))? else { return Ok(None) };
-    let variables = policy::variables(state, &seen.request(), None);
+    let variables = policy::variables(context, &seen.request(), None);
     for condition in &webhook.match_conditions {
         let program = Expression::memoized(&condition.expression)
             .map_err(|e| format!("matchCondition {:?}: {e}", condition.name))?;
@@ -383,7 +383,7 @@ fn denied(webhook: &str, status: &Value) -> ApiError {
 }
 
 /// Posts the review to the webhook and returns its answer.
-fn call(state: &ApiState, webhook: &Hook, review: &Value) -> Result<Value, CallError> {
+fn call(context: &Context<'_>, webhook: &Hook, review: &Value) -> Result<Value, CallError> {
     let versions = webhook.admission_review_versions.iter();
     if !versions.clone().any(|v| v == "v1") {
         return Err(CallError(format!(
@@ -392,7 +392,7 @@ fn call(state: &ApiState, webhook: &Hook, review: &Value) -> Result<Value, CallE
         )));
     }
     let timeout_seconds = webhook.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT).clamp(1, MAX_TIMEOUT);
-    callout::post(state, &Target::from(&webhook.client_config), timeout_seconds, review)
+    callout::post(&context.store, &Target::from(&webhook.client_config), timeout_seconds, review)
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 
 use super::super::cron::{self, Schedule};
-use super::super::resource::WriteOptions;
+use super::super::options::WriteOptions;
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::ObjectRef;
@@ -355,7 +355,7 @@ fn schedule(
     let Some(jobs_rt) = resource_type(state, &jobs()) else { return Ok(wake) };
     let body = serde_json::to_value(job_for(cron_job, &when, scheduled))
         .map_err(|e| ApiError::internal(format!("serializing a job from the template: {e}")))?;
-    let created = match state.create(&jobs_rt, Some(namespace), body, &WriteOptions::default()) {
+    let created = match state.resource(&jobs_rt).create(Some(namespace), body, &WriteOptions::default()) {
         Ok(written) => {
             record(state, cron_job, Kind::Normal, "SuccessfulCreate", format!("Created job {name}"));
             written.body

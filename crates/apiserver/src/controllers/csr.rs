@@ -8,9 +8,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Value, json};
 
+use super::super::key::ObjectKey;
 use super::super::kinds;
 use super::super::object;
-use super::super::resource::WriteOptions;
+use super::super::options::WriteOptions;
 use super::super::state::Shared;
 use super::super::store::ObjectRef;
 use super::{Step, read, remove};
@@ -82,7 +83,7 @@ pub(super) fn sign(state: &Shared, name: &str) -> Step {
             Err(e) => Err(e.to_string()),
         },
     };
-    let result = state.write(&rt, None, name, Some("status"), &WriteOptions::default(), None, &mut |current| {
+    let result = state.resource(&rt).write(ObjectKey::cluster(name), Some("status"), &WriteOptions::default(), None, &mut |current| {
         let mut next = current.clone();
         match &outcome {
             Ok(cert) => next["status"]["certificate"] = json!(BASE64.encode(cert)),

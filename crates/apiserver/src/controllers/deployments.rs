@@ -29,7 +29,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::super::encoding;
-use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
+use super::super::key::ObjectKey;
+use super::super::options::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::ObjectRef;
@@ -68,7 +69,7 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
     let Some(sets_rt) = resource_type(state, &replica_sets()) else { return Ok(()) };
     if let Some(new) = &plan.create {
         let body = to_value(new)?;
-        match state.create(&sets_rt, Some(namespace), body, &WriteOptions::default()) {
+        match state.resource(&sets_rt).create(Some(namespace), body, &WriteOptions::default()) {
             Ok(_) => {}
             // A ReplicaSet of that name that is not ours: the next hash avoids it.
             Err(e) if e.code == 409 => return bump_collision_count(state, namespace, name),
@@ -77,8 +78,12 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
     }
     for set in &plan.updates {
         let set_name = set.metadata.name.clone().unwrap_or_default();
-        let result =
-            state.write(&sets_rt, Some(namespace), &set_name, None, &WriteOptions::default(), None, &mut |c| {
+        let result = state.resource(&sets_rt).write(
+            ObjectKey::namespaced(namespace, &set_name),
+            None,
+            &WriteOptions::default(),
+            None,
+            &mut |c| {
                 let mut next = c.clone();
                 next["spec"]["replicas"] = Value::from(set.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0));
                 next["metadata"]["annotations"] = match &set.metadata.annotations {
@@ -86,12 +91,13 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
                     None => Value::Null,
                 };
                 Ok(next)
-            });
+            },
+        );
         ignore_missing(result.map(|_| ()))?;
     }
     for set_name in &plan.delete {
         let opts = DeleteOptions { propagation: Some(Propagation::Background), ..DeleteOptions::default() };
-        ignore_missing(state.delete(&sets_rt, Some(namespace), set_name, &opts).map(|_| ()))?;
+        ignore_missing(state.resource(&sets_rt).delete(ObjectKey::namespaced(namespace, set_name), &opts).map(|_| ()))?;
     }
     write_deployment(state, namespace, name, &deployment, &plan)
 }
@@ -114,12 +120,18 @@ fn write_deployment(state: &Shared, namespace: &str, name: &str, deployment: &De
     if let Some(revision) = &plan.revision
         && annotations.get(REVISION) != Some(revision)
     {
-        let result = state.write(&rt, Some(namespace), name, None, &WriteOptions::default(), None, &mut |c| {
-            let mut next = c.clone();
-            super::super::object::ensure_object(&mut next["metadata"]["annotations"])
-                .insert(REVISION.into(), Value::from(revision.as_str()));
-            Ok(next)
-        });
+        let result = state.resource(&rt).write(
+            ObjectKey::namespaced(namespace, name),
+            None,
+            &WriteOptions::default(),
+            None,
+            &mut |c| {
+                let mut next = c.clone();
+                super::super::object::ensure_object(&mut next["metadata"]["annotations"])
+                    .insert(REVISION.into(), Value::from(revision.as_str()));
+                Ok(next)
+            },
+        );
         ignore_missing(result.map(|_| ()))?;
     }
     if deployment.status.as_ref() == Some(&plan.status) {
@@ -132,12 +144,18 @@ fn write_deployment(state: &Shared, namespace: &str, name: &str, deployment: &De
 /// hash, as upstream's `status.collisionCount`.
 fn bump_collision_count(state: &Shared, namespace: &str, name: &str) -> Step {
     let Some(rt) = resource_type(state, &deployments()) else { return Ok(()) };
-    let result = state.write(&rt, Some(namespace), name, Some("status"), &WriteOptions::default(), None, &mut |c| {
-        let mut next = c.clone();
-        let count = c["status"]["collisionCount"].as_i64().unwrap_or(0) + 1;
-        next["status"]["collisionCount"] = Value::from(count);
-        Ok(next)
-    });
+    let result = state.resource(&rt).write(
+        ObjectKey::namespaced(namespace, name),
+        Some("status"),
+        &WriteOptions::default(),
+        None,
+        &mut |c| {
+            let mut next = c.clone();
+            let count = c["status"]["collisionCount"].as_i64().unwrap_or(0) + 1;
+            next["status"]["collisionCount"] = Value::from(count);
+            Ok(next)
+        },
+    );
     ignore_missing(result.map(|_| ()))
 }
 

@@ -14,8 +14,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::Serialize;
 
+use super::super::options::WriteOptions;
 use super::super::registry::GroupResource;
-use super::super::resource::WriteOptions;
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::ObjectRef;
@@ -199,7 +199,7 @@ fn put(
         });
     }
     let Some(rt) = resource_type(state, resource) else { return Ok(()) };
-    match state.create(&rt, Some(namespace), body.clone(), &WriteOptions::default()) {
+    match state.resource(&rt).create(Some(namespace), body.clone(), &WriteOptions::default()) {
         Err(e) if e.code == 409 => Ok(()),
         other => other.map(|_| ()),
     }
@@ -270,7 +270,7 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
         Some(existing) => put(state, &slices(), namespace, &existing, body, &["endpoints", "ports"]),
         None => {
             let Some(rt) = resource_type(state, &slices()) else { return Ok(()) };
-            state.create(&rt, Some(namespace), body, &WriteOptions::default()).map(|_| ())
+            state.resource(&rt).create(Some(namespace), body, &WriteOptions::default()).map(|_| ())
         }
     }
 }

@@ -5,8 +5,8 @@
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 
+use super::super::options::WriteOptions;
 use super::super::registry::GroupResource;
-use super::super::resource::WriteOptions;
 use super::super::state::Shared;
 use super::resource_type;
 
@@ -44,7 +44,10 @@ pub(super) fn record(
         ..Event::default()
     };
     let recorded = serde_json::to_value(&event).map_err(|e| e.to_string()).and_then(|body| {
-        state.create(&rt, regarding.namespace.as_deref(), body, &WriteOptions::default()).map_err(|e| e.message)
+        state
+            .resource(&rt)
+            .create(regarding.namespace.as_deref(), body, &WriteOptions::default())
+            .map_err(|e| e.message)
     });
     if let Err(why) = recorded {
         tracing::debug!(reason, error = %why, "an event could not be recorded");

@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::super::object;
+use super::super::options::Propagation;
 use super::super::registry::GroupResource;
-use super::super::resource::Propagation;
 use super::super::state::Shared;
 use super::super::store::ObjectRef;
 use super::{Step, drop_finalizer, modify, read, remove, remove_with};

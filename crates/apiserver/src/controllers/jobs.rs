@@ -10,7 +10,8 @@ use k8s_openapi::api::batch::v1::{Job, JobCondition, JobStatus, UncountedTermina
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
+use super::super::key::ObjectKey;
+use super::super::options::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::ObjectRef;
@@ -144,14 +145,14 @@ fn create_pod(state: &Shared, namespace: &str, job: &Job) -> Step {
     let pod = pod_of_template(&template, "batch/v1", "Job", &job.metadata);
     let body = serde_json::to_value(pod)
         .map_err(|e| ApiError::internal(format!("serializing a pod from the template: {e}")))?;
-    state.create(&pods_rt, Some(namespace), body, &WriteOptions::default()).map(|_| ())
+    state.resource(&pods_rt).create(Some(namespace), body, &WriteOptions::default()).map(|_| ())
 }
 
 fn delete_pod(state: &Shared, namespace: &str, pod: &Pod) -> Step {
     let Some(pods_rt) = resource_type(state, &pods()) else { return Ok(()) };
     let opts = DeleteOptions { propagation: Some(Propagation::Background), ..DeleteOptions::default() };
     let name = pod.metadata.name.clone().unwrap_or_default();
-    match state.delete(&pods_rt, Some(namespace), &name, &opts) {
+    match state.resource(&pods_rt).delete(ObjectKey::namespaced(namespace, &name), &opts) {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
     }

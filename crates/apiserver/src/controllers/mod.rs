@@ -38,10 +38,11 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::crd;
+use super::key::ObjectKey;
 use super::kinds;
 use super::object;
+use super::options::{DeleteOptions, Propagation, WriteOptions};
 use super::registry::{GroupResource, ResourceType};
-use super::resource::{DeleteOptions, Propagation, WriteOptions};
 use super::state::Shared;
 use super::store::{EventType, Notice, ObjectRef};
 
@@ -328,11 +329,17 @@ pub(super) fn modify(state: &Shared, target: &ObjectRef, change: &mut dyn FnMut(
         return Ok(());
     };
     let (namespace, name) = split_key(&target.key);
-    let result = state.write(&rt, namespace, name, None, &WriteOptions::default(), None, &mut |current| {
-        let mut next = current.clone();
-        change(&mut next);
-        Ok(next)
-    });
+    let result = state.resource(&rt).write(
+        ObjectKey::new(namespace, name),
+        None,
+        &WriteOptions::default(),
+        None,
+        &mut |current| {
+            let mut next = current.clone();
+            change(&mut next);
+            Ok(next)
+        },
+    );
     match result {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
@@ -350,7 +357,7 @@ pub(super) fn remove_with(state: &Shared, target: &ObjectRef, propagation: Propa
     };
     let (namespace, name) = split_key(&target.key);
     let opts = DeleteOptions { propagation: Some(propagation), ..DeleteOptions::default() };
-    match state.delete(&rt, namespace, name, &opts) {
+    match state.resource(&rt).delete(ObjectKey::new(namespace, name), &opts) {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
     }

@@ -3,9 +3,10 @@
 
 use serde_json::{Value, json};
 
+use super::super::key::ObjectKey;
 use super::super::kinds::{self, NAMESPACE_FINALIZER};
 use super::super::object;
-use super::super::resource::WriteOptions;
+use super::super::options::WriteOptions;
 use super::super::state::{ApiState, Shared};
 use super::super::store::ObjectRef;
 use super::{Step, read, remove, resource_type};
@@ -42,18 +43,24 @@ pub(super) fn terminate(state: &Shared, name: &str) -> Step {
         // Objects with finalizers are still going; their removal brings us back here.
         return Ok(());
     }
-    let result = state.write(&rt, None, name, Some("finalize"), &WriteOptions::default(), None, &mut |current| {
-        let mut next = current.clone();
-        let kept: Vec<Value> = current["spec"]["finalizers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|f| *f != NAMESPACE_FINALIZER)
-            .cloned()
-            .collect();
-        next["spec"]["finalizers"] = Value::Array(kept);
-        Ok(next)
-    });
+    let result = state.resource(&rt).write(
+        ObjectKey::cluster(name),
+        Some("finalize"),
+        &WriteOptions::default(),
+        None,
+        &mut |current| {
+            let mut next = current.clone();
+            let kept: Vec<Value> = current["spec"]["finalizers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|f| *f != NAMESPACE_FINALIZER)
+                .cloned()
+                .collect();
+            next["spec"]["finalizers"] = Value::Array(kept);
+            Ok(next)
+        },
+    );
     match result {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
@@ -136,34 +143,40 @@ fn report(
             format!("Some content in the namespace has finalizers remaining: {}", finalizers.join(", ")),
         ),
     ];
-    let result = state.write(rt, None, name, Some("status"), &WriteOptions::default(), None, &mut |current| {
-        let mut next = current.clone();
-        let now = object::now();
-        let before = current["status"]["conditions"].as_array().cloned().unwrap_or_default();
-        let conditions: Vec<Value> = wanted
-            .iter()
-            .map(|want| {
-                let same = before.iter().find(|c| c["type"] == want["type"]);
-                let mut c = want.clone();
-                c["lastTransitionTime"] = match same {
-                    Some(old) if old["status"] == want["status"] => old["lastTransitionTime"].clone(),
-                    _ => json!(now),
-                };
-                match same {
-                    Some(old)
-                        if old["status"] == c["status"]
-                            && old["reason"] == c["reason"]
-                            && old["message"] == c["message"] =>
-                    {
-                        old.clone()
+    let result = state.resource(rt).write(
+        ObjectKey::cluster(name),
+        Some("status"),
+        &WriteOptions::default(),
+        None,
+        &mut |current| {
+            let mut next = current.clone();
+            let now = object::now();
+            let before = current["status"]["conditions"].as_array().cloned().unwrap_or_default();
+            let conditions: Vec<Value> = wanted
+                .iter()
+                .map(|want| {
+                    let same = before.iter().find(|c| c["type"] == want["type"]);
+                    let mut c = want.clone();
+                    c["lastTransitionTime"] = match same {
+                        Some(old) if old["status"] == want["status"] => old["lastTransitionTime"].clone(),
+                        _ => json!(now),
+                    };
+                    match same {
+                        Some(old)
+                            if old["status"] == c["status"]
+                                && old["reason"] == c["reason"]
+                                && old["message"] == c["message"] =>
+                        {
+                            old.clone()
+                        }
+                        _ => c,
                     }
-                    _ => c,
-                }
-            })
-            .collect();
-        next["status"]["conditions"] = Value::Array(conditions);
-        Ok(next)
-    });
+                })
+                .collect();
+            next["status"]["conditions"] = Value::Array(conditions);
+            Ok(next)
+        },
+    );
     match result {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
@@ -197,13 +210,14 @@ pub fn ensure_defaults(state: &ApiState, namespace: &str) -> Step {
         let result = match state.store.get(&rt.group_resource(), &super::super::store::key(Some(namespace), &name)) {
             Some(stored) if plural != "configmaps" || stored.value()["data"] == object["data"] => continue,
             Some(_) => state
-                .write(&rt, Some(namespace), &name, None, &WriteOptions::default(), None, &mut |current| {
+                .resource(&rt)
+                .write(ObjectKey::namespaced(namespace, &name), None, &WriteOptions::default(), None, &mut |current| {
                     let mut next = current.clone();
                     next["data"] = object["data"].clone();
                     Ok(next)
                 })
                 .map(|_| ()),
-            None => state.create(&rt, Some(namespace), object, &WriteOptions::default()).map(|_| ()),
+            None => state.resource(&rt).create(Some(namespace), object, &WriteOptions::default()).map(|_| ()),
         };
         match result {
             // Gone or terminating meanwhile, or created concurrently: nothing to do.

@@ -39,7 +39,9 @@ fn status_of(state: &Shared, namespace: &str, quota: &ResourceQuota) -> Resource
         })
         .collect();
     let names: BTreeSet<String> = hard.keys().cloned().collect();
-    let used =
-        quota::used(state, namespace, &names).into_iter().map(|(name, q)| (name, Amount(q.to_string()))).collect();
+    let used = quota::used(&state.reader(), namespace, &names)
+        .into_iter()
+        .map(|(name, q)| (name, Amount(q.to_string())))
+        .collect();
     ResourceQuotaStatus { hard: Some(hard), used: Some(used) }
 }

@@ -8,7 +8,8 @@
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
-use super::super::resource::{DeleteOptions, Propagation, WriteOptions};
+use super::super::key::ObjectKey;
+use super::super::options::{DeleteOptions, Propagation, WriteOptions};
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::ObjectRef;
@@ -35,7 +36,7 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
         let body = serde_json::to_value(pod_of(&set))
             .map_err(|e| ApiError::internal(format!("serializing a pod from the template: {e}")))?;
         for _ in live.len()..want {
-            if let Err(e) = state.create(&pods_rt, Some(namespace), body.clone(), &WriteOptions::default()) {
+            if let Err(e) = state.resource(&pods_rt).create(Some(namespace), body.clone(), &WriteOptions::default()) {
                 failure.get_or_insert(e);
             }
         }
@@ -45,7 +46,7 @@ pub(super) fn sync(state: &Shared, key: &str) -> Step {
         for pod in doomed.iter().take(live.len() - want) {
             let opts = DeleteOptions { propagation: Some(Propagation::Background), ..DeleteOptions::default() };
             let pod_name = pod.metadata.name.clone().unwrap_or_default();
-            match state.delete(&pods_rt, Some(namespace), &pod_name, &opts) {
+            match state.resource(&pods_rt).delete(ObjectKey::namespaced(namespace, &pod_name), &opts) {
                 Ok(_) => {}
                 Err(e) if e.code == 404 => {}
                 Err(e) => {

@@ -6,7 +6,8 @@
 use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::{Value, json};
 
-use super::super::resource::WriteOptions;
+use super::super::key::ObjectKey;
+use super::super::options::WriteOptions;
 use super::super::state::Shared;
 use super::super::store::ObjectRef;
 use super::workloads::{nodes, pods};
@@ -24,22 +25,34 @@ pub(super) fn schedule(state: &Shared, key: &str) -> Step {
     let Some(rt) = resource_type(state, &pods()) else { return Ok(()) };
     let chosen = pick(state);
     let result = match &chosen {
-        Some(node) => state.write(&rt, namespace, name, None, &WriteOptions::default(), None, &mut |current| {
-            let mut next = current.clone();
-            next["spec"]["nodeName"] = json!(node);
-            Ok(next)
-        }),
+        Some(node) => state.resource(&rt).write(
+            ObjectKey::new(namespace, name),
+            None,
+            &WriteOptions::default(),
+            None,
+            &mut |current| {
+                let mut next = current.clone();
+                next["spec"]["nodeName"] = json!(node);
+                Ok(next)
+            },
+        ),
         None => {
             let condition = unschedulable(state);
             if pod["status"]["conditions"].as_array().is_some_and(|c| c.contains(&condition)) {
                 return Ok(());
             }
-            state.write(&rt, namespace, name, Some("status"), &WriteOptions::default(), None, &mut |current| {
-                let mut next = current.clone();
-                next["status"]["phase"] = json!("Pending");
-                next["status"]["conditions"] = json!([condition.clone()]);
-                Ok(next)
-            })
+            state.resource(&rt).write(
+                ObjectKey::new(namespace, name),
+                Some("status"),
+                &WriteOptions::default(),
+                None,
+                &mut |current| {
+                    let mut next = current.clone();
+                    next["status"]["phase"] = json!("Pending");
+                    next["status"]["conditions"] = json!([condition.clone()]);
+                    Ok(next)
+                },
+            )
         }
     };
     match result {

@@ -11,8 +11,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::super::key::ObjectKey;
+use super::super::options::WriteOptions;
 use super::super::registry::GroupResource;
-use super::super::resource::WriteOptions;
 use super::super::state::Shared;
 use super::super::status::ApiError;
 use super::super::store::Notice;
@@ -124,11 +125,17 @@ pub(super) fn replace_status<T: Serialize>(
 ) -> Step {
     let Some(rt) = resource_type(state, resource) else { return Ok(()) };
     let value = serde_json::to_value(status).map_err(|e| ApiError::internal(format!("serializing a status: {e}")))?;
-    let result = state.write(&rt, Some(namespace), name, Some("status"), &WriteOptions::default(), None, &mut |c| {
-        let mut next = c.clone();
-        next["status"] = value.clone();
-        Ok(next)
-    });
+    let result = state.resource(&rt).write(
+        ObjectKey::namespaced(namespace, name),
+        Some("status"),
+        &WriteOptions::default(),
+        None,
+        &mut |c| {
+            let mut next = c.clone();
+            next["status"] = value.clone();
+            Ok(next)
+        },
+    );
     match result {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),

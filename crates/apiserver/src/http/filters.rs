@@ -151,7 +151,8 @@ pub type Filter = fn(&Http, &mut Request) -> Result<(), ApiError>;
 /// it read only what `system:public-info-viewer` grants. Credentials that fail are 401.
 pub fn authentication(http: &Http, request: &mut Request) -> Result<(), ApiError> {
     let peer = request.extensions().get::<Peer>().cloned().unwrap_or_default();
-    let user = match http.state.authenticate(request.headers(), &peer)? {
+    let state = &http.state;
+    let user = match auth::authenticate(&state.security.tokens, &state.reader(), request.headers(), &peer)? {
         Some(user) => user,
         None => {
             User { name: "system:anonymous".into(), uid: String::new(), groups: vec!["system:unauthenticated".into()] }

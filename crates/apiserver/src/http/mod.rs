@@ -22,7 +22,7 @@ use bytes::Bytes;
 use serde_json::Value;
 use tower_layer::Layer as _;
 
-use super::resource::Written;
+use super::options::Written;
 use super::state::Shared;
 use super::status::ApiError;
 use filters::{FilterLayer, Filtered};

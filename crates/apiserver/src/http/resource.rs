@@ -14,10 +14,12 @@ use futures::StreamExt;
 
 use super::super::auth::User;
 use super::super::encoding;
+use super::super::key::ObjectKey;
+use super::super::options::{Caller, DeleteOptions, Patch, PatchType, Propagation, WriteOptions};
 use super::super::protobuf;
 use super::super::registry::ResourceType;
 use super::super::request::Query;
-use super::super::resource::{DeleteOptions, PatchType, Propagation, WriteOptions};
+use super::super::reviews;
 use super::super::status::ApiError;
 use super::super::view::View;
 use super::super::watch;
@@ -78,29 +80,29 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
             return Err(ApiError::method_not_allowed(method.as_str(), &rt.plural));
         }
         let body = read_object(request, &content_type).await?;
-        return Ok(value_response(201, &state.review(&rt, namespace, body, user)?));
+        return Ok(value_response(201, &reviews::review(&state, &rt, namespace, body, user)?));
     }
     if let (&Method::POST, Some(name), Some("token")) = (&method, target.name.as_deref(), sub) {
         if !rt.subresources.token {
             return Err(ApiError::no_route());
         }
         let body = read_object(request, &content_type).await?;
-        return Ok(value_response(201, &state.token_request(namespace.unwrap_or_default(), name, body)?));
+        return Ok(value_response(201, &reviews::token_request(&state, namespace.unwrap_or_default(), name, body)?));
     }
     let mut opts = write_options(&query)?;
-    opts.user = Some(user.clone());
+    opts.caller.user = Some(user.clone());
     if super::subresources::serves(&rt, sub) {
         return super::subresources::serve(http, &rt, target, request, opts).await;
     }
     check_subresource(&rt, sub, &method)?;
     let served = Served::new(&state.registry, rt.clone())?;
-    opts.requested = served.converted_from();
-    let storage = &served.storage;
+    opts.caller.requested = served.converted_from();
+    let storage = state.resource(&served.storage);
     let query = served.query(&query);
     // `kubectl get` asks for a Table, metadata informers for metadata; only for the main
     // resource. A Table is printed from the stored object, by the stored kind's columns.
-    let view =
-        View::requested(storage, &header_str(request.headers(), header::ACCEPT), &query).filter(|_| sub.is_none());
+    let view = View::requested(&served.storage, &header_str(request.headers(), header::ACCEPT), &query)
+        .filter(|_| sub.is_none());
     let read = |bytes: Bytes, view: Option<&View>, print| match view {
         Some(view) => printed(bytes, view, print),
         None => Ok(served.bytes_out(bytes)),
@@ -108,7 +110,7 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
     match (&method, target.name.as_deref()) {
         (&Method::GET, None) if query.flag("watch") => watch_response(http, &served, namespace, &query, view),
         (&Method::GET, None) => {
-            let list = state.list(storage, namespace, &query)?;
+            let list = storage.list(namespace, &query)?;
             Ok(bytes_response(200, read(list, view.as_ref(), View::list)?, "application/json"))
         }
         (&Method::GET, Some(name)) if query.flag("watch") => {
@@ -117,16 +119,21 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
             watch_response(http, &served, namespace, &query, view)
         }
         (&Method::GET, Some(name)) => {
-            let object = state.get(storage, namespace, name)?;
+            let object = storage.get(ObjectKey::new(namespace, name))?;
             Ok(bytes_response(200, read(object, view.as_ref(), View::object)?, "application/json"))
         }
         (&Method::POST, None) => {
             let body = served.body_in(read_object(request, &content_type).await?)?;
-            Ok(written_response(served.written_out(state.create(storage, namespace, body, &opts)?)))
+            Ok(written_response(served.written_out(storage.create(namespace, body, &opts)?)))
         }
         (&Method::PUT, Some(name)) => {
             let body = served.body_in(read_object(request, &content_type).await?)?;
-            Ok(written_response(served.written_out(state.update(storage, namespace, name, sub, body, &opts)?)))
+            Ok(written_response(served.written_out(storage.update(
+                ObjectKey::new(namespace, name),
+                sub,
+                body,
+                &opts,
+            )?)))
         }
         (&Method::PATCH, Some(name)) => {
             let kind = PatchType::from_content_type(&content_type).ok_or_else(|| {
@@ -136,19 +143,23 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
                 ))
             })?;
             let body = read_body(request).await?;
-            Ok(written_response(served.patch(&state, namespace, name, sub, kind, &body, &opts)?))
+            Ok(written_response(served.patch(
+                &state,
+                ObjectKey::new(namespace, name),
+                sub,
+                Patch { kind, body: &body },
+                &opts,
+            )?))
         }
         (&Method::DELETE, Some(name)) => {
             let mut opts = delete_options(&query, &read_body(request).await?, &content_type)?;
-            opts.user = Some(user.clone());
-            opts.requested = served.converted_from();
-            Ok(written_response(served.written_out(state.delete(storage, namespace, name, &opts)?)))
+            opts.caller = Caller { user: Some(user.clone()), requested: served.converted_from(), ..opts.caller };
+            Ok(written_response(served.written_out(storage.delete(ObjectKey::new(namespace, name), &opts)?)))
         }
         (&Method::DELETE, None) => {
             let mut opts = delete_options(&query, &read_body(request).await?, &content_type)?;
-            opts.user = Some(user.clone());
-            opts.requested = served.converted_from();
-            let deleted = state.delete_collection(storage, namespace, &query, &opts)?;
+            opts.caller = Caller { user: Some(user.clone()), requested: served.converted_from(), ..opts.caller };
+            let deleted = storage.delete_collection(namespace, &query, &opts)?;
             Ok(bytes_response(200, served.bytes_out(deleted), "application/json"))
         }
         (verb, _) => Err(ApiError::method_not_allowed(verb.as_str(), &rt.plural)),
@@ -198,12 +209,10 @@ fn watch_response(
 
 fn write_options(query: &Query) -> Result<WriteOptions, ApiError> {
     Ok(WriteOptions {
-        dry_run: query.dry_run()?,
+        caller: Caller { dry_run: query.dry_run()?, ..Caller::default() },
         field_manager: query.non_empty("fieldManager").map(str::to_string),
         force: query.flag("force"),
         strict: query.get("fieldValidation") == Some("Strict"),
-        user: None,
-        requested: None,
     })
 }
 
@@ -239,8 +248,6 @@ fn delete_options(query: &Query, body: &[u8], content_type: &str) -> Result<Dele
         uid: body["preconditions"]["uid"].as_str().map(str::to_string),
         resource_version: body["preconditions"]["resourceVersion"].as_str().map(str::to_string),
         grace_period,
-        dry_run,
-        user: None,
-        requested: None,
+        caller: Caller { dry_run, ..Caller::default() },
     })
 }

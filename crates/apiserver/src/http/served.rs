@@ -10,12 +10,14 @@ use serde_json::Value;
 
 use super::super::encoding;
 use super::super::event_versions;
+use super::super::key::ObjectKey;
 use super::super::object;
+use super::super::options::{Patch, PatchType, WriteOptions, Written};
 use super::super::registry::{Registry, ResourceType};
 use super::super::request::Query;
-use super::super::resource::{PatchType, WriteOptions, Written, check_type, parse_patch, patched, strategies};
 use super::super::state::ApiState;
 use super::super::status::ApiError;
+use super::super::storage::{check_type, parse_patch, patched, strategies};
 
 /// The resource a request names and the one whose store serves it.
 pub struct Served {
@@ -109,31 +111,30 @@ impl Served {
     }
 
     /// A PATCH: applied to the object as the requested version shows it.
-    #[allow(clippy::too_many_arguments)]
     pub fn patch(
         &self,
         state: &ApiState,
-        namespace: Option<&str>,
-        name: &str,
+        key: ObjectKey<'_>,
         subresource: Option<&str>,
-        kind: PatchType,
-        body: &[u8],
+        patch: Patch<'_>,
         opts: &WriteOptions,
     ) -> Result<Written, ApiError> {
+        let storage = state.resource(&self.storage);
         if !self.converts() {
-            return state.patch(&self.storage, namespace, name, subresource, kind, body, opts);
+            return storage.patch(key, subresource, patch, opts);
         }
+        let Patch { kind, body } = patch;
         let document = parse_patch(kind, body)?;
         if kind == PatchType::Apply {
             // Applied as the stored kind: ownership is recorded in the stored fields.
             let stored = encoding::to_bytes(&self.body_in(document)?);
-            let written = state.patch(&self.storage, namespace, name, subresource, kind, &stored, opts)?;
+            let written = storage.patch(key, subresource, Patch { kind, body: &stored }, opts)?;
             return Ok(self.written_out(written));
         }
         let api_version = self.requested.api_version();
         let strategies = strategies(&self.requested);
         let wanted = object::resource_version(&document).ok().flatten();
-        let written = state.write(&self.storage, namespace, name, subresource, opts, wanted, &mut |current| {
+        let written = storage.write(key, subresource, opts, wanted, &mut |current| {
             let shown = event_versions::from_core(current.clone(), &api_version);
             Ok(event_versions::to_core(patched(&shown, kind, &document, &strategies)?))
         })?;

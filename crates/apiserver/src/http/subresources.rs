@@ -6,9 +6,11 @@ use axum::extract::Request;
 use axum::http::Method;
 use axum::response::Response;
 
+use super::super::key::ObjectKey;
+use super::super::options::{Caller, DeleteOptions, Patch, PatchType, WriteOptions};
+use super::super::pod_log;
 use super::super::registry::ResourceType;
 use super::super::request::{Query, ResourcePath};
-use super::super::resource::{DeleteOptions, PatchType, WriteOptions};
 use super::super::scale::ScaleChange;
 use super::super::status::ApiError;
 use super::body::{read_body, read_object};
@@ -35,12 +37,13 @@ pub async fn serve(
     let state = &http.state;
     let name = target.name.clone().ok_or_else(ApiError::no_route)?;
     let namespace = target.namespace.as_deref();
+    let key = ObjectKey::new(namespace, &name);
     let query = Query::parse(request.uri().query());
     let method = request.method().clone();
     let sub = target.subresource.as_deref().unwrap_or_default();
     let not_allowed = || ApiError::method_not_allowed(method.as_str(), &format!("{}/{sub}", rt.plural));
     match sub {
-        "log" if method == Method::GET => state.pod_log(namespace.unwrap_or_default(), &name, &query).await,
+        "log" if method == Method::GET => pod_log::serve(state, namespace.unwrap_or_default(), &name, &query).await,
         "exec" | "attach" | "portforward" => Err(ApiError::bad_request(format!(
             "pods/{sub} is not supported by the dev cluster: its containers are processes of the machine it runs on \
              (see `fleetctl dev status`); read a container's output with `kubectl logs`"
@@ -48,8 +51,8 @@ pub async fn serve(
         "eviction" if method == Method::POST => {
             // No PodDisruptionBudgets: every eviction is allowed and deletes the Pod.
             read_body(request).await?;
-            let opts = DeleteOptions { user: opts.user.clone(), ..DeleteOptions::default() };
-            state.delete(rt, namespace, &name, &opts)?;
+            let caller = Caller { user: opts.caller.user.clone(), ..Caller::default() };
+            state.resource(rt).delete(key, &DeleteOptions { caller, ..DeleteOptions::default() })?;
             let status = super::super::status::deleted_status(&rt.plural, &rt.group, &name, "");
             Ok(value_response(201, &status))
         }
@@ -61,10 +64,10 @@ pub async fn serve(
                 .unwrap_or_default()
                 .to_string();
             let scale = match method {
-                Method::GET => state.get_scale(rt, namespace, &name)?,
+                Method::GET => state.resource(rt).get_scale(key)?,
                 Method::PUT => {
                     let body = read_object(request, &content_type).await?;
-                    state.write_scale(rt, namespace, &name, &ScaleChange::Replace(body), &opts)?
+                    state.resource(rt).write_scale(key, &ScaleChange::Replace(body), &opts)?
                 }
                 Method::PATCH => {
                     let kind = PatchType::from_content_type(&content_type).ok_or_else(|| {
@@ -73,7 +76,7 @@ pub async fn serve(
                         ))
                     })?;
                     let body = read_body(request).await?;
-                    state.write_scale(rt, namespace, &name, &ScaleChange::Patch(kind, &body), &opts)?
+                    state.resource(rt).write_scale(key, &ScaleChange::Patch(Patch { kind, body: &body }), &opts)?
                 }
                 _ => return Err(not_allowed()),
             };

@@ -17,9 +17,9 @@ use serde_json::Value;
 
 use super::admission::Request;
 use super::columns::BuiltinColumn;
+use super::context::Context;
 use super::openapi::{self, Added};
 use super::registry::{GroupResource, Origin, ResourceType, Subresources};
-use super::state::ApiState;
 use super::status::ApiError;
 use super::strategy::{self, Strategy};
 
@@ -28,11 +28,11 @@ pub use table::BUILTIN;
 
 /// What a write of a kind needs from the rest of the server (a Service's cluster IP and
 /// node ports, allocated among the stored Services).
-pub type Allocate = fn(&ApiState, &mut Value) -> Result<(), ApiError>;
+pub type Allocate = fn(&Context<'_>, &mut Value) -> Result<(), ApiError>;
 
 /// What a write of a kind must be confirmed against beyond admission (RBAC's escalation
 /// prevention: the writer's own rights).
-pub type Confirm = fn(&ApiState, &Request<'_>) -> Result<(), ApiError>;
+pub type Confirm = fn(&Context<'_>, &Request<'_>) -> Result<(), ApiError>;
 
 /// Everything the server knows about one built-in kind at one version.
 pub struct Kind {

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::super::admission::Request;
 use super::super::auth::User;
-use super::super::state::ApiState;
+use super::super::context::Context;
 use super::super::status::ApiError;
 use super::{Attributes, Authorizer, RBAC, Rule, Target, has, rules_of};
 
@@ -89,8 +89,8 @@ fn resource_covers(own: &str, asked: &str) -> bool {
 impl Authorizer {
     /// Upstream's `ConfirmNoEscalation`: the rules of `servant` that `user` does not hold
     /// in `namespace` (`None`: cluster-wide), each as upstream prints it.
-    fn not_held(&self, state: &ApiState, user: &User, namespace: Option<&str>, servant: &[Rule]) -> Vec<String> {
-        let index = self.index(&state.store);
+    fn not_held(&self, context: &Context<'_>, user: &User, namespace: Option<&str>, servant: &[Rule]) -> Vec<String> {
+        let index = self.index(&context.store);
         let owned: Vec<&Rule> = index
             .bindings_of(user)
             .into_iter()
@@ -110,13 +110,13 @@ impl Authorizer {
     /// with nothing to check).
     fn role_ref_rules(
         &self,
-        state: &ApiState,
+        context: &Context<'_>,
         namespace: Option<&str>,
         role_ref: &Value,
     ) -> Result<Vec<Rule>, ApiError> {
         let cluster = role_ref["kind"] == "ClusterRole";
         let name = role_ref["name"].as_str().unwrap_or_default();
-        let index = self.index(&state.store);
+        let index = self.index(&context.store);
         match index.role_rules(cluster, namespace, name) {
             Some(rules) => Ok(rules.to_vec()),
             None => Err(ApiError::not_found(if cluster { "clusterroles" } else { "roles" }, RBAC, name)),
@@ -126,7 +126,7 @@ impl Authorizer {
 
 /// Whether `user` may `verb` the RBAC `resource` named `name` (`escalate` on roles, `bind`
 /// on the role a binding refers to).
-fn may(state: &ApiState, user: &User, verb: &str, resource: &str, namespace: Option<&str>, name: &str) -> bool {
+fn may(context: &Context<'_>, user: &User, verb: &str, resource: &str, namespace: Option<&str>, name: &str) -> bool {
     let target = Target::Resource {
         group: RBAC.to_string(),
         resource: resource.to_string(),
@@ -134,7 +134,7 @@ fn may(state: &ApiState, user: &User, verb: &str, resource: &str, namespace: Opt
         namespace: namespace.map(str::to_string),
         name: Some(name.to_string()),
     };
-    state.allowed(user, &Attributes { verb: verb.to_string(), target })
+    context.allowed(user, &Attributes { verb: verb.to_string(), target })
 }
 
 /// Only the fields the garbage collector writes changed (upstream's
@@ -162,39 +162,39 @@ fn forbidden(request: &Request<'_>, missing: &[String]) -> ApiError {
         user.groups,
         missing.join("\n")
     );
-    ApiError::forbidden(&request.rt.plural, RBAC, request.name, &why)
+    ApiError::forbidden(&request.rt.plural, RBAC, request.key.name, &why)
 }
 
 /// A Role or ClusterRole write: its rules must be held, unless the user may `escalate`.
-pub fn confirm_role(state: &ApiState, request: &Request<'_>) -> Result<(), ApiError> {
+pub fn confirm_role(context: &Context<'_>, request: &Request<'_>) -> Result<(), ApiError> {
     let Some(object) = request.object else { return Ok(()) };
     if request.user.is_superuser() || only_gc_fields(request) {
         return Ok(());
     }
-    if may(state, request.user, "escalate", &request.rt.plural, request.namespace, request.name) {
+    if may(context, request.user, "escalate", &request.rt.plural, request.key.namespace, request.key.name) {
         return Ok(());
     }
-    let missing = state.security.authorizer.not_held(state, request.user, request.namespace, &rules_of(object));
+    let missing = context.authorizer.not_held(context, request.user, request.key.namespace, &rules_of(object));
     if missing.is_empty() { Ok(()) } else { Err(forbidden(request, &missing)) }
 }
 
 /// A RoleBinding or ClusterRoleBinding write: the rules of the role it refers to must be
 /// held, unless the user may `bind` that role.
-pub fn confirm_binding(state: &ApiState, request: &Request<'_>) -> Result<(), ApiError> {
+pub fn confirm_binding(context: &Context<'_>, request: &Request<'_>) -> Result<(), ApiError> {
     let Some(object) = request.object else { return Ok(()) };
     if request.user.is_superuser() || only_gc_fields(request) {
         return Ok(());
     }
     let role_ref = &object["roleRef"];
     let role_resource = if role_ref["kind"] == "ClusterRole" { "clusterroles" } else { "roles" };
-    let role_namespace = if role_resource == "roles" { request.namespace } else { None };
+    let role_namespace = if role_resource == "roles" { request.key.namespace } else { None };
     let role_name = role_ref["name"].as_str().unwrap_or_default();
-    if may(state, request.user, "bind", role_resource, role_namespace, role_name) {
+    if may(context, request.user, "bind", role_resource, role_namespace, role_name) {
         return Ok(());
     }
-    let authorizer = &state.security.authorizer;
-    let granted = authorizer.role_ref_rules(state, request.namespace, role_ref)?;
-    let missing = authorizer.not_held(state, request.user, request.namespace, &granted);
+    let authorizer = &context.authorizer;
+    let granted = authorizer.role_ref_rules(context, request.key.namespace, role_ref)?;
+    let missing = authorizer.not_held(context, request.user, request.key.namespace, &granted);
     if missing.is_empty() { Ok(()) } else { Err(forbidden(request, &missing)) }
 }
 

@@ -12,9 +12,10 @@ use serde_json::{Map, Value};
 
 use super::super::auth::User;
 use super::super::object;
+use super::super::reader::Reader;
 use super::super::registry::GroupResource;
 use super::super::selector::LabelSelector;
-use super::super::store::{self, EventType, Store};
+use super::super::store::{self, EventType};
 use super::{RBAC, Rule, rules_of};
 
 /// The kinds the index reads, in the order of [`Index::seen`].
@@ -142,14 +143,14 @@ pub(super) struct Index {
 
 impl Index {
     /// Whether every RBAC change the store holds is in the index.
-    pub(super) fn is_current(&self, store: &Store) -> bool {
+    pub(super) fn is_current(&self, store: &Reader) -> bool {
         self.built && KINDS.iter().zip(self.seen).all(|(kind, seen)| store.revision(&kind.resource()) <= seen)
     }
 
     /// Takes in the changes since the index was last brought up to date: each changed
     /// object from the store's history, or everything anew when the history no longer
     /// reaches back that far.
-    pub(super) fn refresh(&mut self, store: &Store) {
+    pub(super) fn refresh(&mut self, store: &Reader) {
         if !self.built {
             self.rebuild(store);
             return;
@@ -172,10 +173,10 @@ impl Index {
         }
     }
 
-    fn rebuild(&mut self, store: &Store) {
+    fn rebuild(&mut self, store: &Reader) {
         *self = Self { built: true, ..Self::default() };
         for (i, kind) in KINDS.iter().enumerate() {
-            let page = store.list(&kind.resource(), None, None, 0, &|_| true);
+            let page = store.list(&kind.resource(), None);
             for item in &page.items {
                 self.apply(*kind, &item.value(), true);
             }

@@ -1,163 +1,62 @@
-//! The API verbs on objects — create, get, list, update, patch, delete — with the
+//! The storage of one resource and its API verbs — get, create, update, patch, delete
+//! (list and delete-collection in `list`, the `/scale` subresource in `scale`) — with the
 //! semantics clients rely on: resourceVersions and conflicts, generation, status
-//! subresources, finalizers and deletion, dry runs and field ownership.
+//! subresources, finalizers and deletion, dry runs and field ownership, as
+//! kube-apiserver's generic registry `Store` serves each resource with its strategy.
 //!
-//! The HTTP layer and the built-in controllers both go through these functions.
+//! The HTTP layer and the built-in controllers both go through these verbs.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::admission::{self, Admitted, Operation};
-use super::auth::User;
+use super::admission::{Admitted, Operation, Request};
 use super::conversion::{self, Conversion};
+use super::key::ObjectKey;
 use super::kinds;
 use super::object;
+use super::options::{DeleteOptions, Patch, PatchType, Propagation, WriteOptions, Written};
 use super::patch::{self, ListStrategy, PatchError};
 use super::registry::ResourceType;
 use super::schema;
 use super::state::ApiState;
 use super::status::{ApiError, Cause, deleted_status};
-use super::store::{CommitError, Expect, Stored, key};
-
-/// How a write should be carried out.
-#[derive(Debug, Clone, Default)]
-pub struct WriteOptions {
-    /// `dryRun=All`: everything but the commit.
-    pub dry_run: bool,
-    /// `fieldManager`: who is writing (recorded in managedFields).
-    pub field_manager: Option<String>,
-    /// `force` for server-side apply.
-    pub force: bool,
-    /// `fieldValidation=Strict`: unknown fields of custom resources are an error.
-    pub strict: bool,
-    /// Who is writing (CSRs record their requester); `None` for the built-in controllers.
-    pub user: Option<User>,
-    /// The resource the client named, when another resource's store serves it
-    /// (`events.k8s.io` Events): admission sees the write as named.
-    pub requested: Option<Arc<ResourceType>>,
-}
-
-impl WriteOptions {
-    /// Who admission sees writing.
-    fn writer(&self) -> User {
-        self.user.clone().unwrap_or_else(User::controllers)
-    }
-}
-
-/// The patch formats of `Content-Type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PatchType {
-    /// `application/merge-patch+json`
-    Merge,
-    /// `application/json-patch+json`
-    Json,
-    /// `application/strategic-merge-patch+json`
-    Strategic,
-    /// `application/apply-patch+yaml`
-    Apply,
-}
-
-impl PatchType {
-    /// From a Content-Type header value.
-    pub fn from_content_type(content_type: &str) -> Option<Self> {
-        match content_type.split(';').next().unwrap_or("").trim() {
-            "application/merge-patch+json" => Some(Self::Merge),
-            "application/json-patch+json" => Some(Self::Json),
-            "application/strategic-merge-patch+json" => Some(Self::Strategic),
-            "application/apply-patch+yaml" | "application/apply-patch+json" => Some(Self::Apply),
-            _ => None,
-        }
-    }
-}
-
-/// Deletion options (`DeleteOptions` body and query).
-#[derive(Debug, Clone, Default)]
-pub struct DeleteOptions {
-    /// `propagationPolicy`.
-    pub propagation: Option<Propagation>,
-    /// `preconditions.uid`.
-    pub uid: Option<String>,
-    /// `preconditions.resourceVersion`.
-    pub resource_version: Option<String>,
-    /// `gracePeriodSeconds`: how long a Pod's containers have to stop (see
-    /// [`Strategy::deletion_grace`](super::strategy::Strategy::deletion_grace)).
-    pub grace_period: Option<i64>,
-    /// `dryRun=All`.
-    pub dry_run: bool,
-    /// Who deletes; `None` for the built-in controllers.
-    pub user: Option<User>,
-    /// The resource the client named, as in [`WriteOptions::requested`].
-    pub requested: Option<Arc<ResourceType>>,
-}
-
-/// Garbage-collection policy for dependents.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Propagation {
-    /// Delete the owner now, dependents afterwards.
-    Background,
-    /// Delete dependents first, then the owner.
-    Foreground,
-    /// Keep dependents, dropping their reference to the owner.
-    Orphan,
-}
-
-impl Propagation {
-    /// From the wire value.
-    pub fn parse(value: &str) -> Result<Self, ApiError> {
-        match value {
-            "Background" => Ok(Self::Background),
-            "Foreground" => Ok(Self::Foreground),
-            "Orphan" => Ok(Self::Orphan),
-            other => Err(ApiError::bad_request(format!(
-                "propagationPolicy {other:?} is not supported: use Background, Foreground or Orphan"
-            ))),
-        }
-    }
-}
-
-/// The answer of a write: an HTTP status and the object (or Status) to return.
-#[derive(Debug)]
-pub struct Written {
-    /// 200 or 201.
-    pub code: u16,
-    /// The body.
-    pub body: Value,
-    /// Warnings for the client (`Warning` headers).
-    pub warnings: Vec<String>,
-}
-
-impl Written {
-    fn new(code: u16, body: Value) -> Self {
-        Self { code, body, warnings: Vec::new() }
-    }
-
-    fn warned(mut self, admitted: Admitted) -> Self {
-        self.warnings = admitted.warnings;
-        self
-    }
-}
+use super::store::{CommitError, Expect, Stored};
 
 const FOREGROUND: &str = "foregroundDeletion";
 const ORPHAN: &str = "orphan";
 
-impl ApiState {
+/// One resource of one server, with the verbs on its objects: what
+/// [`ApiState::resource`] hands out.
+pub struct Storage<'a> {
+    pub(super) state: &'a ApiState,
+    pub(super) rt: &'a ResourceType,
+}
+
+impl<'a> Storage<'a> {
+    /// The storage of `rt` in `state`.
+    pub fn new(state: &'a ApiState, rt: &'a ResourceType) -> Self {
+        Self { state, rt }
+    }
+
     /// Reads one object as the client's version sees it.
-    pub fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Bytes, ApiError> {
-        let stored = self.load(rt, namespace, name)?;
-        self.presented(rt, &stored.packed.to_bytes())
+    pub fn get(&self, key: ObjectKey<'_>) -> Result<Bytes, ApiError> {
+        let stored = self.load(key)?;
+        self.presented(&stored.packed.to_bytes())
     }
 
     /// Stored JSON as a client of `rt`'s version sees it: relabelled, or converted by the
     /// CRD's conversion webhook.
-    pub fn presented(&self, rt: &ResourceType, json: &Bytes) -> Result<Bytes, ApiError> {
+    pub fn presented(&self, json: &Bytes) -> Result<Bytes, ApiError> {
+        let rt = self.rt;
         let api_version = rt.api_version();
         match rt.conversion() {
             Some(conversion @ Conversion { strategy: conversion::Strategy::Webhook { .. }, .. })
                 if !json.starts_with(format!("{{\"apiVersion\":\"{api_version}\"").as_bytes()) =>
             {
-                let object = conversion.convert_one(self, super::encoding::parse_own(json), &api_version)?;
+                let object =
+                    conversion.convert_one(&self.state.reader(), super::encoding::parse_own(json), &api_version)?;
                 Ok(super::encoding::to_bytes(&object))
             }
             _ => Ok(present(json, &api_version)),
@@ -165,95 +64,87 @@ impl ApiState {
     }
 
     /// An object in `rt`'s version as it is stored (in the storage version).
-    fn to_storage(&self, rt: &ResourceType, object: Value) -> Result<Value, ApiError> {
-        match rt.conversion() {
-            Some(conversion) => conversion.convert_one(self, object, &conversion.storage.clone()),
+    fn to_storage(&self, object: Value) -> Result<Value, ApiError> {
+        match self.rt.conversion() {
+            Some(conversion) => conversion.convert_one(&self.state.reader(), object, &conversion.storage.clone()),
             None => Ok(object),
         }
     }
 
     /// A stored object in `rt`'s version.
-    fn to_served(&self, rt: &ResourceType, object: Value) -> Result<Value, ApiError> {
-        match rt.conversion() {
-            Some(conversion) => conversion.convert_one(self, object, &rt.api_version()),
+    fn to_served(&self, object: Value) -> Result<Value, ApiError> {
+        match self.rt.conversion() {
+            Some(conversion) => conversion.convert_one(&self.state.reader(), object, &self.rt.api_version()),
             None => Ok(object),
         }
     }
 
-    pub(super) fn load(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Stored, ApiError> {
-        self.store
-            .get(&rt.group_resource(), &key(namespace, name))
-            .ok_or_else(|| ApiError::not_found(&rt.plural, &rt.group, name))
+    pub(super) fn load(&self, key: ObjectKey<'_>) -> Result<Stored, ApiError> {
+        let rt = self.rt;
+        self.state
+            .store
+            .get(&rt.group_resource(), &key.stored())
+            .ok_or_else(|| ApiError::not_found(&rt.plural, &rt.group, key.name))
     }
 
     /// Creates an object from a request body.
-    pub fn create(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        body: Value,
-        opts: &WriteOptions,
-    ) -> Result<Written, ApiError> {
+    pub fn create(&self, namespace: Option<&str>, body: Value, opts: &WriteOptions) -> Result<Written, ApiError> {
+        let rt = self.rt;
         let mut admitted = Admitted::default();
-        let mut object = self.prepare_create(rt, namespace, body, opts, &mut admitted)?;
+        let mut object = self.prepare_create(namespace, body, opts, &mut admitted)?;
         if let Some(manager) = &opts.field_manager {
             patch::record_update(None, &mut object, manager, &strategies(rt), &rt.api_version(), &object::now());
         }
         let name = object::name(&object).unwrap_or_default().to_string();
-        let writer = opts.writer();
-        let request = admission::Request {
-            operation: Operation::Create,
-            rt,
-            requested: opts.requested.as_deref().unwrap_or(rt),
-            subresource: None,
-            namespace,
-            name: &name,
-            object: Some(&object),
-            old_object: None,
-            user: &writer,
-            dry_run: opts.dry_run,
-        };
-        self.confirm(&request)?;
-        let validated = self.admission.validate(self, &request)?;
-        admitted.warnings.extend(validated.warnings);
-        if opts.dry_run {
-            return Ok(self.dry_run_create(rt, namespace, &name, object)?.warned(admitted));
+        let key = ObjectKey::new(namespace, &name);
+        let request = Request { object: Some(&object), ..Request::new(Operation::Create, rt, key, &opts.caller) };
+        self.admit(&request, &mut admitted)?;
+        if opts.caller.dry_run {
+            return Ok(self.dry_run_create(key, object)?.warned(admitted));
         }
-        let object = self.to_storage(rt, object)?;
-        let stored = self.store.put(&rt.group_resource(), &key(namespace, &name), Expect::Absent, object).map_err(
-            |e| match e {
+        let object = self.to_storage(object)?;
+        let stored =
+            self.state.store.put(&rt.group_resource(), &key.stored(), Expect::Absent, object).map_err(|e| match e {
                 CommitError::Storage(why) => ApiError::internal(why),
                 _ => ApiError::already_exists(&rt.plural, &rt.group, &name),
-            },
-        )?;
-        self.after_commit(rt, &stored)?;
-        Ok(Written::new(201, self.to_served(rt, stored.value())?).warned(admitted))
+            })?;
+        self.after_commit(&stored);
+        Ok(Written::new(201, self.to_served(stored.value())?).warned(admitted))
     }
 
-    fn dry_run_create(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
-        object: Value,
-    ) -> Result<Written, ApiError> {
-        if self.store.get(&rt.group_resource(), &key(namespace, name)).is_some() {
-            return Err(ApiError::already_exists(&rt.plural, &rt.group, name));
+    fn dry_run_create(&self, key: ObjectKey<'_>, object: Value) -> Result<Written, ApiError> {
+        let rt = self.rt;
+        if self.state.store.get(&rt.group_resource(), &key.stored()).is_some() {
+            return Err(ApiError::already_exists(&rt.plural, &rt.group, key.name));
         }
         Ok(Written::new(201, object))
+    }
+
+    /// What a write passes once its object is complete: what the kind's storage checks
+    /// beyond admission (RBAC's escalation prevention, as upstream's storage of the kind
+    /// does before storing), then the validating admission plugins, whose warnings join
+    /// `admitted`'s.
+    fn admit(&self, request: &Request<'_>, admitted: &mut Admitted) -> Result<(), ApiError> {
+        let context = self.state.context();
+        if let Some(confirm) = request.rt.confirm() {
+            confirm(&context, request)?;
+        }
+        let validated = self.state.admission.validate(&context, request)?;
+        admitted.warnings.extend(validated.warnings);
+        Ok(())
     }
 
     /// Validates and fills in a new object (mutating webhooks included), changing nothing.
     fn prepare_create(
         &self,
-        rt: &ResourceType,
         namespace: Option<&str>,
         mut object: Value,
         opts: &WriteOptions,
         admitted: &mut Admitted,
     ) -> Result<Value, ApiError> {
+        let rt = self.rt;
         check_type(rt, &mut object)?;
-        if self.crd_terminating(rt) {
+        if self.crd_terminating() {
             // The cleanup of a CRD being deleted must not chase new instances (upstream's
             // crdHandler answers 405 for a create).
             return Err(ApiError::with_code(405, "create not allowed while custom resource definition is terminating"));
@@ -306,51 +197,35 @@ impl ApiState {
         reset_status_on_create(rt, &mut object);
         check_builtin_fields(rt, &object, opts)?;
         strategy.prepare_create(&mut object);
-        let writer = opts.writer();
-        let request = admission::Request {
-            operation: Operation::Create,
-            rt,
-            requested: opts.requested.as_deref().unwrap_or(rt),
-            subresource: None,
-            namespace,
-            name: &name,
-            object: None,
-            old_object: None,
-            user: &writer,
-            dry_run: opts.dry_run,
-        };
+        let request = Request::new(Operation::Create, rt, ObjectKey::new(namespace, &name), &opts.caller);
         // A patched object is defaulted again, as upstream decodes it; and its status is
         // reset after admission, as upstream's `PrepareForCreate` runs after the mutating
         // webhooks (a webhook's patch of `.status` is not validated, nor kept).
-        if self.admission.mutating.mutate(self, &request, &mut object, admitted)? {
+        if self.state.admission.mutating.mutate(&self.state.context(), &request, &mut object, admitted)? {
             reset_status_on_create(rt, &mut object);
             check_builtin_fields(rt, &object, opts)?;
             strategy.prepare_create(&mut object);
         }
         let mut causes: Vec<Cause> = strategy.check_name(&name).into_iter().collect();
-        causes.extend(self.custom_schema(rt, &mut object, None, opts)?);
+        causes.extend(self.custom_schema(&mut object, None, opts)?);
         causes.extend(strategy.validate_create(&object));
         if !causes.is_empty() {
             return Err(ApiError::invalid(&rt.kind, &rt.group, &name, causes));
         }
-        strategy.finish_create(&mut object, opts.user.as_ref())?;
+        strategy.finish_create(&mut object, opts.caller.user.as_ref())?;
         if let Some(allocate) = rt.allocate() {
-            allocate(self, &mut object)?;
+            allocate(&self.state.context(), &mut object)?;
         }
         object::drop_empty_metadata(&mut object);
         Ok(object)
     }
 
-    /// What the kind's storage checks beyond admission before a write (RBAC's escalation
-    /// prevention), as upstream's storage of the kind does before storing.
-    fn confirm(&self, request: &admission::Request<'_>) -> Result<(), ApiError> {
-        request.rt.confirm().map_or(Ok(()), |confirm| confirm(self, request))
-    }
-
-    /// Whether `rt` is a custom resource whose CRD is being deleted.
-    fn crd_terminating(&self, rt: &ResourceType) -> bool {
+    /// Whether this is a custom resource whose CRD is being deleted.
+    fn crd_terminating(&self) -> bool {
+        let rt = self.rt;
         rt.schema().is_some()
             && self
+                .state
                 .store
                 .get(&kinds::custom_resource_definitions(), &format!("{}.{}", rt.plural, rt.group))
                 .is_some_and(|crd| object::deletion_timestamp(&crd.value()).is_some())
@@ -360,11 +235,11 @@ impl ApiState {
     /// object of an update, for transition rules).
     fn custom_schema(
         &self,
-        rt: &ResourceType,
         object: &mut Value,
         old: Option<&Value>,
         opts: &WriteOptions,
     ) -> Result<Vec<Cause>, ApiError> {
+        let rt = self.rt;
         let Some(schema) = rt.schema() else {
             return Ok(Vec::new());
         };
@@ -389,13 +264,12 @@ impl ApiState {
     /// Replaces an object (PUT), or one of its subresources.
     pub fn update(
         &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
+        key: ObjectKey<'_>,
         subresource: Option<&str>,
         mut body: Value,
         opts: &WriteOptions,
     ) -> Result<Written, ApiError> {
+        let (rt, name) = (self.rt, key.name);
         check_type(rt, &mut body)?;
         if let Some(body_name) = object::name(&body)
             && body_name != name
@@ -419,21 +293,18 @@ impl ApiState {
                 )],
             ));
         }
-        self.write(rt, namespace, name, subresource, opts, wanted, &mut |_| Ok(body.clone()))
+        self.write(key, subresource, opts, wanted, &mut |_| Ok(body.clone()))
     }
 
     /// Applies a patch to an object or subresource; server-side apply creates absent objects.
-    #[allow(clippy::too_many_arguments)]
     pub fn patch(
         &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
+        key: ObjectKey<'_>,
         subresource: Option<&str>,
-        kind: PatchType,
-        body: &[u8],
+        patch: Patch<'_>,
         opts: &WriteOptions,
     ) -> Result<Written, ApiError> {
+        let (rt, Patch { kind, body }) = (self.rt, patch);
         if kind == PatchType::Strategic && !rt.is_builtin() {
             return Err(ApiError::unsupported_media_type(
                 "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
@@ -441,24 +312,21 @@ impl ApiState {
         }
         let document = parse_patch(kind, body)?;
         if kind == PatchType::Apply {
-            return self.apply(rt, namespace, name, subresource, &document, opts);
+            return self.apply(key, subresource, &document, opts);
         }
         let wanted = object::resource_version(&document).ok().flatten();
         let strategies = strategies(rt);
-        self.write(rt, namespace, name, subresource, opts, wanted, &mut |current| {
-            patched(current, kind, &document, &strategies)
-        })
+        self.write(key, subresource, opts, wanted, &mut |current| patched(current, kind, &document, &strategies))
     }
 
     fn apply(
         &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
+        key: ObjectKey<'_>,
         subresource: Option<&str>,
         document: &Value,
         opts: &WriteOptions,
     ) -> Result<Written, ApiError> {
+        let (rt, name) = (self.rt, key.name);
         let manager = opts
             .field_manager
             .clone()
@@ -474,7 +342,7 @@ impl ApiState {
         object::metadata_mut(&mut applied).insert("name".into(), json!(name));
         let strategies = strategies(rt);
         let api_version = rt.api_version();
-        if self.store.get(&rt.group_resource(), &key(namespace, name)).is_none() && subresource.is_none() {
+        if self.state.store.get(&rt.group_resource(), &key.stored()).is_none() && subresource.is_none() {
             let object = patch::server_side_apply(
                 None,
                 &applied,
@@ -486,14 +354,14 @@ impl ApiState {
             )
             .map_err(patch_error)?;
             let create_opts = WriteOptions { field_manager: None, ..opts.clone() };
-            match self.create(rt, namespace, object.clone(), &create_opts) {
+            match self.create(key.namespace, object.clone(), &create_opts) {
                 Err(e) if e.reason == "AlreadyExists" => {}
                 other => return other,
             }
         }
         // Apply records its own ownership; the plain-write bookkeeping must not run too.
         let write_opts = WriteOptions { field_manager: None, ..opts.clone() };
-        self.write(rt, namespace, name, subresource, &write_opts, None, &mut |current| {
+        self.write(key, subresource, &write_opts, None, &mut |current| {
             patch::server_side_apply(
                 Some(current),
                 &applied,
@@ -513,26 +381,24 @@ impl ApiState {
     /// Read-modify-write of one object: `change` turns the current object into the
     /// requested one; retried on a concurrent write unless the client named a
     /// resourceVersion.
-    #[allow(clippy::too_many_arguments)]
     pub fn write(
         &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
+        key: ObjectKey<'_>,
         subresource: Option<&str>,
         opts: &WriteOptions,
         wanted: Option<u64>,
         change: &mut dyn FnMut(&Value) -> Result<Value, ApiError>,
     ) -> Result<Written, ApiError> {
+        let (rt, name) = (self.rt, key.name);
         loop {
-            let current = self.load(rt, namespace, name)?;
+            let current = self.load(key)?;
             if wanted.is_some_and(|rv| rv != current.rv) {
                 return Err(ApiError::modified(&rt.plural, &rt.group, name));
             }
-            let old = self.to_served(rt, current.value())?;
+            let old = self.to_served(current.value())?;
             let requested = change(&old)?;
             let mut admitted = Admitted::default();
-            let mut next = self.prepare_update(rt, &old, requested, subresource, opts, &mut admitted)?;
+            let mut next = self.prepare_update(&old, requested, subresource, opts, &mut admitted)?;
             if let Some(manager) = &opts.field_manager {
                 patch::record_update(
                     Some(&old),
@@ -543,43 +409,34 @@ impl ApiState {
                     &object::now(),
                 );
             }
-            let writer = opts.writer();
-            let request = admission::Request {
-                operation: Operation::Update,
-                rt,
-                requested: opts.requested.as_deref().unwrap_or(rt),
+            let request = Request {
                 subresource,
-                namespace,
-                name,
                 object: Some(&next),
                 old_object: Some(&old),
-                user: &writer,
-                dry_run: opts.dry_run,
+                ..Request::new(Operation::Update, rt, key, &opts.caller)
             };
-            self.confirm(&request)?;
-            let validated = self.admission.validate(self, &request)?;
-            admitted.warnings.extend(validated.warnings);
+            self.admit(&request, &mut admitted)?;
             if next == old {
                 return Ok(Written::new(200, old).warned(admitted));
             }
-            if opts.dry_run {
+            if opts.caller.dry_run {
                 return Ok(Written::new(200, next).warned(admitted));
             }
-            let gr = rt.group_resource();
-            let k = key(namespace, name);
+            let (gr, k) = (rt.group_resource(), key.stored());
+            let store = &self.state.store;
             let result = if deletion_complete(rt, &next) {
-                self.store.remove(&gr, &k, current.rv).map(|_| None)
+                store.remove(&gr, &k, current.rv).map(|_| None)
             } else {
-                let stored_form = self.to_storage(rt, next.clone())?;
-                self.store.put(&gr, &k, Expect::Rv(current.rv), stored_form).map(|stored| Some(stored.value()))
+                let stored_form = self.to_storage(next.clone())?;
+                store.put(&gr, &k, Expect::Rv(current.rv), stored_form).map(|stored| Some(stored.value()))
             };
             match result {
                 Ok(stored) => {
-                    if let Some(stored) = self.store.get(&gr, &k) {
-                        self.after_commit(rt, &stored)?;
+                    if let Some(stored) = store.get(&gr, &k) {
+                        self.after_commit(&stored);
                     }
                     let shown = match stored {
-                        Some(stored) => self.to_served(rt, stored)?,
+                        Some(stored) => self.to_served(stored)?,
                         None => next,
                     };
                     return Ok(Written::new(200, shown).warned(admitted));
@@ -598,13 +455,13 @@ impl ApiState {
     /// lets mutating webhooks change a write of the main resource.
     fn prepare_update(
         &self,
-        rt: &ResourceType,
         old: &Value,
         mut new: Value,
         subresource: Option<&str>,
         opts: &WriteOptions,
         admitted: &mut Admitted,
     ) -> Result<Value, ApiError> {
+        let rt = self.rt;
         check_type(rt, &mut new)?;
         let name = object::name(old).unwrap_or_default().to_string();
         let mut next = match subresource {
@@ -623,22 +480,13 @@ impl ApiState {
         };
         keep_server_metadata(old, &mut next);
         if subresource.is_none() {
-            let writer = opts.writer();
-            let request = admission::Request {
-                operation: Operation::Update,
-                rt,
-                requested: opts.requested.as_deref().unwrap_or(rt),
-                subresource,
-                namespace: object::namespace(old),
-                name: &name,
-                object: None,
-                old_object: Some(old),
-                user: &writer,
-                dry_run: opts.dry_run,
-            };
+            let key = ObjectKey::new(object::namespace(old), &name);
+            let request = Request { old_object: Some(old), ..Request::new(Operation::Update, rt, key, &opts.caller) };
             // Upstream's `PrepareForUpdate` keeps the stored status after the mutating
             // webhooks: an update of the main resource never changes it.
-            if self.admission.mutating.mutate(self, &request, &mut next, admitted)? && rt.subresources.status {
+            let context = self.state.context();
+            if self.state.admission.mutating.mutate(&context, &request, &mut next, admitted)? && rt.subresources.status
+            {
                 next = with_field(&next, "status", old.get("status"));
             }
         }
@@ -658,7 +506,7 @@ impl ApiState {
         // A custom resource's status is decoded and validated by its schema too: nulls
         // pruned, defaults filled (upstream's status strategy).
         let mut causes = match subresource {
-            None | Some("status") => self.custom_schema(rt, &mut next, Some(old), opts)?,
+            None | Some("status") => self.custom_schema(&mut next, Some(old), opts)?,
             Some(_) => Vec::new(),
         };
         if subresource.is_none() {
@@ -669,7 +517,7 @@ impl ApiState {
         }
         rt.strategy().finish_update(old, &mut next)?;
         if let Some(allocate) = rt.allocate().filter(|_| subresource.is_none()) {
-            allocate(self, &mut next)?;
+            allocate(&self.state.context(), &mut next)?;
         }
         object::drop_empty_metadata(&mut next);
         Ok(next)
@@ -677,33 +525,15 @@ impl ApiState {
 
     /// Deletes an object: at once, or by marking it and letting finalizers and the
     /// garbage collector finish.
-    pub fn delete(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
-        opts: &DeleteOptions,
-    ) -> Result<Written, ApiError> {
+    pub fn delete(&self, key: ObjectKey<'_>, opts: &DeleteOptions) -> Result<Written, ApiError> {
+        let (rt, name) = (self.rt, key.name);
         loop {
-            let current = self.load(rt, namespace, name)?;
+            let current = self.load(key)?;
             let mut object = current.value();
             check_preconditions(rt, name, &object, current.rv, opts)?;
-            let deleter = opts.user.clone().unwrap_or_else(User::controllers);
-            self.admission.validate(
-                self,
-                &admission::Request {
-                    operation: Operation::Delete,
-                    rt,
-                    requested: opts.requested.as_deref().unwrap_or(rt),
-                    subresource: None,
-                    namespace,
-                    name,
-                    object: None,
-                    old_object: Some(&object),
-                    user: &deleter,
-                    dry_run: opts.dry_run,
-                },
-            )?;
+            let request =
+                Request { old_object: Some(&object), ..Request::new(Operation::Delete, rt, key, &opts.caller) };
+            self.state.admission.validate(&self.state.context(), &request)?;
             let strategy = rt.strategy();
             let grace = strategy.deletion_grace(&object, opts.grace_period);
             let mut finalizers = object::finalizers(&object);
@@ -723,12 +553,11 @@ impl ApiState {
                     finalizers.push(own.to_string());
                 }
             }
-            let gr = rt.group_resource();
-            let k = key(namespace, name);
+            let (gr, k) = (rt.group_resource(), key.stored());
             if finalizers.is_empty() && grace == 0 && !strategy.deletes_gracefully() {
                 let uid = object::uid(&object).unwrap_or_default().to_string();
-                if !opts.dry_run {
-                    match self.store.remove(&gr, &k, current.rv) {
+                if !opts.caller.dry_run {
+                    match self.state.store.remove(&gr, &k, current.rv) {
                         Err(CommitError::Conflict) => continue,
                         Err(CommitError::Storage(why)) => return Err(ApiError::internal(why)),
                         Err(_) => return Err(ApiError::not_found(&rt.plural, &rt.group, name)),
@@ -743,10 +572,10 @@ impl ApiState {
             meta.insert("deletionTimestamp".into(), json!(object::time(at)));
             meta.insert("deletionGracePeriodSeconds".into(), json!(grace));
             strategy.on_delete(&mut object);
-            if opts.dry_run {
+            if opts.caller.dry_run {
                 return Ok(Written::new(200, object));
             }
-            match self.store.put(&gr, &k, Expect::Rv(current.rv), object) {
+            match self.state.store.put(&gr, &k, Expect::Rv(current.rv), object) {
                 Ok(stored) => {
                     return Ok(Written::new(200, stored.value()));
                 }
@@ -758,11 +587,11 @@ impl ApiState {
     }
 
     /// Work that follows a committed write of special kinds (CRDs register their types).
-    fn after_commit(&self, rt: &ResourceType, stored: &Stored) -> Result<(), ApiError> {
+    fn after_commit(&self, stored: &Stored) {
+        let rt = self.rt;
         if rt.group == "apiextensions.k8s.io" && rt.plural == "customresourcedefinitions" {
-            super::crd::register(&self.registry, &stored.value());
+            super::crd::register(&self.state.registry, &stored.value());
         }
-        Ok(())
     }
 }
 
