@@ -21,9 +21,16 @@ pub struct Memo<T> {
     compiled: RwLock<HashMap<Box<str>, Arc<T>>>,
 }
 
-impl<T> Memo<T> {
-    pub fn new() -> Self {
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
         Self { compiled: RwLock::new(HashMap::new()) }
+    }
+}
+
+impl<T> Memo<T> {
+    /// An empty memo.
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// The value for `source`, made by `make` the first time it is asked for.

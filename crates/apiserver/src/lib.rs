@@ -25,6 +25,7 @@ mod kubernetes_service;
 mod list;
 mod openapi;
 mod options;
+mod patch_body;
 mod persist;
 mod pki;
 mod pod_log;

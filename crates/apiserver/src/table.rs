@@ -96,7 +96,7 @@ impl Printer {
     /// The printer of a custom resource: Name, then its declared columns (Age if none).
     fn custom(api_version: &'static str, include: Include, columns: &[Value]) -> Self {
         let age = [json!({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"})];
-        let declared = if columns.is_empty() { &age[..] } else { &columns[..] };
+        let declared = if columns.is_empty() { &age[..] } else { columns };
         let name = Column {
             definition: json!({"name": "Name", "type": "string", "format": "name", "description": "Name of the object.", "priority": 0}),
             type_: "string".into(),

@@ -13,11 +13,12 @@ use super::super::event_versions;
 use super::super::key::ObjectKey;
 use super::super::object;
 use super::super::options::{Patch, PatchType, WriteOptions, Written};
+use super::super::patch_body::{parse_patch, patched, strategies};
 use super::super::registry::{Registry, ResourceType};
 use super::super::request::Query;
 use super::super::state::ApiState;
 use super::super::status::ApiError;
-use super::super::storage::{check_type, parse_patch, patched, strategies};
+use super::super::storage::check_type;
 
 /// The resource a request names and the one whose store serves it.
 pub struct Served {

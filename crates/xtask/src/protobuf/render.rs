@@ -85,7 +85,7 @@ fn use_list(prefix: &str, names: Vec<&str>) -> String {
     }
     let mut lines = vec![String::from("   ")];
     for name in names {
-        let line = lines.last_mut().filter(|line| line.len() + 1 + name.len() + 1 <= MAX_WIDTH);
+        let line = lines.last_mut().filter(|line| line.len() + 1 + name.len() < MAX_WIDTH);
         match line {
             Some(line) => {
                 line.push(' ');
