@@ -34,8 +34,8 @@ pub struct Storage<'a> {
 }
 
 impl<'a> Storage<'a> {
-    /// The storage of `rt` in `state`.
-    pub fn new(state: &'a ApiState, rt: &'a ResourceType) -> Self {
+    /// The storage of `rt` in `state` (callers ask [`ApiState::resource`]).
+    pub(super) fn new(state: &'a ApiState, rt: &'a ResourceType) -> Self {
         Self { state, rt }
     }
 
