@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 use bytes::{Buf, Bytes, BytesMut};
-use fleetctl_devcluster::apiserver::{ApiServer, GroupResource, ServerConfig, Settings};
+use fleetctl_apiserver::{ApiServer, GroupResource, ServerConfig, Settings};
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

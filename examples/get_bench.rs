@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 use fleetctl_api::{ManagedCluster, crds};
-use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig};
+use fleetctl_apiserver::{ApiServer, ServerConfig};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Client;

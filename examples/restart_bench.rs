@@ -32,7 +32,7 @@ mod numbers;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig, Settings};
+use fleetctl_apiserver::{ApiServer, ServerConfig, Settings};
 use http_body_util::BodyExt;
 use kube::Client;
 use kube::config::{KubeConfigOptions, Kubeconfig};

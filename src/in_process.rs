@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser};
 use thiserror::Error;
 
 use fleetctl_api::names::INCLUSTER_EXECUTABLE;
-use fleetctl_devcluster::node::{InProcessCommand, InProcessRunner};
+use fleetctl_nodesim::{InProcessCommand, InProcessRunner};
 
 /// Why a container run in process ended.
 #[derive(Debug, Error)]

@@ -14,15 +14,15 @@ use super::signals::{Interrupted, until_stopped};
 use crate::{in_process, simulator};
 
 use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, INCLUSTER_EXECUTABLE, default_image};
-use fleetctl_devcluster::apiserver::CaRotation;
+use fleetctl_apiserver::CaRotation;
 use fleetctl_devcluster::env::{self, ClusterStatus, HubInstall, UpOptions};
-use fleetctl_devcluster::node::RunMode;
-use fleetctl_devcluster::node::container::Podman;
-use fleetctl_devcluster::node::process::Isolation;
 use fleetctl_devcluster::serve::{self, NodeOptions, ServeOptions};
 use fleetctl_hub::manifests::install::{self, Install};
 use fleetctl_kube::kubeconfig::Endpoint;
 use fleetctl_kube::runner::shutdown_signal;
+use fleetctl_nodesim::RunMode;
+use fleetctl_nodesim::container::Podman;
+use fleetctl_nodesim::process::Isolation;
 
 /// `fleetctl dev …`
 #[derive(Debug, Args)]
@@ -48,7 +48,7 @@ pub enum DevError {
     },
     /// The simulated clusters could not be started.
     #[error("starting the simulated clusters")]
-    Simulator(#[source] fleetctl_devcluster::apiserver::StartError),
+    Simulator(#[source] fleetctl_apiserver::StartError),
     /// A log cannot be opened.
     #[error("opening {}", .path.display())]
     OpenLog {

@@ -184,7 +184,7 @@ impl Fault for ServeError {
     fn exit_status(&self) -> ExitStatus {
         match self {
             Self::RotateWithoutStore => ExitStatus::Usage,
-            Self::RotateCa(fleetctl_devcluster::apiserver::SecurityError::Rotating(_)) => ExitStatus::Refused,
+            Self::RotateCa(fleetctl_apiserver::SecurityError::Rotating(_)) => ExitStatus::Refused,
             _ => ExitStatus::Failure,
         }
     }

@@ -50,9 +50,10 @@ fn default_level(flags: &TerminalFlags) -> &'static str {
     match (flags.quiet, flags.verbose) {
         (true, _) => "error,kube_client=off",
         (false, 0) => "info,kube_client=off",
-        (false, 1) => {
-            "info,fleetctl=debug,fleetctl_kube=debug,fleetctl_hub=debug,fleetctl_agent=debug,fleetctl_devcluster=debug"
-        }
+        (false, 1) => concat!(
+            "info,fleetctl=debug,fleetctl_kube=debug,fleetctl_hub=debug,fleetctl_agent=debug,",
+            "fleetctl_devcluster=debug,fleetctl_apiserver=debug,fleetctl_nodesim=debug"
+        ),
         (false, 2) => "debug",
         (false, _) => "trace",
     }

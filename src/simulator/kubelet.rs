@@ -24,9 +24,9 @@ use kube::{Client, ResourceExt};
 use fleetctl_agent::operator::{self, OperatorSettings};
 use fleetctl_agent::registration::{self, Identity};
 use fleetctl_agent::work;
-use fleetctl_devcluster::node::InProcessCommand;
-use fleetctl_devcluster::node::status::is_fleetctl_image;
 use fleetctl_kube::runner::health::Health;
+use fleetctl_nodesim::InProcessCommand;
+use fleetctl_nodesim::status::is_fleetctl_image;
 use fleetctld::{AgentRole, Command};
 
 use crate::in_process;

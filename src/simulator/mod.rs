@@ -43,8 +43,8 @@ use parking_lot::Mutex;
 use crate::lifecycle::LifecycleError;
 use crate::lifecycle::import::{self, ImportOptions, imported};
 use fleetctl_api::ManagedCluster;
-use fleetctl_devcluster::apiserver::in_process::InProcessServer;
-use fleetctl_devcluster::apiserver::{ServerConfig, Settings, StartError};
+use fleetctl_apiserver::in_process::InProcessServer;
+use fleetctl_apiserver::{ServerConfig, Settings, StartError};
 
 /// The label every imported simulated cluster carries (`true`), so that fleet commands
 /// can select them (`fleetctl detach -l simulated=true`).

@@ -13,7 +13,7 @@ use fleetctl_api::conditions::{self as c, FINALIZER_APPLIED_MANIFEST_WORK_CLEANU
 use fleetctl_api::names::{AGENT_NAMESPACE, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, IMAGE_PULL_SECRET};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, crds};
-use fleetctl_devcluster::apiserver::Settings;
+use fleetctl_apiserver::Settings;
 use fleetctl_hub::manifests::import::{self, ImportInputs};
 use fleetctl_kube::ApplyOptions;
 use fleetctl_kube::runner::metrics::Registry;

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fleetctl_devcluster::node::{InProcessCommand, NodeConfig, NodeSimulator, RunMode, Timing};
+use fleetctl_nodesim::{InProcessCommand, NodeConfig, NodeSimulator, RunMode, Timing};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Event, Pod, ServiceAccount};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};

@@ -18,7 +18,7 @@ use kube::{Client, ResourceExt};
 use serde_json::json;
 
 use crate::support::cluster::TestCluster;
-use fleetctl_devcluster::apiserver::Settings;
+use fleetctl_apiserver::Settings;
 
 /// SIGKILLs in the crash test.
 const KILLS: usize = 24;

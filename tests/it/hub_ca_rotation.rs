@@ -18,7 +18,7 @@ use fleetctl::simulator::{SimulatedCluster, import_fleet};
 use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
 use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, CLUSTER_LEASE, HUB_KUBECONFIG_SECRET};
 use fleetctl_api::{ManagedCluster, Manifest, ManifestWork};
-use fleetctl_devcluster::apiserver::{CaRotation, ServerConfig, Settings, rotate_ca};
+use fleetctl_apiserver::{CaRotation, ServerConfig, Settings, rotate_ca};
 use fleetctl_hub::{HubConfig, controllers};
 use fleetctl_kube::certs::same_bundle;
 use fleetctl_kube::kubeconfig;

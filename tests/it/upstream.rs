@@ -92,7 +92,9 @@ async fn upstreams_cluster_manager_operator_applies_the_ocm_hub_on_the_dev_api_s
     }
     let said = operator.output();
     // Whole phrases: a bare "415" is also in the log's timestamps.
-    for refusal in ["not valid JSON", "UnsupportedMediaType", "code 415", "the server could not find the requested resource"] {
+    for refusal in
+        ["not valid JSON", "UnsupportedMediaType", "code 415", "the server could not find the requested resource"]
+    {
         assert!(!said.contains(refusal), "the operator met {refusal:?}:\n{said}");
     }
 }

@@ -31,13 +31,13 @@ use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::node::process::{open_log, private_dir};
-use super::serve::write_private;
+use fleetctl_apimachinery::private_file::write_private;
 use fleetctl_kube::kubeconfig::{self, Endpoint};
+use fleetctl_nodesim::process::{open_log, private_dir};
 
-use super::node::container::Podman;
-use super::node::container_label;
 use fleetctl_kube::{ApplyError, ApplyOptions, apply};
+use fleetctl_nodesim::container::Podman;
+use fleetctl_nodesim::container_label;
 
 /// The hub's name: its context, its log and its kubeconfig file.
 pub const HUB: &str = "hub";
@@ -654,7 +654,7 @@ async fn stop(state: &EnvState, records: &[&ClusterRecord], grace: Duration) -> 
 pub async fn restart(
     dir: &Path,
     name: &str,
-    rotate_ca: Option<super::apiserver::CaRotation>,
+    rotate_ca: Option<fleetctl_apiserver::CaRotation>,
     grace: Duration,
 ) -> Result<ClusterRecord, EnvError> {
     use std::os::unix::ffi::OsStringExt;
@@ -744,16 +744,16 @@ pub fn log_file(dir: &Path, cluster: &str, deployment: Option<&str>) -> Result<P
     let path = match deployment {
         None => dir.join("logs").join(format!("{cluster}.log")),
         Some(spec) => match spec.split_once('/') {
-            Some((namespace, name)) => super::node::log_path(dir, cluster, namespace, name),
+            Some((namespace, name)) => fleetctl_nodesim::log_path(dir, cluster, namespace, name),
             None => {
                 let candidates: Vec<String> =
                     available().into_iter().filter(|c| c.rsplit('/').next() == Some(spec)).collect();
                 match candidates.as_slice() {
                     [one] => {
                         let (namespace, name) = one.split_once('/').unwrap_or_default();
-                        super::node::log_path(dir, cluster, namespace, name)
+                        fleetctl_nodesim::log_path(dir, cluster, namespace, name)
                     }
-                    [] => super::node::log_path(dir, cluster, "*", spec),
+                    [] => fleetctl_nodesim::log_path(dir, cluster, "*", spec),
                     _ => return Err(EnvError::Ambiguous { name: spec.to_string(), candidates }),
                 }
             }

@@ -18,8 +18,8 @@ use std::ffi::OsStr;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
-use crate::apiserver::CertKey;
 use crate::serve::{self, ServeError, ServeOptions};
+use fleetctl_apiserver::CertKey;
 
 /// Which program envtest started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,9 +1,8 @@
-//! The embedded dev cluster: a Kubernetes-API-compatible server, the node simulator
-//! that runs its Deployments, and the multi-cluster dev environment (`dev up`).
+//! The dev environment: API servers (`fleetctl-apiserver`) and the node simulators that
+//! run their Deployments (`fleetctl-nodesim`) put together — one cluster served in the
+//! foreground (`serve`), the multi-cluster environment of `dev up` (`env`), and envtest's
+//! personality (`envtest`).
 
-pub mod apiserver;
-mod dial;
 pub mod env;
 pub mod envtest;
-pub mod node;
 pub mod serve;

@@ -2,12 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
+use fleetctl_apimachinery::private_file::write_private;
+use fleetctl_apiserver::{
+    ApiServer, CaRotation, CertKey, SecurityError, ServerConfig, Settings, StartError, rotate_ca,
+};
 use fleetctl_kube::kubeconfig;
+use fleetctl_nodesim::container::Podman;
+use fleetctl_nodesim::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
 use kube::config::KubeConfigOptions;
-
-use super::apiserver::{ApiServer, CaRotation, CertKey, SecurityError, ServerConfig, Settings, StartError, rotate_ca};
-use super::node::container::Podman;
-use super::node::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
 
 /// What `dev serve` needs.
 #[derive(Debug, Clone)]
@@ -186,18 +188,4 @@ impl Kubelet {
             tracing::warn!(error = %e, "stopping the node simulator");
         }
     }
-}
-
-/// Writes a file readable by its owner only, atomically (a reader never sees half of it).
-pub fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
 }

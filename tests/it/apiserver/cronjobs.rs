@@ -1,7 +1,7 @@
 //! The CronJob controller (kube-controller-manager's v2) against an in-process server
 //! whose clock the test sets: the scheduled minutes pass without being waited for.
 
-use fleetctl_devcluster::apiserver::{ManualClock, Settings};
+use fleetctl_apiserver::{ManualClock, Settings};
 use futures::{StreamExt, TryStreamExt};
 use jiff::Timestamp;
 use k8s_openapi::api::batch::v1::{CronJob, Job};

@@ -176,7 +176,7 @@ async fn later_pages_show_the_snapshot_of_the_first_page() {
 /// answers a continue token whose revision etcd compacted.
 #[tokio::test]
 async fn a_continue_token_older_than_the_history_is_expired() {
-    use fleetctl_devcluster::apiserver::Settings;
+    use fleetctl_apiserver::Settings;
     let c = TestCluster::with_settings(Settings { history: 2, ..Settings::default() }).await;
     let api: Api<ConfigMap> = Api::namespaced(c.client.clone(), "default");
     for name in ["a", "b"] {

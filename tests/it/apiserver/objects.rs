@@ -128,7 +128,7 @@ async fn generation_moves_only_with_the_spec() {
 #[tokio::test]
 async fn status_is_written_only_through_the_status_subresource() {
     // No deployment controller writing the status meanwhile.
-    let settings = fleetctl_devcluster::apiserver::Settings { workload_controllers: false, ..Default::default() };
+    let settings = fleetctl_apiserver::Settings { workload_controllers: false, ..Default::default() };
     let c = TestCluster::with_settings(settings).await;
     let api: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
     api.create(&PostParams::default(), &deployment("web")).await.expect("create");

@@ -188,7 +188,7 @@ async fn kube_apiserver_publishes_its_client_ca_in_extension_apiserver_authentic
 
 #[tokio::test]
 async fn a_metadata_only_watch_gets_its_bookmarks_as_partial_object_metadata() {
-    let c = TestCluster::with_settings(fleetctl_devcluster::apiserver::Settings {
+    let c = TestCluster::with_settings(fleetctl_apiserver::Settings {
         bookmark_interval: Duration::from_millis(100),
         ..Default::default()
     })

@@ -9,7 +9,7 @@ use kube::api::{Api, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kube::runtime::{reflector, watcher};
 use serde_json::json;
 
-use fleetctl_devcluster::apiserver::Settings;
+use fleetctl_apiserver::Settings;
 
 use crate::support::cluster::TestCluster;
 

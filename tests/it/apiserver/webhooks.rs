@@ -527,7 +527,7 @@ async fn a_crds_conversion_webhook_converts_between_the_served_versions_and_its_
         .server
         .state()
         .store
-        .get(&fleetctl_devcluster::apiserver::GroupResource::new("example.com", "pools"), "default/p")
+        .get(&fleetctl_apiserver::GroupResource::new("example.com", "pools"), "default/p")
         .unwrap()
         .value();
     assert_eq!(

@@ -6,8 +6,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, HUB_NAMESPACE, default_image};
-use fleetctl_devcluster::node::container::NODE_LABEL;
-use fleetctl_devcluster::node::container_label;
+use fleetctl_nodesim::container::NODE_LABEL;
+use fleetctl_nodesim::container_label;
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::{Api, ListParams};
 use kube::config::Kubeconfig;

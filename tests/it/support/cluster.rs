@@ -1,6 +1,6 @@
 //! An in-process dev-cluster API server and a kube-rs client for it.
 
-use fleetctl_devcluster::apiserver::{ApiServer, ServerConfig, Settings};
+use fleetctl_apiserver::{ApiServer, ServerConfig, Settings};
 use fleetctl_kube::kubeconfig::Credentials;
 use kube::Client;
 use kube::config::{KubeConfigOptions, Kubeconfig};

@@ -85,7 +85,7 @@ impl DevServe {
             .arg("--kubeconfig")
             .arg(&kubeconfig)
             // The built-in controllers' failed steps too: what a stuck test needs to show.
-            .env("FLEETCTL_LOG", "info,fleetctl_devcluster::apiserver::controllers=debug")
+            .env("FLEETCTL_LOG", "info,fleetctl_apiserver::controllers=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

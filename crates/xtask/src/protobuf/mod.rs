@@ -1,5 +1,5 @@
 //! `cargo run -p xtask -- protobuf`: the dev API server's protobuf field tables
-//! (`crates/devcluster/src/apiserver/protobuf/generated.rs`) and their cross-check test
+//! (`crates/apimachinery/src/protobuf/generated.rs`) and their cross-check test
 //! (`check_kinds.rs`), generated from the k8s-pb and k8s-openapi sources that cargo already has.
 //! `--check` compares instead of writing, as the test below does.
 
@@ -43,8 +43,8 @@ pub enum GenerateError {
     Stale(String),
 }
 
-/// The folder of the server's protobuf module.
-const TARGET: &str = "crates/devcluster/src/apiserver/protobuf";
+/// The folder of the API machinery's protobuf module.
+const TARGET: &str = "crates/apimachinery/src/protobuf";
 
 /// The generated files, by name, with their contents.
 pub fn generate(workspace: &Path) -> Result<Vec<(&'static str, String)>, GenerateError> {

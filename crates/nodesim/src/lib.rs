@@ -1,0 +1,463 @@
+//! The node simulator: the dev cluster's kubelet.
+//!
+//! It registers its Node (capacity and allocatable from this machine, Ready, a heartbeat
+//! Lease in `kube-node-lease` renewed every 10 s, as a kubelet does) and runs the Pods the
+//! scheduler binds to it (`spec.nodeName`); the apiserver's deployment and ReplicaSet
+//! controllers make those Pods. Each container of a Pod whose image is the fleetctl
+//! image (its repository ends in `fleetctl`) runs as a child process of the image's
+//! entrypoint, the in-cluster executable `fleetctld`, with the container's args and
+//! env, plus a kubeconfig holding a TokenRequest token of the Pod's ServiceAccount. A
+//! container `command` runs another executable of the image instead, found beside the
+//! entrypoint. Containers of other images are reported running without a process. Pod
+//! status says what really runs.
+//!
+//! Lifecycle, as a kubelet would do it:
+//! - a Pod marked for deletion (the API server keeps a Pod on a node for its grace period)
+//!   has its processes stopped — SIGTERM, then SIGKILL after the grace period — and is
+//!   then deleted for good with a grace period of 0, as the kubelet ends a graceful
+//!   deletion;
+//! - a process that exits is restarted after a back-off (200 ms doubling up to 5 s,
+//!   back to 200 ms after 10 s up) and its `restartCount` goes up;
+//! - each replica is its own Pod and process (replicas: 3 runs three processes, which
+//!   is how leader election between them can be tried);
+//! - stdout and stderr go to the container's log (see [`logs`]), served through the
+//!   node's kubelet endpoint to `kubectl logs`, and also to
+//!   `<dir>/logs/<node>/<namespace>_<deployment>.log` for `fleetctl dev logs`; the Pod
+//!   kubeconfigs live in `<dir>/pods/<node>/` (0600), removed with the Pod.
+//!
+//! In-process mode ([`RunMode::InProcess`]) runs containers as tasks of this process
+//! through a runner the caller provides, so that scale runs need no process per agent.
+//!
+//! Containers are probed as their manifests say (see [`probe`]): a readiness probe keeps
+//! a container unready until it passes, and a failing liveness probe restarts it.
+//!
+//! It talks to its API server only as a client (kube-rs, with the credentials it was
+//! given), as a kubelet does: it links nothing of the server.
+//!
+//! Everything is driven by watch events; the only timers are the restart back-off, the
+//! termination grace period, the probes and the heartbeat.
+
+pub mod container;
+pub mod credentials;
+mod kubelet;
+pub mod logs;
+mod pod;
+mod probe;
+pub mod process;
+mod register;
+pub mod status;
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use k8s_openapi::api::core::v1::{ObjectReference, Pod};
+use kube::api::{Api, DeleteParams, Preconditions};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::watcher;
+use kube::{Client, ResourceExt};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use container::Podman;
+use pod::PodHandle;
+use process::Isolation;
+
+/// A container the in-process runner is asked to run.
+#[derive(Debug, Clone)]
+pub struct InProcessCommand {
+    /// The executable the container's command names instead of the `fleetctl` entrypoint.
+    pub command: Option<String>,
+    /// The container's args (without the executable).
+    pub args: Vec<String>,
+    /// Its environment (resolved, with `KUBECONFIG` and `FLEETCTL_HEALTH_ADDR` set).
+    pub env: Vec<(String, String)>,
+    /// The kubeconfig of the Pod's ServiceAccount.
+    pub kubeconfig: PathBuf,
+}
+
+/// Runs a container inside the cluster process. The future ending counts as the
+/// container exiting with the code it returns; the simulator drops (aborts) it to stop
+/// the container.
+pub type InProcessRunner = Arc<dyn Fn(InProcessCommand) -> BoxFuture<'static, i32> + Send + Sync>;
+
+/// How fleetctl containers run.
+#[derive(Clone)]
+pub enum RunMode {
+    /// As child processes of this program (the image's entrypoint, `fleetctld`).
+    Process {
+        /// The program (the container's args are passed to it).
+        program: PathBuf,
+        /// How each process sees the cluster.
+        isolation: Isolation,
+    },
+    /// As tasks of this process, through the runner.
+    InProcess(InProcessRunner),
+}
+
+impl std::fmt::Debug for RunMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Process { program, isolation } => {
+                f.debug_struct("Process").field("program", program).field("isolation", isolation).finish()
+            }
+            Self::InProcess(_) => f.write_str("InProcess"),
+        }
+    }
+}
+
+/// The simulator's timers.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// How long a container has between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    /// The first restart delay after a container exits.
+    pub backoff_start: Duration,
+    /// The longest restart delay.
+    pub backoff_max: Duration,
+    /// A container up this long has its restart delay reset.
+    pub backoff_reset: Duration,
+    /// The earliest a started container is probed (see [`probe`]).
+    pub first_probe: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            grace: Duration::from_secs(2),
+            backoff_start: Duration::from_millis(200),
+            backoff_max: Duration::from_secs(5),
+            backoff_reset: Duration::from_secs(10),
+            // The kubelet's relist period: when it notices that a container started.
+            first_probe: Duration::from_secs(1),
+        }
+    }
+}
+
+/// What the simulator needs.
+#[derive(Clone)]
+pub struct NodeConfig {
+    /// The node's name: `spec.nodeName` of its Pods, and the folder of its logs (the
+    /// dev environment names it after the cluster).
+    pub name: String,
+    /// An admin client of the cluster.
+    pub client: Client,
+    /// The API server URL written into Pod kubeconfigs.
+    pub server_url: String,
+    /// The address Pods reach the API server at in-cluster (`KUBERNETES_SERVICE_HOST`).
+    pub service_addr: SocketAddr,
+    /// Where images of local podman storage run as containers (else the fleetctl image
+    /// runs as processes or tasks, and other images are reported running).
+    pub podman: Option<Podman>,
+    /// The cluster CA (PEM) written into Pod kubeconfigs.
+    pub ca_pem: String,
+    /// The dev directory: logs go to `logs/<name>/`, Pod kubeconfigs to `pods/<name>/`.
+    pub dir: PathBuf,
+    /// Processes or tasks.
+    pub mode: RunMode,
+    /// Timers.
+    pub timing: Timing,
+}
+
+/// Why the simulator could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// Its directories could not be created.
+    #[error("creating {}", path.display())]
+    Dir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The kubelet endpoint could not listen.
+    #[error("opening the kubelet endpoint on 127.0.0.1")]
+    Kubelet {
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The Node could not be registered.
+    #[error("registering node {node}")]
+    Register {
+        /// The node.
+        node: String,
+        /// The cause.
+        #[source]
+        source: kube::Error,
+    },
+}
+
+/// What every part of the simulator shares.
+pub(crate) struct Node {
+    config: NodeConfig,
+    /// Its containers' logs.
+    logs: Arc<logs::Logs>,
+    /// Where its kubelet endpoint listens.
+    kubelet: SocketAddr,
+    /// Its Events (as `kubelet`, instance the node).
+    recorder: Recorder,
+}
+
+impl Node {
+    /// The node's address and kubelet port, as its Node object says.
+    fn address(&self) -> SocketAddr {
+        self.kubelet
+    }
+
+    fn client(&self) -> Client {
+        self.config.client.clone()
+    }
+
+    fn timing(&self) -> Timing {
+        self.config.timing
+    }
+
+    /// Files an Event about `object`; a failure to write it is only logged, as the
+    /// kubelet's events are best effort.
+    fn event(&self, object: &ObjectReference, type_: EventType, reason: &str, action: &str, note: String) {
+        let recorder = self.recorder.clone();
+        let object = object.clone();
+        let event = Event { type_, reason: reason.into(), note: Some(note), action: action.into(), secondary: None };
+        tokio::spawn(async move {
+            if let Err(e) = recorder.publish(&event, &object).await {
+                tracing::debug!(error = %e, reason = %event.reason, "writing an event");
+            }
+        });
+    }
+
+    fn pods_dir(&self) -> PathBuf {
+        self.config.dir.join("pods").join(&self.config.name)
+    }
+
+    /// Where a Deployment's containers log.
+    fn log_path(&self, namespace: &str, deployment: &str) -> PathBuf {
+        log_path(&self.config.dir, &self.config.name, namespace, deployment)
+    }
+
+    /// Where a Pod's credentials go.
+    fn pod_dir(&self, namespace: &str, pod: &str) -> PathBuf {
+        self.pods_dir().join(format!("{namespace}_{pod}"))
+    }
+
+    /// What names this node's containers in podman (its label value).
+    fn container_label(&self) -> String {
+        container_label(&self.config.dir, &self.config.name)
+    }
+}
+
+/// The value of [`container::NODE_LABEL`] on the containers of node `node` under a dev
+/// directory.
+pub fn container_label(dir: &Path, node: &str) -> String {
+    dir.join("pods").join(node).display().to_string()
+}
+
+/// The log file of a Deployment's containers on a node, under a dev directory.
+pub fn log_path(dir: &Path, node: &str, namespace: &str, deployment: &str) -> PathBuf {
+    dir.join("logs").join(node).join(format!("{namespace}_{deployment}.log"))
+}
+
+/// A running simulator; stop it with [`NodeSimulator::shutdown`] (dropping it stops
+/// the watch, and the processes die with their handles).
+pub struct NodeSimulator {
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl NodeSimulator {
+    /// Removes what a previous run on this node left (Pod credentials and containers),
+    /// registers the Node, then runs the Pods bound to it.
+    pub async fn start(config: NodeConfig) -> Result<Self, NodeError> {
+        let logs_dir = config.dir.join("logs").join(&config.name);
+        let logs = Arc::new(logs::Logs::new(&logs_dir));
+        let listener =
+            tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.map_err(|source| NodeError::Kubelet { source })?;
+        let kubelet = listener.local_addr().map_err(|source| NodeError::Kubelet { source })?;
+        let reporter = Reporter { controller: "kubelet".into(), instance: Some(config.name.clone()) };
+        let recorder = Recorder::new(config.client.clone(), reporter);
+        let node = Arc::new(Node { config, logs: logs.clone(), kubelet, recorder });
+        let pods_dir = node.pods_dir();
+        for dir in [&pods_dir, &logs_dir] {
+            process::private_dir(dir).map_err(|source| NodeError::Dir { path: dir.clone(), source })?;
+        }
+        // Their tokens belong to Pods that no longer run.
+        if let Ok(entries) = std::fs::read_dir(&pods_dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+                if let Err(e) = removed {
+                    tracing::warn!(path = %path.display(), error = %e, "removing what an earlier Pod left");
+                }
+            }
+        }
+        if let Some(podman) = &node.config.podman {
+            podman.remove_node(&node.container_label()).await;
+        }
+        register::register(&node)
+            .await
+            .map_err(|source| NodeError::Register { node: node.config.name.clone(), source })?;
+        let endpoint = tokio::spawn(kubelet::serve(listener, logs));
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            run(node, stopped).await;
+            endpoint.abort();
+        });
+        Ok(Self { stop, task })
+    }
+
+    /// Stops every container (SIGTERM, then SIGKILL after the grace period) and returns
+    /// once all are gone (the Pods stay, as a stopped kubelet leaves them).
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        if let Err(e) = (&mut self.task).await {
+            tracing::warn!(error = %e, "node simulator ended abnormally");
+        }
+    }
+}
+
+type Key = (String, String);
+
+fn key_of<K: ResourceExt>(object: &K) -> Key {
+    (object.namespace().unwrap_or_default(), object.name_any())
+}
+
+/// Runs the Pods bound to this node, one worker per Pod (a Pod recreated under the same
+/// name is a new Pod), and stops a Pod's containers once it is deleted or marked for
+/// deletion. Pods bound to the node before it started (a durable store's) run again.
+async fn run(node: Arc<Node>, mut stop: watch::Receiver<bool>) {
+    let heartbeat = tokio::spawn(register::run(node.clone(), stop.clone()));
+    let selector = format!("spec.nodeName={}", node.config.name);
+    let pods = watcher(Api::<Pod>::all(node.client()), watcher::Config::default().fields(&selector)).default_backoff();
+    let mut pods = std::pin::pin!(pods);
+    let mut pods_of_node =
+        Pods { stopped: stop.clone(), running: HashMap::new(), stopping: JoinSet::new(), deleting: HashSet::new() };
+    let mut listed: HashSet<Key> = HashSet::new();
+    loop {
+        let event = tokio::select! {
+            _ = stop.wait_for(|stopped| *stopped) => break,
+            event = pods.next() => event,
+            // Reaps Pods whose containers have stopped.
+            Some(done) = pods_of_node.stopping.join_next(), if !pods_of_node.stopping.is_empty() => {
+                if let Ok(Some(pod)) = done {
+                    pods_of_node.deleting.remove(&pod);
+                }
+                continue;
+            }
+        };
+        match event {
+            Some(Ok(watcher::Event::Init)) => listed.clear(),
+            Some(Ok(watcher::Event::InitApply(pod))) => {
+                listed.insert(key_of(&pod));
+                pods_of_node.dispatch(&node, pod);
+            }
+            // A relist: Pods deleted while the watch was down are gone.
+            Some(Ok(watcher::Event::InitDone)) => {
+                let gone: Vec<Key> = pods_of_node.running.keys().filter(|k| !listed.contains(*k)).cloned().collect();
+                for key in gone {
+                    pods_of_node.stop(&key);
+                }
+            }
+            Some(Ok(watcher::Event::Apply(pod))) => pods_of_node.dispatch(&node, pod),
+            Some(Ok(watcher::Event::Delete(pod))) => pods_of_node.stop(&key_of(&pod)),
+            Some(Err(e)) => tracing::debug!(error = %e, "pod watch (retrying)"),
+            None => break,
+        }
+    }
+    let Pods { running, mut stopping, .. } = pods_of_node;
+    for handle in running.into_values() {
+        stopping.spawn(async move {
+            handle.stop().await;
+            None
+        });
+    }
+    while stopping.join_next().await.is_some() {}
+    heartbeat.abort();
+}
+
+/// The Pods this node runs, and those whose containers are being stopped (their grace
+/// periods run side by side).
+struct Pods {
+    /// The simulator stopping.
+    stopped: watch::Receiver<bool>,
+    running: HashMap<Key, PodHandle>,
+    /// Stops under way; a stop for a deletion yields its Pod (key and uid) once it is done.
+    stopping: JoinSet<Option<(Key, String)>>,
+    /// Pods (key and uid) marked for deletion whose containers are being stopped.
+    deleting: HashSet<(Key, String)>,
+}
+
+impl Pods {
+    /// Stops the containers of a Pod that is gone.
+    fn stop(&mut self, key: &Key) {
+        if let Some(handle) = self.running.remove(key) {
+            self.stopping.spawn(async move {
+                handle.stop().await;
+                None
+            });
+        }
+    }
+
+    /// Starts a Pod that is new to this node; stops one replaced by another of the same
+    /// name; stops one marked for deletion (the kubelet's cue) and then deletes it for
+    /// good, as the kubelet ends a graceful deletion once its containers are gone.
+    fn dispatch(&mut self, node: &Arc<Node>, pod: Pod) {
+        let key = key_of(&pod);
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        if self.running.get(&key).is_some_and(|handle| handle.uid() != uid) {
+            self.stop(&key);
+        }
+        if pod.metadata.deletion_timestamp.is_some() {
+            if !self.deleting.insert((key.clone(), uid.clone())) {
+                return;
+            }
+            let handle = self.running.remove(&key);
+            let api: Api<Pod> = Api::namespaced(node.client(), &key.0);
+            let stop = self.stopped.clone();
+            self.stopping.spawn(async move {
+                if let Some(handle) = handle {
+                    handle.stop().await;
+                }
+                finish_deletion(&api, &key.1, uid.clone(), stop).await;
+                Some((key, uid))
+            });
+            return;
+        }
+        if self.running.contains_key(&key) || finished(&pod) {
+            return;
+        }
+        self.running.insert(key, PodHandle::start(node.clone(), &pod));
+    }
+}
+
+/// Deletes a Pod whose containers have stopped, with a grace period of 0 and its uid as a
+/// precondition (a Pod recreated under the name is not touched). A failure is tried again
+/// after a growing pause, as the kubelet's status manager does, until the simulator stops.
+async fn finish_deletion(api: &Api<Pod>, name: &str, uid: String, mut stop: watch::Receiver<bool>) {
+    let preconditions = Preconditions { uid: Some(uid), resource_version: None };
+    let params =
+        DeleteParams { grace_period_seconds: Some(0), preconditions: Some(preconditions), ..DeleteParams::default() };
+    let mut pause = Duration::from_millis(100);
+    loop {
+        match api.delete(name, &params).await {
+            Ok(_) => return,
+            Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => return,
+            Err(e) => tracing::warn!(pod = name, error = %e, "deleting a stopped pod (trying again)"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|stopped| *stopped) => return,
+            () = tokio::time::sleep(pause) => {}
+        }
+        pause = (pause * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// A Pod whose containers ran to completion or failed for good is not run again.
+fn finished(pod: &Pod) -> bool {
+    matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded" | "Failed"))
+}
