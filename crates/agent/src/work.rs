@@ -32,7 +32,6 @@ use std::sync::Arc;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
-use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 
@@ -45,6 +44,7 @@ use fleetctl_api::work::hub_hash;
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::shutdown_signal;
+use fleetctl_kube::watch::BackedOff as _;
 use fleetctl_kube::{ConfigError, KubeError};
 
 /// The name the controller's metrics go by.
@@ -136,7 +136,7 @@ enum Wake {
 pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: String, health: Health) {
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &namespace);
     let only_ours = watcher::Config::default().fields(&format!("metadata.name={HUB_KUBECONFIG_SECRET}"));
-    let mut events = pin!(watcher::watcher(secrets, only_ours).default_backoff());
+    let mut events = pin!(watcher::watcher(secrets, only_ours).backed_off());
     let mut running: Option<Running> = None;
     loop {
         let wake = {

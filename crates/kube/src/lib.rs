@@ -17,6 +17,7 @@ pub mod reconcile;
 pub mod resolve;
 pub mod runner;
 pub mod validation;
+pub mod watch;
 pub mod written;
 
 pub use apply::{

@@ -12,12 +12,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::watch;
 
 use super::{Report, offer};
+use fleetctl_kube::watch::BackedOff as _;
 
 /// The Secret type whose certificates are checked.
 pub const TLS_TYPE: &str = "kubernetes.io/tls";
@@ -60,7 +61,7 @@ fn key(secret: &Secret) -> String {
 pub async fn run(client: Client, window: Duration, reports: watch::Sender<Option<Report>>) {
     let secrets: Api<Secret> = Api::all(client);
     let config = watcher::Config::default().fields(&format!("type={TLS_TYPE}"));
-    let mut events = watcher(secrets, config).default_backoff().boxed();
+    let mut events = watcher(secrets, config).backed_off().boxed();
     let mut known = Certificates::new();
     // A relist (after a watch expired) builds a fresh set, swapped in when complete.
     let mut relisting: Option<Certificates> = None;

@@ -6,12 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use futures::StreamExt;
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
 use kube::api::Api;
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::watch;
 
 use super::{Report, offer};
+use fleetctl_kube::watch::BackedOff as _;
 
 /// The role whose holders are counted.
 pub const CLUSTER_ADMIN: &str = "cluster-admin";
@@ -41,7 +42,7 @@ pub fn admin_subjects(binding: &ClusterRoleBinding) -> BTreeSet<String> {
 /// Watches ClusterRoleBindings forever, offering a report after every change.
 pub async fn run(client: Client, max: usize, reports: watch::Sender<Option<Report>>) {
     let bindings: Api<ClusterRoleBinding> = Api::all(client);
-    let mut events = watcher(bindings, watcher::Config::default()).default_backoff().boxed();
+    let mut events = watcher(bindings, watcher::Config::default()).backed_off().boxed();
     let mut known = Bindings::new();
     let mut relisting: Option<Bindings> = None;
     while let Some(event) = events.next().await {

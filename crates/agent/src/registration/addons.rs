@@ -23,7 +23,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::Api;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
@@ -32,6 +32,7 @@ use fleetctl_api::ManagedClusterAddOn;
 use fleetctl_api::addon::status_name;
 use fleetctl_api::conditions::{self as c, LABEL_ADDON_NAME};
 use fleetctl_kube::backoff::{Backoff, Exponential};
+use fleetctl_kube::watch::BackedOff as _;
 use fleetctl_kube::{KubeError, update_conditions};
 
 /// The condition carrying an addon's report (ours: upstream has no such condition).
@@ -49,7 +50,7 @@ where
 {
     let (reader, writer) = reflector::store();
     let stream = reflector::reflector(writer, watcher(api, config))
-        .default_backoff()
+        .backed_off()
         .map(|event| matches!(event, Ok(watcher::Event::InitDone)))
         .boxed();
     (reader, stream)

@@ -16,7 +16,7 @@ use k8s_openapi::api::core::v1::{Pod, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::runtime::{WatchStreamExt, reflector, watcher};
+use kube::runtime::{reflector, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
@@ -31,6 +31,7 @@ use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
 use fleetctl_kube::objects;
 use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::shutdown_signal;
+use fleetctl_kube::watch::BackedOff as _;
 use fleetctl_kube::{ConfigError, KubeError, kube_error};
 
 /// Field manager of the agent's writes.
@@ -285,17 +286,16 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
         watcher(klusterlets.clone(), watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET}"))).boxed();
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &identity.namespace);
     let only = |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
-    let mut bootstrap_changes = watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).default_backoff().boxed();
-    let mut hub_changes = watcher(secrets, only(HUB_KUBECONFIG_SECRET)).default_backoff().boxed();
+    let mut bootstrap_changes = watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).backed_off().boxed();
+    let mut hub_changes = watcher(secrets, only(HUB_KUBECONFIG_SECRET)).backed_off().boxed();
     // The hub's view of our cluster, so a changed leaseDurationSeconds is followed at once
     // rather than after a tick of the old period (our role may watch this one name).
-    let mut cluster_changes = watcher(clusters.clone(), only(&identity.cluster)).default_backoff().boxed();
+    let mut cluster_changes = watcher(clusters.clone(), only(&identity.cluster)).backed_off().boxed();
     // The agents' pods: a version that starts or stops running is reported at once, not at
     // the next period, so the hub never shows a version the pods no longer run.
     let (pods, pods_writer) = reflector::store::<Pod>();
     let pod_api: Api<Pod> = Api::namespaced(local.clone(), &identity.namespace);
-    let mut pod_changes =
-        reflector(pods_writer, watcher(pod_api, watcher::Config::default())).default_backoff().boxed();
+    let mut pod_changes = reflector(pods_writer, watcher(pod_api, watcher::Config::default())).backed_off().boxed();
     let mut bootstrap_state = Watched::new(connection.bootstrap_version.clone());
     let mut hub_state = Watched::new(Some(hub.secret_version.clone()));
     let rotation = async {

@@ -13,7 +13,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::finalizer::{self, finalizer};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::json;
@@ -29,6 +29,7 @@ use fleetctl_kube::controller;
 use fleetctl_kube::errors::chain;
 use fleetctl_kube::resolve::Kinds;
 use fleetctl_kube::runner::health::Health;
+use fleetctl_kube::watch::{AlreadyBackedOff, BackedOff as _};
 use fleetctl_kube::{Read, Written, kube_error};
 
 /// How often an unchanged work is applied again, so drift on the managed cluster (an
@@ -80,9 +81,17 @@ impl Context {
 pub async fn run(ctx: Arc<Context>) {
     let records = ctx.records();
     let (hash, cluster) = (ctx.hub_hash.clone(), ctx.cluster.clone());
-    let works = Controller::new(ctx.works(), watcher::Config::default())
+    // Each watch backs off on its own, relisting at once when the hub answers 410 (as it does
+    // to the first watch after it restarts): a work created as the hub comes back is seen in
+    // seconds, not after a second ceiling of the back-off.
+    let (store, writer) = reflector::store();
+    let works =
+        watcher::watcher(ctx.works(), watcher::Config::default()).backed_off().reflect(writer).applied_objects();
+    let records = watcher::watcher(records, watcher::Config::default()).backed_off().touched_objects();
+    let works = Controller::for_stream(works, store)
+        .trigger_backoff(AlreadyBackedOff)
         // A record changed or deleted on the managed cluster is put right by its work.
-        .watches(records, watcher::Config::default(), move |record: AppliedManifestWork| {
+        .watches_stream(records, move |record: AppliedManifestWork| {
             (record.spec.hub_hash == hash).then(|| ObjectRef::new(&record.spec.manifest_work_name).within(&cluster))
         })
         // A new kind on the managed cluster may be what a failed manifest was waiting for.
@@ -309,7 +318,7 @@ fn established_crds_changed(client: Client) -> impl Stream<Item = ()> + Send + '
     };
     let mut known: Option<HashSet<String>> = None;
     let mut listing: HashSet<String> = HashSet::new();
-    watcher::watcher(crds, watcher::Config::default()).default_backoff().filter_map(move |event| {
+    watcher::watcher(crds, watcher::Config::default()).backed_off().filter_map(move |event| {
         let changed = match event {
             Ok(Event::Init) => {
                 listing.clear();
