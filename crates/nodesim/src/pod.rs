@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Container, ObjectReference, Pod, PodSpec, ServiceAccount};
@@ -14,14 +14,18 @@ use kube::runtime::wait::await_condition;
 use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::{Notify, OnceCell, watch};
+use tokio::time::Instant;
 
 use super::Node;
 use super::RunMode;
+use super::backoff::{self, Backoff};
 use super::credentials::Credentials;
 use super::logs::Sink;
 use super::probe::{Ports, Probes, Report};
 use super::process::{self, Launch};
-use super::status::{ContainerPhase, ContainerState, PodFields, container_env, expand, is_fleetctl_image, pod_status};
+use super::status::{
+    ContainerPhase, ContainerState, Exited, PodFields, container_env, expand, is_fleetctl_image, pod_status,
+};
 
 /// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
 /// session (the server grants up to two).
@@ -181,6 +185,11 @@ impl PodInfo {
         &self.fields.name
     }
 
+    /// The Pod as the kubelet's messages name it (`format.Pod`: `name_namespace(uid)`).
+    fn format(&self) -> String {
+        format!("{}_{}({})", self.name(), self.namespace(), self.fields.uid)
+    }
+
     /// One of its containers, as the kubelet's Events name it.
     fn reference(&self, container: &Container) -> ObjectReference {
         ObjectReference {
@@ -270,34 +279,6 @@ async fn run(node: Arc<Node>, pod: PodInfo, shared: Arc<Shared>, stop: watch::Re
     node.logs.remove(pod.namespace(), pod.name(), &pod.fields.uid);
 }
 
-/// Restart delays: doubling from the start value up to the maximum.
-struct Backoff {
-    start: Duration,
-    max: Duration,
-    next: Duration,
-}
-
-impl Backoff {
-    fn new(node: &Node) -> Self {
-        let timing = node.timing();
-        Self { start: timing.backoff_start, max: timing.backoff_max, next: timing.backoff_start }
-    }
-
-    fn reset(&mut self) {
-        self.next = self.start;
-    }
-
-    /// Waits the current delay (and doubles the next); `false` if stopped meanwhile.
-    async fn pause(&mut self, stop: &mut watch::Receiver<bool>) -> bool {
-        let delay = self.next;
-        self.next = (self.next * 2).min(self.max);
-        tokio::select! {
-            _ = stop.wait_for(|s| *s) => false,
-            () = tokio::time::sleep(delay) => true,
-        }
-    }
-}
-
 fn now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
@@ -338,14 +319,14 @@ async fn run_container(
             };
         if ran {
             let finished = now();
-            shared.update(index, |c| c.phase = ContainerPhase::Terminated { code: 0, started, finished });
+            shared.update(index, |c| c.phase = ContainerPhase::Terminated(Exited { code: 0, started, finished }));
         }
         let _ = stop.wait_for(|s| *s).await;
         sink.close();
         return;
     }
     let label = format!("pod {} container {}", pod.name(), container.name);
-    let mut backoff = Backoff::new(&node);
+    let mut backoff = Backoff::new(node.timing());
     let mut restarts = 0;
     let waiting = Waiting { pod: &pod, shared: &shared, index };
     loop {
@@ -412,7 +393,7 @@ async fn run_container(
         let exited = tokio::select! {
             code = running.wait() => Exit::Exited(code),
             _ = stop.wait_for(|s| *s) => Exit::Stopped,
-            killed = probes.run(up_since.into(), node.timing().first_probe, &report) => Exit::Unhealthy(killed),
+            killed = probes.run(up_since, node.timing().first_probe, &report) => Exit::Unhealthy(killed),
         };
         let code = match exited {
             Exit::Exited(code) => code,
@@ -431,19 +412,31 @@ async fn run_container(
         };
         output.close();
         process::log_line(&pod.log, &format!("{label}: {id} exited with code {code}"));
+        let exited = Exited { code, started, finished: now() };
         if !pod.restart_policy.restarts(code) {
-            let finished = now();
-            shared.update(index, |c| c.phase = ContainerPhase::Terminated { code, started, finished });
+            shared.update(index, |c| c.phase = ContainerPhase::Terminated(exited));
             return;
         }
-        if up_since.elapsed() >= node.timing().backoff_reset {
-            backoff.reset();
-        }
-        shared.update(index, |c| {
-            c.phase = ContainerPhase::Waiting("CrashLoopBackOff".into());
-            c.last_exit = Some((code, now()));
+        let exited_at = Instant::now();
+        let delay = backoff.delay_after(exited_at);
+        let waiting = (!delay.is_zero()).then(|| {
+            let message = format!(
+                "back-off {} restarting failed container={} pod={}",
+                backoff::go_duration(delay),
+                container.name,
+                pod.format()
+            );
+            let note = format!("Back-off restarting failed container {} in pod {}", container.name, pod.format());
+            node.event(&pod.reference(container), EventType::Warning, "BackOff", "Backoff", note);
+            ContainerPhase::Waiting { reason: "CrashLoopBackOff".into(), message: Some(message) }
         });
-        if !backoff.pause(&mut stop).await {
+        shared.update(index, |c| {
+            c.last_exit = Some(exited);
+            if let Some(waiting) = waiting {
+                c.phase = waiting;
+            }
+        });
+        if !backoff::wait(exited_at, delay, &mut stop).await {
             return;
         }
         restarts += 1;
@@ -462,8 +455,10 @@ impl Waiting<'_> {
     /// `false` once the Pod stops meanwhile.
     async fn retry(&self, reason: &str, why: String, backoff: &mut Backoff, stop: &mut watch::Receiver<bool>) -> bool {
         process::log_line(&self.pod.log, &why);
-        self.shared.update(self.index, |c| c.phase = ContainerPhase::Waiting(reason.into()));
-        backoff.pause(stop).await
+        self.shared
+            .update(self.index, |c| c.phase = ContainerPhase::Waiting { reason: reason.into(), message: Some(why) });
+        let failed = Instant::now();
+        backoff::wait(failed, backoff.delay_after(failed), stop).await
     }
 }
 
