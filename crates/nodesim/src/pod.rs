@@ -21,8 +21,8 @@ use super::RunMode;
 use super::backoff::{self, Backoff};
 use super::credentials::Credentials;
 use super::logs::Sink;
-use super::probe::{Ports, Probes, Report};
-use super::process::{self, Launch};
+use super::probe::{Exec, Ports, Probes, Report};
+use super::process::{self, Isolation, Launch};
 use super::status::{
     ContainerPhase, ContainerState, Exited, PodFields, container_env, expand, is_fleetctl_image, pod_status,
 };
@@ -357,9 +357,9 @@ async fn run_container(
         let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
         let launch = launch(&pod, container, credentials, output.clone(), health);
         let probes = Probes::of(container, Ports { health: declared_health_port(container).map(|p| (p, health)) });
+        let name = format!("{}-{}", pod.name(), container.name);
         let started = match (&node.config.mode, &podman) {
             (_, Some(podman)) => {
-                let name = format!("{}-{}", pod.name(), container.name);
                 podman.spawn(&image, &name, &node.container_label(), node.config.service_addr, &launch)
             }
             (RunMode::Process { program, isolation }, None) => {
@@ -389,11 +389,22 @@ async fn run_container(
             c.restart_count = restarts;
         });
         let up_since = Instant::now();
+        let exec = match podman {
+            Some(podman) => Exec::Podman { podman: podman.clone(), container: name },
+            None => {
+                let isolation = match &node.config.mode {
+                    RunMode::Process { isolation, .. } => *isolation,
+                    RunMode::InProcess(_) => Isolation::Kubeconfig,
+                };
+                let env = process::container_env(&launch, isolation, node.config.service_addr);
+                Exec::Host { env, process: running.pid() }
+            }
+        };
         let report = |report: Report| on_probe(&node, &pod, &shared, index, &probes, report);
         let exited = tokio::select! {
             code = running.wait() => Exit::Exited(code),
             _ = stop.wait_for(|s| *s) => Exit::Stopped,
-            killed = probes.run(up_since, node.timing().first_probe, &report) => Exit::Unhealthy(killed),
+            killed = probes.run(up_since, node.timing().first_probe, &exec, &report) => Exit::Unhealthy(killed),
         };
         let code = match exited {
             Exit::Exited(code) => code,
@@ -488,14 +499,6 @@ fn on_probe(node: &Node, pod: &PodInfo, shared: &Shared, index: usize, probes: &
             let message = format!("{} probe failed: {why}", kind.title());
             node.event(&pod.reference(container), EventType::Warning, "Unhealthy", "Probe", message);
         }
-        Report::NotRun(what) => process::log_line(
-            &pod.log,
-            &format!(
-                "pod {} container {}: {what} are not run by the dev cluster; they pass",
-                pod.name(),
-                container.name
-            ),
-        ),
     }
 }
 
