@@ -6,16 +6,17 @@
 //! controllers make those Pods. Each container of a Pod whose image is the fleetctl
 //! image (its repository ends in `fleetctl`) runs as a child process of the image's
 //! entrypoint, the in-cluster executable `fleetctld`, with the container's args and
-//! env, plus a kubeconfig holding a TokenRequest token of the Pod's ServiceAccount. A
+//! env, plus a kubeconfig holding a TokenRequest token of the Pod's ServiceAccount bound to
+//! the Pod (valid while the Pod object exists). A
 //! container `command` runs another executable of the image instead, found beside the
 //! entrypoint. Containers of other images are reported running without a process. Pod
 //! status says what really runs.
 //!
 //! Lifecycle, as a kubelet would do it:
 //! - a Pod marked for deletion (the API server keeps a Pod on a node for its grace period)
-//!   has its processes stopped — SIGTERM, then SIGKILL after the grace period — and is
-//!   then deleted for good with a grace period of 0, as the kubelet ends a graceful
-//!   deletion;
+//!   has its processes stopped — SIGTERM, then SIGKILL after the grace period — keeping its
+//!   credentials' files until they have stopped, and is then deleted for good with a grace
+//!   period of 0, as the kubelet ends a graceful deletion (its token dies with the object);
 //! - a process that exits is restarted with the kubelet's back-off (see [`Timing`]): at
 //!   once the first time, then 10 s after its next exit, doubling up to 5 min, and afresh
 //!   once 10 min pass between two exits; meanwhile it waits in `CrashLoopBackOff`, its

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::authentication::v1::{BoundObjectReference, TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Container, ObjectReference, Pod, PodSpec, ServiceAccount};
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -203,8 +203,10 @@ impl PodInfo {
         }
     }
 
-    /// A token of the Pod's ServiceAccount, written as a kubelet projects it (and as a
-    /// kubeconfig); waits (through a watch) for the ServiceAccount if it does not exist yet.
+    /// A token of the Pod's ServiceAccount bound to the Pod (valid while the Pod object
+    /// exists, as the kubelet's projected tokens are), written as a kubelet projects it (and
+    /// as a kubeconfig); waits (through a watch) for the ServiceAccount if it does not exist
+    /// yet. The files stay until the Pod's containers have stopped.
     async fn credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
         let credentials = self.credentials.get_or_try_init(|| self.issue_credentials(node)).await?;
         Ok(credentials.clone())
@@ -213,8 +215,18 @@ impl PodInfo {
     async fn issue_credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
         let api: Api<ServiceAccount> = Api::namespaced(node.client(), self.namespace());
         let sa = &self.fields.service_account;
+        let pod = BoundObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Pod".into()),
+            name: Some(self.name().to_string()),
+            uid: Some(self.fields.uid.clone()),
+        };
         let request = TokenRequest {
-            spec: TokenRequestSpec { expiration_seconds: Some(TOKEN_SECONDS), ..TokenRequestSpec::default() },
+            spec: TokenRequestSpec {
+                expiration_seconds: Some(TOKEN_SECONDS),
+                bound_object_ref: Some(pod),
+                ..TokenRequestSpec::default()
+            },
             ..TokenRequest::default()
         };
         loop {
@@ -227,6 +239,10 @@ impl PodInfo {
                         .write(&node.config.server_url, &node.config.ca_pem, self.namespace(), &token)
                         .map_err(CredentialError::Write)?;
                     return Ok(credentials);
+                }
+                // The Pod is gone: the node stops it.
+                Err(kube::Error::Api(status)) if status.code == 404 && status.message.starts_with("pods ") => {
+                    return Err(CredentialError::Token(kube::Error::Api(status)));
                 }
                 Err(kube::Error::Api(status)) if status.code == 404 => {
                     process::log_line(
