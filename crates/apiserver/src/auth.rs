@@ -114,7 +114,8 @@ fn token_user(tokens: &TokenSigner, store: &Reader, token: &str) -> Result<User,
     // more than the leeway ago. A terminating Pod's containers keep using it meanwhile.
     if let Some(pod) = claims.pod() {
         let live = store.get(&kinds::key_of::<Pod>(), &key(Some(&namespace), &pod.name)).is_some_and(|stored| {
-            let stored = stored.value();
+            // Only its metadata is parsed: this runs on every request such a token makes.
+            let stored = super::object::metadata_only(&stored.json());
             let deleted = super::object::deletion_timestamp(&stored).and_then(|t| t.parse::<jiff::Timestamp>().ok());
             super::object::uid(&stored) == Some(pod.uid.as_str())
                 && deleted.is_none_or(|at| at.as_second() >= now - LEEWAY_SECONDS)
