@@ -18,10 +18,10 @@ use tokio::sync::{Notify, mpsc};
 
 use crate::support::cluster::TestCluster;
 
-const WAIT: Duration = Duration::from_secs(10);
-const IMAGE: &str = "quay.io/fleetctl/fleetctl:0.1.0";
+pub(crate) const WAIT: Duration = Duration::from_secs(10);
+pub(crate) const IMAGE: &str = "quay.io/fleetctl/fleetctl:0.1.0";
 
-fn deployment(name: &str, image: &str, args: Value, extra_spec: Value) -> Deployment {
+pub(crate) fn deployment(name: &str, image: &str, args: Value, extra_spec: Value) -> Deployment {
     let mut pod_spec = json!({"containers": [{
         "name": "main", "image": image, "args": args,
         "env": [
@@ -44,17 +44,17 @@ fn deployment(name: &str, image: &str, args: Value, extra_spec: Value) -> Deploy
     .expect("deployment")
 }
 
-fn available(d: Option<&Deployment>) -> bool {
+pub(crate) fn available(d: Option<&Deployment>) -> bool {
     fleetctl_devcluster::env::is_available(d)
 }
 
-async fn wait_deployment(api: &Api<Deployment>, name: &str, what: &str, cond: impl Fn(&Deployment) -> bool) {
+pub(crate) async fn wait_deployment(api: &Api<Deployment>, name: &str, what: &str, cond: impl Fn(&Deployment) -> bool) {
     let waited = await_condition(api.clone(), name, move |d: Option<&Deployment>| d.is_some_and(&cond));
     tokio::time::timeout(WAIT, waited).await.unwrap_or_else(|_| panic!("timed out waiting: {what}")).expect("watch");
 }
 
 /// Waits until the Pods of `app` satisfy `cond` (woken by each watch event).
-async fn wait_pods(api: &Api<Pod>, app: &str, what: &str, cond: impl Fn(&[Pod]) -> bool) -> Vec<Pod> {
+pub(crate) async fn wait_pods(api: &Api<Pod>, app: &str, what: &str, cond: impl Fn(&[Pod]) -> bool) -> Vec<Pod> {
     use futures::{FutureExt, StreamExt};
     use kube::runtime::{reflector, watcher};
     let (reader, writer) = reflector::store();
@@ -75,11 +75,11 @@ async fn wait_pods(api: &Api<Pod>, app: &str, what: &str, cond: impl Fn(&[Pod]) 
     tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out waiting: {what}"))
 }
 
-fn container(pod: &Pod) -> Value {
+pub(crate) fn container(pod: &Pod) -> Value {
     serde_json::to_value(pod).expect("pod")["status"]["containerStatuses"][0].clone()
 }
 
-fn running(pods: &[Pod]) -> bool {
+pub(crate) fn running(pods: &[Pod]) -> bool {
     pods.len() == 1 && container(&pods[0])["ready"] == true
 }
 
@@ -87,18 +87,18 @@ fn running(pods: &[Pod]) -> bool {
 // The simulator in process, with an in-process runner the test controls.
 
 /// What the fake runner saw.
-struct Started {
-    command: InProcessCommand,
+pub(crate) struct Started {
+    pub(crate) command: InProcessCommand,
 }
 
-struct Fake {
-    started: mpsc::UnboundedReceiver<Started>,
-    stopped: mpsc::UnboundedReceiver<Vec<String>>,
-    crash: Arc<Notify>,
+pub(crate) struct Fake {
+    pub(crate) started: mpsc::UnboundedReceiver<Started>,
+    pub(crate) stopped: mpsc::UnboundedReceiver<Vec<String>>,
+    pub(crate) crash: Arc<Notify>,
 }
 
 /// A runner whose containers run until aborted, or until `crash` is notified.
-fn fake_runner() -> (RunMode, Fake) {
+pub(crate) fn fake_runner() -> (RunMode, Fake) {
     let (started_tx, started) = mpsc::unbounded_channel();
     let (stopped_tx, stopped) = mpsc::unbounded_channel();
     let crash = Arc::new(Notify::new());
@@ -122,16 +122,20 @@ fn fake_runner() -> (RunMode, Fake) {
     (RunMode::InProcess(runner), Fake { started, stopped, crash })
 }
 
-async fn next<T>(rx: &mut mpsc::UnboundedReceiver<T>, what: &str) -> T {
+pub(crate) async fn next<T>(rx: &mut mpsc::UnboundedReceiver<T>, what: &str) -> T {
     tokio::time::timeout(WAIT, rx.recv()).await.unwrap_or_else(|_| panic!("timed out: {what}")).expect(what)
 }
 
-fn env_of(command: &InProcessCommand, name: &str) -> Option<String> {
+pub(crate) fn env_of(command: &InProcessCommand, name: &str) -> Option<String> {
     command.env.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
 }
 
 async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator {
-    let timing = Timing { grace: Duration::from_millis(500), ..Timing::default() };
+    simulated_with(c, dir, mode, Timing { grace: Duration::from_millis(500), ..Timing::default() }).await
+}
+
+/// A simulator with the given timers.
+pub(crate) async fn simulated_with(c: &TestCluster, dir: &Path, mode: RunMode, timing: Timing) -> NodeSimulator {
     let config = NodeConfig {
         name: "node1".into(),
         client: c.client.clone(),
@@ -303,7 +307,7 @@ async fn a_restarted_simulator_runs_the_pods_bound_to_its_node_again() {
 
 /// Waits for an Event about Pods of the default namespace with this reason and a message
 /// containing `text`.
-async fn wait_event(c: &TestCluster, reason: &str, text: &str) -> Event {
+pub(crate) async fn wait_event(c: &TestCluster, reason: &str, text: &str) -> Event {
     use futures::StreamExt;
     use kube::runtime::{WatchStreamExt, watcher};
     let events: Api<Event> = Api::namespaced(c.client.clone(), "default");

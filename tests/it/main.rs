@@ -20,6 +20,7 @@ mod kubectl;
 mod kubectl_auth;
 mod kubectl_explain;
 mod kubectl_workloads;
+mod kubelet;
 mod leader;
 mod support;
 mod tools;

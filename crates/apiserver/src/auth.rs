@@ -2,6 +2,7 @@
 //! groups) and ServiceAccount bearer tokens.
 
 use axum::http::HeaderMap;
+use k8s_openapi::api::core::v1::Pod;
 
 use super::kinds;
 use super::reader::Reader;
@@ -92,8 +93,13 @@ pub fn authenticate(
     }
 }
 
+/// How long after its deletion time a Pod's bound tokens still pass (go-jose's
+/// `DefaultLeeway`, which upstream's validator allows).
+const LEEWAY_SECONDS: i64 = 60;
+
 fn token_user(tokens: &TokenSigner, store: &Reader, token: &str) -> Result<User, TokenError> {
-    let claims = tokens.verify(token, jiff::Timestamp::now().as_second())?;
+    let now = jiff::Timestamp::now().as_second();
+    let claims = tokens.verify(token, now)?;
     let namespace = claims.namespace().to_string();
     let sa = claims.service_account();
     // A token dies with its ServiceAccount, as upstream's bound tokens do.
@@ -102,6 +108,21 @@ fn token_user(tokens: &TokenSigner, store: &Reader, token: &str) -> Result<User,
         .is_some_and(|stored| super::object::uid(&stored.value()) == Some(sa.uid.as_str()));
     if !live {
         return Err(TokenError::Audience);
+    }
+    // A token bound to a Pod dies with it (upstream's `validator.Validate`): once the Pod
+    // object is gone or replaced, or its deletion time (the end of its grace period) is
+    // more than the leeway ago. A terminating Pod's containers keep using it meanwhile.
+    if let Some(pod) = claims.pod() {
+        let live = store.get(&kinds::key_of::<Pod>(), &key(Some(&namespace), &pod.name)).is_some_and(|stored| {
+            // Only its metadata is parsed: this runs on every request such a token makes.
+            let stored = super::object::metadata_only(&stored.json());
+            let deleted = super::object::deletion_timestamp(&stored).and_then(|t| t.parse::<jiff::Timestamp>().ok());
+            super::object::uid(&stored) == Some(pod.uid.as_str())
+                && deleted.is_none_or(|at| at.as_second() >= now - LEEWAY_SECONDS)
+        });
+        if !live {
+            return Err(TokenError::Invalidated);
+        }
     }
     Ok(User {
         name: claims.sub.clone(),

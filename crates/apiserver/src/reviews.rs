@@ -1,6 +1,7 @@
 //! Create-only review resources (access reviews, self-subject and token reviews) and
 //! TokenRequest (`serviceaccounts/<name>/token`).
 
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
 
 use super::auth::{self, User};
@@ -11,7 +12,7 @@ use super::registry::ResourceType;
 use super::state::ApiState;
 use super::status::{ApiError, Cause};
 use super::store::key;
-use super::token::{ISSUER, ServiceAccountRef};
+use super::token::{BoundRef, ISSUER, ServiceAccountRef};
 
 /// Token lifetime when a TokenRequest names none.
 const DEFAULT_TOKEN_SECONDS: i64 = 3600;
@@ -148,12 +149,16 @@ pub fn token_request(state: &ApiState, namespace: &str, name: &str, mut body: Va
     if audiences.is_empty() {
         audiences.push(ISSUER.to_string());
     }
+    let pod = bound_pod(state, namespace, name, &body["spec"]["boundObjectRef"])?;
+    if let Some(pod) = &pod {
+        body["spec"]["boundObjectRef"]["uid"] = json!(pod.uid);
+    }
     let uid = object::uid(&sa).unwrap_or_default().to_string();
     let now = jiff::Timestamp::now().as_second();
     let (token, claims) = state
         .security
         .tokens
-        .issue(namespace, ServiceAccountRef { name: name.to_string(), uid }, audiences.clone(), now, seconds)
+        .issue(namespace, ServiceAccountRef { name: name.to_string(), uid }, pod, audiences.clone(), now, seconds)
         .map_err(|e| ApiError::internal(e.to_string()))?;
     let expires = jiff::Timestamp::from_second(claims.exp).map(object::time).unwrap_or_default();
     body["apiVersion"] = json!("authentication.k8s.io/v1");
@@ -166,6 +171,37 @@ pub fn token_request(state: &ApiState, namespace: &str, name: &str, mut body: Va
     body["spec"]["expirationSeconds"] = json!(seconds);
     body["status"] = json!({"token": token, "expirationTimestamp": expires});
     Ok(body)
+}
+
+/// The Pod a TokenRequest binds its token to (`spec.boundObjectRef` of kind Pod), checked
+/// as upstream's TokenREST does: it exists, under the uid named if one is, and runs as the
+/// ServiceAccount. References of other kinds (Secret, Node) bind nothing here: their tokens
+/// live as unbound ones do.
+fn bound_pod(state: &ApiState, namespace: &str, sa: &str, reference: &Value) -> Result<Option<BoundRef>, ApiError> {
+    if reference["kind"] != "Pod" {
+        return Ok(None);
+    }
+    let name = text(&reference["name"]);
+    let pod = state
+        .store
+        .get(&kinds::key_of::<Pod>(), &key(Some(namespace), &name))
+        .ok_or_else(|| ApiError::not_found("pods", "", &name))?
+        .value();
+    let uid = object::uid(&pod).unwrap_or_default().to_string();
+    if let Some(asked) = non_empty(&reference["uid"])
+        && asked != uid
+    {
+        return Err(ApiError::bad_request(format!(
+            "the UID in the bound object reference ({asked}) does not match the UID in record. The object might have been deleted and then recreated"
+        )));
+    }
+    let runs_as = pod["spec"]["serviceAccountName"].as_str().filter(|s| !s.is_empty()).unwrap_or("default");
+    if runs_as != sa {
+        return Err(ApiError::bad_request(format!(
+            "cannot bind token for serviceaccount {sa:?} to pod running with different serviceaccount name."
+        )));
+    }
+    Ok(Some(BoundRef { name, uid }))
 }
 
 fn user_info(user: &User) -> Value {

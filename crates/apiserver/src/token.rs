@@ -33,6 +33,9 @@ pub enum TokenError {
     /// Another issuer or no accepted audience.
     #[error("the token is not meant for this server")]
     Audience,
+    /// Its ServiceAccount, or the Pod it is bound to, is gone (or was replaced).
+    #[error("the token has been invalidated")]
+    Invalidated,
     /// The signing key could not be made or used.
     #[error("token signing failed")]
     Key,
@@ -47,10 +50,23 @@ pub struct ServiceAccountRef {
     pub uid: String,
 }
 
+/// The object a token is bound to (a TokenRequest's `boundObjectRef`): the token is
+/// valid only while that object exists under this uid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoundRef {
+    /// Its name.
+    pub name: String,
+    /// Its uid.
+    pub uid: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct KubernetesClaims {
     namespace: String,
     serviceaccount: ServiceAccountRef,
+    /// The Pod the token is bound to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pod: Option<BoundRef>,
 }
 
 /// The claims of a ServiceAccount token.
@@ -83,6 +99,11 @@ impl Claims {
     /// The ServiceAccount.
     pub fn service_account(&self) -> &ServiceAccountRef {
         &self.kubernetes.serviceaccount
+    }
+
+    /// The Pod the token is bound to.
+    pub fn pod(&self) -> Option<&BoundRef> {
+        self.kubernetes.pod.as_ref()
     }
 }
 
@@ -126,11 +147,12 @@ impl TokenSigner {
         &self.pkcs8
     }
 
-    /// Issues a token for ServiceAccount `sa` in `namespace`.
+    /// Issues a token for ServiceAccount `sa` in `namespace`, bound to `pod` if given.
     pub fn issue(
         &self,
         namespace: &str,
         sa: ServiceAccountRef,
+        pod: Option<BoundRef>,
         audiences: Vec<String>,
         now: i64,
         lifetime_seconds: i64,
@@ -143,7 +165,7 @@ impl TokenSigner {
             iss: ISSUER.to_string(),
             jti: uuid::Uuid::new_v4().to_string(),
             sub: format!("system:serviceaccount:{namespace}:{}", sa.name),
-            kubernetes: KubernetesClaims { namespace: namespace.to_string(), serviceaccount: sa },
+            kubernetes: KubernetesClaims { namespace: namespace.to_string(), serviceaccount: sa, pod },
         };
         let header = serde_json::json!({"alg": "ES256", "kid": self.kid});
         let body = serde_json::to_vec(&claims).map_err(|_| TokenError::Key)?;
@@ -207,7 +229,7 @@ mod tests {
     #[test]
     fn an_issued_token_verifies_until_it_expires() {
         let signer = TokenSigner::generate().expect("key");
-        let (token, _) = signer.issue("ns", sa(), vec![ISSUER.into()], 1_000, 600).expect("issue");
+        let (token, _) = signer.issue("ns", sa(), None, vec![ISSUER.into()], 1_000, 600).expect("issue");
         let claims = signer.verify(&token, 1_100).expect("valid");
         assert_eq!(claims.sub, "system:serviceaccount:ns:agent");
         assert_eq!(claims.service_account().uid, "u-1");
@@ -217,7 +239,7 @@ mod tests {
     #[test]
     fn a_tampered_token_or_another_key_is_refused() {
         let signer = TokenSigner::generate().expect("key");
-        let (token, _) = signer.issue("ns", sa(), vec![ISSUER.into()], 1_000, 600).expect("issue");
+        let (token, _) = signer.issue("ns", sa(), None, vec![ISSUER.into()], 1_000, 600).expect("issue");
         // The genuine token verified first: what is remembered of it covers no other token.
         assert!(signer.verify(&token, 1_100).is_ok());
         let mut parts: Vec<String> = token.split('.').map(str::to_string).collect();
@@ -234,14 +256,14 @@ mod tests {
     #[test]
     fn a_token_for_another_audience_is_not_for_the_api() {
         let signer = TokenSigner::generate().expect("key");
-        let (token, _) = signer.issue("ns", sa(), vec!["vault".into()], 1_000, 600).expect("issue");
+        let (token, _) = signer.issue("ns", sa(), None, vec!["vault".into()], 1_000, 600).expect("issue");
         assert_eq!(signer.verify(&token, 1_100), Err(TokenError::Audience));
     }
 
     #[test]
     fn a_stored_key_verifies_tokens_of_the_original() {
         let signer = TokenSigner::generate().expect("key");
-        let (token, _) = signer.issue("ns", sa(), vec![ISSUER.into()], 1_000, 600).expect("issue");
+        let (token, _) = signer.issue("ns", sa(), None, vec![ISSUER.into()], 1_000, 600).expect("issue");
         let again = TokenSigner::from_pkcs8(signer.pkcs8()).expect("reload");
         assert!(again.verify(&token, 1_100).is_ok());
     }

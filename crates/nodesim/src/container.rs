@@ -86,6 +86,13 @@ impl Podman {
         })
     }
 
+    /// `podman exec` of `command` in the container `name` (an exec probe).
+    pub(crate) fn exec(&self, name: &str, command: &[String]) -> tokio::process::Command {
+        let mut exec = self.command();
+        exec.arg("exec").arg(name).args(command);
+        exec
+    }
+
     /// Removes the container `name` at once (a `podman run` that was killed leaves it).
     pub async fn remove(&self, name: &str) {
         let mut command = self.command();

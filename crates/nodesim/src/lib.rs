@@ -6,18 +6,21 @@
 //! controllers make those Pods. Each container of a Pod whose image is the fleetctl
 //! image (its repository ends in `fleetctl`) runs as a child process of the image's
 //! entrypoint, the in-cluster executable `fleetctld`, with the container's args and
-//! env, plus a kubeconfig holding a TokenRequest token of the Pod's ServiceAccount. A
+//! env, plus a kubeconfig holding a TokenRequest token of the Pod's ServiceAccount bound to
+//! the Pod (valid while the Pod object exists). A
 //! container `command` runs another executable of the image instead, found beside the
 //! entrypoint. Containers of other images are reported running without a process. Pod
 //! status says what really runs.
 //!
 //! Lifecycle, as a kubelet would do it:
 //! - a Pod marked for deletion (the API server keeps a Pod on a node for its grace period)
-//!   has its processes stopped — SIGTERM, then SIGKILL after the grace period — and is
-//!   then deleted for good with a grace period of 0, as the kubelet ends a graceful
-//!   deletion;
-//! - a process that exits is restarted after a back-off (200 ms doubling up to 5 s,
-//!   back to 200 ms after 10 s up) and its `restartCount` goes up;
+//!   has its processes stopped — SIGTERM, then SIGKILL after the grace period — keeping its
+//!   credentials' files until they have stopped, and is then deleted for good with a grace
+//!   period of 0, as the kubelet ends a graceful deletion (its token dies with the object);
+//! - a process that exits is restarted with the kubelet's back-off (see [`Timing`]): at
+//!   once the first time, then 10 s after its next exit, doubling up to 5 min, and afresh
+//!   once 10 min pass between two exits; meanwhile it waits in `CrashLoopBackOff`, its
+//!   `lastState.terminated` says how the last run ended, and its `restartCount` goes up;
 //! - each replica is its own Pod and process (replicas: 3 runs three processes, which
 //!   is how leader election between them can be tried);
 //! - stdout and stderr go to the container's log (see [`logs`]), served through the
@@ -37,6 +40,7 @@
 //! Everything is driven by watch events; the only timers are the restart back-off, the
 //! termination grace period, the probes and the heartbeat.
 
+mod backoff;
 pub mod container;
 pub mod credentials;
 mod kubelet;
@@ -111,16 +115,19 @@ impl std::fmt::Debug for RunMode {
     }
 }
 
-/// The simulator's timers.
-#[derive(Debug, Clone, Copy)]
+/// The simulator's timers. The defaults are the kubelet's; tests and dev environments
+/// that want a crashing container back sooner shorten the back-off here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
     /// How long a container has between SIGTERM and SIGKILL.
     pub grace: Duration,
-    /// The first restart delay after a container exits.
+    /// The restart delay after the second exit in a row (the first restarts at once), as
+    /// the kubelet's `backOffPeriod`.
     pub backoff_start: Duration,
-    /// The longest restart delay.
+    /// The longest restart delay (the kubelet's `MaxContainerBackOff`).
     pub backoff_max: Duration,
-    /// A container up this long has its restart delay reset.
+    /// Two exits further apart than this start the back-off afresh (the kubelet forgets a
+    /// container's back-off after twice its maximum).
     pub backoff_reset: Duration,
     /// The earliest a started container is probed (see [`probe`]).
     pub first_probe: Duration,
@@ -128,11 +135,12 @@ pub struct Timing {
 
 impl Default for Timing {
     fn default() -> Self {
+        let backoff_max = Duration::from_secs(300);
         Self {
             grace: Duration::from_secs(2),
-            backoff_start: Duration::from_millis(200),
-            backoff_max: Duration::from_secs(5),
-            backoff_reset: Duration::from_secs(10),
+            backoff_start: Duration::from_secs(10),
+            backoff_max,
+            backoff_reset: backoff_max * 2,
             // The kubelet's relist period: when it notices that a container started.
             first_probe: Duration::from_secs(1),
         }

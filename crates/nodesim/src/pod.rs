@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::authentication::v1::{BoundObjectReference, TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Container, ObjectReference, Pod, PodSpec, ServiceAccount};
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -14,14 +14,18 @@ use kube::runtime::wait::await_condition;
 use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::{Notify, OnceCell, watch};
+use tokio::time::Instant;
 
 use super::Node;
 use super::RunMode;
+use super::backoff::{self, Backoff};
 use super::credentials::Credentials;
 use super::logs::Sink;
-use super::probe::{Ports, Probes, Report};
-use super::process::{self, Launch};
-use super::status::{ContainerPhase, ContainerState, PodFields, container_env, expand, is_fleetctl_image, pod_status};
+use super::probe::{Exec, Ports, Probes, Report};
+use super::process::{self, Isolation, Launch};
+use super::status::{
+    ContainerPhase, ContainerState, Exited, PodFields, container_env, expand, is_fleetctl_image, pod_status,
+};
 
 /// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
 /// session (the server grants up to two).
@@ -181,6 +185,11 @@ impl PodInfo {
         &self.fields.name
     }
 
+    /// The Pod as the kubelet's messages name it (`format.Pod`: `name_namespace(uid)`).
+    fn format(&self) -> String {
+        format!("{}_{}({})", self.name(), self.namespace(), self.fields.uid)
+    }
+
     /// One of its containers, as the kubelet's Events name it.
     fn reference(&self, container: &Container) -> ObjectReference {
         ObjectReference {
@@ -194,8 +203,10 @@ impl PodInfo {
         }
     }
 
-    /// A token of the Pod's ServiceAccount, written as a kubelet projects it (and as a
-    /// kubeconfig); waits (through a watch) for the ServiceAccount if it does not exist yet.
+    /// A token of the Pod's ServiceAccount bound to the Pod (valid while the Pod object
+    /// exists, as the kubelet's projected tokens are), written as a kubelet projects it (and
+    /// as a kubeconfig); waits (through a watch) for the ServiceAccount if it does not exist
+    /// yet. The files stay until the Pod's containers have stopped.
     async fn credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
         let credentials = self.credentials.get_or_try_init(|| self.issue_credentials(node)).await?;
         Ok(credentials.clone())
@@ -204,8 +215,18 @@ impl PodInfo {
     async fn issue_credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
         let api: Api<ServiceAccount> = Api::namespaced(node.client(), self.namespace());
         let sa = &self.fields.service_account;
+        let pod = BoundObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Pod".into()),
+            name: Some(self.name().to_string()),
+            uid: Some(self.fields.uid.clone()),
+        };
         let request = TokenRequest {
-            spec: TokenRequestSpec { expiration_seconds: Some(TOKEN_SECONDS), ..TokenRequestSpec::default() },
+            spec: TokenRequestSpec {
+                expiration_seconds: Some(TOKEN_SECONDS),
+                bound_object_ref: Some(pod),
+                ..TokenRequestSpec::default()
+            },
             ..TokenRequest::default()
         };
         loop {
@@ -218,6 +239,10 @@ impl PodInfo {
                         .write(&node.config.server_url, &node.config.ca_pem, self.namespace(), &token)
                         .map_err(CredentialError::Write)?;
                     return Ok(credentials);
+                }
+                // The Pod is gone: the node stops it.
+                Err(kube::Error::Api(status)) if status.code == 404 && status.message.starts_with("pods ") => {
+                    return Err(CredentialError::Token(kube::Error::Api(status)));
                 }
                 Err(kube::Error::Api(status)) if status.code == 404 => {
                     process::log_line(
@@ -270,34 +295,6 @@ async fn run(node: Arc<Node>, pod: PodInfo, shared: Arc<Shared>, stop: watch::Re
     node.logs.remove(pod.namespace(), pod.name(), &pod.fields.uid);
 }
 
-/// Restart delays: doubling from the start value up to the maximum.
-struct Backoff {
-    start: Duration,
-    max: Duration,
-    next: Duration,
-}
-
-impl Backoff {
-    fn new(node: &Node) -> Self {
-        let timing = node.timing();
-        Self { start: timing.backoff_start, max: timing.backoff_max, next: timing.backoff_start }
-    }
-
-    fn reset(&mut self) {
-        self.next = self.start;
-    }
-
-    /// Waits the current delay (and doubles the next); `false` if stopped meanwhile.
-    async fn pause(&mut self, stop: &mut watch::Receiver<bool>) -> bool {
-        let delay = self.next;
-        self.next = (self.next * 2).min(self.max);
-        tokio::select! {
-            _ = stop.wait_for(|s| *s) => false,
-            () = tokio::time::sleep(delay) => true,
-        }
-    }
-}
-
 fn now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
@@ -338,14 +335,14 @@ async fn run_container(
             };
         if ran {
             let finished = now();
-            shared.update(index, |c| c.phase = ContainerPhase::Terminated { code: 0, started, finished });
+            shared.update(index, |c| c.phase = ContainerPhase::Terminated(Exited { code: 0, started, finished }));
         }
         let _ = stop.wait_for(|s| *s).await;
         sink.close();
         return;
     }
     let label = format!("pod {} container {}", pod.name(), container.name);
-    let mut backoff = Backoff::new(&node);
+    let mut backoff = Backoff::new(node.timing());
     let mut restarts = 0;
     let waiting = Waiting { pod: &pod, shared: &shared, index };
     loop {
@@ -376,9 +373,9 @@ async fn run_container(
         let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
         let launch = launch(&pod, container, credentials, output.clone(), health);
         let probes = Probes::of(container, Ports { health: declared_health_port(container).map(|p| (p, health)) });
+        let name = format!("{}-{}", pod.name(), container.name);
         let started = match (&node.config.mode, &podman) {
             (_, Some(podman)) => {
-                let name = format!("{}-{}", pod.name(), container.name);
                 podman.spawn(&image, &name, &node.container_label(), node.config.service_addr, &launch)
             }
             (RunMode::Process { program, isolation }, None) => {
@@ -408,11 +405,22 @@ async fn run_container(
             c.restart_count = restarts;
         });
         let up_since = Instant::now();
+        let exec = match podman {
+            Some(podman) => Exec::Podman { podman: podman.clone(), container: name },
+            None => {
+                let isolation = match &node.config.mode {
+                    RunMode::Process { isolation, .. } => *isolation,
+                    RunMode::InProcess(_) => Isolation::Kubeconfig,
+                };
+                let env = process::container_env(&launch, isolation, node.config.service_addr);
+                Exec::Host { env, process: running.pid() }
+            }
+        };
         let report = |report: Report| on_probe(&node, &pod, &shared, index, &probes, report);
         let exited = tokio::select! {
             code = running.wait() => Exit::Exited(code),
             _ = stop.wait_for(|s| *s) => Exit::Stopped,
-            killed = probes.run(up_since.into(), node.timing().first_probe, &report) => Exit::Unhealthy(killed),
+            killed = probes.run(up_since, node.timing().first_probe, &exec, &report) => Exit::Unhealthy(killed),
         };
         let code = match exited {
             Exit::Exited(code) => code,
@@ -431,19 +439,31 @@ async fn run_container(
         };
         output.close();
         process::log_line(&pod.log, &format!("{label}: {id} exited with code {code}"));
+        let exited = Exited { code, started, finished: now() };
         if !pod.restart_policy.restarts(code) {
-            let finished = now();
-            shared.update(index, |c| c.phase = ContainerPhase::Terminated { code, started, finished });
+            shared.update(index, |c| c.phase = ContainerPhase::Terminated(exited));
             return;
         }
-        if up_since.elapsed() >= node.timing().backoff_reset {
-            backoff.reset();
-        }
-        shared.update(index, |c| {
-            c.phase = ContainerPhase::Waiting("CrashLoopBackOff".into());
-            c.last_exit = Some((code, now()));
+        let exited_at = Instant::now();
+        let delay = backoff.delay_after(exited_at);
+        let waiting = (!delay.is_zero()).then(|| {
+            let message = format!(
+                "back-off {} restarting failed container={} pod={}",
+                backoff::go_duration(delay),
+                container.name,
+                pod.format()
+            );
+            let note = format!("Back-off restarting failed container {} in pod {}", container.name, pod.format());
+            node.event(&pod.reference(container), EventType::Warning, "BackOff", "Backoff", note);
+            ContainerPhase::Waiting { reason: "CrashLoopBackOff".into(), message: Some(message) }
         });
-        if !backoff.pause(&mut stop).await {
+        shared.update(index, |c| {
+            c.last_exit = Some(exited);
+            if let Some(waiting) = waiting {
+                c.phase = waiting;
+            }
+        });
+        if !backoff::wait(exited_at, delay, &mut stop).await {
             return;
         }
         restarts += 1;
@@ -462,8 +482,10 @@ impl Waiting<'_> {
     /// `false` once the Pod stops meanwhile.
     async fn retry(&self, reason: &str, why: String, backoff: &mut Backoff, stop: &mut watch::Receiver<bool>) -> bool {
         process::log_line(&self.pod.log, &why);
-        self.shared.update(self.index, |c| c.phase = ContainerPhase::Waiting(reason.into()));
-        backoff.pause(stop).await
+        self.shared
+            .update(self.index, |c| c.phase = ContainerPhase::Waiting { reason: reason.into(), message: Some(why) });
+        let failed = Instant::now();
+        backoff::wait(failed, backoff.delay_after(failed), stop).await
     }
 }
 
@@ -493,14 +515,6 @@ fn on_probe(node: &Node, pod: &PodInfo, shared: &Shared, index: usize, probes: &
             let message = format!("{} probe failed: {why}", kind.title());
             node.event(&pod.reference(container), EventType::Warning, "Unhealthy", "Probe", message);
         }
-        Report::NotRun(what) => process::log_line(
-            &pod.log,
-            &format!(
-                "pod {} container {}: {what} are not run by the dev cluster; they pass",
-                pod.name(),
-                container.name
-            ),
-        ),
     }
 }
 

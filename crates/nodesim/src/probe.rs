@@ -11,10 +11,9 @@
 //! - The first probe comes after the initial delay, and at the earliest after
 //!   [`super::Timing::first_probe`]: the kubelet notices a started container at its next
 //!   relist (every second), not at once.
-//! - `httpGet` (HTTP; a status from 200 to 399 passes, redirects are not followed) and
-//!   `tcpSocket` run against 127.0.0.1, where every simulated Pod lives. `exec`, `grpc` and
-//!   HTTPS probes are not run by the dev cluster: they count as passing, and the Pod's log
-//!   says so when the container starts.
+//! - `httpGet` (HTTP, or HTTPS without verifying the certificate, see [`http`]),
+//!   `tcpSocket` and `grpc` ([`grpc`]) connect to their `host` or else 127.0.0.1, where
+//!   every simulated Pod lives; `exec` ([`exec`]) runs where the container runs.
 //! - A container the simulator reports running without a process (an image that is neither
 //!   fleetctl's nor in podman's storage) is not probed — nothing listens — and is ready
 //!   once it runs.
@@ -23,20 +22,27 @@
 //! (every Pod shares 127.0.0.1), so a probe aimed at the port its manifest gives
 //! `FLEETCTL_HEALTH_ADDR` goes to the picked one; any other port is probed as declared.
 
+mod exec;
+mod grpc;
+mod http;
+mod tls;
+
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::Empty;
 use k8s_openapi::api::core::v1::{Container, Probe};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use tokio::time::{Instant, MissedTickBehavior};
 
-/// The `User-Agent` of the kubelet's HTTP probes (`kube-probe/<major>.<minor>`).
+pub(super) use exec::Exec;
+use grpc::GrpcCheck;
+use http::HttpGet;
+
+/// The `User-Agent` of the kubelet's HTTP and gRPC probes (`kube-probe/<major>.<minor>`).
 const USER_AGENT: &str = "kube-probe/1.32";
-/// The most of an answer's body a probe reads (the kubelet's `maxRespBodyLength`).
-const MAX_BODY: usize = 10 * 1024;
+
+/// Where probes connect when they name no host: the Pod's address.
+const POD_HOST: &str = super::status::POD_IP;
 
 /// Which probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,16 +82,13 @@ impl Ports {
 /// What a probe does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Action {
-    Http {
-        port: u16,
-        path: String,
-        headers: Vec<(String, String)>,
-    },
+    Http(HttpGet),
     Tcp {
+        host: String,
         port: u16,
     },
-    /// A probe the dev cluster does not run (it passes); why.
-    NotRun(String),
+    Grpc(GrpcCheck),
+    Exec(Vec<String>),
     /// A probe that can never run (a named port the container does not declare): it fails.
     Invalid(String),
 }
@@ -129,33 +132,52 @@ fn port_of(port: &IntOrString, container: &Container) -> Result<u16, String> {
     }
 }
 
-impl Check {
-    fn of(kind: Kind, probe: &Probe, container: &Container, ports: Ports) -> Self {
-        let action = if let Some(http) = &probe.http_get {
-            match (http.scheme.as_deref(), port_of(&http.port, container)) {
-                (Some("HTTPS"), _) => Action::NotRun("HTTPS probes".into()),
-                (_, Err(why)) => Action::Invalid(why),
-                (_, Ok(port)) => Action::Http {
-                    port: ports.actual(port),
-                    path: http.path.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "/".into()),
-                    headers: http.http_headers.iter().flatten().map(|h| (h.name.clone(), h.value.clone())).collect(),
-                },
+/// The host a probe names, else the Pod's address.
+fn host_of(host: Option<&String>) -> String {
+    host.filter(|h| !h.is_empty()).cloned().unwrap_or_else(|| POD_HOST.to_string())
+}
+
+impl Action {
+    fn of(probe: &Probe, container: &Container, ports: Ports) -> Self {
+        let port = |port: &IntOrString| port_of(port, container).map(|p| ports.actual(p));
+        if let Some(get) = &probe.http_get {
+            match port(&get.port) {
+                Ok(port) => Self::Http(HttpGet {
+                    tls: get.scheme.as_deref() == Some("HTTPS"),
+                    host: host_of(get.host.as_ref()),
+                    port,
+                    path: get.path.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "/".into()),
+                    headers: get.http_headers.iter().flatten().map(|h| (h.name.clone(), h.value.clone())).collect(),
+                }),
+                Err(why) => Self::Invalid(why),
             }
         } else if let Some(tcp) = &probe.tcp_socket {
-            match port_of(&tcp.port, container) {
-                Ok(port) => Action::Tcp { port: ports.actual(port) },
-                Err(why) => Action::Invalid(why),
+            match port(&tcp.port) {
+                Ok(port) => Self::Tcp { host: host_of(tcp.host.as_ref()), port },
+                Err(why) => Self::Invalid(why),
             }
-        } else if probe.exec.is_some() {
-            Action::NotRun("exec probes".into())
-        } else if probe.grpc.is_some() {
-            Action::NotRun("gRPC probes".into())
+        } else if let Some(grpc) = &probe.grpc {
+            match u16::try_from(grpc.port) {
+                Ok(declared) => Self::Grpc(GrpcCheck {
+                    host: POD_HOST.to_string(),
+                    port: ports.actual(declared),
+                    service: grpc.service.clone().unwrap_or_default(),
+                }),
+                Err(_) => Self::Invalid(format!("invalid port number: {}", grpc.port)),
+            }
+        } else if let Some(exec) = &probe.exec {
+            Self::Exec(exec.command.clone().unwrap_or_default())
         } else {
-            Action::Invalid("the probe names no action".into())
-        };
+            Self::Invalid("the probe names no action".into())
+        }
+    }
+}
+
+impl Check {
+    fn of(kind: Kind, probe: &Probe, container: &Container, ports: Ports) -> Self {
         Self {
             kind,
-            action,
+            action: Action::of(probe, container, ports),
             initial_delay: seconds(probe.initial_delay_seconds, 0),
             period: seconds(probe.period_seconds, 10).max(Duration::from_secs(1)),
             timeout: seconds(probe.timeout_seconds, 1).max(Duration::from_secs(1)),
@@ -164,19 +186,21 @@ impl Check {
         }
     }
 
-    /// Runs the probe once: `Err` says why it failed, as the kubelet's event does.
-    async fn probe(&self) -> Result<(), String> {
+    /// Runs the probe once (an exec probe through `exec`): `Err` says why it failed, as
+    /// the kubelet's event does.
+    async fn probe(&self, exec: &Exec) -> Result<(), String> {
         let run = async {
             match &self.action {
-                Action::Http { port, path, headers } => http_get(*port, path, headers).await,
-                Action::Tcp { port } => {
-                    let addr = SocketAddr::from(([127, 0, 0, 1], *port));
-                    tokio::net::TcpStream::connect(addr)
+                Action::Http(get) => get.probe().await,
+                Action::Tcp { host, port } => {
+                    let addr = format!("{host}:{port}");
+                    tokio::net::TcpStream::connect(&addr)
                         .await
                         .map(drop)
-                        .map_err(|e| fleetctl_apimachinery::dial::connect_error(addr, &e))
+                        .map_err(|e| fleetctl_apimachinery::dial::connect_error(&addr, &e))
                 }
-                Action::NotRun(_) => Ok(()),
+                Action::Grpc(check) => check.probe().await,
+                Action::Exec(command) => exec.probe(command).await,
                 Action::Invalid(why) => Err(why.clone()),
             }
         };
@@ -185,28 +209,6 @@ impl Check {
             Err(_) => Err(format!("probe timed out after {}s", self.timeout.as_secs())),
         }
     }
-}
-
-/// An HTTP GET on 127.0.0.1:`port`, as the kubelet sends it.
-async fn http_get(port: u16, path: &str, headers: &[(String, String)]) -> Result<(), String> {
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let url = format!("http://{addr}{path}");
-    let stream = tokio::net::TcpStream::connect(addr)
-        .await
-        .map_err(|e| format!("Get \"{url}\": {}", fleetctl_apimachinery::dial::connect_error(addr, &e)))?;
-    let mut request = hyper::Request::get(path)
-        .header(hyper::header::HOST, addr.to_string())
-        .header(hyper::header::USER_AGENT, USER_AGENT)
-        .header(hyper::header::ACCEPT, "*/*");
-    for (name, value) in headers {
-        request = request.header(name.as_str(), value.as_str());
-    }
-    let request = request.body(Empty::<Bytes>::new()).map_err(|e| format!("Get \"{url}\": {e}"))?;
-    let (status, _) = fleetctl_apimachinery::dial::exchange(stream, request, MAX_BODY)
-        .await
-        .map_err(|e| format!("Get \"{url}\": {e}"))?;
-    let status = status.as_u16();
-    if (200..400).contains(&status) { Ok(()) } else { Err(format!("HTTP probe failed with statuscode: {status}")) }
 }
 
 /// A probe's results so far: its current verdict and how many results in a row agree.
@@ -247,8 +249,6 @@ pub(super) enum Report {
     Ready(bool),
     /// A probe failed (the kubelet's `Unhealthy` event): which, and why.
     Failed(Kind, String),
-    /// A probe is not run by the dev cluster: what.
-    NotRun(String),
 }
 
 /// A container's probes.
@@ -283,15 +283,17 @@ impl Probes {
     /// Probes a container that started at `since` until a liveness or startup probe fails
     /// past its threshold; returns the kubelet's message for killing it. `first` is the
     /// earliest the first probe runs after the start.
-    pub(super) async fn run(&self, since: Instant, first: Duration, report: &(dyn Fn(Report) + Sync)) -> String {
-        for check in [&self.startup, &self.readiness, &self.liveness].into_iter().flatten() {
-            if let Action::NotRun(what) = &check.action {
-                report(Report::NotRun(format!("{} probe: {what}", check.kind.title())));
-            }
-        }
+    pub(super) async fn run(
+        &self,
+        since: Instant,
+        first: Duration,
+        exec: &Exec,
+        report: &(dyn Fn(Report) + Sync),
+    ) -> String {
+        let watch = |check, from| watch(check, since, first, from, exec, report);
         let mut readiness_start = since;
         if let Some(startup) = &self.startup {
-            if let Some(killed) = watch(startup, since, first, since, report).await {
+            if let Some(killed) = watch(startup, since).await {
                 return killed;
             }
             report(Report::Started);
@@ -301,13 +303,13 @@ impl Probes {
         let readiness = async {
             if let Some(check) = &self.readiness {
                 // Readiness never kills: its watch runs until dropped.
-                let _ = watch(check, since, first, readiness_start, report).await;
+                let _ = watch(check, readiness_start).await;
             }
             std::future::pending::<Infallible>().await
         };
         let liveness = async {
             match &self.liveness {
-                Some(check) => watch(check, since, first, Instant::now(), report).await,
+                Some(check) => watch(check, Instant::now()).await,
                 None => None,
             }
         };
@@ -326,6 +328,7 @@ async fn watch(
     since: Instant,
     first: Duration,
     from: Instant,
+    exec: &Exec,
     report: &(dyn Fn(Report) + Sync),
 ) -> Option<String> {
     let start = from.max(since + check.initial_delay.max(first));
@@ -334,7 +337,7 @@ async fn watch(
     let mut results = Results::new(check.kind);
     loop {
         ticks.tick().await;
-        let outcome = check.probe().await;
+        let outcome = check.probe(exec).await;
         if let Err(why) = &outcome {
             report(Report::Failed(check.kind, why.clone()));
         }
@@ -393,22 +396,32 @@ mod tests {
         }));
         let probes = Probes::of(&c, Ports { health: Some((8000, 41234)) });
         let action = |check: Option<Check>| check.unwrap().action;
-        assert_eq!(
-            action(probes.liveness.clone()),
-            Action::Http { port: 41234, path: "/healthz".into(), headers: vec![] }
-        );
-        assert_eq!(action(probes.readiness.clone()), Action::Http { port: 9000, path: "/".into(), headers: vec![] });
+        let get = |port, path: &str| HttpGet {
+            tls: false,
+            host: "127.0.0.1".into(),
+            port,
+            path: path.into(),
+            headers: vec![],
+        };
+        assert_eq!(action(probes.liveness.clone()), Action::Http(get(41234, "/healthz")));
+        assert_eq!(action(probes.readiness.clone()), Action::Http(get(9000, "/")));
         assert_eq!(action(probes.startup.clone()), Action::Invalid("couldn't find port: nope in c".into()));
     }
 
     #[test]
-    fn probes_the_dev_cluster_cannot_run_pass_and_say_so() {
+    fn every_kind_of_probe_is_run() {
         let c = container(json!({
-            "readinessProbe": {"exec": {"command": ["true"]}},
-            "livenessProbe": {"httpGet": {"port": 8000, "scheme": "HTTPS"}},
+            "readinessProbe": {"exec": {"command": ["cat", "/tmp/ready"]}},
+            "livenessProbe": {"httpGet": {"port": 8000, "scheme": "HTTPS", "host": "localhost"}},
+            "startupProbe": {"grpc": {"port": 8000, "service": "s"}},
         }));
-        let probes = Probes::of(&c, Ports { health: None });
-        assert_eq!(probes.readiness.unwrap().action, Action::NotRun("exec probes".into()));
-        assert_eq!(probes.liveness.unwrap().action, Action::NotRun("HTTPS probes".into()));
+        let probes = Probes::of(&c, Ports { health: Some((8000, 41234)) });
+        assert_eq!(probes.readiness.unwrap().action, Action::Exec(vec!["cat".into(), "/tmp/ready".into()]));
+        let Action::Http(get) = probes.liveness.unwrap().action else { panic!("an httpGet probe") };
+        assert_eq!((get.tls, get.host.as_str(), get.port), (true, "localhost", 41234));
+        assert_eq!(
+            probes.startup.unwrap().action,
+            Action::Grpc(GrpcCheck { host: "127.0.0.1".into(), port: 41234, service: "s".into() })
+        );
     }
 }

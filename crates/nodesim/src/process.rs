@@ -15,7 +15,7 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use std::ffi::{CStr, CString};
+use std::ffi::{CStr, CString, OsString};
 use std::net::SocketAddr;
 use std::os::unix::ffi::OsStrExt;
 
@@ -113,6 +113,15 @@ impl Running {
             Self::Process { container: Some(container), .. } => format!("podman://{}", container.1),
             Self::Process { pid, .. } => format!("process://{pid}"),
             Self::Task { id, .. } => format!("task://{id}"),
+        }
+    }
+
+    /// The pid of its process, when it is one of this machine's (not a podman container's,
+    /// nor a task).
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Self::Process { pid, container: None, .. } => Some(*pid),
+            _ => None,
         }
     }
 
@@ -253,9 +262,7 @@ pub fn spawn_process(
     command
         .args(&launch.args)
         .env_clear()
-        .envs(INHERITED_ENV.iter().filter_map(|name| std::env::var_os(name).map(|value| (name, value))))
-        .envs(launch.env.iter().map(|(name, value)| (name, value)))
-        .envs(isolation.env(&launch.credentials, service))
+        .envs(container_env(launch, isolation, service))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -271,6 +278,15 @@ pub fn spawn_process(
     let pid = child.id().unwrap_or_default();
     let output = capture(&mut child, &launch.output);
     Ok(Running::Process { child: Box::new(child), pid, container: None, output })
+}
+
+/// The whole environment of a container's process (and of its exec probes): what it
+/// inherits of the cluster process, its own, and how it finds the API server.
+pub fn container_env(launch: &Launch, isolation: Isolation, service: SocketAddr) -> Vec<(OsString, OsString)> {
+    let api = isolation.env(&launch.credentials, service);
+    let inherited = INHERITED_ENV.iter().filter_map(|name| std::env::var_os(name).map(|value| ((*name).into(), value)));
+    let own = launch.env.iter().chain(&api).map(|(n, v)| (n.into(), v.into()));
+    inherited.chain(own).collect()
 }
 
 /// Starts the container as a task of this process through the caller's runner.

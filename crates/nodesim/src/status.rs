@@ -120,32 +120,57 @@ pub struct ContainerState {
     pub restart_count: i32,
     /// `process://<pid>`, `task://<n>` or `simulated://…`: what runs it.
     pub container_id: Option<String>,
-    /// How the previous run ended: exit code, finish time.
-    pub last_exit: Option<(i32, String)>,
+    /// How the previous run ended (`lastState.terminated`).
+    pub last_exit: Option<Exited>,
     /// Whether its startup probe has passed (or it has none) since it last started.
     pub started: bool,
     /// Whether its readiness probe passes (or it has none) since it last started.
     pub ready: bool,
 }
 
+/// One run of a container that has ended (`state.terminated`, `lastState.terminated`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exited {
+    /// Its exit code.
+    pub code: i32,
+    /// When it started.
+    pub started: String,
+    /// When it ended.
+    pub finished: String,
+}
+
+impl Exited {
+    fn status(&self) -> Value {
+        json!({"terminated": {
+            "exitCode": self.code, "reason": exit_reason(self.code),
+            "startedAt": self.started, "finishedAt": self.finished,
+        }})
+    }
+}
+
 /// The state of a container.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContainerPhase {
     /// Not started yet, or between restarts, with upstream's reason
-    /// (`ContainerCreating`, `CrashLoopBackOff`, `CreateContainerConfigError`).
-    Waiting(String),
+    /// (`ContainerCreating`, `CrashLoopBackOff`, `CreateContainerConfigError`) and message.
+    Waiting {
+        /// Why.
+        reason: String,
+        /// The kubelet's words for it (`back-off 10s restarting failed container=…`).
+        message: Option<String>,
+    },
     /// Running since the given time.
     Running(String),
     /// Ran to its end and is not restarted (restartPolicy `Never`, or `OnFailure` after
     /// exit code 0).
-    Terminated {
-        /// Its exit code.
-        code: i32,
-        /// When it started.
-        started: String,
-        /// When it ended.
-        finished: String,
-    },
+    Terminated(Exited),
+}
+
+impl ContainerPhase {
+    /// Waiting for `reason`, with no more to say.
+    pub fn waiting(reason: &str) -> Self {
+        Self::Waiting { reason: reason.to_string(), message: None }
+    }
 }
 
 /// The reason the kubelet gives a container that ended with `code`.
@@ -159,7 +184,7 @@ impl ContainerState {
         Self {
             name: container.name.clone(),
             image: container.image.clone().unwrap_or_default(),
-            phase: ContainerPhase::Waiting("ContainerCreating".to_string()),
+            phase: ContainerPhase::waiting("ContainerCreating"),
             restart_count: 0,
             container_id: None,
             last_exit: None,
@@ -191,11 +216,12 @@ impl ContainerState {
 
     fn status(&self) -> Value {
         let state = match &self.phase {
-            ContainerPhase::Waiting(reason) => json!({"waiting": {"reason": reason}}),
+            ContainerPhase::Waiting { reason, message: None } => json!({"waiting": {"reason": reason}}),
+            ContainerPhase::Waiting { reason, message: Some(message) } => {
+                json!({"waiting": {"reason": reason, "message": message}})
+            }
             ContainerPhase::Running(since) => json!({"running": {"startedAt": since}}),
-            ContainerPhase::Terminated { code, started, finished } => json!({"terminated": {
-                "exitCode": code, "reason": exit_reason(*code), "startedAt": started, "finishedAt": finished,
-            }}),
+            ContainerPhase::Terminated(exited) => exited.status(),
         };
         let mut status = json!({
             "name": self.name, "image": self.image, "imageID": self.image,
@@ -206,9 +232,8 @@ impl ContainerState {
         if let Some(id) = &self.container_id {
             status["containerID"] = json!(id);
         }
-        if let Some((code, finished)) = &self.last_exit {
-            let reason = exit_reason(*code);
-            status["lastState"] = json!({"terminated": {"exitCode": code, "reason": reason, "finishedAt": finished}});
+        if let Some(exited) = &self.last_exit {
+            status["lastState"] = exited.status();
         }
         status
     }
@@ -219,7 +244,7 @@ fn exit_codes(containers: &[ContainerState]) -> Option<Vec<i32>> {
     containers
         .iter()
         .map(|c| match c.phase {
-            ContainerPhase::Terminated { code, .. } => Some(code),
+            ContainerPhase::Terminated(Exited { code, .. }) => Some(code),
             _ => None,
         })
         .collect::<Option<Vec<_>>>()
@@ -329,7 +354,7 @@ mod tests {
         let container: Container = serde_json::from_value(json!({"name": "c", "image": "busybox"})).unwrap();
         let ended = |code| {
             let mut c = ContainerState::new(&container);
-            c.phase = ContainerPhase::Terminated { code, started: "s".into(), finished: "f".into() };
+            c.phase = ContainerPhase::Terminated(Exited { code, started: "s".into(), finished: "f".into() });
             c
         };
         let status = pod_status(&[ended(0), ended(0)], "t");

@@ -1,6 +1,7 @@
 //! Namespaces: termination (content first, then the `kubernetes` finalizer) and the
 //! defaults every namespace gets.
 
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
 
 use super::super::key::ObjectKey;
@@ -21,15 +22,14 @@ pub(super) fn terminate(state: &Shared, name: &str) -> Step {
         return Ok(());
     }
     let resources = state.registry.namespaced_resources();
+    let pods = kinds::key_of::<Pod>();
     let mut failure = None;
-    for resource in &resources {
-        for key in state.store.keys(resource, Some(name)) {
-            let item = ObjectRef { resource: resource.clone(), key };
-            let marked = read(state, &item).is_some_and(|(_, o)| object::deletion_timestamp(&o).is_some());
-            if !marked && let Err(e) = remove(state, &item) {
-                failure.get_or_insert(e);
-            }
-        }
+    // Pods first, and the rest once every Pod is gone, as the namespace controller's
+    // ordered deletion (KEP-5080) does: a Pod keeps what it runs with — its ServiceAccount,
+    // and so its token, its Secrets, its RBAC — until its containers have stopped.
+    remove_content(state, std::slice::from_ref(&pods), name, &mut failure);
+    if state.store.keys(&pods, Some(name)).is_empty() {
+        remove_content(state, &resources, name, &mut failure);
     }
     let remaining = Remaining::count(state, &resources, name);
     let Some(rt) = resource_type(state, &target.resource) else {
@@ -64,6 +64,25 @@ pub(super) fn terminate(state: &Shared, name: &str) -> Step {
     match result {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
+    }
+}
+
+/// Deletes the objects of `resources` in `namespace` not yet marked for deletion; the
+/// first failure goes to `failure`.
+fn remove_content(
+    state: &Shared,
+    resources: &[super::super::registry::GroupResource],
+    namespace: &str,
+    failure: &mut Option<super::super::status::ApiError>,
+) {
+    for resource in resources {
+        for key in state.store.keys(resource, Some(namespace)) {
+            let item = ObjectRef { resource: resource.clone(), key };
+            let marked = read(state, &item).is_some_and(|(_, o)| object::deletion_timestamp(&o).is_some());
+            if !marked && let Err(e) = remove(state, &item) {
+                failure.get_or_insert(e);
+            }
+        }
     }
 }
 
