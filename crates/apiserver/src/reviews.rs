@@ -187,7 +187,8 @@ fn bound_pod(state: &ApiState, namespace: &str, sa: &str, reference: &Value) -> 
         .get(&kinds::key_of::<Pod>(), &key(Some(namespace), &name))
         .ok_or_else(|| ApiError::not_found("pods", "", &name))?
         .value();
-    let uid = object::uid(&pod).unwrap_or_default().to_string();
+    let uid =
+        object::uid(&pod).ok_or_else(|| ApiError::internal(format!("the stored Pod {name} has no uid")))?.to_string();
     if let Some(asked) = non_empty(&reference["uid"])
         && asked != uid
     {
