@@ -1,7 +1,8 @@
 //! Running a container of an image that exists in local podman storage, as a pod would
-//! run: host network, the container's args and environment, the Pod's ServiceAccount
-//! files at `/var/run/secrets/kubernetes.io/serviceaccount` (read-only), and the API server
-//! at `KUBERNETES_SERVICE_HOST`/`PORT`.
+//! run: host network, the container's args and environment, its volumes bound at their
+//! mount paths (see [`super::mounts`]), the Pod's ServiceAccount files at
+//! `/var/run/secrets/kubernetes.io/serviceaccount` (read-only) unless a volume is mounted
+//! there, and the API server at `KUBERNETES_SERVICE_HOST`/`PORT`.
 //!
 //! `podman run` stays in the foreground as a child of the cluster process: it forwards
 //! SIGTERM to the container, and it dies with the cluster process like any other
@@ -111,9 +112,17 @@ fn run_args(image: &str, name: &str, node_label: &str, service: SocketAddr, laun
     let mut args: Vec<OsString> =
         ["run", "--rm", "--replace", "--network", "host", "--name", name].into_iter().map(OsString::from).collect();
     args.extend(["--label".into(), format!("{NODE_LABEL}={node_label}").into()]);
-    let mut volume = OsString::from(launch.credentials.service_account.as_os_str());
-    volume.push(format!(":{SERVICE_ACCOUNT_MOUNT}:ro"));
-    args.extend(["--volume".into(), volume]);
+    let credentials = (launch.credentials.service_account.as_path(), SERVICE_ACCOUNT_MOUNT, true);
+    let volumes = launch.mounts.iter().map(|m| (m.source.as_path(), m.target.as_str(), m.read_only));
+    let mounted = launch.mounts.iter().any(|m| m.target.trim_end_matches('/') == SERVICE_ACCOUNT_MOUNT);
+    for (source, target, read_only) in (!mounted).then_some(credentials).into_iter().chain(volumes) {
+        let mut volume = OsString::from(source.as_os_str());
+        volume.push(format!(":{target}"));
+        if read_only {
+            volume.push(":ro");
+        }
+        args.extend(["--volume".into(), volume]);
+    }
     let service_env = [
         ("KUBERNETES_SERVICE_HOST".to_string(), service.ip().to_string()),
         ("KUBERNETES_SERVICE_PORT".to_string(), service.port().to_string()),
@@ -133,6 +142,7 @@ fn run_args(image: &str, name: &str, node_label: &str, service: SocketAddr, laun
 mod tests {
     use super::*;
     use crate::credentials::Credentials;
+    use crate::mounts::Mount;
 
     #[test]
     fn a_container_runs_as_a_pod_with_its_service_account_and_the_service_address() {
@@ -142,6 +152,7 @@ mod tests {
             args: vec!["agent".into(), "work".into()],
             env: vec![("POD_NAMESPACE".into(), "ns".into())],
             credentials: Credentials::under(dir.path()),
+            mounts: vec![Mount { source: "/d/pods/p/volumes/cfg".into(), target: "/etc/cfg".into(), read_only: false }],
             output: super::super::logs::Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         let service: SocketAddr = "127.0.0.2:6443".parse().unwrap();
@@ -156,6 +167,7 @@ mod tests {
             launch.credentials.service_account.display()
         );
         assert!(args.windows(2).any(|w| w[0] == "--volume" && w[1] == mount), "{joined}");
+        assert!(args.windows(2).any(|w| w[0] == "--volume" && w[1] == "/d/pods/p/volumes/cfg:/etc/cfg"), "{joined}");
         for env in ["POD_NAMESPACE=ns", "KUBERNETES_SERVICE_HOST=127.0.0.2", "KUBERNETES_SERVICE_PORT=6443"] {
             assert!(args.windows(2).any(|w| w[0] == "--env" && w[1] == env), "{env} in {joined}");
         }
