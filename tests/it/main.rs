@@ -21,6 +21,7 @@ mod kubectl_auth;
 mod kubectl_explain;
 mod kubectl_workloads;
 mod leader;
+mod pod_volumes;
 mod support;
 mod tools;
 mod upstream;

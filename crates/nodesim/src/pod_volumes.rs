@@ -131,6 +131,7 @@ impl PodVolumes {
         }
         let mut sources = tokio::select! {
             _ = stop.wait_for(|s| *s) => return,
+            // `None`: the Pod reads no Secret or ConfigMap.
             listed = watches.next() => listed.cloned().unwrap_or_default(),
         };
         let mut reported: BTreeMap<String, String> = BTreeMap::new();
