@@ -175,4 +175,35 @@ mod tests {
         assert!(joined.ends_with("quay.io/fleetctl/fleetctl:0.1.0 agent work"), "{joined}");
         assert!(args.windows(2).any(|w| w[0] == "--label" && w[1] == "fleetctl.io/dev-node=/d/c1"));
     }
+
+    #[test]
+    fn a_volume_mounted_at_the_service_account_path_replaces_the_simulators_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let volume =
+            |source: &str, target: &str, read_only| Mount { source: source.into(), target: target.into(), read_only };
+        let launch = Launch {
+            command: None,
+            args: vec![],
+            env: vec![],
+            credentials: Credentials::under(dir.path()),
+            mounts: vec![
+                volume("/v/kube-api-access-x", SERVICE_ACCOUNT_MOUNT, true),
+                volume("/v/boot/kubeconfig", "/spoke/bootstrap/kubeconfig", true),
+            ],
+            output: super::super::logs::Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
+        };
+        let service: SocketAddr = "127.0.0.2:6443".parse().unwrap();
+        let args: Vec<String> = run_args("img", "c1-pod-x", "/d/c1", service, &launch)
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let volumes: Vec<&str> = args.windows(2).filter(|w| w[0] == "--volume").map(|w| w[1].as_str()).collect();
+        assert_eq!(
+            volumes,
+            [
+                "/v/kube-api-access-x:/var/run/secrets/kubernetes.io/serviceaccount:ro",
+                "/v/boot/kubeconfig:/spoke/bootstrap/kubeconfig:ro"
+            ]
+        );
+    }
 }

@@ -377,7 +377,7 @@ async fn run_container(
     let waiting = Waiting { pod: &pod, shared: &shared, index };
     let mut prepared = pod.prepared.clone();
     loop {
-        let Some((env, mounts)) = waiting.prepare(&node, container, &mut prepared, &mut stop).await else { return };
+        let Some(ready) = waiting.prepare(&node, container, &mut prepared, &mut stop).await else { return };
         let credentials = tokio::select! {
             _ = stop.wait_for(|s| *s) => return,
             credentials = pod.credentials(&node) => credentials,
@@ -403,7 +403,7 @@ async fn run_container(
             }
         };
         let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
-        let launch = launch(&pod, container, Resolved { env, mounts, credentials }, output.clone(), health);
+        let launch = launch(&pod, container, ready, credentials, output.clone(), health);
         let probes = Probes::of(container, Ports { health: declared_health_port(container).map(|p| (p, health)) });
         let started = match (&node.config.mode, &podman) {
             (_, Some(podman)) => {
@@ -429,7 +429,9 @@ async fn run_container(
             }
         };
         let id = running.container_id();
-        process::log_line(&pod.log, &format!("{label}: started {id}: {}", launch.command_line()));
+        let written: Vec<String> =
+            container.command.iter().flatten().skip(1).chain(container.args.iter().flatten()).cloned().collect();
+        process::log_line(&pod.log, &format!("{label}: started {id}: {}", launch.command_line(&written)));
         let started = now();
         shared.update(index, |c| {
             c.run(started.clone(), probes.started_at_once(), probes.ready_at_once());
@@ -498,11 +500,10 @@ impl NotReady {
     }
 }
 
-/// What a container is created with, once it can be.
-struct Resolved {
+/// What a container is created with, once it can be: its environment and mounts.
+struct Ready {
     env: Vec<(String, String)>,
     mounts: Vec<Mount>,
-    credentials: Credentials,
 }
 
 impl Waiting<'_> {
@@ -516,7 +517,7 @@ impl Waiting<'_> {
         container: &Container,
         prepared: &mut watch::Receiver<Option<Arc<Prepared>>>,
         stop: &mut watch::Receiver<bool>,
-    ) -> Option<(Vec<(String, String)>, Vec<Mount>)> {
+    ) -> Option<Ready> {
         let mut reported: Option<String> = None;
         loop {
             let current = prepared.borrow_and_update().clone();
@@ -552,11 +553,7 @@ impl Waiting<'_> {
     }
 
     /// The container's environment and mounts from what the Pod's volumes published.
-    fn ready(
-        &self,
-        container: &Container,
-        prepared: &Prepared,
-    ) -> Result<(Vec<(String, String)>, Vec<Mount>), NotReady> {
+    fn ready(&self, container: &Container, prepared: &Prepared) -> Result<Ready, NotReady> {
         for mount in container.volume_mounts.iter().flatten() {
             if let Some(failure) = prepared.failures.get(&mount.name) {
                 let message = format!("volume {:?} is not set up: {}", mount.name, super::error_chain(failure));
@@ -572,7 +569,7 @@ impl Waiting<'_> {
             .map(mounts::resolve)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| NotReady::config(&e))?;
-        Ok((env, mounts))
+        Ok(Ready { env, mounts })
     }
 
     /// Says why in the Pod's log and its status (`reason`), then waits out the back-off;
@@ -637,8 +634,15 @@ fn declared_health_port(container: &Container) -> Option<u16> {
 /// The container's args and env as the kubelet would give them, plus the simulator's: a
 /// health address of its own, a log level, and the Pod name as host name. How it finds the
 /// API server (its ServiceAccount's files, or a kubeconfig) is for the runtime to say.
-fn launch(pod: &PodInfo, container: &Container, resolved: Resolved, output: Sink, health: u16) -> Launch {
-    let Resolved { mut env, mounts, credentials } = resolved;
+fn launch(
+    pod: &PodInfo,
+    container: &Container,
+    ready: Ready,
+    credentials: Credentials,
+    output: Sink,
+    health: u16,
+) -> Launch {
+    let Ready { mut env, mounts } = ready;
     let mut set = |name: &str, value: String, replace: bool| {
         if replace || !env.iter().any(|(n, _)| n == name) {
             env.retain(|(n, _)| n != name);

@@ -88,11 +88,13 @@ impl Launch {
         (args, env)
     }
 
-    /// The command line, for logs: the executable's name and the args.
-    pub fn command_line(&self) -> String {
+    /// The command line, for logs: the executable's name and `args` — the container's as
+    /// its manifest writes them, before `$(VAR)` expansion, which may put a Secret's value
+    /// in them.
+    pub fn command_line(&self, args: &[String]) -> String {
         let program = self.command.as_deref().and_then(|c| Path::new(c).file_name()).map(|n| n.to_string_lossy());
         std::iter::once(program.unwrap_or(ENTRYPOINT.into()).into_owned())
-            .chain(self.args.iter().cloned())
+            .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -515,10 +517,11 @@ mod tests {
             output: Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         assert_eq!(launch(None).executable(&entrypoint).unwrap(), entrypoint);
-        assert_eq!(launch(None).command_line(), "fleetctld search-collector");
+        let written = ["$(ROLE)".to_string()];
+        assert_eq!(launch(None).command_line(&written), "fleetctld $(ROLE)");
         for command in ["other-tool", "/usr/local/bin/other-tool"] {
             assert_eq!(launch(Some(command)).executable(&entrypoint).unwrap(), dir.path().join("other-tool"));
-            assert_eq!(launch(Some(command)).command_line(), "other-tool search-collector");
+            assert_eq!(launch(Some(command)).command_line(&written), "other-tool $(ROLE)");
         }
         for missing in ["sh", "/bin/sh", "..", "fleetctl-addon"] {
             let error = launch(Some(missing)).executable(&entrypoint).unwrap_err();
