@@ -25,12 +25,19 @@ const DATA: &str = "..data";
 const DATA_TMP: &str = "..data_tmp";
 
 /// One file of a payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct File {
     /// Its contents.
     pub data: Vec<u8>,
     /// Its permission bits.
     pub mode: u32,
+}
+
+/// Its size and mode, never its contents (a Secret's must not reach a log).
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "File({} bytes, {:o})", self.data.len(), self.mode)
+    }
 }
 
 /// The files of a volume by their path relative to it.

@@ -197,9 +197,9 @@ const SIMULATED_RUN: Duration = Duration::from_secs(1);
 /// Why a container could not get its ServiceAccount's token.
 #[derive(Debug, thiserror::Error)]
 enum CredentialError {
-    #[error("issuing the service account's token: {0}")]
+    #[error("issuing the service account's token")]
     Token(#[source] TokenError),
-    #[error("writing the service account's files: {0}")]
+    #[error("writing the service account's files")]
     Write(#[source] std::io::Error),
 }
 
@@ -385,7 +385,14 @@ async fn run_container(
         let credentials = match credentials {
             Ok(credentials) => credentials,
             Err(e) => {
-                if !waiting.retry("CreateContainerConfigError", format!("{label}: {e}"), &mut backoff, &mut stop).await
+                if !waiting
+                    .retry(
+                        "CreateContainerConfigError",
+                        format!("{label}: {}", super::error_chain(&e)),
+                        &mut backoff,
+                        &mut stop,
+                    )
+                    .await
                 {
                     return;
                 }

@@ -46,9 +46,20 @@ pub type Data = BTreeMap<String, Vec<u8>>;
 
 /// What the watches have seen of the objects a Pod reads: each one's data, or `None` for
 /// an object that does not exist.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Sources {
     objects: BTreeMap<Reference, Option<Data>>,
+}
+
+/// The objects and their keys, never their values (a Secret's must not reach a log).
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let keys = self
+            .objects
+            .iter()
+            .map(|(reference, data)| (reference, data.as_ref().map(|d| d.keys().collect::<Vec<_>>())));
+        f.debug_map().entries(keys).finish()
+    }
 }
 
 /// A Secret or ConfigMap that is missing, or lacks a key.
@@ -244,6 +255,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn what_the_watches_saw_prints_keys_but_never_values() {
+        let data: Data = [("password".to_string(), b"hunter2".to_vec())].into();
+        let sources = Sources::of([((Kind::Secret, "creds".to_string()), Some(data))]);
+        let printed = format!("{sources:?}");
+        assert!(printed.contains("creds") && printed.contains("password"), "{printed}");
+        assert!(!printed.contains("hunter2"), "{printed}");
+    }
 
     #[test]
     fn a_pod_reads_the_objects_its_volumes_env_and_env_from_name() {
