@@ -96,8 +96,14 @@ async fn wait_event(c: &TestCluster, reason: &str, text: &str) -> Event {
     tokio::time::timeout(PATIENCE, wait).await.unwrap_or_else(|_| panic!("timed out waiting for {reason}: {text}"))
 }
 
-fn volume_file(dir: &Path, pod: &str, volume: &str, file: &str) -> PathBuf {
-    dir.join("pods/node1").join(format!("default_{pod}")).join("volumes").join(volume).join(file)
+/// The folder of a Pod on the node (`<namespace>_<name>_<uid>`).
+fn pod_dir(dir: &Path, pod: &Value) -> PathBuf {
+    let (name, uid) = (pod["metadata"]["name"].as_str().unwrap(), pod["metadata"]["uid"].as_str().unwrap());
+    dir.join("pods/node1").join(format!("default_{name}_{uid}"))
+}
+
+fn volume_file(dir: &Path, pod: &Value, volume: &str, file: &str) -> PathBuf {
+    pod_dir(dir, pod).join("volumes").join(volume).join(file)
 }
 
 fn read(path: &Path) -> String {
@@ -149,7 +155,7 @@ async fn mounted_files_are_read_and_follow_changes(isolation: Isolation) {
         {"name": "settings", "configMap": {"name": "settings", "items": [{"key": "mode", "path": "settings.conf"}]}},
     ]);
     create::<Pod>(&c.client, pod("reader", container, volumes)).await;
-    wait_pod(&c, "reader", "running", |s| s["state"]["running"].is_object()).await;
+    let reader = wait_pod(&c, "reader", "running", |s| s["state"]["running"].is_object()).await;
 
     let log = dir.path().join("logs/node1/default_reader.log");
     until("the container read its mounted files", || {
@@ -161,7 +167,7 @@ async fn mounted_files_are_read_and_follow_changes(isolation: Isolation) {
         let mount_point = Path::new(&mnt).join("creds");
         assert_eq!(std::fs::read_dir(&mount_point).unwrap().count(), 0, "bound in the container's namespace only");
     }
-    let user = volume_file(dir.path(), "reader", "creds", "user");
+    let user = volume_file(dir.path(), &reader, "creds", "user");
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(std::fs::metadata(&user).unwrap().permissions().mode() & 0o777, 0o400, "defaultMode");
     assert!(std::fs::read_link(user.parent().unwrap().join("..data")).is_ok(), "written through the ..data link");
@@ -181,7 +187,7 @@ async fn mounted_files_are_read_and_follow_changes(isolation: Isolation) {
 
     let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
     pods.delete("reader", &Default::default()).await.unwrap();
-    let pod_dir = dir.path().join("pods/node1/default_reader");
+    let pod_dir = pod_dir(dir.path(), &reader);
     let gone = await_condition(pods, "reader", |p: Option<&Pod>| p.is_none());
     tokio::time::timeout(PATIENCE, gone).await.expect("the pod is deleted").unwrap();
     until("the volumes go with the pod", || !pod_dir.exists()).await;
@@ -271,9 +277,39 @@ async fn a_missing_secret_keeps_the_container_waiting_with_the_kubelet_reason() 
     for _ in 0..2 {
         tokio::time::timeout(PATIENCE, started.recv()).await.expect("both start once it exists").unwrap();
     }
-    for name in ["by-env", "by-volume"] {
-        wait_pod(&c, name, "running", |s| s["state"]["running"].is_object()).await;
+    wait_pod(&c, "by-env", "running", |s| s["state"]["running"].is_object()).await;
+    let by_volume = wait_pod(&c, "by-volume", "running", |s| s["state"]["running"].is_object()).await;
+    assert_eq!(read(&volume_file(dir.path(), &by_volume, "s", "token")), "t");
+    simulator.shutdown().await;
+}
+
+/// A Pod deleted at once and created again under its name (a StatefulSet's, or a forced
+/// delete) has files of its own: the old one's removal, which follows its containers'
+/// stop, leaves the new one's volumes alone.
+#[tokio::test]
+async fn a_pod_recreated_under_its_name_keeps_its_volumes_when_the_old_one_is_removed() {
+    let c = TestCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mode, mut started) = reporting_runner();
+    let simulator = simulated(&c, dir.path(), mode).await;
+    create::<ConfigMap>(&c.client, json!({"metadata": {"name": "settings"}, "data": {"mode": "fast"}})).await;
+    let spec = || {
+        let mounted = json!({"volumeMounts": [{"name": "cfg", "mountPath": "/etc/cfg"}]});
+        pod("again", mounted, json!([{"name": "cfg", "configMap": {"name": "settings"}}]))
+    };
+    create::<Pod>(&c.client, spec()).await;
+    let first = wait_pod(&c, "again", "the first runs", |s| s["state"]["running"].is_object()).await;
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    pods.delete("again", &kube::api::DeleteParams { grace_period_seconds: Some(0), ..Default::default() })
+        .await
+        .unwrap();
+    let recreated: Pod = create(&c.client, spec()).await;
+    let second = serde_json::to_value(&recreated).unwrap();
+    for _ in 0..2 {
+        tokio::time::timeout(PATIENCE, started.recv()).await.expect("both start").unwrap();
     }
-    assert_eq!(read(&volume_file(dir.path(), "by-volume", "s", "token")), "t");
+    wait_pod(&c, "again", "the second runs", |s| s["state"]["running"].is_object()).await;
+    until("the first pod's files are removed", || !pod_dir(dir.path(), &first).exists()).await;
+    assert_eq!(read(&volume_file(dir.path(), &second, "cfg", "mode")), "fast");
     simulator.shutdown().await;
 }

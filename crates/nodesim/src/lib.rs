@@ -25,7 +25,7 @@
 //! - stdout and stderr go to the container's log (see [`logs`]), served through the
 //!   node's kubelet endpoint to `kubectl logs`, and also to
 //!   `<dir>/logs/<node>/<namespace>_<deployment>.log` for `fleetctl dev logs`; the Pod
-//!   kubeconfigs live in `<dir>/pods/<node>/<namespace>_<pod>/` (0600), its volumes in
+//!   kubeconfigs live in `<dir>/pods/<node>/<namespace>_<pod>_<uid>/` (0600), its volumes in
 //!   `volumes/<name>/` there, all removed with the Pod once its containers have stopped.
 //!
 //! In-process mode ([`RunMode::InProcess`]) runs containers as tasks of this process
@@ -253,9 +253,11 @@ impl Node {
         log_path(&self.config.dir, &self.config.name, namespace, deployment)
     }
 
-    /// Where a Pod's credentials go.
-    fn pod_dir(&self, namespace: &str, pod: &str) -> PathBuf {
-        self.pods_dir().join(format!("{namespace}_{pod}"))
+    /// Where a Pod's credentials and volumes go: named by its uid too (as kubelet's
+    /// `/var/lib/kubelet/pods/<uid>`), so that a Pod recreated under its name while the old
+    /// one stops has files of its own, which the old one's removal leaves alone.
+    fn pod_dir(&self, namespace: &str, pod: &str, uid: &str) -> PathBuf {
+        self.pods_dir().join(format!("{namespace}_{pod}_{uid}"))
     }
 
     /// What names this node's containers in podman (its label value).

@@ -91,7 +91,7 @@ impl PodHandle {
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "default".to_string());
         let log = node.log_path(&namespace, &workload_name(object));
-        let credentials_dir = node.pod_dir(&namespace, &name);
+        let credentials_dir = node.pod_dir(&namespace, &name, &uid);
         let fields = PodFields {
             namespace,
             name: name.clone(),
