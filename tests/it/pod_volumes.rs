@@ -313,3 +313,57 @@ async fn a_pod_recreated_under_its_name_keeps_its_volumes_when_the_old_one_is_re
     assert_eq!(read(&volume_file(dir.path(), &second, "cfg", "mode")), "fast");
     simulator.shutdown().await;
 }
+
+/// The payload of a JWT (its claims).
+fn claims(token: &str) -> Value {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).expect("a JWT");
+    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
+}
+
+/// The projected volume kubelet makes: a ServiceAccount token through TokenRequest with the
+/// audience and lifetime asked for, the cluster CA from `kube-root-ca.crt`, downward API
+/// items; and the `kube-api-access-*` volume admission adds, whose token authenticates as
+/// the Pod's ServiceAccount.
+#[tokio::test]
+async fn a_projected_volume_holds_a_token_for_its_audience_the_ca_and_the_pods_fields() {
+    let c = TestCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mode, mut started) = reporting_runner();
+    let simulator = simulated(&c, dir.path(), mode).await;
+    let projected = json!([{"name": "bundle", "projected": {"sources": [
+        {"serviceAccountToken": {"audience": "vault", "expirationSeconds": 7200, "path": "vault-token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [
+            {"path": "uid", "fieldRef": {"fieldPath": "metadata.uid"}},
+            {"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}},
+            {"path": "team", "fieldRef": {"fieldPath": "metadata.annotations['team']"}},
+        ]}},
+    ]}}]);
+    let mounted = json!({"volumeMounts": [{"name": "bundle", "mountPath": "/var/run/bundle"}]});
+    let created: Pod = create(&c.client, pod("projected", mounted, projected)).await;
+    tokio::time::timeout(PATIENCE, started.recv()).await.expect("the container starts").unwrap();
+    let running = wait_pod(&c, "projected", "running", |s| s["state"]["running"].is_object()).await;
+
+    let file = |volume: &str, name: &str| read(&volume_file(dir.path(), &running, volume, name));
+    let vault = claims(&file("bundle", "vault-token"));
+    assert_eq!(vault["aud"], json!(["vault"]), "{vault}");
+    assert_eq!(vault["exp"].as_i64().unwrap() - vault["iat"].as_i64().unwrap(), 7200, "{vault}");
+    assert_eq!(file("bundle", "ca.crt"), c.server.ca_pem());
+    assert_eq!(file("bundle", "uid"), created.metadata.uid.unwrap());
+    assert_eq!(file("bundle", "labels"), "app=\"projected\"");
+    assert_eq!(file("bundle", "team"), "fleet");
+
+    let access = created.spec.unwrap().volumes.unwrap().into_iter().find(|v| v.name.starts_with("kube-api-access-"));
+    let access = access.expect("admission adds the service-account volume").name;
+    assert_eq!(file(&access, "namespace"), "default");
+    let as_pod = c.client_with_token(&file(&access, "token")).await;
+    let denied = Api::<Pod>::namespaced(as_pod, "kube-system").list(&Default::default()).await.unwrap_err();
+    match denied {
+        kube::Error::Api(status) => {
+            assert!(status.message.contains("system:serviceaccount:default:default"), "{}", status.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    simulator.shutdown().await;
+}
