@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{Container, ResourceFieldSelector};
 use super::status::POD_IP;
 
 /// What a Pod's downward API can read.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PodFields {
     /// `metadata.namespace`.
     pub namespace: String,
@@ -52,6 +52,21 @@ fn format_map(map: &BTreeMap<String, String>) -> String {
 }
 
 impl PodFields {
+    /// A Pod `p` (uid `u`, ServiceAccount `sa`) in `ns1` on node `n`, labelled `app=web`
+    /// and annotated `note=hi`: the unit tests' fixture.
+    #[cfg(test)]
+    pub fn test() -> Self {
+        Self {
+            namespace: "ns1".into(),
+            name: "p".into(),
+            uid: "u".into(),
+            service_account: "sa".into(),
+            node: "n".into(),
+            labels: [("app".to_string(), "web".to_string())].into(),
+            annotations: [("note".to_string(), "hi".to_string())].into(),
+        }
+    }
+
     /// The value of a `fieldRef` path, as env (`metadata.labels` alone is for volumes).
     pub fn field(&self, path: &str) -> Result<String, FieldError> {
         let key_of = |prefix: &str| path.strip_prefix(prefix).and_then(|r| r.strip_suffix("']"));
@@ -124,21 +139,10 @@ mod tests {
 
     use super::*;
 
-    fn pod() -> PodFields {
-        PodFields {
-            namespace: "ns1".into(),
-            name: "p".into(),
-            uid: "u".into(),
-            service_account: "sa".into(),
-            node: "n".into(),
-            labels: [("app".to_string(), "web".to_string()), ("tier".to_string(), "a\"b".to_string())].into(),
-            annotations: [("note".to_string(), "hi".to_string())].into(),
-        }
-    }
-
     #[test]
     fn field_refs_read_the_pods_metadata_spec_and_status_as_kubelet_does() {
-        let pod = pod();
+        let mut pod = PodFields::test();
+        pod.labels.insert("tier".into(), "a\"b".into());
         let cases = [
             ("metadata.name", "p"),
             ("metadata.namespace", "ns1"),

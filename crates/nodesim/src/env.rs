@@ -186,16 +186,6 @@ mod tests {
         }
     }
 
-    fn pod() -> PodFields {
-        PodFields {
-            namespace: "ns1".into(),
-            name: "p".into(),
-            uid: "u".into(),
-            labels: [("app".to_string(), "web".to_string())].into(),
-            ..PodFields::default()
-        }
-    }
-
     fn container(value: serde_json::Value) -> Container {
         serde_json::from_value(value).unwrap()
     }
@@ -225,7 +215,7 @@ mod tests {
             {"name": "IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
             {"name": "user", "value": "override"},
         ]}));
-        let pod = pod();
+        let pod = PodFields::test();
         let context = EnvContext { pod: &pod, containers: std::slice::from_ref(&c), sources: &sources };
         let env = container_env(&c, &context).unwrap();
         assert_eq!(
@@ -247,7 +237,7 @@ mod tests {
     #[test]
     fn a_missing_secret_or_key_that_is_not_optional_fails_the_environment_as_kubelet_words_it() {
         let sources = Sources::of([((Kind::ConfigMap, "settings".to_string()), data(&[("mode", "fast")]))]);
-        let pod = pod();
+        let pod = PodFields::test();
         let fails = |c: Container| {
             let context = EnvContext { pod: &pod, containers: std::slice::from_ref(&c), sources: &sources };
             container_env(&c, &context).unwrap_err().to_string()

@@ -226,12 +226,7 @@ mod tests {
             ((Kind::ConfigMap, "kube-root-ca.crt".to_string()), data(&[("ca.crt", "CA")])),
             ((Kind::ConfigMap, "absent".to_string()), None),
         ]);
-        let pod = PodFields {
-            namespace: "ns1".into(),
-            name: "p".into(),
-            labels: [("app".to_string(), "web".to_string())].into(),
-            ..PodFields::default()
-        };
+        let pod = PodFields::test();
         let containers: Vec<Container> = vec![serde_json::from_value(json!({"name": "c"})).unwrap()];
         let tokens = [(("".to_string(), 3607), "tok".to_string())].into();
         check(&VolumeContext { pod: &pod, containers: &containers, sources: &sources, tokens: &tokens })
