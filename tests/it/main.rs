@@ -22,6 +22,7 @@ mod kubectl_explain;
 mod kubectl_workloads;
 mod kubelet;
 mod leader;
+mod pod_volumes;
 mod support;
 mod tools;
 mod upstream;

@@ -84,6 +84,12 @@ impl Quantity {
         self.nanos % NANO == 0
     }
 
+    /// How many `divisor`s it takes, rounded up, as the downward API's `resourceFieldRef`
+    /// divides (`None` for a zero divisor).
+    pub fn divided_up(self, divisor: Self) -> Option<i128> {
+        (divisor.nanos != 0).then(|| ceil_div(self.nanos, divisor.nanos))
+    }
+
     /// A count.
     pub fn count(n: usize) -> Self {
         Self { nanos: i128::try_from(n).unwrap_or(i128::MAX / NANO).saturating_mul(NANO), binary: false }

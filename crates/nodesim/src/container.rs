@@ -1,7 +1,8 @@
 //! Running a container of an image that exists in local podman storage, as a pod would
-//! run: host network, the container's args and environment, the Pod's ServiceAccount
-//! files at `/var/run/secrets/kubernetes.io/serviceaccount` (read-only), and the API server
-//! at `KUBERNETES_SERVICE_HOST`/`PORT`.
+//! run: host network, the container's args and environment, its volumes bound at their
+//! mount paths (see [`super::mounts`]), the Pod's ServiceAccount files at
+//! `/var/run/secrets/kubernetes.io/serviceaccount` (read-only) unless a volume is mounted
+//! there, and the API server at `KUBERNETES_SERVICE_HOST`/`PORT`.
 //!
 //! `podman run` stays in the foreground as a child of the cluster process: it forwards
 //! SIGTERM to the container, and it dies with the cluster process like any other
@@ -118,9 +119,17 @@ fn run_args(image: &str, name: &str, node_label: &str, service: SocketAddr, laun
     let mut args: Vec<OsString> =
         ["run", "--rm", "--replace", "--network", "host", "--name", name].into_iter().map(OsString::from).collect();
     args.extend(["--label".into(), format!("{NODE_LABEL}={node_label}").into()]);
-    let mut volume = OsString::from(launch.credentials.service_account.as_os_str());
-    volume.push(format!(":{SERVICE_ACCOUNT_MOUNT}:ro"));
-    args.extend(["--volume".into(), volume]);
+    let credentials = (launch.credentials.service_account.as_path(), SERVICE_ACCOUNT_MOUNT, true);
+    let volumes = launch.mounts.iter().map(|m| (m.source.as_path(), m.target.as_str(), m.read_only));
+    let mounted = launch.mounts.iter().any(|m| m.target.trim_end_matches('/') == SERVICE_ACCOUNT_MOUNT);
+    for (source, target, read_only) in (!mounted).then_some(credentials).into_iter().chain(volumes) {
+        let mut volume = OsString::from(source.as_os_str());
+        volume.push(format!(":{target}"));
+        if read_only {
+            volume.push(":ro");
+        }
+        args.extend(["--volume".into(), volume]);
+    }
     let service_env = [
         ("KUBERNETES_SERVICE_HOST".to_string(), service.ip().to_string()),
         ("KUBERNETES_SERVICE_PORT".to_string(), service.port().to_string()),
@@ -140,6 +149,7 @@ fn run_args(image: &str, name: &str, node_label: &str, service: SocketAddr, laun
 mod tests {
     use super::*;
     use crate::credentials::Credentials;
+    use crate::mounts::Mount;
 
     #[test]
     fn a_container_runs_as_a_pod_with_its_service_account_and_the_service_address() {
@@ -149,6 +159,7 @@ mod tests {
             args: vec!["agent".into(), "work".into()],
             env: vec![("POD_NAMESPACE".into(), "ns".into())],
             credentials: Credentials::under(dir.path()),
+            mounts: vec![Mount { source: "/d/pods/p/volumes/cfg".into(), target: "/etc/cfg".into(), read_only: false }],
             output: super::super::logs::Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         let service: SocketAddr = "127.0.0.2:6443".parse().unwrap();
@@ -163,11 +174,43 @@ mod tests {
             launch.credentials.service_account.display()
         );
         assert!(args.windows(2).any(|w| w[0] == "--volume" && w[1] == mount), "{joined}");
+        assert!(args.windows(2).any(|w| w[0] == "--volume" && w[1] == "/d/pods/p/volumes/cfg:/etc/cfg"), "{joined}");
         for env in ["POD_NAMESPACE=ns", "KUBERNETES_SERVICE_HOST=127.0.0.2", "KUBERNETES_SERVICE_PORT=6443"] {
             assert!(args.windows(2).any(|w| w[0] == "--env" && w[1] == env), "{env} in {joined}");
         }
         assert!(!joined.contains("KUBECONFIG"), "a container finds its cluster as a pod does");
         assert!(joined.ends_with("quay.io/fleetctl/fleetctl:0.1.0 agent work"), "{joined}");
         assert!(args.windows(2).any(|w| w[0] == "--label" && w[1] == "fleetctl.io/dev-node=/d/c1"));
+    }
+
+    #[test]
+    fn a_volume_mounted_at_the_service_account_path_replaces_the_simulators_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let volume =
+            |source: &str, target: &str, read_only| Mount { source: source.into(), target: target.into(), read_only };
+        let launch = Launch {
+            command: None,
+            args: vec![],
+            env: vec![],
+            credentials: Credentials::under(dir.path()),
+            mounts: vec![
+                volume("/v/kube-api-access-x", SERVICE_ACCOUNT_MOUNT, true),
+                volume("/v/boot/kubeconfig", "/spoke/bootstrap/kubeconfig", true),
+            ],
+            output: super::super::logs::Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
+        };
+        let service: SocketAddr = "127.0.0.2:6443".parse().unwrap();
+        let args: Vec<String> = run_args("img", "c1-pod-x", "/d/c1", service, &launch)
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let volumes: Vec<&str> = args.windows(2).filter(|w| w[0] == "--volume").map(|w| w[1].as_str()).collect();
+        assert_eq!(
+            volumes,
+            [
+                "/v/kube-api-access-x:/var/run/secrets/kubernetes.io/serviceaccount:ro",
+                "/v/boot/kubeconfig:/spoke/bootstrap/kubeconfig:ro"
+            ]
+        );
     }
 }

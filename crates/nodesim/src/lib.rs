@@ -6,8 +6,10 @@
 //! controllers make those Pods. Each container of a Pod whose image is the fleetctl
 //! image (its repository ends in `fleetctl`) runs as a child process of the image's
 //! entrypoint, the in-cluster executable `fleetctld`, with the container's args and
-//! env, plus a kubeconfig holding a TokenRequest token of the Pod's ServiceAccount bound to
-//! the Pod (valid while the Pod object exists). A
+//! env (resolved as kubelet resolves them, see [`env`]), its volumes (Secret, ConfigMap,
+//! emptyDir, downwardAPI, projected: see [`pod_volumes`] and [`mounts`]), plus a kubeconfig
+//! holding a TokenRequest token of the Pod's ServiceAccount bound to the Pod (valid while the
+//! Pod object exists). A
 //! container `command` runs another executable of the image instead, found beside the
 //! entrypoint. Containers of other images are reported running without a process. Pod
 //! status says what really runs.
@@ -26,7 +28,8 @@
 //! - stdout and stderr go to the container's log (see [`logs`]), served through the
 //!   node's kubelet endpoint to `kubectl logs`, and also to
 //!   `<dir>/logs/<node>/<namespace>_<deployment>.log` for `fleetctl dev logs`; the Pod
-//!   kubeconfigs live in `<dir>/pods/<node>/` (0600), removed with the Pod.
+//!   kubeconfigs live in `<dir>/pods/<node>/<namespace>_<pod>_<uid>/` (0600), its volumes in
+//!   `volumes/<name>/` there, all removed with the Pod once its containers have stopped.
 //!
 //! In-process mode ([`RunMode::InProcess`]) runs containers as tasks of this process
 //! through a runner the caller provides, so that scale runs need no process per agent.
@@ -37,19 +40,28 @@
 //! It talks to its API server only as a client (kube-rs, with the credentials it was
 //! given), as a kubelet does: it links nothing of the server.
 //!
-//! Everything is driven by watch events; the only timers are the restart back-off, the
-//! termination grace period, the probes and the heartbeat.
+//! Everything is driven by watch events (a Pod's Secrets and ConfigMaps are watched by
+//! name); the only timers are the restart back-off, the termination grace period, the
+//! probes, the heartbeat and the refresh of projected tokens.
 
+mod atomic_writer;
 mod backoff;
 pub mod container;
 pub mod credentials;
+mod downward;
+mod env;
 mod kubelet;
 pub mod logs;
+mod mounts;
 mod pod;
+mod pod_volumes;
 mod probe;
 pub mod process;
 mod register;
+mod sources;
 pub mod status;
+mod tokens;
+mod volumes;
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -249,15 +261,29 @@ impl Node {
         log_path(&self.config.dir, &self.config.name, namespace, deployment)
     }
 
-    /// Where a Pod's credentials go.
-    fn pod_dir(&self, namespace: &str, pod: &str) -> PathBuf {
-        self.pods_dir().join(format!("{namespace}_{pod}"))
+    /// Where a Pod's credentials and volumes go: named by its uid too (as kubelet's
+    /// `/var/lib/kubelet/pods/<uid>`), so that a Pod recreated under its name while the old
+    /// one stops has files of its own, which the old one's removal leaves alone.
+    fn pod_dir(&self, namespace: &str, pod: &str, uid: &str) -> PathBuf {
+        self.pods_dir().join(format!("{namespace}_{pod}_{uid}"))
     }
 
     /// What names this node's containers in podman (its label value).
     fn container_label(&self) -> String {
         container_label(&self.config.dir, &self.config.name)
     }
+}
+
+/// An error and its causes on one line, as `{:#}` prints them (for Pod logs and Events).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
 }
 
 /// The value of [`container::NODE_LABEL`] on the containers of node `node` under a dev

@@ -1,16 +1,20 @@
 //! One Pod bound to the node: its containers' processes (or tasks), its
-//! ServiceAccount credentials, its logs and its status.
+//! ServiceAccount credentials, its volumes (see [`super::pod_volumes`]), its containers'
+//! environment (see [`super::env`]), its logs and its status.
+//!
+//! A container starts once the volumes it mounts are set up and its environment can be
+//! made; until then it waits, as kubelet's do, with the reason `ContainerCreating` (and a
+//! `FailedMount` Event) or `CreateContainerConfigError` (and a `Failed` Event), and is
+//! started as soon as the watch of the missing Secret or ConfigMap reports it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::authentication::v1::{BoundObjectReference, TokenRequest, TokenRequestSpec};
-use k8s_openapi::api::core::v1::{Container, ObjectReference, Pod, PodSpec, ServiceAccount};
+use k8s_openapi::api::core::v1::{Container, ObjectReference, Pod, PodSpec};
 use kube::ResourceExt;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::events::EventType;
-use kube::runtime::wait::await_condition;
 use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::{Notify, OnceCell, watch};
@@ -20,12 +24,15 @@ use super::Node;
 use super::RunMode;
 use super::backoff::{self, Backoff};
 use super::credentials::Credentials;
+use super::downward::PodFields;
+use super::env::{self, EnvContext, expand};
 use super::logs::Sink;
+use super::mounts::{self, Mount};
+use super::pod_volumes::{PodVolumes, Prepared};
 use super::probe::{Exec, Ports, Probes, Report};
 use super::process::{self, Isolation, Launch};
-use super::status::{
-    ContainerPhase, ContainerState, Exited, PodFields, container_env, expand, is_fleetctl_image, pod_status,
-};
+use super::status::{ContainerPhase, ContainerState, Exited, is_fleetctl_image, pod_status};
+use super::tokens::{self, Ask, TokenError};
 
 /// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
 /// session (the server grants up to two).
@@ -85,23 +92,45 @@ impl PodHandle {
             .or_else(|| spec.service_account.clone())
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "default".to_string());
-        let pod = PodInfo {
-            log: node.log_path(&namespace, &workload_name(object)),
-            credentials_dir: node.pod_dir(&namespace, &name),
-            fields: PodFields {
-                namespace,
-                name: name.clone(),
-                uid: uid.clone(),
-                service_account,
-                node: node.config.name.clone(),
-                labels: object.labels().clone(),
+        let log = node.log_path(&namespace, &workload_name(object));
+        let credentials_dir = node.pod_dir(&namespace, &name, &uid);
+        let fields = PodFields {
+            namespace,
+            name: name.clone(),
+            uid: uid.clone(),
+            service_account,
+            node: node.config.name.clone(),
+            labels: object.labels().clone(),
+            annotations: object.annotations().clone(),
+        };
+        let volumes = Arc::new(PodVolumes {
+            root: credentials_dir.join("volumes"),
+            fields: fields.clone(),
+            volumes: spec.volumes.clone().unwrap_or_default(),
+            containers: containers.clone(),
+            reference: ObjectReference {
+                api_version: Some("v1".into()),
+                kind: Some("Pod".into()),
+                namespace: Some(fields.namespace.clone()),
+                name: Some(name.clone()),
+                uid: Some(uid.clone()),
+                ..ObjectReference::default()
             },
+            log: log.clone(),
+        });
+        let (prepared_tx, prepared) = watch::channel(None);
+        let pod = PodInfo {
+            log,
+            credentials_dir,
+            fields,
             restart_policy: RestartPolicy::of(&spec),
             containers,
             credentials: OnceCell::new(),
+            volumes,
+            prepared,
         };
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(node, pod, shared, stopped));
+        let task = tokio::spawn(run(node, pod, shared, prepared_tx, stopped));
         Self { name, uid, stop, task }
     }
 
@@ -129,6 +158,10 @@ struct PodInfo {
     containers: Vec<Container>,
     /// The ServiceAccount's files, once written (shared by the containers).
     credentials: OnceCell<Credentials>,
+    /// Its volumes.
+    volumes: Arc<PodVolumes>,
+    /// What its volumes publish for the containers (`None` until they are first set up).
+    prepared: watch::Receiver<Option<Arc<Prepared>>>,
 }
 
 /// When the kubelet starts a container that exited again (`spec.restartPolicy`).
@@ -166,13 +199,9 @@ const SIMULATED_RUN: Duration = Duration::from_secs(1);
 /// Why a container could not get its ServiceAccount's token.
 #[derive(Debug, thiserror::Error)]
 enum CredentialError {
-    #[error("requesting a token: {0}")]
-    Token(#[source] kube::Error),
-    #[error("waiting for the service account: {0}")]
-    Wait(#[source] kube::runtime::wait::Error),
-    #[error("the token request was answered without a token")]
-    NoToken,
-    #[error("writing the service account's files: {0}")]
+    #[error("issuing the service account's token")]
+    Token(#[source] TokenError),
+    #[error("writing the service account's files")]
     Write(#[source] std::io::Error),
 }
 
@@ -213,58 +242,37 @@ impl PodInfo {
     }
 
     async fn issue_credentials(&self, node: &Node) -> Result<Credentials, CredentialError> {
-        let api: Api<ServiceAccount> = Api::namespaced(node.client(), self.namespace());
-        let sa = &self.fields.service_account;
-        let pod = BoundObjectReference {
-            api_version: Some("v1".into()),
-            kind: Some("Pod".into()),
-            name: Some(self.name().to_string()),
-            uid: Some(self.fields.uid.clone()),
+        let ask = Ask {
+            namespace: self.namespace(),
+            service_account: &self.fields.service_account,
+            pod: Some((self.name(), &self.fields.uid)),
+            audience: None,
+            seconds: TOKEN_SECONDS,
+            log: &self.log,
         };
-        let request = TokenRequest {
-            spec: TokenRequestSpec {
-                expiration_seconds: Some(TOKEN_SECONDS),
-                bound_object_ref: Some(pod),
-                ..TokenRequestSpec::default()
-            },
-            ..TokenRequest::default()
-        };
-        loop {
-            match api.create_token_request(sa, &PostParams::default(), &request).await {
-                Ok(issued) => {
-                    let token = issued.status.map(|s| s.token).filter(|t| !t.is_empty());
-                    let token = token.ok_or(CredentialError::NoToken)?;
-                    let credentials = Credentials::under(&self.credentials_dir);
-                    credentials
-                        .write(&node.config.server_url, &node.config.ca_pem, self.namespace(), &token)
-                        .map_err(CredentialError::Write)?;
-                    return Ok(credentials);
-                }
-                // The Pod is gone: the node stops it.
-                Err(kube::Error::Api(status)) if status.code == 404 && status.message.starts_with("pods ") => {
-                    return Err(CredentialError::Token(kube::Error::Api(status)));
-                }
-                Err(kube::Error::Api(status)) if status.code == 404 => {
-                    process::log_line(
-                        &self.log,
-                        &format!("pod {}: waiting for service account {}/{sa}", self.name(), self.namespace()),
-                    );
-                    await_condition(api.clone(), sa, |sa: Option<&ServiceAccount>| sa.is_some())
-                        .await
-                        .map_err(CredentialError::Wait)?;
-                }
-                Err(e) => return Err(CredentialError::Token(e)),
-            }
-        }
+        let token = tokens::request(node.client(), &ask).await.map_err(CredentialError::Token)?;
+        let credentials = Credentials::under(&self.credentials_dir);
+        credentials
+            .write(&node.config.server_url, &node.config.ca_pem, self.namespace(), &token)
+            .map_err(CredentialError::Write)?;
+        Ok(credentials)
     }
 }
 
-/// The Pod's life: run its containers, keep its status, and on stop end the
-/// containers and remove its credentials and logs.
-async fn run(node: Arc<Node>, pod: PodInfo, shared: Arc<Shared>, stop: watch::Receiver<bool>) {
+/// The Pod's life: set up its volumes, run its containers, keep its status, and on stop
+/// end the containers, then its volumes' sync, and remove its credentials, volumes and
+/// logs.
+async fn run(
+    node: Arc<Node>,
+    pod: PodInfo,
+    shared: Arc<Shared>,
+    prepared: watch::Sender<Option<Arc<Prepared>>>,
+    stop: watch::Receiver<bool>,
+) {
     let api: Api<Pod> = Api::namespaced(node.client(), pod.namespace());
     let start_time = now();
     let pod = Arc::new(pod);
+    let volumes = tokio::spawn(pod.volumes.clone().run(node.clone(), prepared, stop.clone()));
     let containers: Vec<_> = (0..pod.containers.len())
         .map(|index| tokio::spawn(run_container(node.clone(), pod.clone(), shared.clone(), index, stop.clone())))
         .collect();
@@ -287,6 +295,9 @@ async fn run(node: Arc<Node>, pod: PodInfo, shared: Arc<Shared>, stop: watch::Re
         }
     }
     futures::future::join_all(containers).await;
+    if let Err(e) = volumes.await {
+        tracing::warn!(pod = %pod.name(), error = %e, "pod volumes task ended abnormally");
+    }
     if let Err(e) = std::fs::remove_dir_all(&pod.credentials_dir)
         && e.kind() != std::io::ErrorKind::NotFound
     {
@@ -345,7 +356,9 @@ async fn run_container(
     let mut backoff = Backoff::new(node.timing());
     let mut restarts = 0;
     let waiting = Waiting { pod: &pod, shared: &shared, index };
+    let mut prepared = pod.prepared.clone();
     loop {
+        let Some(ready) = waiting.prepare(&node, container, &mut prepared, &mut stop).await else { return };
         let credentials = tokio::select! {
             _ = stop.wait_for(|s| *s) => return,
             credentials = pod.credentials(&node) => credentials,
@@ -353,7 +366,14 @@ async fn run_container(
         let credentials = match credentials {
             Ok(credentials) => credentials,
             Err(e) => {
-                if !waiting.retry("CreateContainerConfigError", format!("{label}: {e}"), &mut backoff, &mut stop).await
+                if !waiting
+                    .retry(
+                        "CreateContainerConfigError",
+                        format!("{label}: {}", super::error_chain(&e)),
+                        &mut backoff,
+                        &mut stop,
+                    )
+                    .await
                 {
                     return;
                 }
@@ -371,7 +391,7 @@ async fn run_container(
             }
         };
         let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
-        let launch = launch(&pod, container, credentials, output.clone(), health);
+        let launch = launch(&pod, container, ready, credentials, output.clone(), health);
         let probes = Probes::of(container, Ports { health: declared_health_port(container).map(|p| (p, health)) });
         let name = format!("{}-{}", pod.name(), container.name);
         let started = match (&node.config.mode, &podman) {
@@ -397,7 +417,9 @@ async fn run_container(
             }
         };
         let id = running.container_id();
-        process::log_line(&pod.log, &format!("{label}: started {id}: {}", launch.command_line()));
+        let written: Vec<String> =
+            container.command.iter().flatten().skip(1).chain(container.args.iter().flatten()).cloned().collect();
+        process::log_line(&pod.log, &format!("{label}: started {id}: {}", launch.command_line(&written)));
         let started = now();
         shared.update(index, |c| {
             c.run(started.clone(), probes.started_at_once(), probes.ready_at_once());
@@ -477,7 +499,95 @@ struct Waiting<'a> {
     index: usize,
 }
 
+/// Why a container cannot be created yet: its status reason, and what it and its Event say.
+struct NotReady {
+    reason: &'static str,
+    message: String,
+}
+
+impl NotReady {
+    fn config(error: &dyn std::error::Error) -> Self {
+        Self { reason: "CreateContainerConfigError", message: format!("Error: {}", super::error_chain(error)) }
+    }
+}
+
+/// What a container is created with, once it can be: its environment and mounts.
+struct Ready {
+    env: Vec<(String, String)>,
+    mounts: Vec<Mount>,
+}
+
 impl Waiting<'_> {
+    /// The container's environment and mounts once the volumes it mounts are set up and its
+    /// environment can be made. Until then its status says why (`ContainerCreating`, or
+    /// `CreateContainerConfigError` with a `Failed` Event) and it waits for the Pod's volumes
+    /// to publish a change (a Secret or ConfigMap appearing). `None` once the Pod stops.
+    async fn prepare(
+        &self,
+        node: &Node,
+        container: &Container,
+        prepared: &mut watch::Receiver<Option<Arc<Prepared>>>,
+        stop: &mut watch::Receiver<bool>,
+    ) -> Option<Ready> {
+        let mut reported: Option<String> = None;
+        loop {
+            let current = prepared.borrow_and_update().clone();
+            if let Some(current) = current {
+                match self.ready(container, &current) {
+                    Ok(ready) => return Some(ready),
+                    Err(not_ready) => {
+                        if reported.as_ref() != Some(&not_ready.message) {
+                            let line =
+                                format!("pod {} container {}: {}", self.pod.name(), container.name, not_ready.message);
+                            process::log_line(&self.pod.log, &line);
+                            if not_ready.reason != "ContainerCreating" {
+                                let reference = self.pod.reference(container);
+                                node.event(
+                                    &reference,
+                                    EventType::Warning,
+                                    "Failed",
+                                    "Create",
+                                    not_ready.message.clone(),
+                                );
+                            }
+                            reported = Some(not_ready.message.clone());
+                        }
+                        // As kubelet: a configuration error says why in the status too;
+                        // ContainerCreating says it in events only.
+                        let message = (not_ready.reason != "ContainerCreating").then_some(not_ready.message);
+                        self.shared.update(self.index, |c| {
+                            c.phase = ContainerPhase::Waiting { reason: not_ready.reason.into(), message }
+                        });
+                    }
+                }
+            }
+            tokio::select! {
+                _ = stop.wait_for(|s| *s) => return None,
+                changed = prepared.changed() => changed.ok()?,
+            }
+        }
+    }
+
+    /// The container's environment and mounts from what the Pod's volumes published.
+    fn ready(&self, container: &Container, prepared: &Prepared) -> Result<Ready, NotReady> {
+        for mount in container.volume_mounts.iter().flatten() {
+            if let Some(failure) = prepared.failures.get(&mount.name) {
+                let message = format!("volume {:?} is not set up: {}", mount.name, super::error_chain(failure));
+                return Err(NotReady { reason: "ContainerCreating", message });
+            }
+        }
+        let pod = self.pod;
+        let context = EnvContext { pod: &pod.fields, containers: &pod.containers, sources: &prepared.sources };
+        let env = env::container_env(container, &context).map_err(|e| NotReady::config(&e))?;
+        let mounts = mounts::mounts_of(container, |name| pod.volumes.dir(name), &env)
+            .map_err(|e| NotReady::config(&e))?
+            .into_iter()
+            .map(mounts::resolve)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| NotReady::config(&e))?;
+        Ok(Ready { env, mounts })
+    }
+
     /// Says why in the Pod's log and its status (`reason`), then waits out the back-off;
     /// `false` once the Pod stops meanwhile.
     async fn retry(&self, reason: &str, why: String, backoff: &mut Backoff, stop: &mut watch::Receiver<bool>) -> bool {
@@ -534,18 +644,15 @@ fn declared_health_port(container: &Container) -> Option<u16> {
 /// The container's args and env as the kubelet would give them, plus the simulator's: a
 /// health address of its own, a log level, and the Pod name as host name. How it finds the
 /// API server (its ServiceAccount's files, or a kubeconfig) is for the runtime to say.
-fn launch(pod: &PodInfo, container: &Container, credentials: Credentials, output: Sink, health: u16) -> Launch {
-    let (mut env, skipped) = container_env(container.env.as_deref().unwrap_or_default(), &pod.fields);
-    if !skipped.is_empty() {
-        process::log_line(
-            &pod.log,
-            &format!(
-                "pod {}: variables from secrets, config maps or resources are not supported, left out: {}",
-                pod.name(),
-                skipped.join(", ")
-            ),
-        );
-    }
+fn launch(
+    pod: &PodInfo,
+    container: &Container,
+    ready: Ready,
+    credentials: Credentials,
+    output: Sink,
+    health: u16,
+) -> Launch {
+    let Ready { mut env, mounts } = ready;
     let mut set = |name: &str, value: String, replace: bool| {
         if replace || !env.iter().any(|(n, _)| n == name) {
             env.retain(|(n, _)| n != name);
@@ -557,7 +664,7 @@ fn launch(pod: &PodInfo, container: &Container, credentials: Credentials, output
     set("FLEETCTL_LOG", "info".to_string(), false);
     // `command` replaces the image's entrypoint: its first word names the executable.
     let mut command = container.command.clone().unwrap_or_default().into_iter();
-    let executable = command.next();
+    let executable = command.next().map(|c| expand(&c, &env));
     let args = command.chain(container.args.clone().unwrap_or_default()).map(|a| expand(&a, &env)).collect();
-    Launch { command: executable, args, env, credentials, output }
+    Launch { command: executable, args, env, credentials, mounts, output }
 }

@@ -7,6 +7,10 @@
 //! so the token, CA and namespace are at `/var/run/secrets/kubernetes.io/serviceaccount`,
 //! and `KUBERNETES_SERVICE_HOST`/`PORT` name the API server's service address — kube-rs's
 //! in-cluster configuration then works unchanged. Otherwise it gets `KUBECONFIG`.
+//!
+//! Its volumes (see [`super::mounts`]): in a mount namespace of its own each is bound at
+//! its `mountPath` (read-only when `readOnly`); otherwise its args and env values name the
+//! volumes' directories on this machine in place of their mount paths, as for a task.
 
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
@@ -27,6 +31,7 @@ use nix::unistd::Pid;
 use super::container::Podman;
 use super::credentials::Credentials;
 use super::logs::Sink;
+use super::mounts::{Mount as VolumeMount, rewrite};
 
 use super::{InProcessCommand, InProcessRunner};
 
@@ -53,6 +58,8 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
     /// The Pod's ServiceAccount files.
     pub credentials: Credentials,
+    /// Its volumes.
+    pub mounts: Vec<VolumeMount>,
     /// Where stdout and stderr go.
     pub output: Sink,
 }
@@ -73,11 +80,30 @@ impl Launch {
         Err(not_found(format!("command {command:?} is not in the fleetctl image: no {}", path.display())))
     }
 
-    /// The command line, for logs: the executable's name and the args.
-    pub fn command_line(&self) -> String {
+    /// Its args and env with mount paths replaced by the volumes' directories, for a
+    /// container that shares this machine's mounts.
+    pub fn rewritten(&self) -> (Vec<String>, Vec<(String, String)>) {
+        let args = self.args.iter().map(|a| rewrite(a, &self.mounts)).collect();
+        let env = self.env.iter().map(|(k, v)| (k.clone(), rewrite(v, &self.mounts))).collect();
+        (args, env)
+    }
+
+    /// The args and env as the process sees its volumes: as written when it has a mount
+    /// namespace (the volumes are at their mount paths), [`Self::rewritten`] otherwise.
+    pub fn seen_through(&self, isolation: Isolation) -> (Vec<String>, Vec<(String, String)>) {
+        match isolation {
+            Isolation::MountNamespace => (self.args.clone(), self.env.clone()),
+            Isolation::Kubeconfig => self.rewritten(),
+        }
+    }
+
+    /// The command line, for logs: the executable's name and `args` — the container's as
+    /// its manifest writes them, before `$(VAR)` expansion, which may put a Secret's value
+    /// in them.
+    pub fn command_line(&self, args: &[String]) -> String {
         let program = self.command.as_deref().and_then(|c| Path::new(c).file_name()).map(|n| n.to_string_lossy());
         std::iter::once(program.unwrap_or(ENTRYPOINT.into()).into_owned())
-            .chain(self.args.iter().cloned())
+            .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -259,8 +285,9 @@ pub fn spawn_process(
     if let Some(name) = &launch.command {
         command.arg0(name);
     }
+    let (args, _) = launch.seen_through(isolation);
     command
-        .args(&launch.args)
+        .args(&args)
         .env_clear()
         .envs(container_env(launch, isolation, service))
         .stdin(Stdio::null())
@@ -269,11 +296,11 @@ pub fn spawn_process(
         // If this handle is dropped without an orderly stop (a panic, an aborted task),
         // the process must not outlive it.
         .kill_on_drop(true);
-    let run = match isolation {
-        Isolation::MountNamespace => Some(Mount::run_of(&launch.credentials)?),
+    let mounts = match isolation {
+        Isolation::MountNamespace => Some(Mounts::of(launch)?),
         Isolation::Kubeconfig => None,
     };
-    before_exec(&mut command, run);
+    before_exec(&mut command, mounts);
     let mut child = command.spawn()?;
     let pid = child.id().unwrap_or_default();
     let output = capture(&mut child, &launch.output);
@@ -283,19 +310,21 @@ pub fn spawn_process(
 /// The whole environment of a container's process (and of its exec probes): what it
 /// inherits of the cluster process, its own, and how it finds the API server.
 pub fn container_env(launch: &Launch, isolation: Isolation, service: SocketAddr) -> Vec<(OsString, OsString)> {
+    let (_, env) = launch.seen_through(isolation);
     let api = isolation.env(&launch.credentials, service);
     let inherited = INHERITED_ENV.iter().filter_map(|name| std::env::var_os(name).map(|value| ((*name).into(), value)));
-    let own = launch.env.iter().chain(&api).map(|(n, v)| (n.into(), v.into()));
+    let own = env.iter().chain(&api).map(|(n, v)| (n.into(), v.into()));
     inherited.chain(own).collect()
 }
 
 /// Starts the container as a task of this process through the caller's runner.
 pub fn spawn_task(runner: &InProcessRunner, launch: &Launch) -> Running {
     static NEXT: AtomicU64 = AtomicU64::new(1);
+    let (args, env) = launch.rewritten();
     let future = runner(InProcessCommand {
         command: launch.command.clone(),
-        args: launch.args.clone(),
-        env: launch.env.clone(),
+        args,
+        env,
         kubeconfig: launch.credentials.kubeconfig.clone(),
     });
     Running::Task { handle: tokio::spawn(future), id: NEXT.fetch_add(1, Ordering::Relaxed) }
@@ -323,33 +352,99 @@ pub fn log_line(path: &Path, line: &str) {
     }
 }
 
-/// The bind mount of a Pod's `/run`, prepared before the fork (the child may not allocate).
-struct Mount {
+/// A bind mount, prepared before the fork (the child may not allocate).
+struct Bind {
     source: CString,
     target: CString,
+    /// The directories above the target, outermost first, made if missing.
+    parents: Vec<CString>,
+    /// Whether the mount point is a file (a `subPath` naming one), else a directory.
+    file: bool,
+    read_only: bool,
 }
 
-impl Mount {
-    fn run_of(credentials: &Credentials) -> std::io::Result<Self> {
+/// The mounts of a process in a mount namespace of its own: the Pod's `/run`, then its
+/// volumes (outer mount paths first).
+struct Mounts {
+    run: Bind,
+    volumes: Vec<Bind>,
+}
+
+fn c_path(path: &Path) -> std::io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(std::io::Error::other)
+}
+
+impl Mounts {
+    fn of(launch: &Launch) -> std::io::Result<Self> {
         // `/var/run` is usually a link to `/run`: bind over what it names.
         let target = std::fs::canonicalize("/var/run")?;
-        let c = |path: &Path| CString::new(path.as_os_str().as_bytes()).map_err(std::io::Error::other);
-        Ok(Self { source: c(&credentials.run)?, target: c(&target)? })
+        let run = Bind {
+            source: c_path(&launch.credentials.run)?,
+            target: c_path(&target)?,
+            parents: Vec::new(),
+            file: false,
+            read_only: false,
+        };
+        let volumes = launch
+            .mounts
+            .iter()
+            .map(|mount| {
+                let target = Path::new(&mount.target);
+                let parents: Vec<&Path> = target.ancestors().skip(1).filter(|p| p.parent().is_some()).collect();
+                Ok(Bind {
+                    source: c_path(&mount.source)?,
+                    target: c_path(target)?,
+                    parents: parents.into_iter().rev().map(c_path).collect::<std::io::Result<_>>()?,
+                    file: mount.source.is_file(),
+                    read_only: mount.read_only,
+                })
+            })
+            .collect::<std::io::Result<_>>()?;
+        Ok(Self { run, volumes })
     }
+}
+
+/// Makes a bind mount in the child: its mount point first if missing (errors there show
+/// as the mount's), then the mount, then the read-only remount. Only system calls.
+fn bind(bind: &Bind) -> nix::Result<()> {
+    use nix::sys::stat::Mode;
+    for parent in &bind.parents {
+        let _ = nix::unistd::mkdir(parent.as_c_str(), Mode::from_bits_truncate(0o755));
+    }
+    if bind.file {
+        let flags = nix::fcntl::OFlag::O_CREAT | nix::fcntl::OFlag::O_WRONLY | nix::fcntl::OFlag::O_CLOEXEC;
+        let _ = nix::fcntl::open(bind.target.as_c_str(), flags, Mode::from_bits_truncate(0o644));
+    } else {
+        let _ = nix::unistd::mkdir(bind.target.as_c_str(), Mode::from_bits_truncate(0o755));
+    }
+    let none = None::<&CStr>;
+    nix::mount::mount(
+        Some(bind.source.as_c_str()),
+        bind.target.as_c_str(),
+        none,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        none,
+    )?;
+    if bind.read_only {
+        let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY;
+        nix::mount::mount(none, bind.target.as_c_str(), none, flags, none)?;
+    }
+    Ok(())
 }
 
 /// What the child does between fork and exec: ask the kernel to send it SIGTERM when the
 /// cluster process that starts it dies, so that a SIGKILLed dev cluster leaves no orphans;
-/// and, given a mount, enter a mount namespace of its own with the Pod's `/run` bound in.
+/// and, given mounts, enter a mount namespace of its own with the Pod's `/run` and volumes
+/// bound in.
 /// The death signal follows the parent *thread* that forks: the simulator spawns from
 /// runtime worker threads, which live as long as the cluster process.
 #[allow(unsafe_code)]
-fn before_exec(command: &mut tokio::process::Command, mount: Option<Mount>) {
+fn before_exec(command: &mut tokio::process::Command, mounts: Option<Mounts>) {
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the forked child before exec. It makes only
-    // async-signal-safe system calls — prctl(2), getppid(2), unshare(2), mount(2) — on
-    // strings made before the fork, and allocates nothing (an errno becomes an io::Error
-    // without allocating).
+    // async-signal-safe system calls — prctl(2), getppid(2), unshare(2), mount(2), mkdir(2),
+    // open(2), close(2) — on strings made before the fork, and allocates nothing (an errno
+    // becomes an io::Error without allocating).
     unsafe {
         command.pre_exec(move || {
             nix::sys::prctl::set_pdeathsig(Signal::SIGTERM)?;
@@ -357,7 +452,7 @@ fn before_exec(command: &mut tokio::process::Command, mount: Option<Mount>) {
             if nix::unistd::getppid() != parent {
                 return Err(std::io::Error::from(nix::errno::Errno::ESRCH));
             }
-            if let Some(mount) = &mount {
+            if let Some(mounts) = &mounts {
                 nix::sched::unshare(CloneFlags::CLONE_NEWNS)?;
                 // Nothing of ours propagates back to the host's mounts.
                 nix::mount::mount(
@@ -367,13 +462,10 @@ fn before_exec(command: &mut tokio::process::Command, mount: Option<Mount>) {
                     MsFlags::MS_REC | MsFlags::MS_PRIVATE,
                     None::<&CStr>,
                 )?;
-                nix::mount::mount(
-                    Some(mount.source.as_c_str()),
-                    mount.target.as_c_str(),
-                    None::<&CStr>,
-                    MsFlags::MS_BIND,
-                    None::<&CStr>,
-                )?;
+                bind(&mounts.run)?;
+                for volume in &mounts.volumes {
+                    bind(volume)?;
+                }
             }
             Ok(())
         });
@@ -396,6 +488,7 @@ mod tests {
             args: vec!["-c".into(), "echo started; exec sleep 30".into()],
             env: vec![],
             credentials: Credentials::under(dir.path()),
+            mounts: vec![],
             output: Sink::detached(dir.path().join("run.log"), log.clone()),
         };
         let running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
@@ -420,6 +513,7 @@ mod tests {
             args: vec!["-c".into(), "trap '' TERM; echo ready; while :; do sleep 0.05; done".into()],
             env: vec![],
             credentials: Credentials::under(dir.path()),
+            mounts: vec![],
             output: Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         let running = spawn_process(Path::new("/bin/sh"), Isolation::Kubeconfig, SERVICE, &launch).unwrap();
@@ -442,13 +536,15 @@ mod tests {
             args: vec!["search-collector".into()],
             env: vec![],
             credentials: Credentials::under(dir.path()),
+            mounts: vec![],
             output: Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
         assert_eq!(launch(None).executable(&entrypoint).unwrap(), entrypoint);
-        assert_eq!(launch(None).command_line(), "fleetctld search-collector");
+        let written = ["$(ROLE)".to_string()];
+        assert_eq!(launch(None).command_line(&written), "fleetctld $(ROLE)");
         for command in ["other-tool", "/usr/local/bin/other-tool"] {
             assert_eq!(launch(Some(command)).executable(&entrypoint).unwrap(), dir.path().join("other-tool"));
-            assert_eq!(launch(Some(command)).command_line(), "other-tool search-collector");
+            assert_eq!(launch(Some(command)).command_line(&written), "other-tool $(ROLE)");
         }
         for missing in ["sh", "/bin/sh", "..", "fleetctl-addon"] {
             let error = launch(Some(missing)).executable(&entrypoint).unwrap_err();

@@ -165,7 +165,7 @@ fn os_image() -> String {
 }
 
 /// This machine's CPUs and memory, and the Pods a node takes.
-fn machine_resources() -> BTreeMap<String, Quantity> {
+pub(crate) fn machine_resources() -> BTreeMap<String, Quantity> {
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let memory_kib = std::fs::read_to_string("/proc/meminfo")
         .ok()

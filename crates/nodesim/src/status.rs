@@ -1,9 +1,7 @@
-//! What the node simulator reports, computed without I/O: which images it runs,
-//! container environments and Pod status.
+//! What the node simulator reports, computed without I/O: which images it runs and Pod
+//! status.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::{Container, EnvVar};
+use k8s_openapi::api::core::v1::Container;
 use serde_json::{Value, json};
 
 /// The address every simulated Pod reports (its processes run on this machine).
@@ -19,92 +17,6 @@ pub fn is_fleetctl_image(image: &str) -> bool {
         _ => without_digest,
     };
     repository.rsplit('/').next() == Some("fleetctl")
-}
-
-/// What a Pod's downward API (`valueFrom.fieldRef`) can read.
-#[derive(Debug, Clone)]
-pub struct PodFields {
-    /// `metadata.namespace`.
-    pub namespace: String,
-    /// `metadata.name`.
-    pub name: String,
-    /// `metadata.uid`.
-    pub uid: String,
-    /// `spec.serviceAccountName`.
-    pub service_account: String,
-    /// `spec.nodeName`.
-    pub node: String,
-    /// `metadata.labels`.
-    pub labels: BTreeMap<String, String>,
-}
-
-impl PodFields {
-    fn field(&self, path: &str) -> Option<String> {
-        let label =
-            |p: &str| p.strip_prefix("metadata.labels['").and_then(|r| r.strip_suffix("']")).map(str::to_string);
-        match path {
-            "metadata.namespace" => Some(self.namespace.clone()),
-            "metadata.name" => Some(self.name.clone()),
-            "metadata.uid" => Some(self.uid.clone()),
-            "spec.serviceAccountName" => Some(self.service_account.clone()),
-            "spec.nodeName" => Some(self.node.clone()),
-            "status.podIP" | "status.hostIP" => Some(POD_IP.to_string()),
-            _ => label(path).and_then(|key| self.labels.get(&key).cloned()),
-        }
-    }
-}
-
-/// The environment a container declares, resolved: literal values (with `$(VAR)`
-/// references to earlier variables expanded, as the kubelet does) and `fieldRef`s.
-/// Sources the simulator cannot read (secrets, config maps, resources) are left out,
-/// and their names returned so the caller can say so.
-pub fn container_env(env: &[EnvVar], pod: &PodFields) -> (Vec<(String, String)>, Vec<String>) {
-    let mut resolved: Vec<(String, String)> = Vec::new();
-    let mut skipped = Vec::new();
-    for var in env {
-        let value = match (&var.value, &var.value_from) {
-            (Some(value), _) => Some(expand(value, &resolved)),
-            (None, Some(from)) => from.field_ref.as_ref().and_then(|f| pod.field(&f.field_path)),
-            (None, None) => Some(String::new()),
-        };
-        match value {
-            Some(value) => {
-                resolved.retain(|(name, _)| name != &var.name);
-                resolved.push((var.name.clone(), value));
-            }
-            None => skipped.push(var.name.clone()),
-        }
-    }
-    (resolved, skipped)
-}
-
-/// Expands `$(NAME)` with the given variables; `$$(` stands for a literal `$(`, and a
-/// reference to an unknown variable stays as written (upstream's rules).
-pub fn expand(text: &str, vars: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        if let Some(escaped) = after.strip_prefix("$(") {
-            out.push_str("$(");
-            rest = escaped;
-        } else if let Some(reference) = after.strip_prefix('(')
-            && let Some(end) = reference.find(')')
-        {
-            let name = &reference[..end];
-            match vars.iter().rev().find(|(n, _)| n == name) {
-                Some((_, value)) => out.push_str(value),
-                None => out.push_str(&rest[at..at + 1 + 1 + end + 1]),
-            }
-            rest = &reference[end + 1..];
-        } else {
-            out.push('$');
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// How one container of a simulated Pod is doing.
@@ -302,33 +214,6 @@ mod tests {
         {
             assert!(!is_fleetctl_image(image), "{image}");
         }
-    }
-
-    #[test]
-    fn env_resolves_values_field_refs_and_references() {
-        let env: Vec<EnvVar> = serde_json::from_value(json!([
-            {"name": "A", "value": "a"},
-            {"name": "NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
-            {"name": "B", "value": "$(A)-$(NS)-$(NOPE)-$$(A)"},
-            {"name": "SECRET", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
-            {"name": "APP", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
-        ]))
-        .unwrap();
-        let pod = PodFields {
-            namespace: "ns1".into(),
-            name: "p".into(),
-            uid: "u".into(),
-            service_account: "sa".into(),
-            node: "n".into(),
-            labels: [("app".to_string(), "web".to_string())].into(),
-        };
-        let (resolved, skipped) = container_env(&env, &pod);
-        assert_eq!(
-            resolved,
-            [("A", "a"), ("NS", "ns1"), ("B", "a-ns1-$(NOPE)-$(A)"), ("APP", "web")]
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-        );
-        assert_eq!(skipped, ["SECRET"]);
     }
 
     #[test]
