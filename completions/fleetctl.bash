@@ -818,7 +818,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__dev__subcmd__up)
-            opts="-q -v -h --clusters --dir --image --durable --in-process --podman --ready-timeout --quiet --verbose --no-color --help"
+            opts="-q -v -h --clusters --dir --image --bare-hub --durable --in-process --podman --ready-timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

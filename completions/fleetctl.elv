@@ -50,7 +50,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
-            cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand up 'Start a hub (with the hub controller installed, or bare with --bare-hub) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
             cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
             cand restart 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped'
@@ -81,6 +81,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --dir 'The environment''s directory (default: $XDG_STATE_HOME/fleetctl/dev, else ~/.local/state/fleetctl/dev)'
             cand --image 'The fleetctl image the hub controller Deployment names'
             cand --ready-timeout 'How long the hub controller may take to become Available'
+            cand --bare-hub 'Start the hub bare: a plain Kubernetes API, as `kind create cluster` gives, with nothing of fleetctl installed (no CRDs, no hub controller, no namespaces of its own), for another hub (OCM''s `clusteradm init`) or a later `fleetctl hub install --hub-context hub`. The managed clusters come up as usual'
             cand --durable 'Keep each cluster''s objects on disk, so the next `dev up` resumes them'
             cand --in-process 'Run controllers and agents as tasks of the cluster processes (for scale runs)'
             cand --podman 'Run the image as podman containers where it is in local podman storage (build it with .ci/image; options for every podman call from FLEETCTL_PODMAN_OPTIONS)'
@@ -150,7 +151,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         }
         &'fleetctl;dev;help'= {
             cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
-            cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand up 'Start a hub (with the hub controller installed, or bare with --bare-hub) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
             cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
             cand restart 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped'
@@ -576,7 +577,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         }
         &'fleetctl;help;dev'= {
             cand serve 'Run one Kubernetes-API-compatible server in the foreground until interrupted'
-            cand up 'Start a hub (with the hub controller installed) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
+            cand up 'Start a hub (with the hub controller installed, or bare with --bare-hub) and managed clusters cluster1…N in the background, each a `dev serve` process; return once all are ready'
             cand fleet 'Simulate managed clusters sim-00001…N in this process and import them into the running dev environment''s hub (label simulated=true), until interrupted: each has an API of its own and runs the real klusterlet, which reaches the hub over HTTPS with a certificate of its own. Detach them before stopping (`fleetctl detach -l simulated=true --yes`), or the hub sees them go Unknown'
             cand down 'Stop the dev environment (its clusters and everything they run)'
             cand restart 'Restart one cluster of a durable environment (`up --durable`) on its store and port, with what it runs; optionally take a step of rotating its CA while it is stopped'

@@ -183,8 +183,9 @@ enum DevCommand {
         #[arg(long, value_enum, value_name = "STEP", requires = "store")]
         rotate_ca: Option<RotateStep>,
     },
-    /// Start a hub (with the hub controller installed) and managed clusters cluster1…N in
-    /// the background, each a `dev serve` process; return once all are ready.
+    /// Start a hub (with the hub controller installed, or bare with --bare-hub) and managed
+    /// clusters cluster1…N in the background, each a `dev serve` process; return once all
+    /// are ready.
     #[command(after_help = super::examples::DEV_UP)]
     Up {
         /// How many managed clusters.
@@ -195,6 +196,12 @@ enum DevCommand {
         /// The fleetctl image the hub controller Deployment names.
         #[arg(long, value_name = "IMAGE")]
         image: Option<String>,
+        /// Start the hub bare: a plain Kubernetes API, as `kind create cluster` gives, with
+        /// nothing of fleetctl installed (no CRDs, no hub controller, no namespaces of its
+        /// own), for another hub (OCM's `clusteradm init`) or a later `fleetctl hub install
+        /// --hub-context hub`. The managed clusters come up as usual.
+        #[arg(long, conflicts_with_all = ["image", "ready_timeout"])]
+        bare_hub: bool,
         /// Keep each cluster's objects on disk, so the next `dev up` resumes them.
         #[arg(long)]
         durable: bool,
@@ -296,10 +303,13 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
             };
             serve::run(options).await?;
         }
-        DevCommand::Up { clusters, dir, image, durable, in_process, podman, ready_timeout } => {
+        DevCommand::Up { clusters, dir, image, bare_hub, durable, in_process, podman, ready_timeout } => {
             let dir = dir.resolve()?;
             let mut options =
                 up_options(printer, current_exe()?, dir.clone(), clusters, image.as_deref(), ready_timeout);
+            if bare_hub {
+                options.hub = None;
+            }
             options.durable = durable;
             options.in_process |= in_process;
             options.podman = podman;
@@ -312,6 +322,7 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
             ));
             let (_, statuses) = env::status(&dir).await?;
             printer.data(&table(printer, &statuses))?;
+            note_bare_hub(printer, &state);
             printer.note(&format!("export KUBECONFIG={}", state.kubeconfig.display()));
         }
         DevCommand::Fleet { clusters, parallel, dir, timeout } => {
@@ -347,8 +358,9 @@ pub async fn run(args: DevArgs, printer: &Printer) -> Result<(), CommandError> {
             ));
         }
         DevCommand::Status { dir } => {
-            let (_, statuses) = env::status(&dir.resolve()?).await?;
+            let (state, statuses) = env::status(&dir.resolve()?).await?;
             printer.data(&table(printer, &statuses))?;
+            note_bare_hub(printer, &state);
         }
         DevCommand::Logs { cluster, deployment, dir } => {
             let path = env::log_file(&dir.resolve()?, &cluster, deployment.as_deref())?;
@@ -389,6 +401,16 @@ async fn fleet(
     let signal = shutdown_signal().await;
     printer.note(&format!("{}: stopping the simulated clusters", signal.name()));
     Ok(())
+}
+
+/// Says that the hub was started bare, if it was.
+fn note_bare_hub(printer: &Printer, state: &env::EnvState) {
+    if state.bare_hub {
+        printer.note(
+            "the hub is bare (dev up --bare-hub): dev up installed nothing of fleetctl on it; \
+             `fleetctl hub install --hub-context hub` installs the hub",
+        );
+    }
 }
 
 /// The clusters of the environment, one row each.
@@ -440,5 +462,5 @@ pub fn up_options(
         namespace: HUB_NAMESPACE.to_string(),
         controller: HUB_CONTROLLER.to_string(),
     };
-    UpOptions { dir, clusters, program, hub, durable: false, in_process, podman: false, timeout }
+    UpOptions { dir, clusters, program, hub: Some(hub), durable: false, in_process, podman: false, timeout }
 }

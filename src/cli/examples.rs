@@ -98,7 +98,8 @@ pub const DEV_SERVE: &str = "Examples:
 /// `fleetctl dev up`.
 pub const DEV_UP: &str = "Examples:
   fleetctl dev up --clusters 2
-  fleetctl dev up --clusters 3 --durable --dir /tmp/fleet";
+  fleetctl dev up --clusters 3 --durable --dir /tmp/fleet
+  fleetctl dev up --bare-hub --clusters 2";
 
 /// `fleetctl dev fleet`.
 pub const DEV_FLEET: &str = "Examples:

@@ -444,4 +444,17 @@ mod tests {
         }
         assert_eq!(refused(&["fleetctl", "-q", "-v", "get", "clusters"]), ErrorKind::ArgumentConflict);
     }
+
+    #[test]
+    fn a_bare_hub_is_refused_with_the_flags_of_the_hub_controller_it_would_not_have() {
+        for flag in [&["--image", "x"][..], &["--ready-timeout", "5s"]] {
+            let args = [&["fleetctl", "dev", "up", "--bare-hub"][..], flag].concat();
+            let error = Cli::try_parse_from(&args).expect_err("refused");
+            assert_eq!(error.exit_code(), 2, "{args:?}: a usage error");
+            assert_eq!(error.kind(), ErrorKind::ArgumentConflict, "{args:?}");
+            assert!(error.to_string().contains(flag[0]), "names the conflict: {error}");
+        }
+        let bare = ["fleetctl", "dev", "up", "--bare-hub", "--clusters", "2", "--durable", "--podman"];
+        assert!(Cli::try_parse_from(bare).is_ok(), "the managed clusters' flags go with it");
+    }
 }

@@ -154,11 +154,9 @@ pub async fn import_fleet(
         })
         .buffer_unordered(parallel.get())
         .fold(Ok(()), |all: Result<(), LifecycleError>, one| async move { all.and(one) });
-    let all = async {
-        let (imports, available) = tokio::join!(imports, available);
-        imports?;
-        available
-    };
+    // A failed import ends the wait: that fleet will never be all Available (on a hub
+    // without the OCM kinds, no watch of ManagedClusters ever succeeds).
+    let all = async { tokio::try_join!(imports, available).map(|((), available)| available) };
     match tokio::time::timeout(timeout, all).await {
         Ok(result) => result,
         Err(_) => {

@@ -3,7 +3,7 @@
 //! in the background and recorded in a directory:
 //!
 //! ```text
-//! DIR/state.json            the clusters: name, URL, pid, kubeconfig (0600)
+//! DIR/state.json            the clusters: name, URL, pid, kubeconfig; whether the hub is bare (0600)
 //! DIR/kubeconfig            contexts hub, cluster1, … (0600)
 //! DIR/<name>.kubeconfig     one admin kubeconfig per cluster (0600)
 //! DIR/logs/<name>.log       each cluster process's log
@@ -61,8 +61,10 @@ pub struct UpOptions {
     pub clusters: usize,
     /// The fleetctl executable the cluster processes run (`fleetctl dev serve`).
     pub program: PathBuf,
-    /// What the hub gets installed with.
-    pub hub: HubInstall,
+    /// What the hub gets installed with; `None`: a bare hub, a plain Kubernetes API with
+    /// nothing of fleetctl on it (as `kind create cluster` gives), for another hub (OCM's
+    /// `clusteradm init`) or a later `fleetctl hub install`.
+    pub hub: Option<HubInstall>,
     /// Keep each cluster's objects on disk (`DIR/<name>/store`), so that the next
     /// `dev up` resumes them.
     pub durable: bool,
@@ -73,6 +75,13 @@ pub struct UpOptions {
     pub podman: bool,
     /// How long the hub controller may take to become Available.
     pub timeout: Duration,
+}
+
+impl UpOptions {
+    /// Whether the hub comes up bare (nothing installed on it).
+    pub fn bare_hub(&self) -> bool {
+        self.hub.is_none()
+    }
 }
 
 /// The objects of a hub installation, in order (CRDs first), for the hub at an endpoint —
@@ -120,6 +129,10 @@ pub struct EnvState {
     /// Whether the clusters run images of local podman storage as containers.
     #[serde(default)]
     pub podman: bool,
+    /// Whether `dev up` started the hub bare (`--bare-hub`): it installed nothing of
+    /// fleetctl on it. What was installed since is the hub's to say.
+    #[serde(default)]
+    pub bare_hub: bool,
     /// The kubeconfig with a context per cluster.
     pub kubeconfig: PathBuf,
     /// The hub first, then the managed clusters.
@@ -334,10 +347,10 @@ fn write_state(dir: &Path, state: &EnvState) -> Result<(), EnvError> {
 }
 
 /// Starts the hub and the managed clusters, installs the hub controllers (the objects
-/// `fleetctl hub install` applies, through the same apply), waits until every cluster
-/// answers `/readyz` and the hub controller Deployment is Available, writes the
-/// kubeconfigs and `state.json`, and returns, leaving the clusters running. On failure
-/// it stops what it started.
+/// `fleetctl hub install` applies, through the same apply) unless the hub is to be bare,
+/// waits until every cluster answers `/readyz` and the hub controller Deployment is
+/// Available, writes the kubeconfigs and `state.json`, and returns, leaving the clusters
+/// running. On failure it stops what it started.
 pub async fn up(options: &UpOptions) -> Result<EnvState, EnvError> {
     if options.clusters > 99 {
         return Err(EnvError::Clusters(options.clusters));
@@ -354,6 +367,7 @@ pub async fn up(options: &UpOptions) -> Result<EnvState, EnvError> {
     let mut state = EnvState {
         program: options.program.canonicalize().unwrap_or_else(|_| options.program.clone()),
         podman: options.podman,
+        bare_hub: options.bare_hub(),
         kubeconfig: dir.join(MERGED_KUBECONFIG),
         clusters: Vec::new(),
     };
@@ -419,12 +433,14 @@ fn spawn_all(options: &UpOptions, state: &mut EnvState, children: &mut Vec<Child
 async fn wait_ready(options: &UpOptions, state: &mut EnvState, children: &mut [Child]) -> Result<(), EnvError> {
     let waits = state.clusters.iter().zip(children.iter_mut()).map(|(record, child)| async move {
         let client = started(record, child).await?;
-        if record.name == HUB {
+        if record.name == HUB
+            && let Some(hub) = &options.hub
+        {
             let kubeconfig = Kubeconfig::read_from(&record.kubeconfig)
                 .map_err(|source| EnvError::Kubeconfig { path: record.kubeconfig.clone(), source })?;
             let endpoint = kubeconfig::endpoint(&kubeconfig)
                 .map_err(|source| EnvError::KubeconfigText { path: record.kubeconfig.clone(), source })?;
-            install_hub(&client, options, &endpoint).await?;
+            install_hub(&client, hub, &endpoint, options.timeout).await?;
         }
         Ok::<_, EnvError>(())
     });
@@ -493,19 +509,21 @@ async fn readyz(client: &Client) -> Result<(), kube::Error> {
 }
 
 /// Applies the hub installation and waits for the hub controller to be Available.
-async fn install_hub(client: &Client, options: &UpOptions, endpoint: &Endpoint) -> Result<(), EnvError> {
-    let hub = &options.hub;
+async fn install_hub(
+    client: &Client,
+    hub: &HubInstall,
+    endpoint: &Endpoint,
+    timeout: Duration,
+) -> Result<(), EnvError> {
     apply(client, &(hub.render)(endpoint), &ApplyOptions::default()).await.map_err(EnvError::Install)?;
     let api: Api<Deployment> = Api::namespaced(client.clone(), &hub.namespace);
     let available = await_condition(api, &hub.controller, is_available);
-    match tokio::time::timeout(options.timeout, available).await {
+    match tokio::time::timeout(timeout, available).await {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(e)) => Err(EnvError::HubWatch(e)),
-        Err(_) => Err(EnvError::HubController {
-            namespace: hub.namespace.clone(),
-            name: hub.controller.clone(),
-            timeout: options.timeout,
-        }),
+        Err(_) => {
+            Err(EnvError::HubController { namespace: hub.namespace.clone(), name: hub.controller.clone(), timeout })
+        }
     }
 }
 
@@ -801,6 +819,13 @@ mod tests {
             Err(EnvError::NoLog { available, .. }) => assert_eq!(available, ["a/api", "a/web", "b/web"]),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_state_recorded_before_bare_hubs_existed_has_a_hub_with_fleetctl_installed() {
+        let old = r#"{"program": "/bin/fleetctl", "kubeconfig": "/d/kubeconfig", "clusters": []}"#;
+        let state: EnvState = serde_json::from_str(old).unwrap();
+        assert!(!state.bare_hub && !state.podman);
     }
 
     #[test]

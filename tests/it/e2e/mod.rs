@@ -3,6 +3,7 @@
 
 mod addons;
 mod auto_import;
+mod bare_hub;
 pub mod cli;
 mod exit_codes;
 mod fleet;
