@@ -131,7 +131,7 @@ pub(crate) fn env_of(command: &InProcessCommand, name: &str) -> Option<String> {
 }
 
 async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator {
-    simulated_with(c, dir, mode, Timing { grace: Duration::from_millis(500), ..Timing::default() }).await
+    simulated_with(c, dir, mode, Timing { shutdown_grace: Duration::from_millis(500), ..Timing::default() }).await
 }
 
 /// A simulator with the given timers.

@@ -40,7 +40,7 @@ async fn a_crashing_container_restarts_at_once_then_after_a_doubling_back_off_as
     let dir = tempfile::tempdir().unwrap();
     let (mode, mut fake) = fake_runner();
     let timing = Timing {
-        grace: Duration::from_millis(500),
+        shutdown_grace: Duration::from_millis(500),
         backoff_start: Duration::from_millis(500),
         backoff_max: Duration::from_secs(2),
         ..Timing::default()
@@ -251,7 +251,7 @@ async fn a_terminating_pod_keeps_its_credentials_until_its_containers_stopped_as
     let dir = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let mode = RunMode::Process { program: "/bin/sh".into(), isolation: Isolation::Kubeconfig };
-    let timing = Timing { grace: Duration::from_secs(8), ..Timing::default() };
+    let timing = Timing::default();
     let simulator = simulated_with(&c, dir.path(), mode, timing).await;
     let namespaces: Api<Namespace> = Api::all(c.client.clone());
     let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "leaving"}})).unwrap();
@@ -299,4 +299,106 @@ async fn a_terminating_pod_keeps_its_credentials_until_its_containers_stopped_as
     assert!(body.contains("system:serviceaccount:leaving:agent"), "{body}");
     assert!(!dir.path().join("pods/node1/leaving_cleaner").exists(), "its files go once it has stopped");
     simulator.shutdown().await;
+}
+
+/// A bare Pod on `node1` running `script` in `/bin/sh` with `$OUT` set, ready once the
+/// script has written `$OUT.up`, with `extra` merged into its container.
+fn shell_pod(name: &str, out: &std::path::Path, grace_seconds: i64, script: &str, extra: serde_json::Value) -> Pod {
+    let mut main = json!({
+        "name": "main", "image": IMAGE, "args": ["-c", script],
+        "env": [{"name": "OUT", "value": out.to_str().unwrap()}],
+        "readinessProbe": {"exec": {"command": ["sh", "-c", "test -f \"$OUT.up\""]}, "periodSeconds": 1},
+    });
+    main.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {"nodeName": "node1", "terminationGracePeriodSeconds": grace_seconds, "containers": [main]},
+    }))
+    .unwrap()
+}
+
+/// Deletes a Pod as a client does (no grace period of its own) and returns how long it took
+/// to be gone: its containers stopped, the simulator then deleting it for good.
+async fn delete_and_time(pods: &Api<Pod>, name: &str) -> Duration {
+    let started = Instant::now();
+    pods.delete(name, &DeleteParams::default()).await.unwrap();
+    let gone = await_condition(pods.clone(), name, |p: Option<&Pod>| p.is_none());
+    tokio::time::timeout(Duration::from_secs(40), gone).await.expect("the pod goes").unwrap();
+    started.elapsed()
+}
+
+/// `kuberuntime_container.killContainer`: a deleted Pod's containers get its
+/// `deletionGracePeriodSeconds` (from `spec.terminationGracePeriodSeconds`) between SIGTERM
+/// and SIGKILL — not the simulator's own shutdown grace, nor the 30 s default.
+#[tokio::test]
+async fn a_container_that_ignores_sigterm_is_killed_when_the_pods_grace_period_ends_as_kubelet() {
+    let c = TestCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mode = RunMode::Process { program: "/bin/sh".into(), isolation: Isolation::Kubeconfig };
+    let simulator = simulated_with(&c, dir.path(), mode, Timing::default()).await;
+    let out = work.path().join("stubborn");
+    let script = r#"trap 'echo term > "$OUT.term"' TERM; echo up > "$OUT.up"; while :; do sleep 0.1; done"#;
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    pods.create(&PostParams::default(), &shell_pod("stubborn", &out, 3, script, json!({}))).await.unwrap();
+    wait_pods(&pods, "stubborn", "ready: its trap is set", running).await;
+
+    let took = delete_and_time(&pods, "stubborn").await;
+    assert!(out.with_extension("term").exists(), "it got SIGTERM first");
+    assert!(took >= Duration::from_millis(2900) && took < Duration::from_millis(4500), "killed after 3 s: {took:?}");
+    simulator.shutdown().await;
+}
+
+/// `killContainer`: the preStop hook runs before SIGTERM, and within the same grace period —
+/// a hook of 1 s leaves a container that ignores SIGTERM 3 s of a 4 s grace period.
+#[tokio::test]
+async fn a_pre_stop_hook_runs_before_sigterm_within_the_grace_period() {
+    let c = TestCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mode = RunMode::Process { program: "/bin/sh".into(), isolation: Isolation::Kubeconfig };
+    let simulator = simulated_with(&c, dir.path(), mode, Timing::default()).await;
+    let out = work.path().join("hooked");
+    // On SIGTERM it says whether the hook had run, and stays.
+    let script = r#"
+        trap 'if [ -f "$OUT.hook" ]; then echo after > "$OUT.term"; else echo before > "$OUT.term"; fi' TERM
+        echo up > "$OUT.up"
+        while :; do sleep 0.1; done
+    "#;
+    let hook =
+        json!({"lifecycle": {"preStop": {"exec": {"command": ["sh", "-c", "sleep 1; echo ran > \"$OUT.hook\""]}}}});
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    pods.create(&PostParams::default(), &shell_pod("hooked", &out, 4, script, hook)).await.unwrap();
+    wait_pods(&pods, "hooked", "ready: its trap is set", running).await;
+
+    let took = delete_and_time(&pods, "hooked").await;
+    assert_eq!(std::fs::read_to_string(out.with_extension("hook")).unwrap(), "ran\n");
+    assert_eq!(std::fs::read_to_string(out.with_extension("term")).unwrap(), "after\n", "SIGTERM after the hook");
+    assert!(
+        took >= Duration::from_millis(3900) && took < Duration::from_millis(4900),
+        "hook and SIGTERM share 4 s: {took:?}"
+    );
+    simulator.shutdown().await;
+}
+
+/// kube-apiserver's graceful Pod deletion: `deletionGracePeriodSeconds` is
+/// `spec.terminationGracePeriodSeconds` (defaulted to 30), DeleteOptions'
+/// `gracePeriodSeconds` shortens it, and 0 deletes the Pod at once.
+#[tokio::test]
+async fn a_deleted_pods_grace_period_is_its_specs_or_the_delete_options_as_kube_apiserver() {
+    let c = TestCluster::start().await;
+    let pods: Api<Pod> = Api::namespaced(c.client.clone(), "default");
+    // Bound to a node no kubelet runs: the Pod stays marked.
+    let pod: Pod = serde_json::from_value(
+        json!({"metadata": {"name": "p"}, "spec": {"nodeName": "nowhere", "containers": [{"name": "c", "image": "x"}]}}),
+    )
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    let grace = |pod: Pod| pod.metadata.deletion_grace_period_seconds;
+    let marked = pods.delete("p", &DeleteParams::default()).await.unwrap().left().unwrap();
+    assert_eq!(grace(marked), Some(30), "the defaulted spec's 30 s");
+    let shorter = DeleteParams { grace_period_seconds: Some(5), ..DeleteParams::default() };
+    assert_eq!(grace(pods.delete("p", &shorter).await.unwrap().left().unwrap()), Some(5));
+    pods.delete("p", &DeleteParams { grace_period_seconds: Some(0), ..DeleteParams::default() }).await.unwrap();
+    assert!(pods.get_opt("p").await.unwrap().is_none(), "a grace period of 0 deletes it at once");
 }

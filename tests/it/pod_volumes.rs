@@ -32,7 +32,7 @@ async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator 
         ca_pem: c.server.ca_pem().to_string(),
         dir: dir.to_path_buf(),
         mode,
-        timing: Timing { grace: Duration::from_millis(500), ..Timing::default() },
+        timing: Timing { shutdown_grace: Duration::from_millis(500), ..Timing::default() },
     };
     NodeSimulator::start(config).await.expect("simulator starts")
 }

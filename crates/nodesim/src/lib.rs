@@ -16,9 +16,14 @@
 //!
 //! Lifecycle, as a kubelet would do it:
 //! - a Pod marked for deletion (the API server keeps a Pod on a node for its grace period)
-//!   has its processes stopped — SIGTERM, then SIGKILL after the grace period — keeping its
+//!   has its processes stopped as the kubelet's `killContainer` stops them — each
+//!   container's preStop hook, then SIGTERM, then SIGKILL once the Pod's
+//!   `deletionGracePeriodSeconds` (which the hook and SIGTERM share; at least 2 s after the
+//!   hook) are spent, a wait that ends as soon as the process exits — keeping its
 //!   credentials' files until they have stopped, and is then deleted for good with a grace
 //!   period of 0, as the kubelet ends a graceful deletion (its token dies with the object);
+//!   a Pod already gone from the API (deleted with a grace period of 0) gets the kubelet's
+//!   override of 1 s and no hook;
 //! - a process that exits is restarted with the kubelet's back-off (see [`Timing`]): at
 //!   once the first time, then 10 s after its next exit, doubling up to 5 min, and afresh
 //!   once 10 min pass between two exits; meanwhile it waits in `CrashLoopBackOff`, its
@@ -81,7 +86,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use container::Podman;
-use pod::PodHandle;
+use pod::{PodHandle, Termination};
 use process::Isolation;
 
 /// A container the in-process runner is asked to run.
@@ -131,8 +136,10 @@ impl std::fmt::Debug for RunMode {
 /// that want a crashing container back sooner shorten the back-off here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// How long a container has between SIGTERM and SIGKILL.
-    pub grace: Duration,
+    /// How long a container has between SIGTERM and SIGKILL when the simulator itself stops
+    /// (`dev down`): not a Pod deletion — a deleted Pod's containers get the Pod's grace
+    /// period, as the kubelet gives them — so kept short for the dev environment.
+    pub shutdown_grace: Duration,
     /// The restart delay after the second exit in a row (the first restarts at once), as
     /// the kubelet's `backOffPeriod`.
     pub backoff_start: Duration,
@@ -149,7 +156,7 @@ impl Default for Timing {
     fn default() -> Self {
         let backoff_max = Duration::from_secs(300);
         Self {
-            grace: Duration::from_secs(2),
+            shutdown_grace: Duration::from_secs(2),
             backoff_start: Duration::from_secs(10),
             backoff_max,
             backoff_reset: backoff_max * 2,
@@ -345,7 +352,8 @@ impl NodeSimulator {
         Ok(Self { stop, task })
     }
 
-    /// Stops every container (SIGTERM, then SIGKILL after the grace period) and returns
+    /// Stops every container (SIGTERM, then SIGKILL after [`Timing::shutdown_grace`]: the
+    /// dev environment going down is no Pod deletion, so no preStop hook) and returns
     /// once all are gone (the Pods stay, as a stopped kubelet leaves them).
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
@@ -404,9 +412,10 @@ async fn run(node: Arc<Node>, mut stop: watch::Receiver<bool>) {
         }
     }
     let Pods { running, mut stopping, .. } = pods_of_node;
+    let shutdown = Termination::Override(node.timing().shutdown_grace);
     for handle in running.into_values() {
         stopping.spawn(async move {
-            handle.stop().await;
+            handle.stop(shutdown).await;
             None
         });
     }
@@ -426,12 +435,16 @@ struct Pods {
     deleting: HashSet<(Key, String)>,
 }
 
+/// The grace period the kubelet gives a Pod that is gone from the API (deleted with a grace
+/// period of 0): its pod workers' least, 1 s, as an override.
+const GONE_GRACE: Duration = Duration::from_secs(1);
+
 impl Pods {
     /// Stops the containers of a Pod that is gone.
     fn stop(&mut self, key: &Key) {
         if let Some(handle) = self.running.remove(key) {
             self.stopping.spawn(async move {
-                handle.stop().await;
+                handle.stop(Termination::Override(GONE_GRACE)).await;
                 None
             });
         }
@@ -453,9 +466,10 @@ impl Pods {
             let handle = self.running.remove(&key);
             let api: Api<Pod> = Api::namespaced(node.client(), &key.0);
             let stop = self.stopped.clone();
+            let termination = Termination::of(&pod);
             self.stopping.spawn(async move {
                 if let Some(handle) = handle {
-                    handle.stop().await;
+                    handle.stop(termination).await;
                 }
                 finish_deletion(&api, &key.1, uid.clone(), stop).await;
                 Some((key, uid))

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Container, ObjectReference, Pod, PodSpec};
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler, ObjectReference, Pod, PodSpec};
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::events::EventType;
@@ -29,7 +29,7 @@ use super::env::{self, EnvContext, expand};
 use super::logs::Sink;
 use super::mounts::{self, Mount};
 use super::pod_volumes::{PodVolumes, Prepared};
-use super::probe::{Exec, Ports, Probes, Report};
+use super::probe::{self, Exec, Ports, Probes, Report};
 use super::process::{self, Isolation, Launch};
 use super::status::{ContainerPhase, ContainerState, Exited, is_fleetctl_image, pod_status};
 use super::tokens::{self, Ask, TokenError};
@@ -38,11 +38,43 @@ use super::tokens::{self, Ask, TokenError};
 /// session (the server grants up to two).
 const TOKEN_SECONDS: i64 = 365 * 24 * 3600;
 
+/// The kubelet's `minimumGracePeriodInSeconds`: the least a container gets between SIGTERM
+/// and SIGKILL after its preStop hook, however much of the grace period the hook used.
+const MIN_GRACE: Duration = Duration::from_secs(2);
+
+/// How a Pod's containers are stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Termination {
+    /// The kubelet's `killContainer`: the preStop hook, then SIGTERM, then SIGKILL once the
+    /// grace period — which the hook and SIGTERM share — is spent; SIGTERM always gets at
+    /// least [`MIN_GRACE`], however long the hook took.
+    Graceful(Duration),
+    /// SIGTERM, then SIGKILL after this long, with no hook: the kubelet's grace period
+    /// override (a Pod already gone from the API), or the simulator shutting down.
+    Override(Duration),
+}
+
+impl Termination {
+    /// The kubelet's grace period for a Pod (`setTerminationGracePeriod`): its
+    /// `deletionGracePeriodSeconds` once it is marked for deletion, else its
+    /// `spec.terminationGracePeriodSeconds`, else [`MIN_GRACE`].
+    pub(super) fn of(pod: &Pod) -> Self {
+        let seconds = pod
+            .metadata
+            .deletion_grace_period_seconds
+            .or_else(|| pod.spec.as_ref().and_then(|spec| spec.termination_grace_period_seconds));
+        let grace = seconds.map_or(MIN_GRACE, |s| Duration::from_secs(s.max(0).unsigned_abs()));
+        Self::Graceful(grace)
+    }
+}
+
 /// What the node holds of a running Pod.
 pub(super) struct PodHandle {
     name: String,
     uid: String,
     stop: watch::Sender<bool>,
+    /// How its containers stop when `stop` fires.
+    termination: Arc<Mutex<Termination>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -119,6 +151,7 @@ impl PodHandle {
             log: log.clone(),
         });
         let (prepared_tx, prepared) = watch::channel(None);
+        let termination = Arc::new(Mutex::new(Termination::of(object)));
         let pod = PodInfo {
             log,
             credentials_dir,
@@ -128,10 +161,11 @@ impl PodHandle {
             credentials: OnceCell::new(),
             volumes,
             prepared,
+            termination: termination.clone(),
         };
         let (stop, stopped) = watch::channel(false);
         let task = tokio::spawn(run(node, pod, shared, prepared_tx, stopped));
-        Self { name, uid, stop, task }
+        Self { name, uid, stop, termination, task }
     }
 
     /// The uid of the Pod it runs.
@@ -139,8 +173,9 @@ impl PodHandle {
         &self.uid
     }
 
-    /// Stops its containers (SIGTERM, grace, SIGKILL) and removes its files.
-    pub(super) async fn stop(self) {
+    /// Stops its containers as `termination` says and removes its files.
+    pub(super) async fn stop(self, termination: Termination) {
+        *self.termination.lock() = termination;
         let _ = self.stop.send(true);
         if let Err(e) = self.task.await {
             tracing::warn!(pod = %self.name, error = %e, "pod task ended abnormally");
@@ -162,6 +197,9 @@ struct PodInfo {
     volumes: Arc<PodVolumes>,
     /// What its volumes publish for the containers (`None` until they are first set up).
     prepared: watch::Receiver<Option<Arc<Prepared>>>,
+    /// How its containers stop: the Pod's grace period (which a liveness kill uses too) until
+    /// the node says otherwise.
+    termination: Arc<Mutex<Termination>>,
 }
 
 /// When the kubelet starts a container that exited again (`spec.restartPolicy`).
@@ -392,7 +430,8 @@ async fn run_container(
         };
         let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
         let launch = launch(&pod, container, ready, credentials, output.clone(), health);
-        let probes = Probes::of(container, Ports { health: declared_health_port(container).map(|p| (p, health)) });
+        let ports = Ports { health: declared_health_port(container).map(|p| (p, health)) };
+        let probes = Probes::of(container, ports);
         let name = format!("{}-{}", pod.name(), container.name);
         let started = match (&node.config.mode, &podman) {
             (_, Some(podman)) => {
@@ -444,10 +483,11 @@ async fn run_container(
             _ = stop.wait_for(|s| *s) => Exit::Stopped,
             killed = probes.run(up_since, node.timing().first_probe, &exec, &report) => Exit::Unhealthy(killed),
         };
+        let kill = Kill { node: &node, pod: &pod, container, ports, exec: &exec };
         let code = match exited {
             Exit::Exited(code) => code,
             Exit::Stopped => {
-                let code = running.terminate(node.timing().grace).await;
+                let code = kill.kill(running).await;
                 output.close();
                 process::log_line(&pod.log, &format!("{label}: {id} stopped (exit code {code})"));
                 return;
@@ -456,7 +496,7 @@ async fn run_container(
                 let message = format!("Container {} {killed}", container.name);
                 process::log_line(&pod.log, &format!("{label}: {message}"));
                 node.event(&pod.reference(container), EventType::Normal, "Killing", "Kill", message);
-                running.terminate(node.timing().grace).await
+                kill.kill(running).await
             }
         };
         output.close();
@@ -489,6 +529,54 @@ async fn run_container(
             return;
         }
         restarts += 1;
+    }
+}
+
+/// What stopping a running container needs: where its preStop hook runs.
+struct Kill<'a> {
+    node: &'a Node,
+    pod: &'a PodInfo,
+    container: &'a Container,
+    ports: Ports,
+    exec: &'a Exec,
+}
+
+impl Kill<'_> {
+    /// Stops the container as its Pod's termination says; returns its exit code. A preStop hook that
+    /// fails or overruns the grace period is reported (a `FailedPreStopHook` Event) and the
+    /// container stopped all the same, as the kubelet does.
+    async fn kill(&self, running: process::Running) -> i32 {
+        let termination = *self.pod.termination.lock();
+        let grace = match termination {
+            Termination::Override(grace) => grace,
+            Termination::Graceful(grace) => {
+                let hook = self.container.lifecycle.as_ref().and_then(|l| l.pre_stop.as_ref());
+                let used = match hook {
+                    Some(hook) if !grace.is_zero() => self.pre_stop(hook, grace).await,
+                    _ => Duration::ZERO,
+                };
+                grace.saturating_sub(used).max(MIN_GRACE)
+            }
+        };
+        running.terminate(grace).await
+    }
+
+    /// Runs the preStop hook for at most `grace`; returns how long it took.
+    async fn pre_stop(&self, hook: &LifecycleHandler, grace: Duration) -> Duration {
+        let started = Instant::now();
+        let ran = tokio::time::timeout(grace, probe::run_hook(hook, self.container, self.ports, self.exec)).await;
+        let failed = match ran {
+            Ok(Ok(())) => None,
+            Ok(Err(why)) => Some(format!("PreStopHook failed: {why}")),
+            Err(_) => Some(format!("PreStopHook did not complete within its grace period of {}s", grace.as_secs())),
+        };
+        if let Some(message) = failed {
+            let label = format!("pod {} container {}", self.pod.name(), self.container.name);
+            process::log_line(&self.pod.log, &format!("{label}: {message}"));
+            let reference = self.pod.reference(self.container);
+            self.node.event(&reference, EventType::Warning, "FailedPreStopHook", "Kill", message);
+        }
+        started.elapsed()
     }
 }
 

@@ -30,7 +30,7 @@ mod tls;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Container, Probe};
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Probe};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use tokio::time::{Instant, MissedTickBehavior};
 
@@ -173,6 +173,49 @@ impl Action {
     }
 }
 
+impl Action {
+    /// Runs it once (an exec action through `exec`), without a time limit: `Err` says why
+    /// it failed.
+    async fn run(&self, exec: &Exec) -> Result<(), String> {
+        match self {
+            Self::Http(get) => get.probe().await,
+            Self::Tcp { host, port } => {
+                let addr = format!("{host}:{port}");
+                tokio::net::TcpStream::connect(&addr)
+                    .await
+                    .map(drop)
+                    .map_err(|e| fleetctl_apimachinery::dial::connect_error(&addr, &e))
+            }
+            Self::Grpc(check) => check.probe().await,
+            Self::Exec(command) => exec.probe(command).await,
+            Self::Invalid(why) => Err(why.clone()),
+        }
+    }
+}
+
+/// Runs a lifecycle hook (`preStop`) as the kubelet's handler runner does: `exec` where the
+/// container runs, `httpGet` and `tcpSocket` as a probe's, `sleep` here; with no time limit
+/// of its own (its caller bounds it by the grace period). `Err` says why it failed.
+pub(super) async fn run_hook(
+    handler: &LifecycleHandler,
+    container: &Container,
+    ports: Ports,
+    exec: &Exec,
+) -> Result<(), String> {
+    if let Some(sleep) = &handler.sleep {
+        let seconds = u64::try_from(sleep.seconds).map_err(|_| format!("invalid sleep seconds: {}", sleep.seconds))?;
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        return Ok(());
+    }
+    let probe = Probe {
+        exec: handler.exec.clone(),
+        http_get: handler.http_get.clone(),
+        tcp_socket: handler.tcp_socket.clone(),
+        ..Probe::default()
+    };
+    Action::of(&probe, container, ports).run(exec).await
+}
+
 impl Check {
     fn of(kind: Kind, probe: &Probe, container: &Container, ports: Ports) -> Self {
         Self {
@@ -189,22 +232,7 @@ impl Check {
     /// Runs the probe once (an exec probe through `exec`): `Err` says why it failed, as
     /// the kubelet's event does.
     async fn probe(&self, exec: &Exec) -> Result<(), String> {
-        let run = async {
-            match &self.action {
-                Action::Http(get) => get.probe().await,
-                Action::Tcp { host, port } => {
-                    let addr = format!("{host}:{port}");
-                    tokio::net::TcpStream::connect(&addr)
-                        .await
-                        .map(drop)
-                        .map_err(|e| fleetctl_apimachinery::dial::connect_error(&addr, &e))
-                }
-                Action::Grpc(check) => check.probe().await,
-                Action::Exec(command) => exec.probe(command).await,
-                Action::Invalid(why) => Err(why.clone()),
-            }
-        };
-        match tokio::time::timeout(self.timeout, run).await {
+        match tokio::time::timeout(self.timeout, self.action.run(exec)).await {
             Ok(result) => result,
             Err(_) => Err(format!("probe timed out after {}s", self.timeout.as_secs())),
         }
