@@ -130,7 +130,8 @@ pub(crate) fn env_of(command: &InProcessCommand, name: &str) -> Option<String> {
     command.env.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
 }
 
-async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator {
+/// A simulator with kubelet's timers but a short shutdown grace.
+pub(crate) async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator {
     simulated_with(c, dir, mode, Timing { shutdown_grace: Duration::from_millis(500), ..Timing::default() }).await
 }
 

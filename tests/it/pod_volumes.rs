@@ -8,34 +8,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fleetctl_nodesim::process::Isolation;
-use fleetctl_nodesim::{InProcessCommand, NodeConfig, NodeSimulator, RunMode, Timing};
-use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod, Secret};
+use fleetctl_nodesim::{InProcessCommand, RunMode};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::wait::await_condition;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::dev_env::{simulated, wait_event};
 use crate::support::cluster::TestCluster;
 use crate::support::{PATIENCE, until};
 
 const IMAGE: &str = "quay.io/fleetctl/fleetctl:0.1.0";
 /// Kubelet's sync period: a changed Secret reaches its mounted files within it.
 const SYNC_PERIOD: Duration = Duration::from_secs(60);
-
-async fn simulated(c: &TestCluster, dir: &Path, mode: RunMode) -> NodeSimulator {
-    let config = NodeConfig {
-        name: "node1".into(),
-        client: c.client.clone(),
-        server_url: c.server.url(),
-        service_addr: c.server.service_addr(),
-        podman: None,
-        ca_pem: c.server.ca_pem().to_string(),
-        dir: dir.to_path_buf(),
-        mode,
-        timing: Timing { shutdown_grace: Duration::from_millis(500), ..Timing::default() },
-    };
-    NodeSimulator::start(config).await.expect("simulator starts")
-}
 
 /// A runner whose containers report their command and run until stopped.
 fn reporting_runner() -> (RunMode, mpsc::UnboundedReceiver<InProcessCommand>) {
@@ -78,22 +64,6 @@ async fn wait_pod(c: &TestCluster, name: &str, what: &str, cond: impl Fn(&Value)
     });
     let pod = tokio::time::timeout(PATIENCE, waited).await.unwrap_or_else(|_| panic!("timed out: {what}")).unwrap();
     serde_json::to_value(pod.unwrap()).unwrap()
-}
-
-async fn wait_event(c: &TestCluster, reason: &str, text: &str) -> Event {
-    use futures::StreamExt;
-    use kube::runtime::{WatchStreamExt, watcher};
-    let events: Api<Event> = Api::namespaced(c.client.clone(), "default");
-    let mut stream = watcher(events, watcher::Config::default()).applied_objects().boxed();
-    let wait = async {
-        loop {
-            let event = stream.next().await.expect("watch goes on").expect("watch event");
-            if event.reason.as_deref() == Some(reason) && event.message.as_deref().is_some_and(|m| m.contains(text)) {
-                return event;
-            }
-        }
-    };
-    tokio::time::timeout(PATIENCE, wait).await.unwrap_or_else(|_| panic!("timed out waiting for {reason}: {text}"))
 }
 
 /// The folder of a Pod on the node (`<namespace>_<name>_<uid>`).
