@@ -147,6 +147,10 @@ pub(crate) async fn simulated_with(c: &TestCluster, dir: &Path, mode: RunMode, t
         dir: dir.to_path_buf(),
         mode,
         timing,
+        reach: {
+            let own = [c.server.addr(), c.server.service_addr()];
+            std::sync::Arc::new(move || own.to_vec())
+        },
     };
     NodeSimulator::start(config).await.expect("simulator starts")
 }

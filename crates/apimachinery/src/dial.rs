@@ -2,8 +2,17 @@
 //! HTTP/1.1 exchange over a connected stream, and connection errors worded as Go's net
 //! package words them (`dial tcp ADDR: connect: connection refused`), so what they report
 //! reads as a real cluster's does (k8s.io/apimachinery's `util/net` has the same place).
+//!
+//! A connection goes to the address as the host's network routes it, except to the address
+//! of a Pod with a network of its own ([`PodRoutes`]): the node simulator of this process
+//! registers how to reach into that network, and every outgoing dial of the process (a
+//! probe, a webhook call through a Service's endpoints) takes that way, as a real node
+//! routes to its Pods' addresses.
 
+use std::collections::HashMap;
 use std::fmt::Display;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, LazyLock};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
@@ -37,6 +46,51 @@ where
     answer
 }
 
+/// How to open a connection inside a Pod's network: a blocking connect made there.
+pub type Connect = Arc<dyn Fn(SocketAddr) -> std::io::Result<std::net::TcpStream> + Send + Sync>;
+
+/// The addresses of this process's Pods that have a network of their own, and how each is
+/// reached.
+#[derive(Default)]
+pub struct PodRoutes(parking_lot::RwLock<HashMap<IpAddr, Connect>>);
+
+/// The routes of this process (the node simulator registers, every dial reads).
+pub static POD_ROUTES: LazyLock<PodRoutes> = LazyLock::new(PodRoutes::default);
+
+impl PodRoutes {
+    /// Connections to `ip` go through `connect` from now on.
+    pub fn add(&self, ip: IpAddr, connect: Connect) {
+        self.0.write().insert(ip, connect);
+    }
+
+    /// Connections to `ip` go through the host's network again.
+    pub fn remove(&self, ip: IpAddr) {
+        self.0.write().remove(&ip);
+    }
+
+    fn get(&self, ip: IpAddr) -> Option<Connect> {
+        self.0.read().get(&ip).cloned()
+    }
+}
+
+/// Connects to `host:port`, into a Pod's network when `host` is the address of one;
+/// `Err` is worded as Go's dialer words it.
+pub async fn tcp(host: &str, port: u16) -> Result<tokio::net::TcpStream, String> {
+    let addr = format!("{host}:{port}");
+    let route = host.parse::<IpAddr>().ok().and_then(|ip| POD_ROUTES.get(ip).map(|c| (SocketAddr::new(ip, port), c)));
+    let connected = match route {
+        Some((target, connect)) => tokio::task::spawn_blocking(move || {
+            let stream = connect(target)?;
+            stream.set_nonblocking(true)?;
+            tokio::net::TcpStream::from_std(stream)
+        })
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e))),
+        None => tokio::net::TcpStream::connect(&addr).await,
+    };
+    connected.map_err(|e| connect_error(&addr, &e))
+}
+
 /// The error of connecting to `addr`.
 pub fn connect_error(addr: impl Display, error: &std::io::Error) -> String {
     format!("dial tcp {addr}: connect: {}", os_text(error))
@@ -63,5 +117,19 @@ mod tests {
         assert_eq!(connect_error("127.0.0.1:1", &refused), "dial tcp 127.0.0.1:1: connect: connection refused");
         let other = std::io::Error::other("Boom");
         assert_eq!(connect_error("h:1", &other), "dial tcp h:1: connect: boom");
+    }
+
+    #[tokio::test]
+    async fn a_pods_address_is_dialled_through_its_route_and_forgotten_with_it() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let real = listener.local_addr().unwrap();
+        let pod: IpAddr = "10.244.255.1".parse().unwrap();
+        POD_ROUTES.add(pod, Arc::new(move |_| std::net::TcpStream::connect(real)));
+        let stream = tcp("10.244.255.1", 9443).await.unwrap();
+        assert_eq!(stream.peer_addr().unwrap(), real);
+        POD_ROUTES.remove(pod);
+        let refused = std::io::Error::from_raw_os_error(111);
+        let gone = tcp("127.0.0.1", 1).await.unwrap_err();
+        assert_eq!(gone, connect_error("127.0.0.1:1", &refused));
     }
 }

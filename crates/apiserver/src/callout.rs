@@ -206,9 +206,7 @@ async fn exchange(endpoint: &Endpoint, path: &str, ca_bundle: &[u8], body: Vec<u
         .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
     let server_name = ServerName::try_from(endpoint.server_name.clone()).map_err(|e| e.to_string())?;
-    let tcp = tokio::net::TcpStream::connect((endpoint.host.as_str(), endpoint.port))
-        .await
-        .map_err(|e| fleetctl_apimachinery::dial::connect_error(format!("{}:{}", endpoint.host, endpoint.port), &e))?;
+    let tcp = fleetctl_apimachinery::dial::tcp(&endpoint.host, endpoint.port).await?;
     let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(server_name, tcp)
         .await

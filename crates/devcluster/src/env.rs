@@ -43,7 +43,7 @@ use fleetctl_nodesim::container_label;
 pub const HUB: &str = "hub";
 
 const STATE_FILE: &str = "state.json";
-const MERGED_KUBECONFIG: &str = "kubeconfig";
+pub(crate) const MERGED_KUBECONFIG: &str = "kubeconfig";
 
 /// The longest a cluster process may take to write its kubeconfig.
 const STARTUP_WAIT: Duration = Duration::from_secs(10);
@@ -618,6 +618,7 @@ pub async fn down(dir: &Path, grace: Duration) -> Result<Vec<(String, Stopped)>,
         let podman = Podman::from_env();
         for record in &state.clusters {
             podman.remove_node(&container_label(dir, &record.name)).await;
+            fleetctl_nodesim::network::remove_node(&container_label(dir, &record.name)).await;
         }
     }
     for path in state.clusters.iter().map(|r| r.kubeconfig.clone()).chain([state.kubeconfig.clone(), state_path(dir)]) {

@@ -1,6 +1,9 @@
 //! `fleetctl dev serve`: one API server in the foreground.
 
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use fleetctl_apimachinery::private_file::write_private;
 use fleetctl_apiserver::{
@@ -8,8 +11,10 @@ use fleetctl_apiserver::{
 };
 use fleetctl_kube::kubeconfig;
 use fleetctl_nodesim::container::Podman;
-use fleetctl_nodesim::{NodeConfig, NodeError, NodeSimulator, RunMode, Timing};
+use fleetctl_nodesim::{NodeConfig, NodeError, NodeSimulator, Reach, RunMode, Timing};
 use kube::config::KubeConfigOptions;
+
+use super::env::MERGED_KUBECONFIG;
 
 /// What `dev serve` needs.
 #[derive(Debug, Clone)]
@@ -129,6 +134,27 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
     Ok(())
 }
 
+/// What a Pod with a network of its own reaches: this API server, at the address people use
+/// and at the in-cluster one, and every other API server on this machine that the dev
+/// environment's kubeconfig names (a klusterlet's bootstrap kubeconfig names its hub's),
+/// read again for each such Pod, as clusters come and go.
+fn reach(environment: PathBuf, own: [SocketAddr; 2]) -> Reach {
+    Arc::new(move || {
+        let mut addresses: BTreeSet<SocketAddr> = own.into();
+        if let Ok(config) = kube::config::Kubeconfig::read_from(&environment) {
+            let servers = config.clusters.iter().filter_map(|c| c.cluster.as_ref()?.server.as_deref());
+            addresses.extend(servers.filter_map(loopback_server));
+        }
+        addresses.into_iter().collect()
+    })
+}
+
+/// The address of an `https://` server URL on a loopback address.
+fn loopback_server(url: &str) -> Option<SocketAddr> {
+    let authority = url.strip_prefix("https://")?.split('/').next()?;
+    authority.parse::<SocketAddr>().ok().filter(|addr| addr.ip().is_loopback())
+}
+
 /// The node simulator on a runtime of its own, as a kubelet is a process of its own: its
 /// probes time the containers, not how busy this API server is. On the server's runtime, a
 /// server rendering watch events for thousands of agents delayed the probes' own polls
@@ -165,6 +191,7 @@ impl Kubelet {
             Some(dir) => dir.clone(),
             None => options.kubeconfig.as_deref().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
         };
+        let reach = reach(dir.join(MERGED_KUBECONFIG), [server.addr(), service_addr]);
         // The client is made on the kubelet's runtime: a client's request queue runs where
         // the client is made.
         let started = runtime.spawn(async move {
@@ -173,7 +200,8 @@ impl Kubelet {
                 .map_err(|e| ServeError::NodeClient(kube::Error::InferKubeconfig(e)))?;
             let client = kube::Client::try_from(config).map_err(ServeError::NodeClient)?;
             let timing = Timing::default();
-            let config = NodeConfig { name, client, server_url, service_addr, podman, ca_pem, dir, mode, timing };
+            let config =
+                NodeConfig { name, client, server_url, service_addr, podman, ca_pem, dir, mode, timing, reach };
             Ok::<_, ServeError>(NodeSimulator::start(config).await?)
         });
         let simulator = started.await.map_err(|e| ServeError::NodeRuntime(std::io::Error::other(e)))??;

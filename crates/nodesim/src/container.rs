@@ -1,5 +1,5 @@
 //! Running a container of an image that exists in local podman storage, as a pod would
-//! run: host network, the container's args and environment, its volumes bound at their
+//! run: in its Pod's network (see [`super::network`]; else the host's), the container's args and environment, its volumes bound at their
 //! mount paths (see [`super::mounts`]), the Pod's ServiceAccount files at
 //! `/var/run/secrets/kubernetes.io/serviceaccount` (read-only) unless a volume is mounted
 //! there, and the API server at `KUBERNETES_SERVICE_HOST`/`PORT`.
@@ -20,6 +20,18 @@ use super::process::{Launch, Running, capture};
 
 /// The label on every container the simulator starts: `<dev dir>/<node>`.
 pub const NODE_LABEL: &str = "fleetctl.io/dev-node";
+
+/// Where a container runs: its node, the API server's in-cluster address, and its Pod's
+/// network namespace (the host's network without one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// The label its containers carry ([`NODE_LABEL`]).
+    pub node_label: String,
+    /// `KUBERNETES_SERVICE_HOST`/`PORT`.
+    pub service: SocketAddr,
+    /// The Pod's network namespace (a file under `/run/netns`).
+    pub netns: Option<PathBuf>,
+}
 
 /// How to run podman: the program, the options every call gets (storage driver, OCI
 /// runtime, cgroup manager) and its environment (`CONTAINERS_CONF`).
@@ -64,16 +76,9 @@ impl Podman {
     }
 
     /// Starts `image` as the container `name` of `launch`, its output appended to the log.
-    pub fn spawn(
-        &self,
-        image: &str,
-        name: &str,
-        node_label: &str,
-        service: SocketAddr,
-        launch: &Launch,
-    ) -> std::io::Result<Running> {
+    pub fn spawn(&self, image: &str, name: &str, sandbox: &Sandbox, launch: &Launch) -> std::io::Result<Running> {
         let mut command = self.command();
-        command.args(run_args(image, name, node_label, service, launch)).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command.args(run_args(image, name, sandbox, launch)).stdout(Stdio::piped()).stderr(Stdio::piped());
         // If the handle is dropped without an orderly stop, podman goes with it.
         command.kill_on_drop(true);
         let mut child = command.spawn()?;
@@ -115,10 +120,18 @@ impl Podman {
 }
 
 /// The `podman run` command line of a container.
-fn run_args(image: &str, name: &str, node_label: &str, service: SocketAddr, launch: &Launch) -> Vec<OsString> {
-    let mut args: Vec<OsString> =
-        ["run", "--rm", "--replace", "--network", "host", "--name", name].into_iter().map(OsString::from).collect();
-    args.extend(["--label".into(), format!("{NODE_LABEL}={node_label}").into()]);
+fn run_args(image: &str, name: &str, sandbox: &Sandbox, launch: &Launch) -> Vec<OsString> {
+    let network = match &sandbox.netns {
+        Some(netns) => {
+            let mut network = OsString::from("ns:");
+            network.push(netns);
+            network
+        }
+        None => "host".into(),
+    };
+    let mut args: Vec<OsString> = vec!["run".into(), "--rm".into(), "--replace".into(), "--network".into(), network];
+    args.extend(["--name".into(), name.into()]);
+    args.extend(["--label".into(), format!("{NODE_LABEL}={}", sandbox.node_label).into()]);
     let credentials = (launch.credentials.service_account.as_path(), SERVICE_ACCOUNT_MOUNT, true);
     let volumes = launch.mounts.iter().map(|m| (m.source.as_path(), m.target.as_str(), m.read_only));
     let mounted = launch.mounts.iter().any(|m| m.target.trim_end_matches('/') == SERVICE_ACCOUNT_MOUNT);
@@ -131,8 +144,8 @@ fn run_args(image: &str, name: &str, node_label: &str, service: SocketAddr, laun
         args.extend(["--volume".into(), volume]);
     }
     let service_env = [
-        ("KUBERNETES_SERVICE_HOST".to_string(), service.ip().to_string()),
-        ("KUBERNETES_SERVICE_PORT".to_string(), service.port().to_string()),
+        ("KUBERNETES_SERVICE_HOST".to_string(), sandbox.service.ip().to_string()),
+        ("KUBERNETES_SERVICE_PORT".to_string(), sandbox.service.port().to_string()),
     ];
     for (key, value) in launch.env.iter().chain(&service_env) {
         args.extend(["--env".into(), format!("{key}={value}").into()]);
@@ -162,8 +175,8 @@ mod tests {
             mounts: vec![Mount { source: "/d/pods/p/volumes/cfg".into(), target: "/etc/cfg".into(), read_only: false }],
             output: super::super::logs::Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
-        let service: SocketAddr = "127.0.0.2:6443".parse().unwrap();
-        let args: Vec<String> = run_args("quay.io/fleetctl/fleetctl:0.1.0", "c1-pod-work", "/d/c1", service, &launch)
+        let sandbox = Sandbox { node_label: "/d/c1".into(), service: "127.0.0.2:6443".parse().unwrap(), netns: None };
+        let args: Vec<String> = run_args("quay.io/fleetctl/fleetctl:0.1.0", "c1-pod-work", &sandbox, &launch)
             .into_iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -184,7 +197,7 @@ mod tests {
     }
 
     #[test]
-    fn a_volume_mounted_at_the_service_account_path_replaces_the_simulators_own_files() {
+    fn a_pods_network_and_a_volume_at_the_service_account_path_replace_the_hosts_and_the_simulators_files() {
         let dir = tempfile::tempdir().unwrap();
         let volume =
             |source: &str, target: &str, read_only| Mount { source: source.into(), target: target.into(), read_only };
@@ -199,11 +212,16 @@ mod tests {
             ],
             output: super::super::logs::Sink::detached(dir.path().join("run.log"), dir.path().join("x.log")),
         };
-        let service: SocketAddr = "127.0.0.2:6443".parse().unwrap();
-        let args: Vec<String> = run_args("img", "c1-pod-x", "/d/c1", service, &launch)
+        let sandbox = Sandbox {
+            node_label: "/d/c1".into(),
+            service: "127.0.0.2:6443".parse().unwrap(),
+            netns: Some("/run/netns/fleetctl-0-x".into()),
+        };
+        let args: Vec<String> = run_args("img", "c1-pod-x", &sandbox, &launch)
             .into_iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
+        assert!(args.windows(2).any(|w| w[0] == "--network" && w[1] == "ns:/run/netns/fleetctl-0-x"), "{args:?}");
         let volumes: Vec<&str> = args.windows(2).filter(|w| w[0] == "--volume").map(|w| w[1].as_str()).collect();
         assert_eq!(
             volumes,

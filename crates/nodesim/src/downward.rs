@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use fleetctl_apimachinery::quantity::Quantity;
 use k8s_openapi::api::core::v1::{Container, ResourceFieldSelector};
 
-use super::status::POD_IP;
+use super::status::HOST_IP;
 
 /// What a Pod's downward API can read.
 #[derive(Debug, Clone)]
@@ -26,6 +26,8 @@ pub struct PodFields {
     pub labels: BTreeMap<String, String>,
     /// `metadata.annotations`.
     pub annotations: BTreeMap<String, String>,
+    /// `status.podIP`.
+    pub pod_ip: String,
 }
 
 /// A field or resource the downward API cannot give.
@@ -53,7 +55,7 @@ fn format_map(map: &BTreeMap<String, String>) -> String {
 
 impl PodFields {
     /// A Pod `p` (uid `u`, ServiceAccount `sa`) in `ns1` on node `n`, labelled `app=web`
-    /// and annotated `note=hi`: the unit tests' fixture.
+    /// and annotated `note=hi`, at 10.244.0.7: the unit tests' fixture.
     #[cfg(test)]
     pub fn test() -> Self {
         Self {
@@ -64,6 +66,7 @@ impl PodFields {
             node: "n".into(),
             labels: [("app".to_string(), "web".to_string())].into(),
             annotations: [("note".to_string(), "hi".to_string())].into(),
+            pod_ip: "10.244.0.7".to_string(),
         }
     }
 
@@ -78,7 +81,8 @@ impl PodFields {
             "metadata.annotations" => format_map(&self.annotations),
             "spec.serviceAccountName" => self.service_account.clone(),
             "spec.nodeName" => self.node.clone(),
-            "status.podIP" | "status.hostIP" | "status.podIPs" | "status.hostIPs" => POD_IP.to_string(),
+            "status.podIP" | "status.podIPs" => self.pod_ip.clone(),
+            "status.hostIP" | "status.hostIPs" => HOST_IP.to_string(),
             _ => {
                 if let Some(key) = key_of("metadata.labels['") {
                     self.labels.get(key).cloned().unwrap_or_default()
@@ -152,8 +156,8 @@ mod tests {
             ("metadata.annotations['note']", "hi"),
             ("spec.nodeName", "n"),
             ("spec.serviceAccountName", "sa"),
-            ("status.podIP", POD_IP),
-            ("status.hostIP", POD_IP),
+            ("status.podIP", "10.244.0.7"),
+            ("status.hostIP", HOST_IP),
             ("metadata.labels", "app=\"web\"\ntier=\"a\\\"b\""),
         ];
         for (path, value) in cases {

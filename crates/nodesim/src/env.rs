@@ -161,7 +161,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::status::POD_IP;
 
     fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
@@ -228,7 +227,7 @@ mod tests {
                 ("PASS", "s3cret"),
                 ("MODE", "fast"),
                 ("URL", "http://admin@ns1:$(NOPE)"),
-                ("IP", POD_IP),
+                ("IP", "10.244.0.7"),
                 ("user", "override"),
             ])
         );

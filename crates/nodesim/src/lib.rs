@@ -58,6 +58,7 @@ mod env;
 mod kubelet;
 pub mod logs;
 mod mounts;
+pub mod network;
 mod pod;
 mod pod_volumes;
 mod probe;
@@ -189,7 +190,13 @@ pub struct NodeConfig {
     pub mode: RunMode,
     /// Timers.
     pub timing: Timing,
+    /// The addresses outside it that a Pod with a network of its own reaches (the API
+    /// servers of the dev environment), asked each time such a Pod starts.
+    pub reach: Reach,
 }
+
+/// The loopback addresses a Pod with a network of its own reaches: see [`NodeConfig::reach`].
+pub type Reach = Arc<dyn Fn() -> Vec<SocketAddr> + Send + Sync>;
 
 /// Why the simulator could not start.
 #[derive(Debug, thiserror::Error)]
@@ -230,6 +237,8 @@ pub(crate) struct Node {
     kubelet: SocketAddr,
     /// Its Events (as `kubelet`, instance the node).
     recorder: Recorder,
+    /// The addresses of its Pods that have a network of their own.
+    addresses: Arc<network::Addresses>,
 }
 
 impl Node {
@@ -322,7 +331,8 @@ impl NodeSimulator {
         let kubelet = listener.local_addr().map_err(|source| NodeError::Kubelet { source })?;
         let reporter = Reporter { controller: "kubelet".into(), instance: Some(config.name.clone()) };
         let recorder = Recorder::new(config.client.clone(), reporter);
-        let node = Arc::new(Node { config, logs: logs.clone(), kubelet, recorder });
+        let addresses = Arc::default();
+        let node = Arc::new(Node { config, logs: logs.clone(), kubelet, recorder, addresses });
         let pods_dir = node.pods_dir();
         for dir in [&pods_dir, &logs_dir] {
             process::private_dir(dir).map_err(|source| NodeError::Dir { path: dir.clone(), source })?;
@@ -339,6 +349,7 @@ impl NodeSimulator {
         }
         if let Some(podman) = &node.config.podman {
             podman.remove_node(&node.container_label()).await;
+            network::remove_node(&node.container_label()).await;
         }
         register::register(&node)
             .await

@@ -7,10 +7,12 @@
 //! `FailedMount` Event) or `CreateContainerConfigError` (and a `Failed` Event), and is
 //! started as soon as the watch of the missing Secret or ConfigMap reports it.
 
+use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, ObjectReference, Pod, PodSpec};
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
@@ -23,15 +25,17 @@ use tokio::time::Instant;
 use super::Node;
 use super::RunMode;
 use super::backoff::{self, Backoff};
+use super::container::Sandbox;
 use super::credentials::Credentials;
 use super::downward::PodFields;
 use super::env::{self, EnvContext, expand};
 use super::logs::Sink;
 use super::mounts::{self, Mount};
+use super::network::PodNetwork;
 use super::pod_volumes::{PodVolumes, Prepared};
 use super::probe::{self, Exec, Ports, Probes, Report};
 use super::process::{self, Isolation, Launch};
-use super::status::{ContainerPhase, ContainerState, Exited, is_fleetctl_image, pod_status};
+use super::status::{ContainerPhase, ContainerState, Exited, HOST_IP, is_fleetctl_image, pod_status};
 use super::tokens::{self, Ask, TokenError};
 
 /// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
@@ -110,61 +114,10 @@ impl PodHandle {
     /// Starts running a Pod bound to this node.
     pub(super) fn start(node: Arc<Node>, object: &Pod) -> Self {
         let name = object.name_any();
-        let namespace = object.namespace().unwrap_or_default();
         let uid = object.metadata.uid.clone().unwrap_or_default();
-        let spec = object.spec.clone().unwrap_or_default();
-        let containers = spec.containers.clone();
-        let shared = Arc::new(Shared {
-            containers: Mutex::new(containers.iter().map(ContainerState::new).collect()),
-            changed: Notify::new(),
-        });
-        let service_account = spec
-            .service_account_name
-            .clone()
-            .or_else(|| spec.service_account.clone())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "default".to_string());
-        let log = node.log_path(&namespace, &workload_name(object));
-        let credentials_dir = node.pod_dir(&namespace, &name, &uid);
-        let fields = PodFields {
-            namespace,
-            name: name.clone(),
-            uid: uid.clone(),
-            service_account,
-            node: node.config.name.clone(),
-            labels: object.labels().clone(),
-            annotations: object.annotations().clone(),
-        };
-        let volumes = Arc::new(PodVolumes {
-            root: credentials_dir.join("volumes"),
-            fields: fields.clone(),
-            volumes: spec.volumes.clone().unwrap_or_default(),
-            containers: containers.clone(),
-            reference: ObjectReference {
-                api_version: Some("v1".into()),
-                kind: Some("Pod".into()),
-                namespace: Some(fields.namespace.clone()),
-                name: Some(name.clone()),
-                uid: Some(uid.clone()),
-                ..ObjectReference::default()
-            },
-            log: log.clone(),
-        });
-        let (prepared_tx, prepared) = watch::channel(None);
         let termination = Arc::new(Mutex::new(Termination::of(object)));
-        let pod = PodInfo {
-            log,
-            credentials_dir,
-            fields,
-            restart_policy: RestartPolicy::of(&spec),
-            containers,
-            credentials: OnceCell::new(),
-            volumes,
-            prepared,
-            termination: termination.clone(),
-        };
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(node, pod, shared, prepared_tx, stopped));
+        let task = tokio::spawn(run(node, object.clone(), termination.clone(), stopped));
         Self { name, uid, stop, termination, task }
     }
 
@@ -185,6 +138,10 @@ impl PodHandle {
 
 /// Everything about a Pod its tasks read.
 struct PodInfo {
+    /// Its address.
+    ip: Ipv4Addr,
+    /// Its network namespace, when it has a network of its own (else it is on the host's).
+    netns: Option<PathBuf>,
     log: PathBuf,
     /// Where its ServiceAccount's files go.
     credentials_dir: PathBuf,
@@ -244,6 +201,61 @@ enum CredentialError {
 }
 
 impl PodInfo {
+    /// What the Pod `object` runs with, in `network` (if it has one of its own); its
+    /// volumes publish through `prepared`.
+    fn new(
+        node: &Node,
+        object: &Pod,
+        network: Option<&PodNetwork>,
+        termination: Arc<Mutex<Termination>>,
+        prepared: watch::Receiver<Option<Arc<Prepared>>>,
+    ) -> Self {
+        let name = object.name_any();
+        let namespace = object.namespace().unwrap_or_default();
+        let uid = object.metadata.uid.clone().unwrap_or_default();
+        let spec = object.spec.clone().unwrap_or_default();
+        let containers = spec.containers.clone();
+        let service_account = spec
+            .service_account_name
+            .clone()
+            .or_else(|| spec.service_account.clone())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "default".to_string());
+        let log = node.log_path(&namespace, &workload_name(object));
+        let credentials_dir = node.pod_dir(&namespace, &name, &uid);
+        let fields = PodFields {
+            namespace,
+            name: name.clone(),
+            uid: uid.clone(),
+            service_account,
+            node: node.config.name.clone(),
+            labels: object.labels().clone(),
+            annotations: object.annotations().clone(),
+            pod_ip: network.map_or_else(|| HOST_IP.to_string(), |n| n.ip().to_string()),
+        };
+        let volumes = Arc::new(PodVolumes {
+            root: credentials_dir.join("volumes"),
+            fields: fields.clone(),
+            volumes: spec.volumes.clone().unwrap_or_default(),
+            containers: containers.clone(),
+            reference: pod_reference(object),
+            log: log.clone(),
+        });
+        Self {
+            ip: network.map_or(Ipv4Addr::LOCALHOST, PodNetwork::ip),
+            netns: network.map(PodNetwork::path),
+            log,
+            credentials_dir,
+            fields,
+            restart_policy: RestartPolicy::of(&spec),
+            containers,
+            credentials: OnceCell::new(),
+            volumes,
+            prepared,
+            termination,
+        }
+    }
+
     fn namespace(&self) -> &str {
         &self.fields.namespace
     }
@@ -260,13 +272,8 @@ impl PodInfo {
     /// One of its containers, as the kubelet's Events name it.
     fn reference(&self, container: &Container) -> ObjectReference {
         ObjectReference {
-            api_version: Some("v1".into()),
-            kind: Some("Pod".into()),
-            namespace: Some(self.namespace().to_string()),
-            name: Some(self.name().to_string()),
-            uid: Some(self.fields.uid.clone()),
             field_path: Some(format!("spec.containers{{{}}}", container.name)),
-            ..ObjectReference::default()
+            ..self.volumes.reference.clone()
         }
     }
 
@@ -297,18 +304,19 @@ impl PodInfo {
     }
 }
 
-/// The Pod's life: set up its volumes, run its containers, keep its status, and on stop
-/// end the containers, then its volumes' sync, and remove its credentials, volumes and
-/// logs.
-async fn run(
-    node: Arc<Node>,
-    pod: PodInfo,
-    shared: Arc<Shared>,
-    prepared: watch::Sender<Option<Arc<Prepared>>>,
-    stop: watch::Receiver<bool>,
-) {
-    let api: Api<Pod> = Api::namespaced(node.client(), pod.namespace());
+/// The Pod's life: give it a network of its own if podman runs its containers, set up its
+/// volumes, run its containers, keep its status, and on stop end the containers, then its
+/// volumes' sync, and remove its credentials, volumes, logs and network.
+async fn run(node: Arc<Node>, object: Pod, termination: Arc<Mutex<Termination>>, stop: watch::Receiver<bool>) {
     let start_time = now();
+    let network = network_of(&node, &object).await;
+    let (prepared, prepared_rx) = watch::channel(None);
+    let pod = PodInfo::new(&node, &object, network.as_ref(), termination, prepared_rx);
+    let shared = Arc::new(Shared {
+        containers: Mutex::new(pod.containers.iter().map(ContainerState::new).collect()),
+        changed: Notify::new(),
+    });
+    let api: Api<Pod> = Api::namespaced(node.client(), pod.namespace());
     let pod = Arc::new(pod);
     let volumes = tokio::spawn(pod.volumes.clone().run(node.clone(), prepared, stop.clone()));
     let containers: Vec<_> = (0..pod.containers.len())
@@ -317,7 +325,7 @@ async fn run(
     let mut written: Option<Value> = None;
     let mut stop_status = stop.clone();
     loop {
-        let status = pod_status(&shared.containers.lock(), &start_time);
+        let status = pod_status(&shared.containers.lock(), &start_time, &pod.ip.to_string());
         if written.as_ref() != Some(&status) {
             let patch = Patch::Merge(serde_json::json!({ "status": status }));
             match api.patch_status(pod.name(), &PatchParams::default(), &patch).await {
@@ -342,6 +350,55 @@ async fn run(
         tracing::warn!(pod = %pod.name(), error = %e, "removing the pod's credentials");
     }
     node.logs.remove(pod.namespace(), pod.name(), &pod.fields.uid);
+    if let Some(network) = network {
+        network.remove().await;
+    }
+}
+
+/// The Pod, as Events name it.
+fn pod_reference(object: &Pod) -> ObjectReference {
+    ObjectReference {
+        api_version: Some("v1".into()),
+        kind: Some("Pod".into()),
+        namespace: object.namespace(),
+        name: Some(object.name_any()),
+        uid: object.metadata.uid.clone(),
+        ..ObjectReference::default()
+    }
+}
+
+/// A network of its own for a Pod that is not on the host's network and has a container
+/// podman runs (an image of its storage); `None` — the host's network — otherwise, or when
+/// the network cannot be made (said in a Warning Event, as the kubelet's
+/// `FailedCreatePodSandBox`, and the Pod runs on the host's network).
+async fn network_of(node: &Node, object: &Pod) -> Option<PodNetwork> {
+    let podman = node.config.podman.as_ref()?;
+    let spec = object.spec.as_ref()?;
+    if spec.host_network == Some(true) {
+        return None;
+    }
+    let images = spec.containers.iter().filter_map(|c| c.image.as_deref());
+    if !futures::stream::iter(images).any(|image| podman.has_image(image)).await {
+        return None;
+    }
+    let uid = object.metadata.uid.as_deref().unwrap_or_default();
+    let reach = (node.config.reach)();
+    match PodNetwork::create(&node.container_label(), uid, node.addresses.clone(), &reach).await {
+        Ok(network) => Some(network),
+        Err(e) => {
+            let message =
+                format!("Failed to create pod sandbox: {}; the Pod runs on the host's network", super::error_chain(&e));
+            tracing::warn!(pod = %object.name_any(), "{message}");
+            node.event(
+                &pod_reference(object),
+                EventType::Warning,
+                "FailedCreatePodSandBox",
+                "CreatePodSandbox",
+                message,
+            );
+            None
+        }
+    }
 }
 
 fn now() -> String {
@@ -418,7 +475,9 @@ async fn run_container(
                 continue;
             }
         };
-        let health = match free_port() {
+        // On the host's network, a fleetctl container's health endpoint gets a port of its
+        // own; in a network of its own it listens where its manifest says.
+        let health = match pod.netns.as_ref().map_or_else(|| free_port().map(Some), |_| Ok(None)) {
             Ok(port) => port,
             Err(e) => {
                 let why = format!("{label}: no port for its health endpoint: {e}");
@@ -430,12 +489,18 @@ async fn run_container(
         };
         let output = node.logs.open(pod_key, &container.name, restarts, &pod.log);
         let launch = launch(&pod, container, ready, credentials, output.clone(), health);
-        let ports = Ports { health: declared_health_port(container).map(|p| (p, health)) };
+        let ports =
+            Ports { pod: pod.ip, health: health.and_then(|given| declared_health_port(container).map(|p| (p, given))) };
         let probes = Probes::of(container, ports);
         let name = format!("{}-{}", pod.name(), container.name);
         let started = match (&node.config.mode, &podman) {
             (_, Some(podman)) => {
-                podman.spawn(&image, &name, &node.container_label(), node.config.service_addr, &launch)
+                let sandbox = Sandbox {
+                    node_label: node.container_label(),
+                    service: node.config.service_addr,
+                    netns: pod.netns.clone(),
+                };
+                podman.spawn(&image, &name, &sandbox, &launch)
             }
             (RunMode::Process { program, isolation }, None) => {
                 process::spawn_process(program, *isolation, node.config.service_addr, &launch)
@@ -738,7 +803,7 @@ fn launch(
     ready: Ready,
     credentials: Credentials,
     output: Sink,
-    health: u16,
+    health: Option<u16>,
 ) -> Launch {
     let Ready { mut env, mounts } = ready;
     let mut set = |name: &str, value: String, replace: bool| {
@@ -747,7 +812,9 @@ fn launch(
             env.push((name.to_string(), value));
         }
     };
-    set("FLEETCTL_HEALTH_ADDR", format!("127.0.0.1:{health}"), true);
+    if let Some(health) = health {
+        set("FLEETCTL_HEALTH_ADDR", format!("127.0.0.1:{health}"), true);
+    }
     set("HOSTNAME", pod.name().to_string(), true);
     set("FLEETCTL_LOG", "info".to_string(), false);
     // `command` replaces the image's entrypoint: its first word names the executable.

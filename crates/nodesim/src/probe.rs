@@ -12,14 +12,15 @@
 //!   [`super::Timing::first_probe`]: the kubelet notices a started container at its next
 //!   relist (every second), not at once.
 //! - `httpGet` (HTTP, or HTTPS without verifying the certificate, see [`http`]),
-//!   `tcpSocket` and `grpc` ([`grpc`]) connect to their `host` or else 127.0.0.1, where
-//!   every simulated Pod lives; `exec` ([`exec`]) runs where the container runs.
+//!   `tcpSocket` and `grpc` ([`grpc`]) connect to their `host` or else the Pod's address
+//!   (127.0.0.1 for a Pod on the host's network, into its network for one with a network
+//!   of its own, see [`super::network`]); `exec` ([`exec`]) runs where the container runs.
 //! - A container the simulator reports running without a process (an image that is neither
 //!   fleetctl's nor in podman's storage) is not probed — nothing listens — and is ready
 //!   once it runs.
 //!
-//! Ports: a fleetctl container serves its health endpoint on a port the simulator picks
-//! (every Pod shares 127.0.0.1), so a probe aimed at the port its manifest gives
+//! Ports: a fleetctl container on the host's network serves its health endpoint on a port
+//! the simulator picks (those Pods share 127.0.0.1), so a probe aimed at the port its manifest gives
 //! `FLEETCTL_HEALTH_ADDR` goes to the picked one; any other port is probed as declared.
 
 mod exec;
@@ -28,6 +29,7 @@ mod http;
 mod tls;
 
 use std::convert::Infallible;
+use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Probe};
@@ -40,9 +42,6 @@ use http::HttpGet;
 
 /// The `User-Agent` of the kubelet's HTTP and gRPC probes (`kube-probe/<major>.<minor>`).
 const USER_AGENT: &str = "kube-probe/1.32";
-
-/// Where probes connect when they name no host: the Pod's address.
-const POD_HOST: &str = super::status::POD_IP;
 
 /// Which probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +65,8 @@ impl Kind {
 /// Where a container's probes connect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Ports {
+    /// The Pod's address: where probes connect when they name no host.
+    pub pod: Ipv4Addr,
     /// The health port its manifest declares, and the one it was given instead.
     pub health: Option<(u16, u16)>,
 }
@@ -133,8 +134,8 @@ fn port_of(port: &IntOrString, container: &Container) -> Result<u16, String> {
 }
 
 /// The host a probe names, else the Pod's address.
-fn host_of(host: Option<&String>) -> String {
-    host.filter(|h| !h.is_empty()).cloned().unwrap_or_else(|| POD_HOST.to_string())
+fn host_of(host: Option<&String>, pod: Ipv4Addr) -> String {
+    host.filter(|h| !h.is_empty()).cloned().unwrap_or_else(|| pod.to_string())
 }
 
 impl Action {
@@ -144,7 +145,7 @@ impl Action {
             match port(&get.port) {
                 Ok(port) => Self::Http(HttpGet {
                     tls: get.scheme.as_deref() == Some("HTTPS"),
-                    host: host_of(get.host.as_ref()),
+                    host: host_of(get.host.as_ref(), ports.pod),
                     port,
                     path: get.path.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "/".into()),
                     headers: get.http_headers.iter().flatten().map(|h| (h.name.clone(), h.value.clone())).collect(),
@@ -153,13 +154,13 @@ impl Action {
             }
         } else if let Some(tcp) = &probe.tcp_socket {
             match port(&tcp.port) {
-                Ok(port) => Self::Tcp { host: host_of(tcp.host.as_ref()), port },
+                Ok(port) => Self::Tcp { host: host_of(tcp.host.as_ref(), ports.pod), port },
                 Err(why) => Self::Invalid(why),
             }
         } else if let Some(grpc) = &probe.grpc {
             match u16::try_from(grpc.port) {
                 Ok(declared) => Self::Grpc(GrpcCheck {
-                    host: POD_HOST.to_string(),
+                    host: ports.pod.to_string(),
                     port: ports.actual(declared),
                     service: grpc.service.clone().unwrap_or_default(),
                 }),
@@ -179,13 +180,7 @@ impl Action {
     async fn run(&self, exec: &Exec) -> Result<(), String> {
         match self {
             Self::Http(get) => get.probe().await,
-            Self::Tcp { host, port } => {
-                let addr = format!("{host}:{port}");
-                tokio::net::TcpStream::connect(&addr)
-                    .await
-                    .map(drop)
-                    .map_err(|e| fleetctl_apimachinery::dial::connect_error(&addr, &e))
-            }
+            Self::Tcp { host, port } => fleetctl_apimachinery::dial::tcp(host, *port).await.map(drop),
             Self::Grpc(check) => check.probe().await,
             Self::Exec(command) => exec.probe(command).await,
             Self::Invalid(why) => Err(why.clone()),
@@ -401,7 +396,7 @@ mod tests {
         let c = container(
             json!({"readinessProbe": {"tcpSocket": {"port": 1}, "failureThreshold": 3, "successThreshold": 2}}),
         );
-        let probes = Probes::of(&c, Ports { health: None });
+        let probes = Probes::of(&c, Ports { pod: Ipv4Addr::LOCALHOST, health: None });
         let check = probes.readiness.unwrap();
         let mut results = Results::new(Kind::Readiness);
         assert_eq!(results.observe(&check, true), None, "one success of two");
@@ -422,7 +417,7 @@ mod tests {
             "readinessProbe": {"httpGet": {"port": 9000}},
             "startupProbe": {"tcpSocket": {"port": "nope"}},
         }));
-        let probes = Probes::of(&c, Ports { health: Some((8000, 41234)) });
+        let probes = Probes::of(&c, Ports { pod: Ipv4Addr::LOCALHOST, health: Some((8000, 41234)) });
         let action = |check: Option<Check>| check.unwrap().action;
         let get = |port, path: &str| HttpGet {
             tls: false,
@@ -443,7 +438,7 @@ mod tests {
             "livenessProbe": {"httpGet": {"port": 8000, "scheme": "HTTPS", "host": "localhost"}},
             "startupProbe": {"grpc": {"port": 8000, "service": "s"}},
         }));
-        let probes = Probes::of(&c, Ports { health: Some((8000, 41234)) });
+        let probes = Probes::of(&c, Ports { pod: Ipv4Addr::LOCALHOST, health: Some((8000, 41234)) });
         assert_eq!(probes.readiness.unwrap().action, Action::Exec(vec!["cat".into(), "/tmp/ready".into()]));
         let Action::Http(get) = probes.liveness.unwrap().action else { panic!("an httpGet probe") };
         assert_eq!((get.tls, get.host.as_str(), get.port), (true, "localhost", 41234));

@@ -4,8 +4,9 @@
 use k8s_openapi::api::core::v1::Container;
 use serde_json::{Value, json};
 
-/// The address every simulated Pod reports (its processes run on this machine).
-pub const POD_IP: &str = "127.0.0.1";
+/// The node's address, which a Pod on the host's network reports as its own too (its
+/// processes run on this machine); a Pod with a network of its own has its own address.
+pub const HOST_IP: &str = "127.0.0.1";
 
 /// Whether an image is the fleetctl image: its repository's last path segment is
 /// `fleetctl`, whatever the registry, tag or digest.
@@ -166,7 +167,7 @@ fn exit_codes(containers: &[ContainerState]) -> Option<Vec<i32>> {
 /// A Pod's status: always scheduled on the simulated node; Running, Ready when all its
 /// containers run; once every container has terminated for good, Succeeded when all
 /// exited with 0, else Failed (not ready, reason `PodCompleted`, as the kubelet says).
-pub fn pod_status(containers: &[ContainerState], start_time: &str) -> Value {
+pub fn pod_status(containers: &[ContainerState], start_time: &str, pod_ip: &str) -> Value {
     let ready = !containers.is_empty() && containers.iter().all(ContainerState::ready);
     let flag = if ready { "True" } else { "False" };
     let (phase, not_ready_reason) = match exit_codes(containers) {
@@ -186,9 +187,10 @@ pub fn pod_status(containers: &[ContainerState], start_time: &str) -> Value {
             condition("ContainersReady", flag),
             condition("Ready", flag),
         ],
-        "hostIP": POD_IP,
-        "podIP": POD_IP,
-        "podIPs": [{"ip": POD_IP}],
+        "hostIP": HOST_IP,
+        "hostIPs": [{"ip": HOST_IP}],
+        "podIP": pod_ip,
+        "podIPs": [{"ip": pod_ip}],
         "startTime": start_time,
         "containerStatuses": containers.iter().map(ContainerState::status).collect::<Vec<_>>(),
     })
@@ -220,16 +222,16 @@ mod tests {
     fn a_pod_is_ready_when_its_containers_run_and_pass_their_readiness_probes() {
         let container: Container = serde_json::from_value(json!({"name": "c", "image": "nginx"})).unwrap();
         let mut c = ContainerState::new(&container);
-        assert_eq!(pod_status(std::slice::from_ref(&c), "t")["conditions"][3]["status"], "False");
+        assert_eq!(pod_status(std::slice::from_ref(&c), "t", HOST_IP)["conditions"][3]["status"], "False");
         c.run("t".into(), true, false);
-        let status = pod_status(std::slice::from_ref(&c), "t");
+        let status = pod_status(std::slice::from_ref(&c), "t", HOST_IP);
         assert_eq!(status["conditions"][3]["status"], "False", "running, its readiness probe not passed yet");
         assert_eq!(status["containerStatuses"][0]["started"], true);
         c.ready = true;
-        let status = pod_status(&[c], "t");
+        let status = pod_status(&[c], "t", "10.244.0.3");
         assert_eq!(status["conditions"][3]["status"], "True");
         assert_eq!(status["containerStatuses"][0]["ready"], true);
-        assert_eq!(status["podIP"], POD_IP);
+        assert_eq!((&status["podIP"], &status["hostIP"]), (&json!("10.244.0.3"), &json!(HOST_IP)));
     }
 
     /// The kubelet's `getPhase`: every container terminated, all with 0 → Succeeded, any
@@ -242,14 +244,14 @@ mod tests {
             c.phase = ContainerPhase::Terminated(Exited { code, started: "s".into(), finished: "f".into() });
             c
         };
-        let status = pod_status(&[ended(0), ended(0)], "t");
+        let status = pod_status(&[ended(0), ended(0)], "t", HOST_IP);
         assert_eq!(status["phase"], "Succeeded");
         assert_eq!(status["conditions"][3], json!({"type": "Ready", "status": "False", "reason": "PodCompleted"}));
         let state = &status["containerStatuses"][0]["state"]["terminated"];
         assert_eq!((state["exitCode"].as_i64(), state["reason"].as_str()), (Some(0), Some("Completed")));
-        assert_eq!(pod_status(&[ended(0), ended(3)], "t")["phase"], "Failed");
+        assert_eq!(pod_status(&[ended(0), ended(3)], "t", HOST_IP)["phase"], "Failed");
         let mut running = ContainerState::new(&container);
         running.run("t".into(), true, true);
-        assert_eq!(pod_status(&[ended(0), running], "t")["phase"], "Running");
+        assert_eq!(pod_status(&[ended(0), running], "t", HOST_IP)["phase"], "Running");
     }
 }

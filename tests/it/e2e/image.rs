@@ -26,7 +26,7 @@ fn podman_options() -> Vec<String> {
 }
 
 /// podman as CI runs it (its options, and `CONTAINERS_CONF` from the environment).
-fn podman(args: &[&str]) -> std::io::Result<Output> {
+pub fn podman(args: &[&str]) -> std::io::Result<Output> {
     Command::new("podman").args(podman_options()).args(args).output()
 }
 

@@ -12,6 +12,7 @@ mod heal;
 pub mod image;
 mod intent;
 mod lifecycle;
+mod upstream_ocm;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -25,9 +25,7 @@ impl GrpcCheck {
     pub(super) async fn probe(&self) -> Result<(), String> {
         let addr = format!("{}:{}", self.host, self.port);
         let connect_failed = |why: String| format!("timeout: failed to connect service {addr:?}: {why}");
-        let tcp = tokio::net::TcpStream::connect(&addr)
-            .await
-            .map_err(|e| connect_failed(fleetctl_apimachinery::dial::connect_error(&addr, &e)))?;
+        let tcp = fleetctl_apimachinery::dial::tcp(&self.host, self.port).await.map_err(connect_failed)?;
         let (mut sender, connection) = hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tcp))
             .await
             .map_err(|e| connect_failed(e.to_string()))?;

@@ -34,10 +34,7 @@ impl HttpGet {
     pub(super) async fn probe(&self) -> Result<(), String> {
         let url = self.url();
         let failed = |why: String| format!("Get \"{url}\": {why}");
-        let addr = format!("{}:{}", self.host, self.port);
-        let tcp = tokio::net::TcpStream::connect(&addr)
-            .await
-            .map_err(|e| failed(fleetctl_apimachinery::dial::connect_error(&addr, &e)))?;
+        let tcp = fleetctl_apimachinery::dial::tcp(&self.host, self.port).await.map_err(failed)?;
         let request = self.request().map_err(failed)?;
         let (status, _) = if self.tls {
             let stream = tls::connect(tcp, &self.host).await.map_err(failed)?;

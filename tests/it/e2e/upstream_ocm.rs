@@ -1,0 +1,224 @@
+//! Upstream OCM installing itself on `fleetctl dev up` clusters the way its users do on kind:
+//! `clusteradm init` on a bare hub, `clusteradm join` + `accept` for a managed cluster, its
+//! images (built from its source by `.ci/upstream-images`) run as Pods by the node
+//! simulator — each Pod in a network of its own, with its volumes, env and probes — with no
+//! wrapper. Needs podman, the upstream executables ([`upstream::VARIABLE`]) and images,
+//! and root (network namespaces); under CI a missing one fails the test.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, Pod};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
+use kube::runtime::wait::{await_condition, conditions};
+use serde_json::json;
+
+use super::DevUp;
+use crate::support::upstream;
+
+/// The image `clusteradm init` deploys first (bundle 1.3.1).
+const OPERATOR_IMAGE: &str = "quay.io/open-cluster-management/registration-operator:v1.3.1";
+
+/// How long one step may take before the test fails with what it saw.
+const STEP: Duration = Duration::from_secs(90);
+
+/// Why the test cannot run here, if it cannot.
+fn missing() -> Option<String> {
+    if let Some(why) = super::image::missing() {
+        return Some(why);
+    }
+    if !nix::unistd::Uid::effective().is_root() {
+        return Some("making a Pod's network namespace takes root".into());
+    }
+    let exists = super::image::podman(&["image", "exists", OPERATOR_IMAGE]).is_ok_and(|o| o.status.success());
+    (!exists)
+        .then(|| format!("the image {OPERATOR_IMAGE} is not in podman's storage (build it with .ci/upstream-images)"))
+}
+
+/// Runs `clusteradm` with `args` against the environment; its output, with the step's time.
+async fn clusteradm(bin: &Path, env: &DevUp, args: &[&str]) -> Output {
+    let started = Instant::now();
+    let output = tokio::process::Command::new(bin.join("clusteradm"))
+        .args(args)
+        .env("KUBECONFIG", env.kubeconfig())
+        .kill_on_drop(true)
+        .output();
+    let output =
+        tokio::time::timeout(STEP, output).await.expect("clusteradm within the step's time").expect("clusteradm");
+    eprintln!("clusteradm {}: exit {:?} in {:.2?}", args[0], output.status.code(), started.elapsed());
+    assert!(
+        output.status.success(),
+        "clusteradm {}: {}{}\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        env.logs()
+    );
+    output
+}
+
+/// Waits until `condition` holds for the object `name` of `api`, failing with the logs.
+async fn wait<K, C>(env: &DevUp, api: Api<K>, name: &str, what: &str, condition: C)
+where
+    K: kube::Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static,
+    C: kube::runtime::wait::Condition<K>,
+{
+    let started = Instant::now();
+    if tokio::time::timeout(STEP, await_condition(api, name, condition)).await.is_err() {
+        panic!("{what}: not within {STEP:?}\n{}", env.logs());
+    }
+    eprintln!("{what}: {:.2?}", started.elapsed());
+}
+
+/// Whether the object is gone.
+fn gone<K>(object: Option<&K>) -> bool {
+    object.is_none()
+}
+
+/// Whether a dynamic object has the condition `kind` with status True.
+fn has_true(kind: &'static str) -> impl Fn(Option<&DynamicObject>) -> bool {
+    move |object| {
+        object
+            .and_then(|o| o.data["status"]["conditions"].as_array())
+            .is_some_and(|conditions| conditions.iter().any(|c| c["type"] == kind && c["status"] == "True"))
+    }
+}
+
+fn dynamic(
+    client: &kube::Client,
+    group: &str,
+    version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+) -> Api<DynamicObject> {
+    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+    match namespace {
+        Some(namespace) => Api::namespaced_with(client.clone(), namespace, &resource),
+        None => Api::all_with(client.clone(), &resource),
+    }
+}
+
+#[tokio::test]
+async fn clusteradm_installs_upstream_ocm_as_pods_joins_a_cluster_applies_work_and_unjoins() {
+    let Some(bin) = upstream::executables() else { return };
+    if let Some(why) = missing() {
+        crate::support::skip(&format!("upstream OCM as pods: {why}"));
+        return;
+    }
+    let env = DevUp::start_args(1, &["--bare-hub", "--podman"]);
+    let hub = env.client("hub").await;
+    let cluster = env.client("cluster1").await;
+
+    // The hub: the cluster-manager operator, then the hub Deployments it applies.
+    clusteradm(&bin, &env, &["init", "--wait", "--context", "hub"]).await;
+    let hub_deployments: Api<Deployment> = Api::namespaced(hub.clone(), "open-cluster-management-hub");
+    for name in [
+        "cluster-manager-registration-controller",
+        "cluster-manager-registration-webhook",
+        "cluster-manager-work-webhook",
+        "cluster-manager-placement-controller",
+        "cluster-manager-addon-manager-controller",
+    ] {
+        wait(&env, hub_deployments.clone(), name, &format!("{name} Available"), conditions::is_deployment_completed())
+            .await;
+    }
+    let managers = dynamic(&hub, "operator.open-cluster-management.io", "v1", "ClusterManager", None);
+    wait(&env, managers, "cluster-manager", "ClusterManager Applied", has_true("Applied")).await;
+
+    // Three replicas of the operator listen on the same ports, each in its network: all
+    // Ready, each at an address of its own.
+    let operators: Api<Pod> = Api::namespaced(hub.clone(), "open-cluster-management");
+    let pods = operators.list(&ListParams::default().labels("app=cluster-manager")).await.expect("operator Pods");
+    let mut addresses: Vec<String> = pods
+        .items
+        .iter()
+        .filter(|p| {
+            p.status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+        })
+        .filter_map(|p| p.status.as_ref()?.pod_ip.clone())
+        .collect();
+    addresses.sort();
+    addresses.dedup();
+    assert_eq!(addresses.len(), 3, "3 Ready operator Pods at 3 addresses: {:#?}", pods.items);
+
+    // The managed cluster joins with the hub's bootstrap token, and is accepted.
+    let token = clusteradm(&bin, &env, &["get", "token", "--context", "hub", "--output", "json"]).await;
+    let token: serde_json::Value = serde_json::from_slice(&token.stdout).expect("token as JSON");
+    let token = token["hub-token"].as_str().expect("hub-token");
+    let hub_url = env.server("hub");
+    let join = ["join", "--hub-token", token, "--hub-apiserver", &hub_url, "--cluster-name", "cluster1"];
+    clusteradm(&bin, &env, &[&join[..], &["--context", "cluster1", "--wait"]].concat()).await;
+    clusteradm(&bin, &env, &["accept", "--clusters", "cluster1", "--context", "hub", "--wait"]).await;
+    let clusters = dynamic(&hub, "cluster.open-cluster-management.io", "v1", "ManagedCluster", None);
+    wait(&env, clusters.clone(), "cluster1", "ManagedCluster Joined", has_true("ManagedClusterJoined")).await;
+    wait(&env, clusters.clone(), "cluster1", "ManagedCluster Available", has_true("ManagedClusterConditionAvailable"))
+        .await;
+
+    // A ManifestWork with feedback rules: applied by upstream's work agent, its status fed back.
+    let works = dynamic(&hub, "work.open-cluster-management.io", "v1", "ManifestWork", Some("cluster1"));
+    let work: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "work.open-cluster-management.io/v1",
+        "kind": "ManifestWork",
+        "metadata": {"name": "hello", "namespace": "cluster1"},
+        "spec": {
+            "workload": {"manifests": [{
+                "apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "hello", "namespace": "default"},
+                "spec": {
+                    "replicas": 2,
+                    "selector": {"matchLabels": {"app": "hello"}},
+                    "template": {"metadata": {"labels": {"app": "hello"}},
+                                 "spec": {"containers": [{"name": "hello", "image": "example.com/hello:1"}]}}
+                }
+            }]},
+            "manifestConfigs": [{
+                "resourceIdentifier": {"group": "apps", "resource": "deployments", "name": "hello", "namespace": "default"},
+                "feedbackRules": [{"type": "WellKnownStatus"},
+                                  {"type": "JSONPaths", "jsonPaths": [{"name": "replicas", "path": ".spec.replicas"}]}]
+            }]
+        }
+    }))
+    .expect("a ManifestWork");
+    works.create(&PostParams::default(), &work).await.expect("the ManifestWork is created");
+    wait(&env, works.clone(), "hello", "ManifestWork Applied", has_true("Applied")).await;
+    let fed_back = |work: Option<&DynamicObject>| {
+        work.and_then(|w| w.data["status"]["resourceStatus"]["manifests"][0]["statusFeedback"]["values"].as_array())
+            .is_some_and(|values| values.iter().any(|v| v["name"] == "replicas" && v["fieldValue"]["integer"] == 2))
+    };
+    wait(&env, works.clone(), "hello", "ManifestWork status fed back", fed_back).await;
+    let deployments: Api<Deployment> = Api::namespaced(cluster.clone(), "default");
+    wait(&env, deployments.clone(), "hello", "the work's Deployment Available", conditions::is_deployment_completed())
+        .await;
+    works.delete("hello", &Default::default()).await.expect("the ManifestWork is deleted");
+    wait(&env, deployments, "hello", "the work's Deployment deleted", gone).await;
+
+    // Unjoin, once the work agent let go of the work (clusteradm refuses while an
+    // AppliedManifestWork is left): the klusterlet and its agents' namespace go; upstream
+    // leaves the operator's namespace and the AppliedManifestWork and ClusterClaim CRDs by
+    // design.
+    let applied = dynamic(&cluster, "work.open-cluster-management.io", "v1", "AppliedManifestWork", None);
+    for left in applied.list(&ListParams::default()).await.expect("AppliedManifestWorks") {
+        let name = left.metadata.name.clone().expect("a name");
+        wait(&env, applied.clone(), &name, "the AppliedManifestWork deleted", gone).await;
+    }
+    let unjoin = clusteradm(&bin, &env, &["unjoin", "--cluster-name", "cluster1", "--context", "cluster1"]).await;
+    eprintln!("clusteradm unjoin said: {}", String::from_utf8_lossy(&unjoin.stdout).trim());
+    let namespaces: Api<Namespace> = Api::all(cluster.clone());
+    wait(&env, namespaces, "open-cluster-management-agent", "the agents' namespace deleted", gone).await;
+    // The operator's Pod, its Deployment deleted by unjoin, stops within its grace period.
+    let operator: Api<Pod> = Api::namespaced(cluster.clone(), "open-cluster-management");
+    for left in operator.list(&ListParams::default()).await.expect("Pods") {
+        let name = left.metadata.name.clone().expect("a name");
+        wait(&env, operator.clone(), &name, "the klusterlet operator's Pod gone", gone).await;
+    }
+    let pods: Api<Pod> = Api::all(cluster.clone());
+    let left = pods.list(&ListParams::default()).await.expect("Pods");
+    assert!(left.items.is_empty(), "Pods left on cluster1: {:?}", left.items);
+    clusters.delete("cluster1", &Default::default()).await.expect("the ManagedCluster is deleted");
+    wait(&env, clusters, "cluster1", "ManagedCluster deleted", gone).await;
+}
