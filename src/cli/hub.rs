@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use fleetctl_api::names::{
-    DEFAULT_REPOSITORY, HUB_CONTROLLER, HUB_NAMESPACE, ROOT_CA_CONFIGMAP, VERSION, default_image, image as image_of,
+    DEFAULT_REPOSITORY, HUB_CONTROLLER, HUB_NAMESPACE, OCM_NAMESPACE, ROOT_CA_CONFIGMAP, VERSION, default_image,
+    image as image_of,
 };
 use fleetctl_hub::manifests::import::docker_config;
 use fleetctl_hub::manifests::{self, install};
@@ -161,6 +162,8 @@ async fn hub(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
             if !purge_crds {
                 objects.retain(|o| o["kind"] != "CustomResourceDefinition");
             }
+            // OCM's own namespace may hold what others put there (ACM, clusteradm): it stays.
+            objects.retain(|o| !(o["kind"] == "Namespace" && o["metadata"]["name"] == OCM_NAMESPACE));
             let (client, _) = connect(&args.hub.selection(), Role::Hub).await?;
             for outcome in delete_all(&client, &objects, &ApplyOptions::default()).await? {
                 printer.note(&format!("{} {}", outcome.object, outcome.action));

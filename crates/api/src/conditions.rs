@@ -59,6 +59,11 @@ pub const MESSAGE_LEASE_UPDATE_STOPPED: &str = "Registration agent stopped updat
 pub const REASON_CLOCK_SYNCED: &str = "ManagedClusterClockSynced";
 /// ClockSynced=False.
 pub const REASON_CLOCK_OUT_OF_SYNC: &str = "ManagedClusterClockOutOfSync";
+/// The message upstream writes with [`REASON_CLOCK_SYNCED`].
+pub const MESSAGE_CLOCK_SYNCED: &str = "The clock of the managed cluster is synced with the hub.";
+/// The message upstream writes with [`REASON_CLOCK_OUT_OF_SYNC`].
+pub const MESSAGE_CLOCK_OUT_OF_SYNC: &str =
+    "The clock of hub and agent is out of sync. This may cause the Unknown status and affect agent functionalities.";
 /// ImportSucceeded=False: the import secret is ready, waiting for it to be applied.
 pub const REASON_WAIT_FOR_IMPORTING: &str = "ManagedClusterWaitForImporting";
 /// ImportSucceeded=False: the import manifests are being applied.

@@ -77,6 +77,29 @@ pub const ANNOTATION_KLUSTERLET_VERSION: &str = "fleetctl.io/klusterlet-version"
 /// the version a failed upgrade rolls back to, whichever run (a second one, or a rerun
 /// after a kill) finds the upgrade under way.
 pub const ANNOTATION_KLUSTERLET_VERSION_FROM: &str = "fleetctl.io/klusterlet-version-from";
+/// On a ManagedCluster that registered itself through the hub-wide bootstrap identity
+/// (`clusteradm join`, then `clusteradm accept`), set by the hub when it first sees it
+/// accepted: the cluster keeps the klusterlet it was joined with, and the hub writes no
+/// import secret, klusterlet works or import condition for it. Removing it lets the hub
+/// import the cluster (and replace its klusterlet with fleetctl's).
+pub const ANNOTATION_OWN_KLUSTERLET: &str = "fleetctl.io/own-klusterlet";
+
+/// The namespace of OCM's hub-wide bootstrap identity (`clusteradm init` makes it too).
+pub const OCM_NAMESPACE: &str = "open-cluster-management";
+/// The ServiceAccount whose tokens `clusteradm get token` hands out for `clusteradm join`.
+pub const BOOTSTRAP_SERVICE_ACCOUNT: &str = "agent-registration-bootstrap";
+/// The ClusterRole of bootstrap identities: ask for a certificate, create the cluster.
+pub const BOOTSTRAP_CLUSTER_ROLE: &str = "open-cluster-management:bootstrap";
+/// Binds [`BOOTSTRAP_CLUSTER_ROLE`] to [`BOOTSTRAP_SERVICE_ACCOUNT`] (clusteradm's name).
+pub const BOOTSTRAP_CLUSTER_ROLE_BINDING: &str = "open-cluster-management:bootstrap:agent-registration";
+
+/// Whether a CSR's requester is a hub-wide bootstrap identity, as `clusteradm accept`
+/// recognises them: the bootstrap ServiceAccount, or a bootstrap token's user.
+pub fn is_hub_bootstrap_user(user: &str) -> bool {
+    user == format!("system:serviceaccount:{OCM_NAMESPACE}:{BOOTSTRAP_SERVICE_ACCOUNT}")
+        || user.starts_with("system:bootstrap:")
+}
+
 /// Annotation on a ManagedCluster that a fleet file's `apply` imported: the fleet's
 /// identity. `apply --prune` detaches only clusters whose annotation names its fleet.
 pub const ANNOTATION_FLEET: &str = "fleetctl.io/fleet";

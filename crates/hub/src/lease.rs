@@ -1,7 +1,11 @@
 //! The lease controller: a joined cluster whose agent stopped renewing its lease for
-//! longer than grace × leaseDurationSeconds turns Available=Unknown. It follows the
-//! clusters and their leases, kept in a store: a renewal brings its cluster back, which
-//! reads the lease there.
+//! longer than grace × leaseDurationSeconds turns Available=Unknown; while it renews,
+//! `ManagedClusterConditionClockSynced` says whether the renewal time the agent wrote is
+//! within that window of the hub's clock, as upstream's clock-sync controller (an agent
+//! whose clock runs ahead writes renewals from the future; upstream's annotation
+//! `registration.open-cluster-management.io/skip-clock-sync-check: "true"` opts a cluster
+//! out). It follows the clusters and their leases, kept in a store: a renewal brings its
+//! cluster back, which reads the lease there.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,6 +74,9 @@ async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, leases: Store<Lease>)
     };
     let Some(stale_at) = stale_at else { return Ok(Action::await_change()) };
     if now < stale_at {
+        if let Some(lease) = &lease {
+            clock_synced(&cluster, &ctx, clock_in_sync(&cluster, lease, now, ctx.config.lease_grace, period)).await?;
+        }
         return Ok(Action::requeue(stale_at.duration_since(now).unsigned_abs() + Duration::from_millis(50)));
     }
     if c::has_status(cluster.conditions(), c::MANAGED_CLUSTER_AVAILABLE, c::UNKNOWN) {
@@ -88,6 +95,38 @@ async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, leases: Store<Lease>)
     .await?;
     tracing::info!(cluster = %name, "lease expired: availability unknown");
     Ok(Action::await_change())
+}
+
+/// Upstream's annotation that keeps a cluster's clock counted as synced.
+const SKIP_CLOCK_SYNC_CHECK: &str = "registration.open-cluster-management.io/skip-clock-sync-check";
+
+/// Whether the agent's last renewal time is within grace × period of the hub's `now`
+/// (a fresh lease is never older than that: only a renewal from the future is out of sync).
+fn clock_in_sync(cluster: &ManagedCluster, lease: &Lease, now: jiff::Timestamp, grace: u32, period: Duration) -> bool {
+    if cluster.annotations().get(SKIP_CLOCK_SYNC_CHECK).is_some_and(|v| v == "true") {
+        return true;
+    }
+    let renewed = lease.spec.as_ref().and_then(|s| s.renew_time.as_ref()).map(|t| t.0);
+    let window = jiff::SignedDuration::try_from(period * grace).unwrap_or(jiff::SignedDuration::MAX);
+    renewed.is_none_or(|renewed| now.duration_until(renewed) < window)
+}
+
+/// Writes `ManagedClusterConditionClockSynced` when it says otherwise.
+async fn clock_synced(cluster: &ManagedCluster, ctx: &Ctx, synced: bool) -> Result<(), HubError> {
+    let (status, reason, message) = if synced {
+        (c::TRUE, c::REASON_CLOCK_SYNCED, c::MESSAGE_CLOCK_SYNCED)
+    } else {
+        (c::FALSE, c::REASON_CLOCK_OUT_OF_SYNC, c::MESSAGE_CLOCK_OUT_OF_SYNC)
+    };
+    if c::has_status(cluster.conditions(), c::MANAGED_CLUSTER_CLOCK_SYNCED, status) {
+        return Ok(());
+    }
+    let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
+    update_conditions(&clusters, cluster, |conditions| {
+        set(conditions, c::MANAGED_CLUSTER_CLOCK_SYNCED, status, reason, message)
+    })
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -123,5 +162,24 @@ mod tests {
         assert_eq!(shortened.as_second(), 1300);
         let lengthened = deadline(&lease(Some(10)), 5, Duration::from_secs(60)).expect("deadline");
         assert_eq!(lengthened.as_second(), 1300);
+    }
+
+    #[test]
+    fn a_renewal_from_further_ahead_than_the_lease_window_is_out_of_sync_as_upstreams_clock_sync_controller() {
+        let lease = |renewed: i64| Lease {
+            spec: Some(k8s_openapi::api::coordination::v1::LeaseSpec {
+                renew_time: Some(MicroTime(jiff::Timestamp::from_second(renewed).expect("t"))),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let now = jiff::Timestamp::from_second(1000).expect("t");
+        let period = Duration::from_secs(60);
+        let mut cluster = ManagedCluster::new("c1", Default::default());
+        assert!(clock_in_sync(&cluster, &lease(990), now, 5, period));
+        assert!(clock_in_sync(&cluster, &lease(1299), now, 5, period), "ahead, within 5 × 60 s");
+        assert!(!clock_in_sync(&cluster, &lease(1300), now, 5, period), "ahead by the whole window");
+        cluster.annotations_mut().insert(SKIP_CLOCK_SYNC_CHECK.into(), "true".into());
+        assert!(clock_in_sync(&cluster, &lease(5000), now, 5, period), "upstream's opt-out");
     }
 }

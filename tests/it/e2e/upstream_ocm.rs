@@ -222,3 +222,58 @@ async fn clusteradm_installs_upstream_ocm_as_pods_joins_a_cluster_applies_work_a
     clusters.delete("cluster1", &Default::default()).await.expect("the ManagedCluster is deleted");
     wait(&env, clusters, "cluster1", "ManagedCluster deleted", gone).await;
 }
+
+/// `clusteradm join` to a fleetctl hub, beside a cluster `fleetctl import` imported: the
+/// hub-wide bootstrap identity `hub install` makes (`clusteradm get token`), acceptance by
+/// `clusteradm accept`, and then, as on an OCM hub, the cluster keeps upstream's klusterlet —
+/// no import secret, klusterlet works or import condition — and is Joined, Available and
+/// ClockSynced like the imported one.
+#[tokio::test]
+async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl_hub_as_on_ocms() {
+    let Some(bin) = upstream::executables() else { return };
+    if let Some(why) = missing() {
+        crate::support::skip(&format!("upstream OCM as pods: {why}"));
+        return;
+    }
+    let env = DevUp::start_args(2, &["--podman"]);
+    let hub = env.client("hub").await;
+    let imported = env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]);
+    assert!(imported.status.success(), "import: {}\n{}", String::from_utf8_lossy(&imported.stderr), env.logs());
+
+    let token = clusteradm(&bin, &env, &["get", "token", "--context", "hub", "--output", "json"]).await;
+    let token: serde_json::Value = serde_json::from_slice(&token.stdout).expect("token as JSON");
+    let token = token["hub-token"].as_str().expect("hub-token");
+    let hub_url = env.server("hub");
+    let join = ["join", "--hub-token", token, "--hub-apiserver", &hub_url, "--cluster-name", "cluster2"];
+    clusteradm(&bin, &env, &[&join[..], &["--context", "cluster2", "--wait"]].concat()).await;
+    clusteradm(&bin, &env, &["accept", "--clusters", "cluster2", "--context", "hub", "--wait"]).await;
+
+    let clusters = dynamic(&hub, "cluster.open-cluster-management.io", "v1", "ManagedCluster", None);
+    for name in ["cluster1", "cluster2"] {
+        for condition in ["ManagedClusterJoined", "ManagedClusterConditionAvailable", "ManagedClusterConditionClockSynced"] {
+            wait(&env, clusters.clone(), name, &format!("{name} {condition}"), has_true(condition)).await;
+        }
+    }
+    let joined = clusters.get("cluster2").await.expect("cluster2");
+    assert_eq!(
+        joined.metadata.annotations.as_ref().and_then(|a| a.get("fleetctl.io/own-klusterlet")).map(String::as_str),
+        Some("true"),
+        "{joined:?}"
+    );
+    let conditions = joined.data["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !conditions.iter().any(|c| c["type"] == "ManagedClusterImportSucceeded"),
+        "nothing imports cluster2: {conditions:?}"
+    );
+    let works = dynamic(&hub, "work.open-cluster-management.io", "v1", "ManifestWork", Some("cluster2"));
+    let written = works.list(&ListParams::default()).await.expect("cluster2's ManifestWorks");
+    assert!(written.items.is_empty(), "no klusterlet works for cluster2: {:?}", written.items);
+    let agents: Api<Deployment> = Api::namespaced(env.client("cluster2").await, "open-cluster-management-agent");
+    let registration = agents.get("klusterlet-registration-agent").await.expect("the registration agent");
+    let images: Vec<String> = registration
+        .spec
+        .and_then(|s| s.template.spec)
+        .map(|p| p.containers.into_iter().filter_map(|c| c.image).collect())
+        .unwrap_or_default();
+    assert_eq!(images, ["quay.io/open-cluster-management/registration:v1.3.1"], "upstream's agent stays");
+}

@@ -14,15 +14,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fleetctl_api::conditions::{self as c, FINALIZER_IMPORT_CLEANUP, LABEL_IMPORT_SECRET};
-use fleetctl_api::names::{ANNOTATION_KLUSTERLET_VERSION, ROOT_CA_CONFIGMAP, klusterlet_work};
+use fleetctl_api::names::{
+    ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_OWN_KLUSTERLET, ROOT_CA_CONFIGMAP, is_hub_bootstrap_user, klusterlet_work,
+};
 use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::{controller, kube_error, update_conditions};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use futures::stream::{BoxStream, StreamExt};
 use k8s_openapi::ByteString;
+use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::Api;
+use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::finalizer::{self, finalizer};
@@ -121,6 +124,9 @@ async fn reconcile(
         return Ok(Action::await_change());
     }
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
+    if keeps_own_klusterlet(&clusters, &cluster, &ctx).await.map_err(finalizer::Error::ApplyFailed)? {
+        return Ok(Action::await_change());
+    }
     finalizer(&clusters, FINALIZER_IMPORT_CLEANUP, cluster, |event| async {
         match event {
             finalizer::Event::Apply(cluster) => import(&clusters, &cluster, &ctx, &state).await,
@@ -134,6 +140,43 @@ async fn reconcile(
         }
     })
     .await
+}
+
+/// Whether an accepted cluster keeps the klusterlet it joined with, as on an OCM hub: it
+/// registered itself through a hub-wide bootstrap identity (`clusteradm join`, its CSR's
+/// requester says so) before anything here imported it. The answer is recorded on the
+/// cluster ([`ANNOTATION_OWN_KLUSTERLET`]) the first time, as its CSRs do not last.
+async fn keeps_own_klusterlet(
+    clusters: &Api<ManagedCluster>,
+    cluster: &ManagedCluster,
+    ctx: &Ctx,
+) -> Result<bool, HubError> {
+    if cluster.annotations().get(ANNOTATION_OWN_KLUSTERLET).is_some_and(|v| v == "true") {
+        return Ok(true);
+    }
+    // Imported already: its klusterlet is this hub's.
+    let imported = cluster.finalizers().iter().any(|f| f == FINALIZER_IMPORT_CLEANUP)
+        || c::find(cluster.conditions(), c::MANAGED_CLUSTER_IMPORT_SUCCEEDED).is_some();
+    if imported || cluster.meta().deletion_timestamp.is_some() {
+        return Ok(false);
+    }
+    let name = cluster.name_any();
+    let csrs: Api<CertificateSigningRequest> = Api::all(ctx.client.clone());
+    let selector = format!("{}={name}", c::LABEL_CLUSTER_NAME);
+    let asked = csrs
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .map_err(kube_error(format!("listing the CSRs of {name}")))?;
+    if !asked.items.iter().any(|csr| csr.spec.username.as_deref().is_some_and(is_hub_bootstrap_user)) {
+        return Ok(false);
+    }
+    let mark = serde_json::json!({"metadata": {"annotations": {ANNOTATION_OWN_KLUSTERLET: "true"}}});
+    clusters
+        .patch(&name, &PatchParams::default(), &Patch::Merge(&mark))
+        .await
+        .map_err(kube_error(format!("marking {name} as keeping its own klusterlet")))?;
+    tracing::info!(cluster = %name, "joined by itself: it keeps its own klusterlet, nothing is imported");
+    Ok(true)
 }
 
 /// The import of an accepted cluster: its namespace, bootstrap identity, import secret,

@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use fleetctl_api::names::{HUB_CONTROLLER, HUB_NAMESPACE, ROOT_CA_CONFIGMAP, split_image};
+use fleetctl_api::names::{
+    BOOTSTRAP_CLUSTER_ROLE, BOOTSTRAP_CLUSTER_ROLE_BINDING, BOOTSTRAP_SERVICE_ACCOUNT, HUB_CONTROLLER, HUB_NAMESPACE,
+    OCM_NAMESPACE, ROOT_CA_CONFIGMAP, split_image,
+};
 
 use super::admission;
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
@@ -79,14 +82,53 @@ pub fn objects(install: &Install<'_>) -> Vec<Value> {
     let (policies, bindings) = admission::objects();
     objects.extend(policies.iter().map(document).chain(bindings.iter().map(document)));
     let controller = [objects::service_account_subject(HUB_NAMESPACE, HUB_CONTROLLER)];
+    let bootstrap = [objects::service_account_subject(OCM_NAMESPACE, BOOTSTRAP_SERVICE_ACCOUNT)];
     objects.extend([
         document(&objects::namespace(meta(HUB_NAMESPACE))),
         document(&objects::service_account(namespaced_meta(HUB_NAMESPACE, HUB_CONTROLLER))),
         document(&objects::cluster_role(meta(HUB_CONTROLLER), rules())),
         document(&objects::cluster_role_binding(meta(HUB_CONTROLLER), HUB_CONTROLLER, controller.to_vec())),
+        // OCM's hub-wide bootstrap identity, for clusters that join by themselves.
+        document(&objects::namespace(meta(OCM_NAMESPACE))),
+        document(&objects::service_account(namespaced_meta(OCM_NAMESPACE, BOOTSTRAP_SERVICE_ACCOUNT))),
+        document(&objects::cluster_role(meta(BOOTSTRAP_CLUSTER_ROLE), bootstrap_rules())),
+        document(&objects::cluster_role_binding(
+            meta(BOOTSTRAP_CLUSTER_ROLE_BINDING),
+            BOOTSTRAP_CLUSTER_ROLE,
+            bootstrap.to_vec(),
+        )),
+        // `clusteradm join` reads the hub's address and CA there with the bootstrap token
+        // (`cluster-info`, else the CA bundle every namespace holds).
+        document(&objects::role(
+            namespaced_meta(CLUSTER_INFO_NAMESPACE, BOOTSTRAP_CLUSTER_ROLE),
+            vec![named_rule(&[""], &["configmaps"], &[CLUSTER_INFO, ROOT_CA_CONFIGMAP], &["get"])],
+        )),
+        document(&objects::role_binding(
+            namespaced_meta(CLUSTER_INFO_NAMESPACE, BOOTSTRAP_CLUSTER_ROLE_BINDING),
+            BOOTSTRAP_CLUSTER_ROLE,
+            bootstrap.to_vec(),
+        )),
         document(&deployment(install)),
     ]);
     objects
+}
+
+/// Where a hub publishes its address and CA for bootstrapping (kubeadm's `cluster-info`).
+const CLUSTER_INFO_NAMESPACE: &str = "kube-public";
+/// The ConfigMap of the hub's address and CA in [`CLUSTER_INFO_NAMESPACE`].
+const CLUSTER_INFO: &str = "cluster-info";
+
+/// What a cluster's agent may do with the hub-wide bootstrap token (`clusteradm get token`,
+/// `clusteradm join`) until it is accepted: ask for a client certificate, create its
+/// ManagedCluster and read it, and join a cluster set — upstream's bootstrap role, whose
+/// read of every ConfigMap is narrowed to `cluster-info` and `kube-root-ca.crt` in
+/// `kube-public` (a Role there).
+fn bootstrap_rules() -> Vec<PolicyRule> {
+    vec![
+        rule(&["certificates.k8s.io"], &["certificatesigningrequests"], &["create", "get", "list", "watch"]),
+        rule(&[CLUSTER_GROUP], &["managedclusters"], &["get", "create", "list", "watch"]),
+        rule(&[CLUSTER_GROUP], &["managedclustersets/join"], &["create"]),
+    ]
 }
 
 fn deployment(install: &Install<'_>) -> Deployment {
@@ -148,8 +190,18 @@ mod tests {
         let bindings = ["ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"];
         assert_eq!(kinds[crds..crds + 4], [policies, bindings].concat());
         let rest = crds + 4;
-        assert_eq!(kinds[rest..], ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]);
-        let container = &objects[rest + 4]["spec"]["template"]["spec"]["containers"][0];
+        let identity = ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"];
+        let cluster_info = ["Role", "RoleBinding", "Deployment"];
+        assert_eq!(kinds[rest..], [&identity[..], &identity[..], &cluster_info[..]].concat());
+        assert_eq!(objects[rest + 8]["rules"][0]["resourceNames"], json!(["cluster-info", "kube-root-ca.crt"]));
+        let bootstrap = &objects[rest + 4..rest + 8];
+        assert_eq!(
+            bootstrap[1]["metadata"],
+            json!({"name": "agent-registration-bootstrap", "namespace": "open-cluster-management"})
+        );
+        assert_eq!(bootstrap[3]["metadata"]["name"], "open-cluster-management:bootstrap:agent-registration");
+        assert_eq!(bootstrap[3]["roleRef"]["name"], "open-cluster-management:bootstrap");
+        let container = &objects[rest + 10]["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(
             container["args"],
             json!(["hub", "--image-repository", "registry.example/fleetctl", "--klusterlet-version", "1"])
@@ -158,7 +210,7 @@ mod tests {
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_URL", "value": "https://hub:6443"})), "{env:?}");
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_CA", "value": "CA"})), "{env:?}");
         assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
-        assert!(objects[rest + 4]["spec"]["template"]["spec"].get("imagePullSecrets").is_none());
+        assert!(objects[rest + 10]["spec"]["template"]["spec"].get("imagePullSecrets").is_none());
     }
 
     #[test]
@@ -178,8 +230,10 @@ mod tests {
     #[test]
     fn the_controller_cannot_read_everything() {
         let star = |list: &Option<Vec<String>>| list.iter().flatten().any(|item| item == "*");
-        let wildcard =
-            rules().iter().any(|r| star(&r.resources) || star(&r.api_groups) || r.verbs.iter().any(|v| v == "*"));
-        assert!(!wildcard, "no wildcards in the hub controller's role");
+        for rules in [rules(), bootstrap_rules()] {
+            let wildcard =
+                rules.iter().any(|r| star(&r.resources) || star(&r.api_groups) || r.verbs.iter().any(|v| v == "*"));
+            assert!(!wildcard, "no wildcards in the hub controller's or the bootstrap role");
+        }
     }
 }
