@@ -118,6 +118,7 @@ impl Fleet {
             c.is_joined()
                 && c.is_available()
                 && fleetctl_api::conditions::is_true(c.conditions(), "ManagedClusterImportSucceeded")
+                && fleetctl_api::conditions::is_true(c.conditions(), "ManagedClusterConditionClockSynced")
         })
         .await;
     }

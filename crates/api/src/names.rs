@@ -253,6 +253,15 @@ mod tests {
     }
 
     #[test]
+    fn the_hub_wide_bootstrap_identities_are_those_clusteradm_accept_recognises() {
+        assert!(is_hub_bootstrap_user("system:serviceaccount:open-cluster-management:agent-registration-bootstrap"));
+        assert!(is_hub_bootstrap_user("system:bootstrap:abcdef"));
+        // A cluster's own bootstrap identity, which an import hands out, is not hub-wide.
+        assert!(!is_hub_bootstrap_user("system:serviceaccount:cluster1:cluster1-bootstrap-sa"));
+        assert!(!is_hub_bootstrap_user("system:open-cluster-management:cluster1:agent1"));
+    }
+
+    #[test]
     fn a_clusters_hub_objects_are_named_as_upstream_names_them() {
         assert_eq!(import_secret("c1"), "c1-import");
         assert_eq!(bootstrap_user("c1"), "system:serviceaccount:c1:c1-bootstrap-sa");

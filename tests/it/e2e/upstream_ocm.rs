@@ -250,7 +250,9 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
 
     let clusters = dynamic(&hub, "cluster.open-cluster-management.io", "v1", "ManagedCluster", None);
     for name in ["cluster1", "cluster2"] {
-        for condition in ["ManagedClusterJoined", "ManagedClusterConditionAvailable", "ManagedClusterConditionClockSynced"] {
+        for condition in
+            ["ManagedClusterJoined", "ManagedClusterConditionAvailable", "ManagedClusterConditionClockSynced"]
+        {
             wait(&env, clusters.clone(), name, &format!("{name} {condition}"), has_true(condition)).await;
         }
     }
