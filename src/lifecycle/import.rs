@@ -521,8 +521,17 @@ async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Re
         metadata: ObjectMeta { name: Some(name.clone()), ..ObjectMeta::default() },
         ..Namespace::default()
     };
+    let mut namespace_annotations = BTreeMap::new();
     if found.namespace_ours {
-        namespace.metadata.annotations = Some(BTreeMap::from([(ANNOTATION_CREATED_FOR_CLUSTER.into(), name.clone())]));
+        namespace_annotations.insert(ANNOTATION_CREATED_FOR_CLUSTER.to_string(), name.clone());
+    }
+    // ACM's import controller keeps a detached cluster's namespace only when the Namespace
+    // itself says so; fleetctl's hub reads it from the ManagedCluster as well.
+    if found.retains_namespace(options) {
+        namespace_annotations.insert(ANNOTATION_RETAIN_NAMESPACE.to_string(), "true".to_string());
+    }
+    if !namespace_annotations.is_empty() {
+        namespace.metadata.annotations = Some(namespace_annotations);
     }
     writes.push(format!("hub: apply Namespace {name}"));
     if sends {

@@ -170,11 +170,14 @@ async fn force(ctx: &Ctx, cluster: &ManagedCluster, left: &Remaining) -> Result<
 }
 
 /// Whether a detach deletes the cluster's namespace: only one the hub made for this very
-/// cluster, never a protected one, and not when the cluster asks to retain it.
+/// cluster, never a protected one, and not when the cluster or the namespace asks to retain
+/// it (the Namespace's annotation is the one ACM's import controller reads).
 pub fn deletes_namespace(cluster: &ManagedCluster, namespace: &Namespace) -> bool {
     let name = cluster.name_any();
     let made_for_it = namespace.annotations().get(ANNOTATION_CREATED_FOR_CLUSTER) == Some(&name);
-    made_for_it && !is_protected_namespace(&name) && !cluster.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE)
+    let retained = cluster.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE)
+        || namespace.annotations().contains_key(ANNOTATION_RETAIN_NAMESPACE);
+    made_for_it && !is_protected_namespace(&name) && !retained
 }
 
 #[cfg(test)]
@@ -202,5 +205,9 @@ mod tests {
         let mut retained = cluster("c1");
         retained.metadata.annotations = Some(labels([(ANNOTATION_RETAIN_NAMESPACE, "")]));
         assert!(!deletes_namespace(&retained, &namespace("c1", Some("c1"))));
+        // As ACM's import controller reads it: on the Namespace.
+        let mut kept = namespace("c1", Some("c1"));
+        kept.annotations_mut().insert(ANNOTATION_RETAIN_NAMESPACE.into(), "true".into());
+        assert!(!deletes_namespace(&cluster("c1"), &kept));
     }
 }

@@ -537,6 +537,10 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
     let kept =
         kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(hub.clone()).get("team-data").await.expect("kept");
     assert!(kept.metadata.deletion_timestamp.is_none());
+    // ACM's import controller keeps a detached cluster's namespace only on the Namespace's own word.
+    let retained =
+        kept.metadata.annotations.as_ref().and_then(|a| a.get("open-cluster-management.io/retain-namespace"));
+    assert_eq!(retained.map(String::as_str), Some("true"), "{:?}", kept.metadata);
     let configs = kube::Api::<fleetctl_api::KlusterletAddonConfig>::namespaced(hub, "team-data");
     assert!(configs.get_opt("team-data").await.expect("get").is_none(), "what import made there is gone");
 }
