@@ -93,6 +93,18 @@ where
     K: Resource<DynamicType = ()> + Clone + std::fmt::Debug + DeserializeOwned + Send + Sync + 'static,
 {
     let (store, objects) = stored_by_name(api, name);
+    let (watch, changes) = coalesced(objects);
+    (store, watch, changes)
+}
+
+/// Runs `objects` (the future, to be run) and yields whenever it yields, changes that come
+/// faster than they are read coalesced into one: a trigger for `reconcile_all_on`.
+pub fn coalesced<T>(
+    objects: impl Stream<Item = T> + Send + 'static,
+) -> (impl Future<Output = ()> + Send + 'static, impl Stream<Item = ()> + Send + 'static)
+where
+    T: Send + 'static,
+{
     let (changed, changes) = tokio::sync::watch::channel(());
     let watch = objects.for_each(move |_| {
         changed.send_replace(());
@@ -103,7 +115,7 @@ where
             changes,
             |mut changes| async move { changes.changed().await.ok().map(|()| ((), changes)) },
         );
-    (store, watch, changes)
+    (watch, changes)
 }
 
 /// What one controller gets of the shared ManagedCluster watch: the clusters as they
@@ -125,7 +137,15 @@ pub struct ClusterWatch {
     api: Api<ManagedCluster>,
     store: Store<ManagedCluster>,
     writer: reflector::store::Writer<ManagedCluster>,
-    followers: Vec<mpsc::UnboundedSender<Result<ManagedCluster, watcher::Error>>>,
+    followers: Vec<Follower>,
+}
+
+/// One follower's channel, and whether it is told of deleted clusters too (a follower that
+/// judges the clusters as a whole, as the placement scheduler does; the others act on each
+/// cluster, whose finalizers bring it back while it goes).
+struct Follower {
+    sender: mpsc::UnboundedSender<Result<ManagedCluster, watcher::Error>>,
+    deletions: bool,
 }
 
 impl ClusterWatch {
@@ -137,8 +157,17 @@ impl ClusterWatch {
 
     /// A follower more: what it gets of the watch.
     pub fn follow(&mut self) -> Followed {
-        let (follower, changes) = mpsc::unbounded();
-        self.followers.push(follower);
+        self.follower(false)
+    }
+
+    /// A follower more that is also handed each cluster as it is deleted.
+    pub fn follow_with_deletions(&mut self) -> Followed {
+        self.follower(true)
+    }
+
+    fn follower(&mut self, deletions: bool) -> Followed {
+        let (sender, changes) = mpsc::unbounded();
+        self.followers.push(Follower { sender, deletions });
         Followed { changes, store: self.store.clone() }
     }
 
@@ -147,13 +176,17 @@ impl ClusterWatch {
         let followers = self.followers;
         reflector(self.writer, watcher(self.api, watcher::Config::default()))
             .default_backoff()
-            .applied_objects()
-            .for_each(move |object| {
+            .for_each(move |event| {
                 // The backoff has already waited out an error; the store holds what was seen.
-                if let Ok(object) = object {
-                    for follower in &followers {
+                let (object, deleted) = match event {
+                    Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) => (Some(object), false),
+                    Ok(watcher::Event::Delete(object)) => (Some(object), true),
+                    Ok(watcher::Event::Init | watcher::Event::InitDone) | Err(_) => (None, false),
+                };
+                for follower in followers.iter().filter(|f| f.deletions || !deleted) {
+                    if let Some(object) = &object {
                         // A follower that has ended (its controller stopped) needs nothing more.
-                        let _ = follower.unbounded_send(Ok(object.clone()));
+                        let _ = follower.sender.unbounded_send(Ok(object.clone()));
                     }
                 }
                 async {}
