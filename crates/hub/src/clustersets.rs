@@ -21,7 +21,7 @@ use fleetctl_api::{ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding};
 use fleetctl_kube::{controller, kube_error, update_conditions};
 
 use super::context::{Ctx, HUB, HubError, set};
-use super::watches::{Followed, bounded, coalesced, stored};
+use super::watches::{Followed, Listed, bounded, coalesced, stored};
 
 /// The name the set controller's metrics and logs go by.
 pub const SETS: &str = "clustersets";
@@ -123,11 +123,21 @@ async fn label_cluster(cluster: Arc<ManagedCluster>, ctx: Ctx) -> Result<Action,
 async fn set_status(ctx: Ctx, clusters: Followed) {
     let (watch, changed) = coalesced(clusters.changes);
     let store = clusters.store;
+    let (listed, listing) = Listed::after(ready(store.clone()));
     let controller = Controller::new(Api::<ManagedClusterSet>::all(ctx.client.clone()), watcher::Config::default())
         .with_config(bounded())
         .reconcile_all_on(changed);
-    let reconcile = move |set, ctx| report_members(set, ctx, store.clone());
-    tokio::join!(controller::run(controller, SETS, &ctx.metrics, reconcile, ctx.clone()), watch);
+    let reconcile = move |set, ctx| report_members(set, ctx, store.clone(), listed.clone());
+    tokio::join!(controller::run(controller, SETS, &ctx.metrics, reconcile, ctx.clone()), watch, listing);
+}
+
+/// Waits (in one task only, see [`Listed`]) until `store` has listed.
+async fn ready<K>(store: Store<K>) -> bool
+where
+    K: Resource + Clone + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone,
+{
+    store.wait_until_ready().await.is_ok()
 }
 
 /// The ClusterSetEmpty condition of a set with `members` clusters, as upstream words it.
@@ -143,8 +153,9 @@ async fn report_members(
     cluster_set: Arc<ManagedClusterSet>,
     ctx: Ctx,
     clusters: Store<ManagedCluster>,
+    listed: Listed,
 ) -> Result<Action, HubError> {
-    if clusters.wait_until_ready().await.is_err() {
+    if !listed.wait().await {
         return Ok(Action::await_change());
     }
     let members = clusters.state().iter().filter(|cluster| cluster_set.contains(cluster)).count();
@@ -159,20 +170,22 @@ async fn report_members(
 async fn binding_status(ctx: Ctx) {
     let (sets, set_changes) = stored(Api::<ManagedClusterSet>::all(ctx.client.clone()), watcher::Config::default());
     let (watch, changed) = coalesced(set_changes);
+    let (listed, listing) = Listed::after(ready(sets.clone()));
     let controller =
         Controller::new(Api::<ManagedClusterSetBinding>::all(ctx.client.clone()), watcher::Config::default())
             .with_config(bounded())
             .reconcile_all_on(changed);
-    let reconcile = move |binding, ctx| report_bound(binding, ctx, sets.clone());
-    tokio::join!(controller::run(controller, BINDINGS, &ctx.metrics, reconcile, ctx.clone()), watch);
+    let reconcile = move |binding, ctx| report_bound(binding, ctx, sets.clone(), listed.clone());
+    tokio::join!(controller::run(controller, BINDINGS, &ctx.metrics, reconcile, ctx.clone()), watch, listing);
 }
 
 async fn report_bound(
     binding: Arc<ManagedClusterSetBinding>,
     ctx: Ctx,
     sets: Store<ManagedClusterSet>,
+    listed: Listed,
 ) -> Result<Action, HubError> {
-    if sets.wait_until_ready().await.is_err() {
+    if !listed.wait().await {
         return Ok(Action::await_change());
     }
     let Some(namespace) = binding.namespace() else { return Ok(Action::await_change()) };

@@ -118,6 +118,36 @@ where
     (watch, changes)
 }
 
+/// Whether the stores a controller reads have listed, for its reconciles to wait on. A
+/// store's own `wait_until_ready` wakes only the last of the tasks waiting on it (its one-shot
+/// channel keeps one waker), so the concurrent reconciles of a controller must not each wait
+/// on it: one task does, and they wait here.
+#[derive(Clone)]
+pub struct Listed(tokio::sync::watch::Receiver<bool>);
+
+impl Listed {
+    /// Listed once `listing` (the one task that waits on the stores) says so; the future is
+    /// to be run beside the controller.
+    pub fn after(
+        listing: impl Future<Output = bool> + Send + 'static,
+    ) -> (Self, impl Future<Output = ()> + Send + 'static) {
+        let (listed, receiver) = tokio::sync::watch::channel(false);
+        let run = async move {
+            if listing.await {
+                listed.send_replace(true);
+            }
+            // Kept until every reconcile is gone, so that none sees the channel closed.
+            listed.closed().await;
+        };
+        (Self(receiver), run)
+    }
+
+    /// Waits until the stores have listed; false when they never will (the controller stops).
+    pub async fn wait(&self) -> bool {
+        self.0.clone().wait_for(|listed| *listed).await.is_ok()
+    }
+}
+
 /// What one controller gets of the shared ManagedCluster watch: the clusters as they
 /// change, in order, and the store they are kept in.
 pub struct Followed {

@@ -33,7 +33,7 @@ use fleetctl_kube::reconcile::delete;
 use fleetctl_kube::{controller, kube_error};
 
 use super::context::{Ctx, HubError};
-use super::watches::{Followed, bounded, coalesced, stored};
+use super::watches::{Followed, Listed, bounded, coalesced, stored};
 use scheduler::{Inputs, Outcome, Schedule};
 
 /// The name the controller's metrics and logs go by.
@@ -43,6 +43,7 @@ pub const CONTROLLER: &str = "placement";
 const MAX_SCORE_NOTE: usize = 1000;
 
 /// What the scheduler reads, as the watches keep it.
+#[derive(Clone)]
 struct Stores {
     clusters: Store<ManagedCluster>,
     sets: Store<ManagedClusterSet>,
@@ -52,8 +53,9 @@ struct Stores {
 }
 
 impl Stores {
-    /// Waits until every store has listed; false when a watch is gone (stopping).
-    async fn ready(&self) -> bool {
+    /// Waits until every store has listed; false when a watch is gone (stopping). Run by
+    /// one task only (see [`Listed`]).
+    async fn ready(self) -> bool {
         self.clusters.wait_until_ready().await.is_ok()
             && self.sets.wait_until_ready().await.is_ok()
             && self.bindings.wait_until_ready().await.is_ok()
@@ -81,9 +83,17 @@ pub async fn controller(ctx: Ctx, clusters: Followed) {
         .with_config(bounded())
         .watches_stream(decision_changes, placement_of)
         .reconcile_all_on(others_changed);
-    let stores = Arc::new(Stores { clusters: clusters.store, sets, bindings, decisions, scores });
-    let reconcile = move |placement, ctx| reconcile(placement, ctx, stores.clone());
-    tokio::join!(controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()), watch_others);
+    let stores = Stores { clusters: clusters.store, sets, bindings, decisions, scores };
+    let (listed, listing) = Listed::after(stores.clone().ready());
+    let reads = Arc::new(Reads { stores, listed });
+    let reconcile = move |placement, ctx| reconcile(placement, ctx, reads.clone());
+    tokio::join!(controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()), watch_others, listing);
+}
+
+/// What a reconcile reads: the stores, once they have listed.
+struct Reads {
+    stores: Stores,
+    listed: Listed,
 }
 
 /// The Placement a PlacementDecision belongs to, by its label.
@@ -93,13 +103,14 @@ fn placement_of(decision: PlacementDecision) -> Option<ObjectRef<Placement>> {
 }
 
 /// One scheduling pass over one Placement.
-async fn reconcile(placement: Arc<Placement>, ctx: Ctx, stores: Arc<Stores>) -> Result<Action, HubError> {
+async fn reconcile(placement: Arc<Placement>, ctx: Ctx, reads: Arc<Reads>) -> Result<Action, HubError> {
     if placement.meta().deletion_timestamp.is_some()
         || placement.annotations().get(DISABLE_SCHEDULING_ANNOTATION).is_some_and(|v| v == "true")
-        || !stores.ready().await
+        || !reads.listed.wait().await
     {
         return Ok(Action::await_change());
     }
+    let stores = &reads.stores;
     let namespace = placement.namespace().unwrap_or_default();
     let name = placement.name_any();
     // The bindings of sets that exist; a binding's name is its set's.
@@ -195,7 +206,7 @@ async fn bind(
                 .replace_status(&name, &PostParams::default(), &updated)
                 .await
                 .map_err(kube_error(format!("updating the decisions of {namespace}/{name}")))?;
-            updated_events(ctx, placement, &written, schedule, outcome).await?;
+            updated_events(ctx, placement, &written, schedule, outcome).await;
             // The labels follow in the next pass, as upstream's.
             continue;
         }
@@ -212,7 +223,7 @@ async fn bind(
         delete(&api, &name, &Default::default()).await?;
         let note =
             format!("Decision {name} is deleted with placement {} in namespace {namespace}", placement.name_any());
-        publish(ctx, placement, stale, EventType::Normal, "DecisionDelete", "DecisionDeleted", note).await?;
+        publish(ctx, placement, stale, EventType::Normal, "DecisionDelete", "DecisionDeleted", note).await;
     }
     Ok(())
 }
@@ -233,7 +244,7 @@ async fn create(
         Ok(created) => {
             let note =
                 format!("Decision {name} is created with placement {} in namespace {namespace}", placement.name_any());
-            publish(ctx, placement, &created, EventType::Normal, "DecisionCreate", "DecisionCreated", note).await?;
+            publish(ctx, placement, &created, EventType::Normal, "DecisionCreate", "DecisionCreated", note).await;
             Ok(created)
         }
         Err(kube::Error::Api(status)) if status.code == 409 => {
@@ -250,7 +261,7 @@ async fn updated_events(
     decision: &PlacementDecision,
     schedule: &Schedule,
     outcome: &Outcome,
-) -> Result<(), HubError> {
+) {
     let (name, placement_name) = (decision.name_any(), placement.name_any());
     let namespace = placement.namespace().unwrap_or_default();
     let base = format!("Decision {name} is updated with placement {placement_name} in namespace {namespace}");
@@ -258,12 +269,11 @@ async fn updated_events(
         Outcome::Warning { plugin, message } => (EventType::Warning, format!("{base}: {message} in plugin {plugin}")),
         _ => (EventType::Normal, base),
     };
-    publish(ctx, placement, decision, type_, "DecisionUpdate", "DecisionUpdated", note).await?;
-    if schedule.scores.is_empty() {
-        return Ok(());
+    publish(ctx, placement, decision, type_, "DecisionUpdate", "DecisionUpdated", note).await;
+    if !schedule.scores.is_empty() {
+        let note = score_note(&schedule.scores);
+        publish(ctx, placement, decision, EventType::Normal, "ScoreUpdate", "ScoreUpdated", note).await;
     }
-    publish(ctx, placement, decision, EventType::Normal, "ScoreUpdate", "ScoreUpdated", score_note(&schedule.scores))
-        .await
 }
 
 /// `name:score ` for each cluster by name, cut at upstream's length with `......`.
@@ -280,7 +290,9 @@ fn score_note(scores: &BTreeMap<String, i64>) -> String {
     note
 }
 
-/// Records an event about `placement` and one of its decisions.
+/// Records an event about `placement` and one of its decisions. As upstream's recorder, a
+/// failure to record is logged and does not fail the pass (a namespace being deleted takes
+/// no new events, and its Placement is still scheduled until it goes).
 async fn publish(
     ctx: &Ctx,
     placement: &Placement,
@@ -289,7 +301,7 @@ async fn publish(
     reason: &str,
     action: &str,
     note: String,
-) -> Result<(), HubError> {
+) {
     let event = Event {
         type_,
         reason: reason.into(),
@@ -297,11 +309,10 @@ async fn publish(
         action: action.into(),
         secondary: Some(decision.object_ref(&())),
     };
-    ctx.recorder
-        .publish(&event, &placement.object_ref(&()))
-        .await
-        .map_err(kube_error(format!("recording an event for placement {}", placement.name_any())))?;
-    Ok(())
+    if let Err(error) = ctx.recorder.publish(&event, &placement.object_ref(&())).await {
+        let placement = format!("{}/{}", placement.namespace().unwrap_or_default(), placement.name_any());
+        tracing::warn!(%placement, reason, error = %fleetctl_kube::errors::chain(&error), "recording an event");
+    }
 }
 
 #[cfg(test)]
