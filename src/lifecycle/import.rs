@@ -23,7 +23,10 @@ use fleetctl_api::names::{
     AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
     AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace, is_reserved_label,
 };
-use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
+use fleetctl_api::placement::PLACEMENT_LABEL;
+use fleetctl_api::{
+    KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork, Placement, PlacementDecision,
+};
 use fleetctl_kube::kubeconfig::{self, secret_text};
 use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml, kube_error, validation};
 
@@ -841,6 +844,48 @@ pub async fn select(hub: &Client, selector: &str) -> Result<Vec<String>, Lifecyc
         }
     };
     Ok(list.items.iter().map(|c| c.name_any()).collect())
+}
+
+/// The clusters a Placement selected: those its PlacementDecisions name (labelled
+/// `cluster.open-cluster-management.io/placement=<name>` in its namespace), in their order,
+/// each once. A Placement that does not exist is refused.
+pub async fn placed(hub: &Client, namespace: &str, placement: &str) -> Result<Vec<String>, LifecycleError> {
+    fn refused(
+        verb: &'static str,
+        resource: &'static str,
+        action: String,
+    ) -> impl FnOnce(kube::Error) -> LifecycleError {
+        move |e| match super::refusal("hub", verb, resource, &e) {
+            Some(message) => LifecycleError::Forbidden(message),
+            None => kube_error(action)(e).into(),
+        }
+    }
+    let placements: Api<Placement> = Api::namespaced(hub.clone(), namespace);
+    match placements.get_opt(placement).await {
+        Ok(Some(_)) => {}
+        Ok(None) => {
+            return Err(LifecycleError::Refused(format!(
+                "placement {namespace}/{placement} not found: list placements with `fleetctl get placements -n {namespace}`"
+            )));
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
+        Err(e) => return Err(refused("get", "placements", format!("reading placement {namespace}/{placement}"))(e)),
+    }
+    let decisions: Api<PlacementDecision> = Api::namespaced(hub.clone(), namespace);
+    let params = ListParams::default().labels(&format!("{PLACEMENT_LABEL}={placement}"));
+    let mut list = decisions
+        .list(&params)
+        .await
+        .map_err(refused("list", "placementdecisions", format!("listing the decisions of placement {placement}")))?
+        .items;
+    list.sort_by_key(|d| d.name_any());
+    let mut names = Vec::new();
+    for name in list.iter().flat_map(|d| d.cluster_names()) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    Ok(names)
 }
 
 #[cfg(test)]
