@@ -18,6 +18,7 @@ use kube::{Client, ResourceExt};
 use super::detach::{TARGET_CLUSTER_RBAC, TARGET_CRDS, TARGET_NAMESPACES};
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, hub_read, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
+use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
 use fleetctl_api::names::{
     AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
@@ -123,11 +124,12 @@ pub fn check_name(name: &str) -> Result<(), String> {
 }
 
 /// Checks a label asked for on the ManagedCluster: Kubernetes' rules for keys and values,
-/// and no key in a domain OCM or fleetctl write themselves.
+/// and no key in a domain OCM or fleetctl write themselves — but the cluster-set label, which
+/// is the user's to set in OCM (the join policy checks the right to).
 pub fn check_label(key: &str, value: &str) -> Result<(), String> {
     validation::label_key(key).map_err(|why| format!("invalid label key {key:?}: {why}"))?;
     validation::label_value(value).map_err(|why| format!("invalid value {value:?} for label {key}: it {why}"))?;
-    if is_reserved_label(key) {
+    if is_reserved_label(key) && key != CLUSTER_SET_LABEL {
         return Err(format!(
             "label {key} is reserved: OCM and fleetctl set the labels of open-cluster-management.io and fleetctl.io \
              themselves; use a prefix of your own"
@@ -946,8 +948,9 @@ mod tests {
     fn labels_follow_kubernetes_rules_and_keep_out_of_reserved_domains() {
         assert!(check_label("example.com/env", "prod").is_ok());
         assert!(check_label("env", "").is_ok());
-        let message = check_label("cluster.open-cluster-management.io/clusterset", "x").expect_err("reserved");
+        let message = check_label("cluster.open-cluster-management.io/other", "x").expect_err("reserved");
         assert!(message.contains("reserved"), "{message}");
+        assert!(check_label("cluster.open-cluster-management.io/clusterset", "prod").is_ok(), "the set is the user's");
         assert!(check_label("env", &"v".repeat(64)).expect_err("too long").contains("63"));
         assert!(check_label("-env", "x").expect_err("bad key").contains("invalid label key"));
     }
