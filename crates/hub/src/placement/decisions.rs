@@ -93,10 +93,9 @@ fn groups(placement: &Placement, selected: &[&ManagedCluster]) -> Result<Vec<(St
     let mut groups = Vec::new();
     for group in &strategy.decision_groups {
         let selector = &group.cluster_selector;
-        for problem in [selector.label_selector.validate().err(), selector.claim_selector.validate().err()] {
-            if let Some(problem) = problem {
-                return Err(Outcome::Misconfigured { plugin: String::new(), message: problem.to_string() });
-            }
+        let problems = [selector.label_selector.validate().err(), selector.claim_selector.validate().err()];
+        if let Some(problem) = problems.into_iter().flatten().next() {
+            return Err(Outcome::Misconfigured { plugin: String::new(), message: problem.to_string() });
         }
         let matched: Vec<String> = selected
             .iter()

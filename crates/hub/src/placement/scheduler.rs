@@ -424,3 +424,157 @@ fn add_on_scores(
     });
     (scores, warning)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use fleetctl_api::placement::{PlacementSpec, PrioritizerConfig, PrioritizerPolicy};
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    use super::*;
+
+    fn cluster(name: &str) -> ManagedCluster {
+        ManagedCluster::accepted(name)
+    }
+
+    fn with_cpu(name: &str, allocatable: &str) -> ManagedCluster {
+        let mut cluster = cluster(name);
+        let status = cluster.status.get_or_insert_with(Default::default);
+        status.allocatable = BTreeMap::from([("cpu".to_owned(), Quantity(allocatable.into()))]);
+        status.capacity = BTreeMap::from([("cpu".to_owned(), Quantity("16".into()))]);
+        cluster
+    }
+
+    fn tainted(name: &str, effect: TaintEffect, added: Option<Timestamp>) -> ManagedCluster {
+        let mut cluster = cluster(name);
+        cluster.spec.taints = vec![Taint { key: "k".into(), value: "v".into(), effect, time_added: added.map(Time) }];
+        cluster
+    }
+
+    fn no_scores(_: &str, _: &str) -> Option<AddOnPlacementScore> {
+        None
+    }
+
+    fn run(spec: PlacementSpec, clusters: &[ManagedCluster], decided: &[&str], now: Timestamp) -> Schedule {
+        let placement = Placement::new("p", spec);
+        let inputs = Inputs {
+            clusters: clusters.iter().collect(),
+            decided: decided.iter().map(|d| (*d).to_owned()).collect(),
+            elsewhere: HashMap::new(),
+            scores: &no_scores,
+            now,
+        };
+        schedule(&placement, &inputs)
+    }
+
+    fn exact(configs: &[(&str, i32)]) -> PrioritizerPolicy {
+        PrioritizerPolicy {
+            mode: Some("Exact".into()),
+            configurations: configs
+                .iter()
+                .map(|(name, weight)| PrioritizerConfig { score_coordinate: Some(built_in(name)), weight: *weight })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn number_of_clusters_takes_the_best_scored_then_by_name_and_counts_the_rest_unscheduled() {
+        let clusters = [with_cpu("a", "2"), with_cpu("b", "8"), with_cpu("c", "4")];
+        let spec = PlacementSpec {
+            number_of_clusters: Some(2),
+            prioritizer_policy: exact(&[("ResourceAllocatableCPU", 1)]),
+            ..PlacementSpec::default()
+        };
+        let done = run(spec, &clusters, &[], Timestamp::now());
+        assert_eq!(done.selected, ["b", "c"]);
+        assert_eq!((done.scores["b"], done.scores["a"]), (100, -100));
+        let more = PlacementSpec { number_of_clusters: Some(5), ..PlacementSpec::default() };
+        assert_eq!(run(more, &clusters, &[], Timestamp::now()).unscheduled, 2);
+    }
+
+    #[test]
+    fn steady_keeps_what_was_decided() {
+        let clusters = [cluster("a"), cluster("b")];
+        let spec = PlacementSpec { number_of_clusters: Some(1), ..PlacementSpec::default() };
+        assert_eq!(run(spec.clone(), &clusters, &["b"], Timestamp::now()).selected, ["b"]);
+        assert_eq!(run(spec, &clusters, &[], Timestamp::now()).selected, ["a"]);
+    }
+
+    #[test]
+    fn balance_prefers_clusters_other_placements_decided_less() {
+        let (a, b) = (cluster("a"), cluster("b"));
+        let elsewhere = HashMap::from([("a".to_owned(), 2), ("b".to_owned(), 1)]);
+        let scores = balance(&[&a, &b], &elsewhere);
+        assert_eq!((scores["a"], scores["b"]), (-100, 0));
+    }
+
+    #[test]
+    fn no_select_taints_need_a_toleration_and_no_select_if_new_spares_decided_clusters() {
+        let now = Timestamp::now();
+        let clusters = [
+            cluster("free"),
+            tainted("no-select", TaintEffect::NoSelect, Some(now)),
+            tainted("prefer", TaintEffect::PreferNoSelect, Some(now)),
+            tainted("if-new", TaintEffect::NoSelectIfNew, Some(now)),
+        ];
+        let done = run(PlacementSpec::default(), &clusters, &["if-new"], now);
+        assert_eq!(sorted(done.selected), ["free", "if-new", "prefer"]);
+        let done = run(PlacementSpec::default(), &clusters, &[], now);
+        assert_eq!(sorted(done.selected), ["free", "prefer"]);
+    }
+
+    fn sorted(mut names: Vec<String>) -> Vec<String> {
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn toleration_seconds_expire_and_the_placement_is_looked_at_again_then() {
+        let now = Timestamp::now();
+        let added = now.checked_sub(jiff::SignedDuration::from_secs(10)).unwrap();
+        let clusters = [tainted("t", TaintEffect::NoSelect, Some(added))];
+        let tolerate = |seconds| PlacementSpec {
+            tolerations: vec![Toleration {
+                key: "k".into(),
+                operator: Some(TolerationOperator::Exists),
+                toleration_seconds: Some(seconds),
+                ..Toleration::default()
+            }],
+            ..PlacementSpec::default()
+        };
+        let held = run(tolerate(30), &clusters, &["t"], now);
+        assert_eq!(held.selected, ["t"]);
+        let requeue = held.requeue_after.expect("a requeue");
+        assert!(requeue <= Duration::from_secs(20) && requeue > Duration::from_secs(18), "{requeue:?}");
+        let expired = run(tolerate(5), &clusters, &["t"], now);
+        assert!(expired.selected.is_empty());
+        assert_eq!(expired.requeue_after, None);
+    }
+
+    #[test]
+    fn misconfigurations_are_reported_with_upstreams_messages() {
+        let misconfigured = |spec: PlacementSpec| run(spec, &[cluster("a")], &[], Timestamp::now()).outcome;
+        let bad_toleration = PlacementSpec {
+            tolerations: vec![Toleration {
+                key: "k".into(),
+                operator: Some(TolerationOperator::Exists),
+                value: "v".into(),
+                ..Toleration::default()
+            }],
+            ..PlacementSpec::default()
+        };
+        assert_eq!(
+            misconfigured(bad_toleration),
+            Outcome::misconfigured("TaintToleration", "If the operator is Exists, the value should be empty.")
+        );
+        let bad_mode = PlacementSpec {
+            prioritizer_policy: PrioritizerPolicy { mode: Some("Sometimes".into()), ..PrioritizerPolicy::default() },
+            ..PlacementSpec::default()
+        };
+        assert_eq!(misconfigured(bad_mode), Outcome::misconfigured("", "incorrect prioritizer policy mode: Sometimes"));
+        let bad_prioritizer = PlacementSpec { prioritizer_policy: exact(&[("Luck", 1)]), ..PlacementSpec::default() };
+        assert_eq!(misconfigured(bad_prioritizer), Outcome::misconfigured("", "incorrect builtin prioritizer: Luck"));
+    }
+}
