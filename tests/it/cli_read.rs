@@ -205,7 +205,7 @@ impl Fleet {
 }
 
 /// Writes the admin kubeconfig of `cluster` to a temporary file.
-fn write_kubeconfig(cluster: &TestCluster) -> (TempDir, PathBuf) {
+pub(crate) fn write_kubeconfig(cluster: &TestCluster) -> (TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("hub.kubeconfig");
     std::fs::write(&path, serde_json::to_vec(&cluster.server.kubeconfig("hub")).expect("json")).expect("write");
@@ -213,7 +213,7 @@ fn write_kubeconfig(cluster: &TestCluster) -> (TempDir, PathBuf) {
 }
 
 /// Runs the built binary against the hub.
-async fn fleetctl(kubeconfig: &Path, args: &[&str]) -> Output {
+pub(crate) async fn fleetctl(kubeconfig: &Path, args: &[&str]) -> Output {
     let hub = ["--hub-kubeconfig", kubeconfig.to_str().expect("a UTF-8 path")];
     run(&[args, &hub].concat()).await
 }
@@ -235,11 +235,11 @@ fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("utf-8 stdout")
 }
 
-fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-fn succeeded(output: &Output) -> String {
+pub(crate) fn succeeded(output: &Output) -> String {
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(output));
     let out = stdout(output);
     assert!(!out.contains('\u{1b}'), "no colours when stdout is not a terminal: {out:?}");

@@ -4,7 +4,7 @@ mod admission;
 mod approval;
 mod detach;
 mod import;
-mod placement;
+pub(crate) mod placement;
 
 use std::time::Duration;
 

@@ -21,13 +21,13 @@ use super::Hub;
 
 const WAIT: Duration = Duration::from_secs(20);
 
-async fn namespace(hub: &Hub, name: &str) {
+pub(crate) async fn namespace(hub: &Hub, name: &str) {
     let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
     Api::<Namespace>::all(hub.cluster.client.clone()).create(&PostParams::default(), &ns).await.unwrap();
 }
 
 /// A set of the clusters labelled with its name, bound into `namespace`.
-async fn bound_set(hub: &Hub, set: &str, namespace: &str) {
+pub(crate) async fn bound_set(hub: &Hub, set: &str, namespace: &str) {
     let sets: Api<ManagedClusterSet> = Api::all(hub.cluster.client.clone());
     sets.create(&PostParams::default(), &ManagedClusterSet::exclusive(set)).await.unwrap();
     let bindings: Api<ManagedClusterSetBinding> = Api::namespaced(hub.cluster.client.clone(), namespace);
@@ -35,7 +35,7 @@ async fn bound_set(hub: &Hub, set: &str, namespace: &str) {
 }
 
 /// Clusters `names` in `set` (not accepted: nothing is imported, only placed).
-async fn clusters_in(hub: &Hub, set: &str, names: impl IntoIterator<Item = String>) {
+pub(crate) async fn clusters_in(hub: &Hub, set: &str, names: impl IntoIterator<Item = String>) {
     for name in names {
         let mut cluster = ManagedCluster::accepted(&name);
         cluster.spec.hub_accepts_client = false;
@@ -44,7 +44,7 @@ async fn clusters_in(hub: &Hub, set: &str, names: impl IntoIterator<Item = Strin
     }
 }
 
-async fn placement(hub: &Hub, namespace: &str, name: &str, spec: PlacementSpec) {
+pub(crate) async fn placement(hub: &Hub, namespace: &str, name: &str, spec: PlacementSpec) {
     let mut placement = Placement::new(name, spec);
     placement.metadata.namespace = Some(namespace.to_owned());
     Api::<Placement>::namespaced(hub.cluster.client.clone(), namespace)
@@ -54,7 +54,7 @@ async fn placement(hub: &Hub, namespace: &str, name: &str, spec: PlacementSpec) 
 }
 
 /// The PlacementDecisions of a Placement, by name, once `check` holds for them.
-async fn decisions_when(
+pub(crate) async fn decisions_when(
     hub: &Hub,
     namespace: &str,
     placement: &str,
@@ -75,7 +75,7 @@ async fn decisions_when(
     tokio::time::timeout(WAIT, polled).await.expect("the decisions in time")
 }
 
-fn decided(decisions: &[PlacementDecision]) -> Vec<String> {
+pub(crate) fn decided(decisions: &[PlacementDecision]) -> Vec<String> {
     let mut names: Vec<String> = decisions.iter().flat_map(|d| d.cluster_names().map(str::to_owned)).collect();
     names.sort();
     names
