@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::{ManagedClusterAddOn, ManifestWork};
 use futures::TryStreamExt;
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
@@ -46,6 +47,14 @@ impl Fleet {
         let (dir, kubeconfig) = write_kubeconfig(&hub.cluster);
         let fleet = Self { hub, kubeconfig, _dir: dir };
         tokio::join!(fleet.alpha(), fleet.beta(), fleet.gamma());
+        // The hub puts each cluster without a set into `default`, as upstream's: the
+        // snapshots show that label, so it is awaited.
+        for name in ["alpha", "beta", "gamma"] {
+            fleet
+                .hub
+                .wait_cluster(name, |c| c.metadata.labels.as_ref().is_some_and(|l| l.contains_key(CLUSTER_SET_LABEL)))
+                .await;
+        }
         fleet
     }
 

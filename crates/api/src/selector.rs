@@ -105,11 +105,6 @@ impl SelectorRequirement {
 }
 
 impl LabelSelector {
-    /// A selector of exactly these labels.
-    pub fn of_labels(labels: BTreeMap<String, String>) -> Self {
-        Self { match_labels: labels, ..Self::default() }
-    }
-
     /// Checks every requirement.
     pub fn validate(&self) -> Result<(), SelectorError> {
         self.match_expressions.iter().try_for_each(SelectorRequirement::validate)

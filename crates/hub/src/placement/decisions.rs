@@ -201,7 +201,10 @@ mod tests {
         spec.decision_strategy.group_strategy.decision_groups = vec![DecisionGroup {
             group_name: "canary".into(),
             cluster_selector: GroupClusterSelector {
-                label_selector: LabelSelector::of_labels([("canary".to_owned(), "true".to_owned())].into()),
+                label_selector: LabelSelector {
+                    match_labels: [("canary".to_owned(), "true".to_owned())].into(),
+                    ..LabelSelector::default()
+                },
                 ..GroupClusterSelector::default()
             },
         }];
