@@ -306,6 +306,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;upgrade' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Clusters matching this label selector (e.g. env=prod,tier!=edge)')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Clusters matching this label selector (e.g. env=prod,tier!=edge)')
+            [CompletionResult]::new('--placement', '--placement', [CompletionResultType]::ParameterName, 'The clusters this Placement selected (its PlacementDecisions''), in the namespace of -n')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of the Placement')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of the Placement')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The klusterlet version to run (e.g. 0.2.0)')
             [CompletionResult]::new('--canary', '--canary', [CompletionResultType]::ParameterName, 'The size of the first wave, which may not fail at all')
             [CompletionResult]::new('--wave-size', '--wave-size', [CompletionResultType]::ParameterName, 'How many clusters each wave upgrades at once: a number, or a share of the clusters (25%)')
@@ -335,6 +338,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;detach' {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'The clusters matching this label selector (e.g. env=staging,tier!=edge)')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'The clusters matching this label selector (e.g. env=staging,tier!=edge)')
+            [CompletionResult]::new('--placement', '--placement', [CompletionResultType]::ParameterName, 'The clusters this Placement selected (its PlacementDecisions''), in the namespace of -n')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of the Placement')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of the Placement')
             [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'How many clusters to detach at once')
             [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
             [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
@@ -422,6 +428,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('mcl', 'mcl', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count')
             [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
             [CompletionResult]::new('mca', 'mca', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
+            [CompletionResult]::new('clustersets', 'clustersets', [CompletionResultType]::ParameterValue, 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into')
+            [CompletionResult]::new('mclset', 'mclset', [CompletionResultType]::ParameterValue, 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into')
+            [CompletionResult]::new('placements', 'placements', [CompletionResultType]::ParameterValue, 'List Placements: whether each is satisfied, why, and how many clusters it selected; `-o wide` adds its cluster sets, its PlacementDecisions and whether it is misconfigured')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -505,9 +514,69 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'fleetctl;get;clustersets' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Print tables without their header line (table, wide, custom-columns)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'After the list, print each change as it happens (until interrupted, or --timeout)')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'After the list, print each change as it happens (until interrupted, or --timeout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'fleetctl;get;mclset' {
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Print tables without their header line (table, wide, custom-columns)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'After the list, print each change as it happens (until interrupted, or --timeout)')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'After the list, print each change as it happens (until interrupted, or --timeout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'fleetctl;get;placements' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace of the Placements')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace of the Placements')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'The Placements of every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'The Placements of every namespace')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Print tables without their header line (table, wide, custom-columns)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'After the list, print each change as it happens (until interrupted, or --timeout)')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'After the list, print each change as it happens (until interrupted, or --timeout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'fleetctl;get;help' {
             [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count')
             [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
+            [CompletionResult]::new('clustersets', 'clustersets', [CompletionResultType]::ParameterValue, 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into')
+            [CompletionResult]::new('placements', 'placements', [CompletionResultType]::ParameterValue, 'List Placements: whether each is satisfied, why, and how many clusters it selected; `-o wide` adds its cluster sets, its PlacementDecisions and whether it is misconfigured')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -515,6 +584,12 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;get;help;addons' {
+            break
+        }
+        'fleetctl;get;help;clustersets' {
+            break
+        }
+        'fleetctl;get;help;placements' {
             break
         }
         'fleetctl;get;help;help' {
@@ -690,12 +765,20 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;help;get' {
             [CompletionResult]::new('clusters', 'clusters', [CompletionResultType]::ParameterValue, 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count')
             [CompletionResult]::new('addons', 'addons', [CompletionResultType]::ParameterValue, 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why')
+            [CompletionResult]::new('clustersets', 'clustersets', [CompletionResultType]::ParameterValue, 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into')
+            [CompletionResult]::new('placements', 'placements', [CompletionResultType]::ParameterValue, 'List Placements: whether each is satisfied, why, and how many clusters it selected; `-o wide` adds its cluster sets, its PlacementDecisions and whether it is misconfigured')
             break
         }
         'fleetctl;help;get;clusters' {
             break
         }
         'fleetctl;help;get;addons' {
+            break
+        }
+        'fleetctl;help;get;clustersets' {
+            break
+        }
+        'fleetctl;help;get;placements' {
             break
         }
         'fleetctl;help;describe' {

@@ -124,6 +124,9 @@ _fleetctl() {
             fleetctl__subcmd__get,clusters)
                 cmd="fleetctl__subcmd__get__subcmd__clusters"
                 ;;
+            fleetctl__subcmd__get,clustersets)
+                cmd="fleetctl__subcmd__get__subcmd__clustersets"
+                ;;
             fleetctl__subcmd__get,help)
                 cmd="fleetctl__subcmd__get__subcmd__help"
                 ;;
@@ -133,14 +136,26 @@ _fleetctl() {
             fleetctl__subcmd__get,mcl)
                 cmd="fleetctl__subcmd__get__subcmd__clusters"
                 ;;
+            fleetctl__subcmd__get,mclset)
+                cmd="fleetctl__subcmd__get__subcmd__clustersets"
+                ;;
+            fleetctl__subcmd__get,placements)
+                cmd="fleetctl__subcmd__get__subcmd__placements"
+                ;;
             fleetctl__subcmd__get__subcmd__help,addons)
                 cmd="fleetctl__subcmd__get__subcmd__help__subcmd__addons"
                 ;;
             fleetctl__subcmd__get__subcmd__help,clusters)
                 cmd="fleetctl__subcmd__get__subcmd__help__subcmd__clusters"
                 ;;
+            fleetctl__subcmd__get__subcmd__help,clustersets)
+                cmd="fleetctl__subcmd__get__subcmd__help__subcmd__clustersets"
+                ;;
             fleetctl__subcmd__get__subcmd__help,help)
                 cmd="fleetctl__subcmd__get__subcmd__help__subcmd__help"
+                ;;
+            fleetctl__subcmd__get__subcmd__help,placements)
+                cmd="fleetctl__subcmd__get__subcmd__help__subcmd__placements"
                 ;;
             fleetctl__subcmd__help,apply)
                 cmd="fleetctl__subcmd__help__subcmd__apply"
@@ -210,6 +225,12 @@ _fleetctl() {
                 ;;
             fleetctl__subcmd__help__subcmd__get,clusters)
                 cmd="fleetctl__subcmd__help__subcmd__get__subcmd__clusters"
+                ;;
+            fleetctl__subcmd__help__subcmd__get,clustersets)
+                cmd="fleetctl__subcmd__help__subcmd__get__subcmd__clustersets"
+                ;;
+            fleetctl__subcmd__help__subcmd__get,placements)
+                cmd="fleetctl__subcmd__help__subcmd__get__subcmd__placements"
                 ;;
             fleetctl__subcmd__help__subcmd__hub,install)
                 cmd="fleetctl__subcmd__help__subcmd__hub__subcmd__install"
@@ -464,7 +485,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__detach)
-            opts="-l -y -o -q -v -h --selector --all --parallel --yes --force --no-wait --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
+            opts="-l -n -y -o -q -v -h --selector --all --placement --namespace --parallel --yes --force --no-wait --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -475,6 +496,18 @@ _fleetctl() {
                     return 0
                     ;;
                 -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --placement)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -848,7 +881,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__get)
-            opts="-o -w -q -v -h --hub-kubeconfig --hub-context --output --no-headers --timeout --watch --quiet --verbose --no-color --help clusters mcl addons mca help"
+            opts="-o -w -q -v -h --hub-kubeconfig --hub-context --output --no-headers --timeout --watch --quiet --verbose --no-color --help clusters mcl addons mca clustersets mclset placements help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -965,8 +998,42 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__get__subcmd__clustersets)
+            opts="-o -w -q -v -h --hub-kubeconfig --hub-context --output --no-headers --timeout --watch --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__get__subcmd__help)
-            opts="clusters addons help"
+            opts="clusters addons clustersets placements help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1007,6 +1074,20 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__get__subcmd__help__subcmd__clustersets)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__get__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1014,6 +1095,62 @@ _fleetctl() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__get__subcmd__help__subcmd__placements)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__get__subcmd__placements)
+            opts="-n -A -o -w -q -v -h --namespace --all-namespaces --hub-kubeconfig --hub-context --output --no-headers --timeout --watch --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1232,7 +1369,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help__subcmd__get)
-            opts="clusters addons"
+            opts="clusters addons clustersets placements"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1260,6 +1397,34 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help__subcmd__get__subcmd__clusters)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__get__subcmd__clustersets)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__get__subcmd__placements)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1652,7 +1817,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__upgrade)
-            opts="-l -o -q -v -h --all --selector --to --canary --parallel --wave-size --max-failures --soak --progress-deadline --no-rollback --no-wait --hub-kubeconfig --hub-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
+            opts="-l -n -o -q -v -h --all --selector --placement --namespace --to --canary --parallel --wave-size --max-failures --soak --progress-deadline --no-rollback --no-wait --hub-kubeconfig --hub-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1663,6 +1828,18 @@ _fleetctl() {
                     return 0
                     ;;
                 -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --placement)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

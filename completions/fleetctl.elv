@@ -276,6 +276,9 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;upgrade'= {
             cand -l 'Clusters matching this label selector (e.g. env=prod,tier!=edge)'
             cand --selector 'Clusters matching this label selector (e.g. env=prod,tier!=edge)'
+            cand --placement 'The clusters this Placement selected (its PlacementDecisions''), in the namespace of -n'
+            cand -n 'The namespace of the Placement'
+            cand --namespace 'The namespace of the Placement'
             cand --to 'The klusterlet version to run (e.g. 0.2.0)'
             cand --canary 'The size of the first wave, which may not fail at all'
             cand --wave-size 'How many clusters each wave upgrades at once: a number, or a share of the clusters (25%)'
@@ -304,6 +307,9 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;detach'= {
             cand -l 'The clusters matching this label selector (e.g. env=staging,tier!=edge)'
             cand --selector 'The clusters matching this label selector (e.g. env=staging,tier!=edge)'
+            cand --placement 'The clusters this Placement selected (its PlacementDecisions''), in the namespace of -n'
+            cand -n 'The namespace of the Placement'
+            cand --namespace 'The namespace of the Placement'
             cand --parallel 'How many clusters to detach at once'
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
@@ -388,6 +394,9 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand mcl 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'
             cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
             cand mca 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
+            cand clustersets 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into'
+            cand mclset 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into'
+            cand placements 'List Placements: whether each is satisfied, why, and how many clusters it selected; `-o wide` adds its cluster sets, its PlacementDecisions and whether it is misconfigured'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'fleetctl;get;clusters'= {
@@ -466,14 +475,75 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'fleetctl;get;clustersets'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --timeout 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3'
+            cand --no-headers 'Print tables without their header line (table, wide, custom-columns)'
+            cand -w 'After the list, print each change as it happens (until interrupted, or --timeout)'
+            cand --watch 'After the list, print each change as it happens (until interrupted, or --timeout)'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'fleetctl;get;mclset'= {
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --timeout 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3'
+            cand --no-headers 'Print tables without their header line (table, wide, custom-columns)'
+            cand -w 'After the list, print each change as it happens (until interrupted, or --timeout)'
+            cand --watch 'After the list, print each change as it happens (until interrupted, or --timeout)'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'fleetctl;get;placements'= {
+            cand -n 'The namespace of the Placements'
+            cand --namespace 'The namespace of the Placements'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --timeout 'How long the whole command may take, connecting included (e.g. 10s, 1m; default 30s, and for `get -w` until interrupted); a hub that has not answered by then ends it with exit 4 (nothing was read), a read that has not finished with exit 3'
+            cand -A 'The Placements of every namespace'
+            cand --all-namespaces 'The Placements of every namespace'
+            cand --no-headers 'Print tables without their header line (table, wide, custom-columns)'
+            cand -w 'After the list, print each change as it happens (until interrupted, or --timeout)'
+            cand --watch 'After the list, print each change as it happens (until interrupted, or --timeout)'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'fleetctl;get;help'= {
             cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'
             cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
+            cand clustersets 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into'
+            cand placements 'List Placements: whether each is satisfied, why, and how many clusters it selected; `-o wide` adds its cluster sets, its PlacementDecisions and whether it is misconfigured'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'fleetctl;get;help;clusters'= {
         }
         &'fleetctl;get;help;addons'= {
+        }
+        &'fleetctl;get;help;clustersets'= {
+        }
+        &'fleetctl;get;help;placements'= {
         }
         &'fleetctl;get;help;help'= {
         }
@@ -621,10 +691,16 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;get'= {
             cand clusters 'List managed clusters: accepted by the hub, joined, available, klusterlet version (running/desired) and age; `-o wide` adds URL, Kubernetes version, CPU, memory, addons (available/total) and the search collector''s object count'
             cand addons 'List ManagedClusterAddOns of one cluster, or of all: whether each is available, and why'
+            cand clustersets 'List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide` adds how it selects them and the namespaces it is bound into'
+            cand placements 'List Placements: whether each is satisfied, why, and how many clusters it selected; `-o wide` adds its cluster sets, its PlacementDecisions and whether it is misconfigured'
         }
         &'fleetctl;help;get;clusters'= {
         }
         &'fleetctl;help;get;addons'= {
+        }
+        &'fleetctl;help;get;clustersets'= {
+        }
+        &'fleetctl;help;get;placements'= {
         }
         &'fleetctl;help;describe'= {
             cand cluster 'Describe one managed cluster: conditions, lease, works, addons, recent Events and the timeline of its import, upgrades and detach'

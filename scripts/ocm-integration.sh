@@ -12,6 +12,11 @@
 #   FLEETCTL   the fleetctl to judge (default: target/release/fleetctl, else target/debug/fleetctl)
 #   WORK       where binaries, assets and logs go (default: target/ocm-integration)
 #   EXTRA_ARGS more test-binary flags, e.g. -ginkgo.focus=DeleteOption
+#   PLACEMENT_CONTROLLER=fleetctl  judge fleetctl's placement controller instead: the placement
+#              suite is built with scripts/ocm-placement-fleetctl.patch applied (through a Go
+#              -overlay, OCM_SRC stays untouched), which starts `$FLEETCTLD hub --controllers
+#              placement` in each spec where upstream starts its own controller manager.
+#   FLEETCTLD  the fleetctld it runs (default: fleetctld beside FLEETCTL)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +28,14 @@ if [ -z "${FLEETCTL:-}" ]; then
   [ -x "$FLEETCTL" ] || FLEETCTL=$PWD/target/debug/fleetctl
 fi
 [ -x "$FLEETCTL" ] || { echo "no fleetctl at $FLEETCTL: cargo build --release first, or set FLEETCTL" >&2; exit 2; }
+PLACEMENT_CONTROLLER=${PLACEMENT_CONTROLLER:-upstream}
+case $PLACEMENT_CONTROLLER in
+  upstream) ;;
+  fleetctl)
+    export FLEETCTLD=${FLEETCTLD:-$(dirname "$FLEETCTL")/fleetctld}
+    [ -x "$FLEETCTLD" ] || { echo "no fleetctld at $FLEETCTLD: set FLEETCTLD" >&2; exit 2; } ;;
+  *) echo "PLACEMENT_CONTROLLER must be upstream or fleetctl" >&2; exit 2 ;;
+esac
 command -v kubectl >/dev/null || { echo "kubectl is needed (envtest's assets hold it too)" >&2; exit 2; }
 
 mkdir -p "$WORK/bin" "$WORK/assets" "$WORK/logs"
@@ -35,8 +48,32 @@ unset KUBECONFIG USE_EXISTING_CLUSTER
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(work placement registration addon operator)
 status=0
+# The placement suite with fleetctl's controller: the patched files replace upstream's through
+# an overlay, so the build reuses the cache of the unpatched tree.
+placement_overlay() {
+  local patched=$WORK/placement-fleetctl
+  rm -rf "$patched" && mkdir -p "$patched/test/integration/placement"
+  cp "$OCM_SRC"/test/integration/placement/*.go "$patched/test/integration/placement/"
+  patch -s -p1 -d "$patched" <"$PWD/scripts/ocm-placement-fleetctl.patch"
+  python3 - "$OCM_SRC" "$patched" >"$patched/overlay.json" <<'EOF'
+import json, os, sys
+src, patched = (os.path.abspath(p) for p in sys.argv[1:])
+rel = "test/integration/placement"
+files = sorted(f for f in os.listdir(os.path.join(patched, rel)) if f.endswith(".go"))
+print(json.dumps({"Replace": {os.path.join(src, rel, f): os.path.join(patched, rel, f) for f in files}}))
+EOF
+  echo "$patched/overlay.json"
+}
+
 for suite in "${suites[@]}"; do
   binary=$WORK/bin/$suite.test
+  if [ "$suite" = placement ] && [ "$PLACEMENT_CONTROLLER" = fleetctl ]; then
+    binary=$WORK/bin/placement-fleetctl.test
+    overlay=$(placement_overlay)
+    # Rebuilt when the patch changes.
+    [ "$binary" -nt "$PWD/scripts/ocm-placement-fleetctl.patch" ] \
+      || (cd "$OCM_SRC" && "$GO" test -c -overlay "$overlay" -o "$binary" "./test/integration/placement")
+  fi
   [ -x "$binary" ] || (cd "$OCM_SRC" && "$GO" test -c -o "$binary" "./test/integration/$suite")
   # The registration suite keeps its CA in a fixed folder of its own.
   [ "$suite" = registration ] && rm -rf "${TMPDIR:-/tmp}/registration-integration-test"

@@ -1,4 +1,4 @@
-//! `fleetctl detach (NAME… | -l SELECTOR | --all)`: Act III, for one cluster or many at once.
+//! `fleetctl detach (NAME… | -l SELECTOR | --all | --placement NAME)`: Act III, for one cluster or many at once.
 
 use std::num::NonZeroUsize;
 
@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use super::connect::{self, Right, Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
-use super::flags::{ClusterFlags, DryRunFlags, HubFlags, OutputFlags, WaitFlags};
+use super::flags::{ClusterFlags, DryRunFlags, HubFlags, OutputFlags, PlacementFlags, WaitFlags};
 use super::many;
 use super::printer::Printer;
 use super::progress::Reporter;
@@ -16,7 +16,7 @@ use super::signals::until_stopped;
 use super::targets::{self, Named, Reach, Target};
 use crate::lifecycle::Outcome;
 use crate::lifecycle::detach::{DetachOptions, detach};
-use crate::lifecycle::import::select;
+use crate::lifecycle::import::{placed, select};
 
 /// `fleetctl detach …`
 #[derive(Debug, Args)]
@@ -25,16 +25,24 @@ pub struct DetachArgs {
     /// target, so that detach can remove the klusterlet directly when the hub cannot.
     #[arg(
         value_name = "NAME[=CONTEXT]",
-        required_unless_present_any = ["selector", "all"],
-        conflicts_with_all = ["selector", "all"]
+        required_unless_present_any = ["selector", "all", "placement"],
+        conflicts_with_all = ["selector", "all", "placement"]
     )]
     names: Vec<String>,
     /// The clusters matching this label selector (e.g. env=staging,tier!=edge).
-    #[arg(short = 'l', long = "selector", value_name = "SELECTOR", value_parser = super::selector::parse)]
+    #[arg(
+        short = 'l',
+        long = "selector",
+        value_name = "SELECTOR",
+        value_parser = super::selector::parse,
+        conflicts_with = "placement"
+    )]
     selector: Option<String>,
     /// Every cluster of the hub.
-    #[arg(long, conflicts_with = "selector")]
+    #[arg(long, conflicts_with_all = ["selector", "placement"])]
     all: bool,
+    #[command(flatten)]
+    placement: PlacementFlags,
     /// How many clusters to detach at once.
     #[arg(long, value_name = "N", default_value = "5", value_parser = super::flags::parallel)]
     parallel: NonZeroUsize,
@@ -73,8 +81,8 @@ enum ConfirmError {
     /// No one to ask, and no `--yes`.
     #[error("detaching {0} needs confirmation: pass --yes when not on a terminal")]
     NoTerminal(String),
-    /// The selector matched no cluster (or `--all` found none).
-    #[error("no cluster matches {0:?}: list them with `fleetctl get clusters`")]
+    /// The selector matched no cluster (or `--all` found none, or the placement selected none).
+    #[error("no cluster matches {0}: list them with `fleetctl get clusters`")]
     NoneSelected(String),
     /// The person said no.
     #[error("not confirmed: nothing changed")]
@@ -125,17 +133,20 @@ pub async fn run(args: DetachArgs, printer: &Printer) -> Result<(), CommandError
 
 /// The clusters named, or those the selector matches.
 async fn chosen(args: &DetachArgs, hub: &kube::Client, hub_url: &str) -> Result<Vec<Target>, CommandError> {
-    let selector = match (&args.selector, args.all) {
-        (Some(selector), _) => selector.as_str(),
-        (None, true) => "",
-        (None, false) => {
+    let (names, chooser) = match (&args.selector, args.all, &args.placement.placement) {
+        (Some(selector), _, _) => (select(hub, selector).await?, format!("{selector:?}")),
+        (None, true, _) => (select(hub, "").await?, "\"\"".to_string()),
+        (None, false, Some(placement)) => {
+            let namespace = &args.placement.namespace;
+            (placed(hub, namespace, placement).await?, format!("placement {namespace}/{placement}"))
+        }
+        (None, false, None) => {
             let named = Named { names: &args.names, contexts: &[], all_contexts: false };
             return Ok(targets::targets(named, &args.cluster, &args.hub, hub_url, Reach::IfGiven)?.0);
         }
     };
-    let names = select(hub, selector).await?;
     if names.is_empty() {
-        return Err(ConfirmError::NoneSelected(selector.to_string()).into());
+        return Err(ConfirmError::NoneSelected(chooser).into());
     }
     Ok(names.into_iter().map(|name| Target { name, context: None, defaulted: false }).collect())
 }

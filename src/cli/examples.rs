@@ -18,6 +18,8 @@ pub const IMPORT: &str = "Examples:
 pub const UPGRADE: &str = "Examples:
   fleetctl upgrade cluster1 --to 0.2.0 --hub-context hub
   fleetctl upgrade -l env=staging --to 0.2.0 --hub-context hub
+  # The clusters an OCM Placement selected
+  fleetctl upgrade --placement canary -n apps --to 0.2.0 --hub-context hub
   fleetctl upgrade --all --to 0.2.0 --canary 1 --wave-size 25% --max-failures 1 --hub-context hub
   fleetctl upgrade --all --to 0.2.0 --dry-run -o json --hub-context hub";
 
@@ -27,6 +29,7 @@ pub const DETACH: &str = "Examples:
   # With the target, detach can remove the klusterlet there itself when the hub cannot
   fleetctl detach cluster1=cluster1 --yes --force --timeout 2m --hub-context hub
   fleetctl detach -l env=staging --yes --hub-context hub
+  fleetctl detach --placement retired -n apps --yes --hub-context hub
   fleetctl detach --all --dry-run --hub-context hub";
 
 /// `fleetctl plan`.
@@ -59,6 +62,16 @@ pub const GET_CLUSTERS: &str = "Examples:
 pub const GET_ADDONS: &str = "Examples:
   fleetctl get addons
   fleetctl get addons cluster1 -o wide";
+
+/// `fleetctl get clustersets`.
+pub const GET_CLUSTERSETS: &str = "Examples:
+  fleetctl get clustersets
+  fleetctl get clustersets global -o wide";
+
+/// `fleetctl get placements`.
+pub const GET_PLACEMENTS: &str = "Examples:
+  fleetctl get placements -n apps
+  fleetctl get placements -A -o wide";
 
 /// `fleetctl describe`.
 pub const DESCRIBE: &str = "Examples:

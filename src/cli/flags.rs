@@ -202,6 +202,19 @@ impl ReadFlags {
     }
 }
 
+/// `--placement NAME` (`-n NAMESPACE`): the clusters an OCM Placement selected, as its
+/// PlacementDecisions name them; beside names, `-l` and `--all` on the commands that act on
+/// many clusters.
+#[derive(Debug, Clone, Args)]
+pub struct PlacementFlags {
+    /// The clusters this Placement selected (its PlacementDecisions'), in the namespace of -n.
+    #[arg(long, value_name = "NAME")]
+    pub placement: Option<String>,
+    /// The namespace of the Placement.
+    #[arg(short = 'n', long, value_name = "NAMESPACE", default_value = "default", requires = "placement")]
+    pub namespace: String,
+}
+
 /// The `--dry-run` flag of the commands that write.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct DryRunFlags {

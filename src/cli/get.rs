@@ -1,4 +1,4 @@
-//! `fleetctl get clusters|addons`: the fleet at a glance, from the hub.
+//! `fleetctl get clusters|addons|clustersets|placements`: the fleet at a glance, from the hub.
 //!
 //! One list request per kind (two with `-o wide`, which also counts addons), so the command
 //! stays fast on a hub with thousands of clusters; nothing is written.
@@ -16,13 +16,14 @@ use thiserror::Error;
 use super::connect::{Role, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
 use super::flags::{HubFlags, Output, OutputFlags, ReadFlags};
+use super::placements;
 use super::printer::{self, Cell, Column, Listing, PrintError, Printer, Row, Tone};
 use super::report;
 use super::signals::{Stop, until_stopped};
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::VERSION;
 use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
-use fleetctl_api::{ManagedCluster, ManagedClusterAddOn};
+use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManagedClusterSet, Placement};
 use fleetctl_hub::import::desired_version;
 use fleetctl_kube::{KubeError, kube_error};
 
@@ -74,6 +75,38 @@ enum What {
         #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = super::selector::parse)]
         selector: Option<String>,
     },
+    /// List ManagedClusterSets: whether each is empty and how many clusters it holds; `-o wide`
+    /// adds how it selects them and the namespaces it is bound into.
+    #[command(
+        visible_alias = "mclset",
+        aliases = ["clusterset", "managedclusterset", "managedclustersets", "mclsets"],
+        after_help = super::examples::GET_CLUSTERSETS
+    )]
+    Clustersets {
+        /// Only these sets (all when none is given).
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+    },
+    /// List Placements: whether each is satisfied, why, and how many clusters it selected;
+    /// `-o wide` adds its cluster sets, its PlacementDecisions and whether it is misconfigured.
+    #[command(aliases = ["placement"], after_help = super::examples::GET_PLACEMENTS)]
+    Placements {
+        /// Only these Placements (all when none is given).
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+        /// The namespace of the Placements.
+        #[arg(
+            short = 'n',
+            long,
+            value_name = "NAMESPACE",
+            default_value = "default",
+            conflicts_with = "all_namespaces"
+        )]
+        namespace: String,
+        /// The Placements of every namespace.
+        #[arg(short = 'A', long)]
+        all_namespaces: bool,
+    },
 }
 
 /// Why reading from the hub failed.
@@ -82,6 +115,16 @@ pub enum ReadError {
     /// Clusters asked for by name do not exist.
     #[error("{} not found on the hub — list clusters with `fleetctl get clusters`", quoted_clusters(.0))]
     ClustersNotFound(Vec<String>),
+    /// Objects asked for by name do not exist.
+    #[error("{kind} {} not found on the hub — list them with `{list}`", names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", "))]
+    NotFound {
+        /// What they are.
+        kind: &'static str,
+        /// Their names.
+        names: Vec<String>,
+        /// The command that lists them.
+        list: &'static str,
+    },
     /// The hub has no CRD for the kind.
     #[error("hub is not initialised (it does not serve {0}) — run `fleetctl hub install`")]
     NotInitialised(&'static str),
@@ -104,7 +147,9 @@ pub enum ReadError {
 impl Fault for ReadError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::ClustersNotFound(_) | Self::NotInitialised(_) | Self::Forbidden(_) => ExitStatus::Refused,
+            Self::ClustersNotFound(_) | Self::NotFound { .. } | Self::NotInitialised(_) | Self::Forbidden(_) => {
+                ExitStatus::Refused
+            }
             Self::Kube(_) | Self::Print(_) | Self::Watch(..) => ExitStatus::Failure,
         }
     }
@@ -163,6 +208,11 @@ pub async fn run(args: GetArgs, printer: &Printer) -> Result<(), CommandError> {
                 }
                 addons(&client, name.as_deref(), selector.as_deref()).await?
             }
+            What::Clustersets { names } => placements::cluster_sets(&client, names).await?,
+            What::Placements { names, namespace, all_namespaces } => {
+                let namespace = (!all_namespaces).then_some(namespace.as_str());
+                placements::placements(&client, namespace, names).await?
+            }
         };
         Ok::<_, CommandError>((client, listing))
     };
@@ -194,6 +244,17 @@ pub async fn run(args: GetArgs, printer: &Printer) -> Result<(), CommandError> {
             };
             let row = |addon: &ManagedClusterAddOn| addon_row(addon, Timestamp::now());
             until_stopped(watch(&printer, api, selector.as_deref(), &listing, "addons", Vec::new(), row)).await
+        }
+        What::Clustersets { names } => {
+            let api: Api<ManagedClusterSet> = Api::all(client.clone());
+            let row = |set: &ManagedClusterSet| placements::cluster_set_row(set, None, Timestamp::now());
+            until_stopped(watch(&printer, api, None, &listing, "cluster sets", names.clone(), row)).await
+        }
+        What::Placements { names, namespace, all_namespaces } => {
+            let api: Api<Placement> =
+                if *all_namespaces { Api::all(client.clone()) } else { Api::namespaced(client.clone(), namespace) };
+            let row = |placement: &Placement| placements::placement_row(placement, Timestamp::now());
+            until_stopped(watch(&printer, api, None, &listing, "placements", names.clone(), row)).await
         }
     };
     match watched {

@@ -18,6 +18,7 @@ mod hub;
 mod import;
 mod logging;
 mod many;
+mod placements;
 mod plan;
 pub mod printer;
 mod progress;

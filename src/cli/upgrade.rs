@@ -1,4 +1,4 @@
-//! `fleetctl upgrade (NAME… | --all | -l SELECTOR) --to VERSION`: Act II, as a progressive
+//! `fleetctl upgrade (NAME… | --all | -l SELECTOR | --placement NAME) --to VERSION`: Act II, as a progressive
 //! rollout — a canary wave, then waves of `--wave-size` (each soaked before the next, or
 //! without a soak rolling: the next cluster starts as one ends), a failed cluster rolled
 //! back, and a stop once more than `--max-failures` failed.
@@ -9,12 +9,12 @@ use clap::Args;
 
 use super::connect::{self, Right, Role, connect};
 use super::exit::CommandError;
-use super::flags::{DryRunFlags, HubFlags, OutputFlags, WaitFlags, positive_duration};
+use super::flags::{DryRunFlags, HubFlags, OutputFlags, PlacementFlags, WaitFlags, positive_duration};
 use super::printer::Printer;
 use super::progress::Reporter;
 use super::report;
 use super::signals::until_stopped;
-use crate::lifecycle::import::select;
+use crate::lifecycle::import::{placed, select};
 use crate::lifecycle::rollout::{Rollout, RolloutResult, WaveSize, rollout};
 use crate::lifecycle::upgrade::{UpgradeOptions, valid_version};
 
@@ -22,14 +22,25 @@ use crate::lifecycle::upgrade::{UpgradeOptions, valid_version};
 #[derive(Debug, Args)]
 pub struct UpgradeArgs {
     /// Clusters to upgrade, in this order.
-    #[arg(required_unless_present_any = ["all", "selector"], conflicts_with_all = ["all", "selector"])]
+    #[arg(
+        required_unless_present_any = ["all", "selector", "placement"],
+        conflicts_with_all = ["all", "selector", "placement"]
+    )]
     names: Vec<String>,
     /// Every cluster.
-    #[arg(long, conflicts_with = "selector")]
+    #[arg(long, conflicts_with_all = ["selector", "placement"])]
     all: bool,
     /// Clusters matching this label selector (e.g. env=prod,tier!=edge).
-    #[arg(short = 'l', long = "selector", value_name = "SELECTOR", value_parser = super::selector::parse)]
+    #[arg(
+        short = 'l',
+        long = "selector",
+        value_name = "SELECTOR",
+        value_parser = super::selector::parse,
+        conflicts_with = "placement"
+    )]
     selector: Option<String>,
+    #[command(flatten)]
+    placement: PlacementFlags,
     /// The klusterlet version to run (e.g. 0.2.0).
     #[arg(long = "to", value_name = "VERSION", value_parser = parse_version)]
     version: String,
@@ -82,10 +93,11 @@ pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandErro
     let printer = printer.with_flags(&args.output);
     let prepared = async {
         let (hub, _) = connect(&args.hub.selection(), Role::Hub).await?;
-        let names = match (&args.selector, args.all) {
-            (Some(selector), _) => select(&hub, selector).await?,
-            (None, true) => select(&hub, "").await?,
-            (None, false) => args.names.clone(),
+        let names = match (&args.selector, args.all, &args.placement.placement) {
+            (Some(selector), _, _) => select(&hub, selector).await?,
+            (None, true, _) => select(&hub, "").await?,
+            (None, false, Some(placement)) => placed(&hub, &args.placement.namespace, placement).await?,
+            (None, false, None) => args.names.clone(),
         };
         if args.dry_run.dry_run.is_none() {
             connect::check_rights(&hub, Role::Hub, None, &HUB_RIGHTS).await?;
@@ -162,5 +174,17 @@ mod tests {
         }
         let parallel = ["fleetctl", "upgrade", "--all", "--to", "0.2.0", "--parallel", "25%"];
         assert!(Cli::try_parse_from(parallel).is_ok(), "--parallel is --wave-size");
+    }
+
+    #[test]
+    fn a_placement_chooses_the_clusters_alone() {
+        let placed = ["fleetctl", "upgrade", "--placement", "canary", "-n", "apps", "--to", "0.2.0"];
+        assert!(Cli::try_parse_from(placed).is_ok());
+        for other in [&["c1"][..], &["-l", "env=prod"], &["--all"]] {
+            let args = [&["fleetctl", "upgrade", "--placement", "canary", "--to", "0.2.0"][..], other].concat();
+            let error = Cli::try_parse_from(args).expect_err("conflict");
+            assert_eq!(error.kind(), clap::error::ErrorKind::ArgumentConflict, "{other:?}");
+            assert_eq!(error.exit_code(), 2);
+        }
     }
 }

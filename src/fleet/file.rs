@@ -18,6 +18,7 @@ use thiserror::Error;
 use crate::lifecycle::import::{check_label, check_name};
 use crate::lifecycle::rollout::WaveSize;
 use crate::lifecycle::upgrade::valid_version;
+use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_kube::validation;
 
 /// A fleet: the hub, the defaults of its clusters, and the clusters.
@@ -245,6 +246,11 @@ pub struct Cluster {
     /// Labels of its ManagedCluster, over the defaults' (an empty value is a value).
     #[serde(default)]
     pub labels: Labels,
+    /// The ManagedClusterSet it belongs to, written as its
+    /// `cluster.open-cluster-management.io/clusterset` label (over one in `labels`); without it,
+    /// the hub puts the cluster in `default`.
+    #[serde(default)]
+    pub cluster_set: Option<ClusterName>,
     /// Its addons, over the defaults' (`enabled: false` turns a default off).
     #[serde(default)]
     #[schemars(schema_with = "addons_schema")]
@@ -521,6 +527,9 @@ impl Fleet {
         let defaults = &self.defaults;
         let mut labels = defaults.labels.0.clone();
         labels.extend(cluster.labels.0.clone());
+        if let Some(set) = &cluster.cluster_set {
+            labels.insert(CLUSTER_SET_LABEL.to_owned(), set.0.clone());
+        }
         let mut addons = defaults.addons.clone();
         addons.extend(cluster.addons.clone());
         let addons = addons
@@ -644,6 +653,20 @@ mod tests {
         for desired in fleet.desired() {
             assert!(desired.addons.keys().all(|a| ADDONS.contains(&a.as_str())), "{desired:?}");
         }
+    }
+
+    #[test]
+    fn a_cluster_set_is_written_as_the_cluster_set_label() {
+        let text = format!(
+            "{HEAD}clusters:\n- name: a\n  clusterSet: prod\n  labels: {{cluster.open-cluster-management.io/clusterset: dev}}\n- \
+             name: b\n"
+        );
+        let fleet = parse(&text).expect("parses");
+        let [a, b] = fleet.desired().try_into().expect("two");
+        assert_eq!(a.labels.get(CLUSTER_SET_LABEL).map(String::as_str), Some("prod"));
+        assert!(!b.labels.contains_key(CLUSTER_SET_LABEL));
+        let error = error_of(&format!("{HEAD}clusters:\n- name: a\n  clusterSet: Not_A_Name\n"));
+        assert!(error.contains("clusterSet") || error.contains("Not_A_Name"), "{error}");
     }
 
     #[test]

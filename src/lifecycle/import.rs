@@ -18,12 +18,16 @@ use kube::{Client, ResourceExt};
 use super::detach::{TARGET_CLUSTER_RBAC, TARGET_CRDS, TARGET_NAMESPACES};
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, hub_read, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
+use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
 use fleetctl_api::names::{
     AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
     AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace, is_reserved_label,
 };
-use fleetctl_api::{KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork};
+use fleetctl_api::placement::PLACEMENT_LABEL;
+use fleetctl_api::{
+    KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork, Placement, PlacementDecision,
+};
 use fleetctl_kube::kubeconfig::{self, secret_text};
 use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml, kube_error, validation};
 
@@ -120,11 +124,12 @@ pub fn check_name(name: &str) -> Result<(), String> {
 }
 
 /// Checks a label asked for on the ManagedCluster: Kubernetes' rules for keys and values,
-/// and no key in a domain OCM or fleetctl write themselves.
+/// and no key in a domain OCM or fleetctl write themselves — but the cluster-set label, which
+/// is the user's to set in OCM (the join policy checks the right to).
 pub fn check_label(key: &str, value: &str) -> Result<(), String> {
     validation::label_key(key).map_err(|why| format!("invalid label key {key:?}: {why}"))?;
     validation::label_value(value).map_err(|why| format!("invalid value {value:?} for label {key}: it {why}"))?;
-    if is_reserved_label(key) {
+    if is_reserved_label(key) && key != CLUSTER_SET_LABEL {
         return Err(format!(
             "label {key} is reserved: OCM and fleetctl set the labels of open-cluster-management.io and fleetctl.io \
              themselves; use a prefix of your own"
@@ -852,6 +857,48 @@ pub async fn select(hub: &Client, selector: &str) -> Result<Vec<String>, Lifecyc
     Ok(list.items.iter().map(|c| c.name_any()).collect())
 }
 
+/// The clusters a Placement selected: those its PlacementDecisions name (labelled
+/// `cluster.open-cluster-management.io/placement=<name>` in its namespace), in their order,
+/// each once. A Placement that does not exist is refused.
+pub async fn placed(hub: &Client, namespace: &str, placement: &str) -> Result<Vec<String>, LifecycleError> {
+    fn refused(
+        verb: &'static str,
+        resource: &'static str,
+        action: String,
+    ) -> impl FnOnce(kube::Error) -> LifecycleError {
+        move |e| match super::refusal("hub", verb, resource, &e) {
+            Some(message) => LifecycleError::Forbidden(message),
+            None => kube_error(action)(e).into(),
+        }
+    }
+    let placements: Api<Placement> = Api::namespaced(hub.clone(), namespace);
+    match placements.get_opt(placement).await {
+        Ok(Some(_)) => {}
+        Ok(None) => {
+            return Err(LifecycleError::Refused(format!(
+                "placement {namespace}/{placement} not found: list placements with `fleetctl get placements -n {namespace}`"
+            )));
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
+        Err(e) => return Err(refused("get", "placements", format!("reading placement {namespace}/{placement}"))(e)),
+    }
+    let decisions: Api<PlacementDecision> = Api::namespaced(hub.clone(), namespace);
+    let params = ListParams::default().labels(&format!("{PLACEMENT_LABEL}={placement}"));
+    let mut list = decisions
+        .list(&params)
+        .await
+        .map_err(refused("list", "placementdecisions", format!("listing the decisions of placement {placement}")))?
+        .items;
+    list.sort_by_key(|d| d.name_any());
+    let mut names = Vec::new();
+    for name in list.iter().flat_map(|d| d.cluster_names()) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    Ok(names)
+}
+
 #[cfg(test)]
 mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
@@ -910,8 +957,9 @@ mod tests {
     fn labels_follow_kubernetes_rules_and_keep_out_of_reserved_domains() {
         assert!(check_label("example.com/env", "prod").is_ok());
         assert!(check_label("env", "").is_ok());
-        let message = check_label("cluster.open-cluster-management.io/clusterset", "x").expect_err("reserved");
+        let message = check_label("cluster.open-cluster-management.io/other", "x").expect_err("reserved");
         assert!(message.contains("reserved"), "{message}");
+        assert!(check_label("cluster.open-cluster-management.io/clusterset", "prod").is_ok(), "the set is the user's");
         assert!(check_label("env", &"v".repeat(64)).expect_err("too long").contains("63"));
         assert!(check_label("-env", "x").expect_err("bad key").contains("invalid label key"));
     }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::{ManagedClusterAddOn, ManifestWork};
 use futures::TryStreamExt;
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
@@ -46,6 +47,14 @@ impl Fleet {
         let (dir, kubeconfig) = write_kubeconfig(&hub.cluster);
         let fleet = Self { hub, kubeconfig, _dir: dir };
         tokio::join!(fleet.alpha(), fleet.beta(), fleet.gamma());
+        // The hub puts each cluster without a set into `default`, as upstream's: the
+        // snapshots show that label, so it is awaited.
+        for name in ["alpha", "beta", "gamma"] {
+            fleet
+                .hub
+                .wait_cluster(name, |c| c.metadata.labels.as_ref().is_some_and(|l| l.contains_key(CLUSTER_SET_LABEL)))
+                .await;
+        }
         fleet
     }
 
@@ -206,7 +215,7 @@ impl Fleet {
 }
 
 /// Writes the admin kubeconfig of `cluster` to a temporary file.
-fn write_kubeconfig(cluster: &TestCluster) -> (TempDir, PathBuf) {
+pub(crate) fn write_kubeconfig(cluster: &TestCluster) -> (TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("hub.kubeconfig");
     std::fs::write(&path, serde_json::to_vec(&cluster.server.kubeconfig("hub")).expect("json")).expect("write");
@@ -214,7 +223,7 @@ fn write_kubeconfig(cluster: &TestCluster) -> (TempDir, PathBuf) {
 }
 
 /// Runs the built binary against the hub.
-async fn fleetctl(kubeconfig: &Path, args: &[&str]) -> Output {
+pub(crate) async fn fleetctl(kubeconfig: &Path, args: &[&str]) -> Output {
     let hub = ["--hub-kubeconfig", kubeconfig.to_str().expect("a UTF-8 path")];
     run(&[args, &hub].concat()).await
 }
@@ -236,11 +245,11 @@ fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("utf-8 stdout")
 }
 
-fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-fn succeeded(output: &Output) -> String {
+pub(crate) fn succeeded(output: &Output) -> String {
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(output));
     let out = stdout(output);
     assert!(!out.contains('\u{1b}'), "no colours when stdout is not a terminal: {out:?}");

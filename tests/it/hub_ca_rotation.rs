@@ -19,7 +19,7 @@ use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
 use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, CLUSTER_LEASE, HUB_KUBECONFIG_SECRET};
 use fleetctl_api::{ManagedCluster, Manifest, ManifestWork};
 use fleetctl_apiserver::{CaRotation, ServerConfig, Settings, rotate_ca};
-use fleetctl_hub::{HubConfig, controllers};
+use fleetctl_hub::{Controllers, HubConfig, controllers};
 use fleetctl_kube::certs::same_bundle;
 use fleetctl_kube::kubeconfig;
 use fleetctl_kube::runner::metrics::Registry;
@@ -92,7 +92,8 @@ impl RotatingHub {
         if let Some(task) = self.controllers.take() {
             task.abort();
         }
-        self.controllers = Some(tokio::spawn(controllers(self.client(), self.config.clone(), Registry::default())));
+        self.controllers =
+            Some(tokio::spawn(controllers(self.client(), self.config.clone(), Registry::default(), Controllers::All)));
     }
 
     /// Stops the API server, takes one rotation step on its store and starts it again.

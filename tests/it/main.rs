@@ -7,6 +7,7 @@ mod agent_registration;
 mod agent_work;
 mod apiserver;
 mod architecture;
+mod cli_placement;
 mod cli_read;
 mod dev_env;
 mod durable;

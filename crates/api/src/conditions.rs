@@ -290,6 +290,43 @@ pub const TAINT_UNAVAILABLE: &str = "cluster.open-cluster-management.io/unavaila
 pub const TAINT_UNREACHABLE: &str = "cluster.open-cluster-management.io/unreachable";
 
 // ---------------------------------------------------------------------------------------------
+// Cluster sets and placement
+// ---------------------------------------------------------------------------------------------
+
+/// Whether a ManagedClusterSet holds no cluster.
+pub const CLUSTER_SET_EMPTY: &str = "ClusterSetEmpty";
+/// ClusterSetEmpty=True: no cluster is a member.
+pub const REASON_NO_CLUSTER_MATCHED: &str = "NoClusterMatched";
+/// ClusterSetEmpty=False: some clusters are members.
+pub const REASON_CLUSTERS_SELECTED: &str = "ClustersSelected";
+/// Whether a ManagedClusterSetBinding's set exists.
+pub const CLUSTER_SET_BINDING_BOUND: &str = "Bound";
+/// Bound=True.
+pub const REASON_CLUSTER_SET_BOUND: &str = "ClusterSetBound";
+/// Bound=False.
+pub const REASON_CLUSTER_SET_NOT_FOUND: &str = "ClusterSetNotFound";
+/// Whether a Placement has all the clusters it asks for.
+pub const PLACEMENT_SATISFIED: &str = "PlacementSatisfied";
+/// Whether a Placement cannot be scheduled as written.
+pub const PLACEMENT_MISCONFIGURED: &str = "PlacementMisconfigured";
+/// PlacementSatisfied=False: no set is bound into the namespace.
+pub const REASON_NO_BINDINGS: &str = "NoManagedClusterSetBindings";
+/// PlacementSatisfied=False: none of the Placement's sets is bound.
+pub const REASON_NO_INTERSECTION: &str = "NoIntersection";
+/// PlacementSatisfied=False: the eligible sets hold no cluster.
+pub const REASON_ALL_SETS_EMPTY: &str = "AllManagedClusterSetsEmpty";
+/// PlacementSatisfied=False: no cluster passes the predicates.
+pub const REASON_NO_CLUSTER_MATCHED_PREDICATES: &str = "NoManagedClusterMatched";
+/// PlacementSatisfied=True.
+pub const REASON_ALL_DECISIONS_SCHEDULED: &str = "AllDecisionsScheduled";
+/// PlacementSatisfied=False: fewer clusters than numberOfClusters.
+pub const REASON_NOT_ALL_DECISIONS_SCHEDULED: &str = "NotAllDecisionsScheduled";
+/// PlacementMisconfigured=True.
+pub const REASON_MISCONFIGURED: &str = "Misconfigured";
+/// PlacementMisconfigured=False (upstream's spelling).
+pub const REASON_SUCCEEDCONFIGURED: &str = "Succeedconfigured";
+
+// ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
 

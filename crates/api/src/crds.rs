@@ -7,7 +7,9 @@ use kube::CustomResourceExt;
 
 use super::addon::{KlusterletAddonConfig, ManagedClusterAddOn};
 use super::cluster::ManagedCluster;
+use super::clusterset::{ManagedClusterSet, ManagedClusterSetBinding};
 use super::operator::Klusterlet;
+use super::placement::{AddOnPlacementScore, Placement, PlacementDecision};
 use super::work::{AppliedManifestWork, ManifestWork};
 
 /// Every CRD of this module.
@@ -17,10 +19,25 @@ pub fn all() -> Vec<CustomResourceDefinition> {
     crds
 }
 
-/// The CRDs a hub serves: ManagedCluster, ManifestWork, KlusterletAddonConfig and
-/// ManagedClusterAddOn.
+/// The CRDs a hub serves: ManagedCluster, ManifestWork, KlusterletAddonConfig,
+/// ManagedClusterAddOn, and the cluster sets and placement kinds.
 pub fn hub() -> Vec<CustomResourceDefinition> {
-    vec![ManagedCluster::crd(), ManifestWork::crd(), KlusterletAddonConfig::crd(), ManagedClusterAddOn::crd()]
+    let mut crds =
+        vec![ManagedCluster::crd(), ManifestWork::crd(), KlusterletAddonConfig::crd(), ManagedClusterAddOn::crd()];
+    crds.extend(placement());
+    crds
+}
+
+/// The CRDs of cluster sets and placement: ManagedClusterSet, ManagedClusterSetBinding,
+/// Placement, PlacementDecision and AddOnPlacementScore.
+pub fn placement() -> Vec<CustomResourceDefinition> {
+    vec![
+        ManagedClusterSet::crd(),
+        ManagedClusterSetBinding::crd(),
+        Placement::crd(),
+        PlacementDecision::crd(),
+        AddOnPlacementScore::crd(),
+    ]
 }
 
 /// The CRDs a managed cluster serves: Klusterlet and AppliedManifestWork.
@@ -127,6 +144,11 @@ mod tests {
                 "manifestworks.work.open-cluster-management.io",
                 "klusterletaddonconfigs.agent.open-cluster-management.io",
                 "managedclusteraddons.addon.open-cluster-management.io",
+                "managedclustersets.cluster.open-cluster-management.io",
+                "managedclustersetbindings.cluster.open-cluster-management.io",
+                "placements.cluster.open-cluster-management.io",
+                "placementdecisions.cluster.open-cluster-management.io",
+                "addonplacementscores.cluster.open-cluster-management.io",
                 "klusterlets.operator.open-cluster-management.io",
                 "appliedmanifestworks.work.open-cluster-management.io",
             ]

@@ -9,11 +9,15 @@
 
 pub mod addon;
 pub mod cluster;
+pub mod clusterset;
 pub mod conditions;
 pub mod crds;
 mod fields;
 pub mod names;
 pub mod operator;
+pub mod placement;
+pub mod selector;
+mod specless;
 pub mod work;
 
 pub use addon::{
@@ -21,7 +25,9 @@ pub use addon::{
     ManagedClusterAddOnSpec, ManagedClusterAddOnStatus,
 };
 pub use cluster::{ManagedCluster, ManagedClusterSpec, ManagedClusterStatus};
+pub use clusterset::{ManagedClusterSet, ManagedClusterSetBinding};
 pub use operator::{Klusterlet, KlusterletSpec, KlusterletStatus};
+pub use placement::{AddOnPlacementScore, Placement, PlacementDecision};
 pub use work::{
     AppliedManifestWork, AppliedManifestWorkSpec, AppliedManifestWorkStatus, Manifest, ManifestWork, ManifestWorkSpec,
     ManifestWorkStatus,

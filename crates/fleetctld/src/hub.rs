@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 use fleetctl_api::names::{DEFAULT_REPOSITORY, HUB_NAMESPACE, VERSION};
+use fleetctl_hub::Controllers;
 use fleetctl_hub::serve::{self, ServeOptions};
 use fleetctl_kube::Selection;
 
@@ -58,6 +59,10 @@ pub struct HubArgs {
     /// credentials go to every klusterlet with its import manifests.
     #[arg(long, value_name = "NAME")]
     image_pull_secret: Option<String>,
+    /// Which controllers run: all, or placement (the placement scheduler alone, as upstream's
+    /// placement controller runs; for judging it with upstream's placement specs).
+    #[arg(long, default_value = "all", value_name = "all|placement")]
+    controllers: Controllers,
 }
 
 /// Runs the hub controllers until SIGINT/SIGTERM.
@@ -82,6 +87,7 @@ pub async fn run(args: HubArgs) -> Result<(), RoleError> {
         token_lifetime: args.token_lifetime,
         lease_grace: args.lease_grace,
         image_pull_secret: args.image_pull_secret,
+        controllers: args.controllers,
     })
     .await?;
     Ok(())

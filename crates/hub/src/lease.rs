@@ -19,7 +19,7 @@ use kube::{Resource, ResourceExt};
 use fleetctl_kube::{controller, update_conditions};
 
 use super::context::{Ctx, HubError, set};
-use super::watches::{Followed, bounded, cluster_of, stored_by_name};
+use super::watches::{Followed, Listed, bounded, cluster_of, stored_by_name};
 use fleetctl_api::ManagedCluster;
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::CLUSTER_LEASE;
@@ -33,8 +33,12 @@ pub async fn controller(ctx: Ctx, clusters: Followed) {
     let controller = Controller::for_stream(clusters.changes, clusters.store)
         .with_config(bounded())
         .watches_stream(lease_changes, cluster_of);
-    let reconcile = move |cluster, ctx| reconcile(cluster, ctx, leases.clone());
-    controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()).await;
+    let (listed, listing) = Listed::after({
+        let leases = leases.clone();
+        async move { leases.wait_until_ready().await.is_ok() }
+    });
+    let reconcile = move |cluster, ctx| reconcile(cluster, ctx, leases.clone(), listed.clone());
+    tokio::join!(controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()), listing);
 }
 
 /// When the lease of a cluster counts as stale: `None` when it is fresh forever (no
@@ -53,13 +57,18 @@ fn deadline(lease: &Lease, grace: u32, period: Duration) -> Option<jiff::Timesta
 
 /// One pass over one cluster, its lease read from `leases` (the watched cluster leases:
 /// every renewal brings the cluster here, and is not read again).
-async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, leases: Store<Lease>) -> Result<Action, HubError> {
+async fn reconcile(
+    cluster: Arc<ManagedCluster>,
+    ctx: Ctx,
+    leases: Store<Lease>,
+    listed: Listed,
+) -> Result<Action, HubError> {
     let name = cluster.name_any();
     if !cluster.is_joined() && cluster.meta().deletion_timestamp.is_none() {
         return Ok(Action::await_change());
     }
     // A lease not listed yet is not a lease that is missing.
-    if leases.wait_until_ready().await.is_err() {
+    if !listed.wait().await {
         // The watch is gone: the controllers are stopping.
         return Ok(Action::await_change());
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 
-use super::{HubAddress, HubConfig, SecretRef, controllers};
+use super::{Controllers, HubAddress, HubConfig, SecretRef, controllers};
 use fleetctl_api::names::LEADER_LEASE;
 use fleetctl_kube::certs::pem_of_der;
 use fleetctl_kube::runner::health::{self, Health, HealthError};
@@ -46,6 +46,8 @@ pub struct ServeOptions {
     /// A `kubernetes.io/dockerconfigjson` Secret in `namespace` whose registry credentials
     /// go to every klusterlet.
     pub image_pull_secret: Option<String>,
+    /// Which controllers run.
+    pub controllers: Controllers,
 }
 
 /// Why the hub controller stopped with an error.
@@ -126,7 +128,7 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
         _ = shutdown_signal() => return Ok(()),
     };
     tokio::select! {
-        () = controllers(client, hub, health_state.metrics.clone()) => Ok(()),
+        () = controllers(client, hub, health_state.metrics.clone(), options.controllers) => Ok(()),
         () = leadership.lost() => Err(ServeError::Leader(LeaderError::Lost)),
         _ = shutdown_signal() => {
             tracing::info!("stopping");

@@ -93,6 +93,18 @@ where
     K: Resource<DynamicType = ()> + Clone + std::fmt::Debug + DeserializeOwned + Send + Sync + 'static,
 {
     let (store, objects) = stored_by_name(api, name);
+    let (watch, changes) = coalesced(objects);
+    (store, watch, changes)
+}
+
+/// Runs `objects` (the future, to be run) and yields whenever it yields, changes that come
+/// faster than they are read coalesced into one: a trigger for `reconcile_all_on`.
+pub fn coalesced<T>(
+    objects: impl Stream<Item = T> + Send + 'static,
+) -> (impl Future<Output = ()> + Send + 'static, impl Stream<Item = ()> + Send + 'static)
+where
+    T: Send + 'static,
+{
     let (changed, changes) = tokio::sync::watch::channel(());
     let watch = objects.for_each(move |_| {
         changed.send_replace(());
@@ -103,7 +115,37 @@ where
             changes,
             |mut changes| async move { changes.changed().await.ok().map(|()| ((), changes)) },
         );
-    (store, watch, changes)
+    (watch, changes)
+}
+
+/// Whether the stores a controller reads have listed, for its reconciles to wait on. A
+/// store's own `wait_until_ready` wakes only the last of the tasks waiting on it (its one-shot
+/// channel keeps one waker), so the concurrent reconciles of a controller must not each wait
+/// on it: one task does, and they wait here.
+#[derive(Clone)]
+pub struct Listed(tokio::sync::watch::Receiver<bool>);
+
+impl Listed {
+    /// Listed once `listing` (the one task that waits on the stores) says so; the future is
+    /// to be run beside the controller.
+    pub fn after(
+        listing: impl Future<Output = bool> + Send + 'static,
+    ) -> (Self, impl Future<Output = ()> + Send + 'static) {
+        let (listed, receiver) = tokio::sync::watch::channel(false);
+        let run = async move {
+            if listing.await {
+                listed.send_replace(true);
+            }
+            // Kept until every reconcile is gone, so that none sees the channel closed.
+            listed.closed().await;
+        };
+        (Self(receiver), run)
+    }
+
+    /// Waits until the stores have listed; false when they never will (the controller stops).
+    pub async fn wait(&self) -> bool {
+        self.0.clone().wait_for(|listed| *listed).await.is_ok()
+    }
 }
 
 /// What one controller gets of the shared ManagedCluster watch: the clusters as they
@@ -125,7 +167,15 @@ pub struct ClusterWatch {
     api: Api<ManagedCluster>,
     store: Store<ManagedCluster>,
     writer: reflector::store::Writer<ManagedCluster>,
-    followers: Vec<mpsc::UnboundedSender<Result<ManagedCluster, watcher::Error>>>,
+    followers: Vec<Follower>,
+}
+
+/// One follower's channel, and whether it is told of deleted clusters too (a follower that
+/// judges the clusters as a whole, as the placement scheduler does; the others act on each
+/// cluster, whose finalizers bring it back while it goes).
+struct Follower {
+    sender: mpsc::UnboundedSender<Result<ManagedCluster, watcher::Error>>,
+    deletions: bool,
 }
 
 impl ClusterWatch {
@@ -137,8 +187,17 @@ impl ClusterWatch {
 
     /// A follower more: what it gets of the watch.
     pub fn follow(&mut self) -> Followed {
-        let (follower, changes) = mpsc::unbounded();
-        self.followers.push(follower);
+        self.follower(false)
+    }
+
+    /// A follower more that is also handed each cluster as it is deleted.
+    pub fn follow_with_deletions(&mut self) -> Followed {
+        self.follower(true)
+    }
+
+    fn follower(&mut self, deletions: bool) -> Followed {
+        let (sender, changes) = mpsc::unbounded();
+        self.followers.push(Follower { sender, deletions });
         Followed { changes, store: self.store.clone() }
     }
 
@@ -147,13 +206,17 @@ impl ClusterWatch {
         let followers = self.followers;
         reflector(self.writer, watcher(self.api, watcher::Config::default()))
             .default_backoff()
-            .applied_objects()
-            .for_each(move |object| {
+            .for_each(move |event| {
                 // The backoff has already waited out an error; the store holds what was seen.
-                if let Ok(object) = object {
-                    for follower in &followers {
+                let (object, deleted) = match event {
+                    Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) => (Some(object), false),
+                    Ok(watcher::Event::Delete(object)) => (Some(object), true),
+                    Ok(watcher::Event::Init | watcher::Event::InitDone) | Err(_) => (None, false),
+                };
+                for follower in followers.iter().filter(|f| f.deletions || !deleted) {
+                    if let Some(object) = &object {
                         // A follower that has ended (its controller stopped) needs nothing more.
-                        let _ = follower.unbounded_send(Ok(object.clone()));
+                        let _ = follower.sender.unbounded_send(Ok(object.clone()));
                     }
                 }
                 async {}

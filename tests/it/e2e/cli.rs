@@ -395,7 +395,7 @@ async fn bad_input_is_refused_with_its_exit_code_and_changes_nothing() {
         (vec!["import", "c9", "--label", &long_value, "--hub-context", "hub"], 2, "at most 63 characters"),
         (vec!["import", "c9", "--label", "fleetctl.io/x=y", "--hub-context", "hub"], 2, "is reserved"),
         (
-            vec!["import", "c9", "--label", "cluster.open-cluster-management.io/clusterset=x", "--hub-context", "hub"],
+            vec!["import", "c9", "--label", "cluster.open-cluster-management.io/other=x", "--hub-context", "hub"],
             2,
             "is reserved",
         ),

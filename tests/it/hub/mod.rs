@@ -4,13 +4,14 @@ mod admission;
 mod approval;
 mod detach;
 mod import;
+pub(crate) mod placement;
 
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use fleetctl_api::{ManagedCluster, crds};
-use fleetctl_hub::{HubAddress, HubConfig, controllers};
+use fleetctl_hub::{Controllers, HubAddress, HubConfig, controllers};
 use fleetctl_kube::runner::metrics::Registry;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -77,14 +78,19 @@ impl Hub {
         let mut hub_config = config(&cluster);
         adjust(&mut hub_config);
         let metrics = Registry::default();
-        let task = tokio::spawn(controllers(cluster.client.clone(), hub_config, metrics.clone()));
+        let task = tokio::spawn(controllers(cluster.client.clone(), hub_config, metrics.clone(), Controllers::All));
         Self { cluster, metrics, task }
     }
 
     /// Restarts the controllers (a fresh start reconciles everything once).
     pub fn restart(&mut self) {
         self.task.abort();
-        let task = tokio::spawn(controllers(self.cluster.client.clone(), config(&self.cluster), self.metrics.clone()));
+        let task = tokio::spawn(controllers(
+            self.cluster.client.clone(),
+            config(&self.cluster),
+            self.metrics.clone(),
+            Controllers::All,
+        ));
         self.task = task;
     }
 

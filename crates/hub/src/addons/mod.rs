@@ -34,7 +34,7 @@ use manifests::{work, work_name};
 
 use super::context::{Ctx, HUB, HubError};
 use super::import::desired_version;
-use super::watches::{Followed, bounded, known, stored};
+use super::watches::{Followed, Listed, bounded, known, stored};
 use fleetctl_api::addon::IAM_POLICY_CONTROLLER;
 use fleetctl_api::addon::KlusterletAddonConfigSpec;
 use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
@@ -72,8 +72,16 @@ pub async fn controller(ctx: Ctx, clusters: Followed) {
             Some(ObjectRef::new(&name).within(&name))
         });
     let stores = Arc::new(Stores { clusters: clusters.store, addons, works });
-    let reconcile = move |config, ctx| reconcile(config, ctx, stores.clone());
-    controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()).await;
+    // The stores fill as the controller runs their watches: a pass decides on full ones.
+    let (listed, listing) = Listed::after({
+        let stores = stores.clone();
+        async move {
+            tokio::join!(known(&stores.clusters), known(&stores.addons), known(&stores.works));
+            true
+        }
+    });
+    let reconcile = move |config, ctx| reconcile(config, ctx, stores.clone(), listed.clone());
+    tokio::join!(controller::run(controller, CONTROLLER, &ctx.metrics, reconcile, ctx.clone()), listing);
 }
 
 /// The addons with an agent, and whether the config enables each.
@@ -86,10 +94,16 @@ pub fn wanted(spec: &KlusterletAddonConfigSpec) -> [(&'static str, bool); 3] {
 }
 
 /// One pass over one cluster's KlusterletAddonConfig.
-async fn reconcile(config: Arc<KlusterletAddonConfig>, ctx: Ctx, stores: Arc<Stores>) -> Result<Action, HubError> {
+async fn reconcile(
+    config: Arc<KlusterletAddonConfig>,
+    ctx: Ctx,
+    stores: Arc<Stores>,
+    listed: Listed,
+) -> Result<Action, HubError> {
     let Some(cluster_name) = config.namespace() else { return Ok(Action::await_change()) };
-    // The stores fill as the controller runs their watches: a pass decides on full ones.
-    tokio::join!(known(&stores.clusters), known(&stores.addons), known(&stores.works));
+    if !listed.wait().await {
+        return Ok(Action::await_change());
+    }
     let cluster = stores.clusters.get(&ObjectRef::new(&cluster_name));
     // Nothing is installed before the cluster joins, and nothing is recreated while it
     // is detached (the cleanup controller removes the addons then).

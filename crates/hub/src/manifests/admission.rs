@@ -12,8 +12,17 @@
 //!   may not set or change labels, `hubAcceptsClient`, `leaseDurationSeconds` or taints of
 //!   a ManagedCluster: those are the hub admin's. (RBAC already confines the agent to its
 //!   own cluster's status; this holds even where an admin widens that RBAC.)
+//! - [`JOIN_POLICY`]: setting, changing or removing a ManagedCluster's
+//!   `cluster.open-cluster-management.io/clusterset` label needs `create` on the
+//!   subresource `managedclustersets/join` of the set it leaves and of the set it joins, as
+//!   upstream's ManagedCluster webhook checks. (The hub controller holds it for `default`
+//!   only: it labels a cluster without a set into `default`.)
+//! - [`BIND_POLICY`]: a ManagedClusterSetBinding must be named after its set, and creating
+//!   or changing one needs `create` on `managedclustersets/bind` of that set, as upstream's
+//!   ManagedClusterSetBinding webhook checks.
 
 use fleetctl_api::CLUSTER_GROUP;
+use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::names::MANAGED_CLUSTERS_GROUP;
 use fleetctl_kube::objects::meta;
 use k8s_openapi::api::admissionregistration::v1::{
@@ -26,18 +35,39 @@ use k8s_openapi::api::admissionregistration::v1::{
 pub const ACCEPT_POLICY: &str = "fleetctl.io-managedcluster-accept";
 /// The policy (and its binding) confining what a cluster's own identities write.
 pub const AGENT_POLICY: &str = "fleetctl.io-managedcluster-agent";
+/// The policy (and its binding) guarding the cluster-set label of ManagedClusters.
+pub const JOIN_POLICY: &str = "fleetctl.io-managedclusterset-join";
+/// The policy (and its binding) guarding ManagedClusterSetBindings.
+pub const BIND_POLICY: &str = "fleetctl.io-managedclusterset-bind";
 
 fn managed_clusters(operations: &[&str]) -> MatchResources {
+    cluster_resources("managedclusters", operations)
+}
+
+fn cluster_resources(resource: &str, operations: &[&str]) -> MatchResources {
     MatchResources {
         resource_rules: Some(vec![NamedRuleWithOperations {
             api_groups: Some(vec![CLUSTER_GROUP.into()]),
             api_versions: Some(vec!["*".into()]),
             operations: Some(operations.iter().map(|o| o.to_string()).collect()),
-            resources: Some(vec!["managedclusters".into()]),
+            resources: Some(vec![resource.into()]),
             ..NamedRuleWithOperations::default()
         }]),
         ..MatchResources::default()
     }
+}
+
+/// Whether the requester may `create` on the `subresource` of the ManagedClusterSet named by
+/// the CEL expression `set`.
+fn may_on_set(subresource: &str, set: &str) -> String {
+    format!(
+        "authorizer.group('{CLUSTER_GROUP}').resource('managedclustersets').subresource('{subresource}')\
+         .name({set}).check('create').allowed()"
+    )
+}
+
+fn variable(name: &str, expression: &str) -> Variable {
+    Variable { name: name.into(), expression: expression.into() }
 }
 
 fn validation(expression: &str, message: &str) -> Validation {
@@ -90,8 +120,61 @@ fn accept_policy() -> ValidatingAdmissionPolicy {
     )
 }
 
+fn join_policy() -> ValidatingAdmissionPolicy {
+    let label = |object: &str| {
+        format!(
+            "has({object}.metadata.labels) && '{CLUSTER_SET_LABEL}' in {object}.metadata.labels ? \
+             {object}.metadata.labels['{CLUSTER_SET_LABEL}'] : ''"
+        )
+    };
+    let old = format!("request.operation == 'UPDATE' ? ({}) : ''", label("oldObject"));
+    let unchanged = "variables.set == variables.oldSet";
+    policy(
+        JOIN_POLICY,
+        ValidatingAdmissionPolicySpec {
+            failure_policy: Some("Fail".into()),
+            match_constraints: Some(managed_clusters(&["CREATE", "UPDATE"])),
+            variables: Some(vec![variable("set", &label("object")), variable("oldSet", &old)]),
+            validations: Some(vec![
+                validation(
+                    &format!("{unchanged} || variables.set == '' || {}", may_on_set("join", "variables.set")),
+                    "adding a ManagedCluster to a ManagedClusterSet needs the right to create managedclustersets/join \
+                     of that set",
+                ),
+                validation(
+                    &format!("{unchanged} || variables.oldSet == '' || {}", may_on_set("join", "variables.oldSet")),
+                    "taking a ManagedCluster out of a ManagedClusterSet needs the right to create \
+                     managedclustersets/join of that set",
+                ),
+            ]),
+            ..ValidatingAdmissionPolicySpec::default()
+        },
+    )
+}
+
+fn bind_policy() -> ValidatingAdmissionPolicy {
+    policy(
+        BIND_POLICY,
+        ValidatingAdmissionPolicySpec {
+            failure_policy: Some("Fail".into()),
+            match_constraints: Some(cluster_resources("managedclustersetbindings", &["CREATE", "UPDATE"])),
+            validations: Some(vec![
+                validation(
+                    "object.metadata.name == object.spec.clusterSet",
+                    "a ManagedClusterSetBinding must be named after its ManagedClusterSet (spec.clusterSet)",
+                ),
+                validation(
+                    &may_on_set("bind", "object.spec.clusterSet"),
+                    "binding a ManagedClusterSet into a namespace needs the right to create managedclustersets/bind \
+                     of that set",
+                ),
+            ]),
+            ..ValidatingAdmissionPolicySpec::default()
+        },
+    )
+}
+
 fn agent_policy() -> ValidatingAdmissionPolicy {
-    let variable = |name: &str, expression: &str| Variable { name: name.into(), expression: expression.into() };
     let is_cluster_identity = format!(
         "request.userInfo.groups.exists(g, g == '{MANAGED_CLUSTERS_GROUP}') || \
          (request.userInfo.username.startsWith('system:serviceaccount:') && \
@@ -176,7 +259,10 @@ pub fn accept_rule_problem(
 
 /// The policies, then their bindings.
 pub fn objects() -> (Vec<ValidatingAdmissionPolicy>, Vec<ValidatingAdmissionPolicyBinding>) {
-    (vec![accept_policy(), agent_policy()], vec![binding(ACCEPT_POLICY), binding(AGENT_POLICY)])
+    (
+        vec![accept_policy(), agent_policy(), join_policy(), bind_policy()],
+        vec![binding(ACCEPT_POLICY), binding(AGENT_POLICY), binding(JOIN_POLICY), binding(BIND_POLICY)],
+    )
 }
 
 #[cfg(test)]

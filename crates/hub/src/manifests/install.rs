@@ -9,6 +9,7 @@ use fleetctl_api::names::{
 };
 
 use super::admission;
+use fleetctl_api::clusterset::DEFAULT_CLUSTER_SET;
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
@@ -32,6 +33,20 @@ fn rules() -> Vec<PolicyRule> {
             &["managedclusteraddons", "managedclusteraddons/status", "managedclusteraddons/finalizers"],
             RW,
         ),
+        // Cluster sets: the default sets kept, the sets' and bindings' status reported, and
+        // clusters without a set labelled into `default` (which the join policy checks).
+        rule(&[CLUSTER_GROUP], &["managedclustersets"], &["create", "get", "list", "watch", "patch"]),
+        rule(&[CLUSTER_GROUP], &["managedclustersetbindings"], &["get", "list", "watch"]),
+        rule(
+            &[CLUSTER_GROUP],
+            &["managedclustersets/status", "managedclustersetbindings/status"],
+            &["update", "patch"],
+        ),
+        named_rule(&[CLUSTER_GROUP], &["managedclustersets/join"], &[DEFAULT_CLUSTER_SET], &["create"]),
+        // Placement: read Placements and scores, write the decisions and the status.
+        rule(&[CLUSTER_GROUP], &["placements", "addonplacementscores"], &["get", "list", "watch"]),
+        rule(&[CLUSTER_GROUP], &["placements/status", "placementdecisions/status"], &["update", "patch"]),
+        rule(&[CLUSTER_GROUP], &["placementdecisions"], RW),
         rule(&[""], &["namespaces", "secrets", "serviceaccounts"], RW),
         rule(&[""], &["serviceaccounts/token"], &["create"]),
         // The CA bundle the hub publishes, which bootstrap kubeconfigs follow.
@@ -186,10 +201,10 @@ mod tests {
         let kinds: Vec<&str> = objects.iter().filter_map(|o| o["kind"].as_str()).collect();
         let crds = crds::hub().len();
         assert!(kinds[..crds].iter().all(|k| *k == "CustomResourceDefinition"), "{kinds:?}");
-        let policies = ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy"];
-        let bindings = ["ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"];
-        assert_eq!(kinds[crds..crds + 4], [policies, bindings].concat());
-        let rest = crds + 4;
+        let policies = ["ValidatingAdmissionPolicy"; 4];
+        let bindings = ["ValidatingAdmissionPolicyBinding"; 4];
+        assert_eq!(kinds[crds..crds + 8], [policies, bindings].concat());
+        let rest = crds + 8;
         let identity = ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"];
         let cluster_info = ["Role", "RoleBinding", "Deployment"];
         assert_eq!(kinds[rest..], [&identity[..], &identity[..], &cluster_info[..]].concat());
