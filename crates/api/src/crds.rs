@@ -6,6 +6,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::CustomResourceExt;
 
 use super::addon::{KlusterletAddonConfig, ManagedClusterAddOn};
+use super::addon_management::ClusterManagementAddOn;
 use super::cluster::ManagedCluster;
 use super::clusterset::{ManagedClusterSet, ManagedClusterSetBinding};
 use super::operator::Klusterlet;
@@ -22,8 +23,13 @@ pub fn all() -> Vec<CustomResourceDefinition> {
 /// The CRDs a hub serves: ManagedCluster, ManifestWork, KlusterletAddonConfig,
 /// ManagedClusterAddOn, and the cluster sets and placement kinds.
 pub fn hub() -> Vec<CustomResourceDefinition> {
-    let mut crds =
-        vec![ManagedCluster::crd(), ManifestWork::crd(), KlusterletAddonConfig::crd(), ManagedClusterAddOn::crd()];
+    let mut crds = vec![
+        ManagedCluster::crd(),
+        ManifestWork::crd(),
+        KlusterletAddonConfig::crd(),
+        ManagedClusterAddOn::crd(),
+        ClusterManagementAddOn::crd(),
+    ];
     crds.extend(placement());
     crds
 }
@@ -144,6 +150,7 @@ mod tests {
                 "manifestworks.work.open-cluster-management.io",
                 "klusterletaddonconfigs.agent.open-cluster-management.io",
                 "managedclusteraddons.addon.open-cluster-management.io",
+                "clustermanagementaddons.addon.open-cluster-management.io",
                 "managedclustersets.cluster.open-cluster-management.io",
                 "managedclustersetbindings.cluster.open-cluster-management.io",
                 "placements.cluster.open-cluster-management.io",

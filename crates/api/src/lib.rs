@@ -8,6 +8,7 @@
 //! hub still reads.
 
 pub mod addon;
+pub mod addon_management;
 pub mod cluster;
 pub mod clusterset;
 pub mod conditions;
@@ -24,6 +25,7 @@ pub use addon::{
     KlusterletAddonConfig, KlusterletAddonConfigSpec, KlusterletAddonConfigStatus, ManagedClusterAddOn,
     ManagedClusterAddOnSpec, ManagedClusterAddOnStatus,
 };
+pub use addon_management::ClusterManagementAddOn;
 pub use cluster::{ManagedCluster, ManagedClusterSpec, ManagedClusterStatus};
 pub use clusterset::{ManagedClusterSet, ManagedClusterSetBinding};
 pub use operator::{Klusterlet, KlusterletSpec, KlusterletStatus};

@@ -9,6 +9,8 @@ use fleetctl_api::names::{
 };
 
 use super::admission;
+use fleetctl_api::addon::{AGENTS, AddOnMeta, CERT_POLICY_CONTROLLER, SEARCH_COLLECTOR};
+use fleetctl_api::addon_management::{ClusterManagementAddOn, ClusterManagementAddOnSpec};
 use fleetctl_api::clusterset::DEFAULT_CLUSTER_SET;
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
@@ -123,9 +125,32 @@ pub fn objects(install: &Install<'_>) -> Vec<Value> {
             BOOTSTRAP_CLUSTER_ROLE,
             bootstrap.to_vec(),
         )),
-        document(&deployment(install)),
     ]);
+    objects.extend(cluster_management_addons().iter().map(document));
+    objects.push(document(&deployment(install)));
     objects
+}
+
+/// The addons with an agent, declared as any OCM addon is, so that `clusteradm get addon`
+/// and the addon framework's readers know them. Installed by hand (`Manual`): a cluster's
+/// KlusterletAddonConfig says which it gets, and the addon controller writes their
+/// ManagedClusterAddOns.
+fn cluster_management_addons() -> Vec<ClusterManagementAddOn> {
+    let described = |name: &str| match name {
+        SEARCH_COLLECTOR => ("Search Collector", "Counts the objects of a managed cluster for the hub's search."),
+        CERT_POLICY_CONTROLLER => {
+            ("Certificate Policy Controller", "Reports certificates of a managed cluster that are about to expire.")
+        }
+        _ => ("IAM Policy Controller", "Reports cluster-admin role bindings of a managed cluster."),
+    };
+    AGENTS
+        .iter()
+        .map(|name| {
+            let (display_name, description) = described(name);
+            let meta = AddOnMeta { display_name: display_name.into(), description: description.into() };
+            ClusterManagementAddOn::new(name, ClusterManagementAddOnSpec { add_on_meta: meta, ..Default::default() })
+        })
+        .collect()
 }
 
 /// Where a hub publishes its address and CA for bootstrapping (kubeadm's `cluster-info`).
@@ -206,8 +231,16 @@ mod tests {
         assert_eq!(kinds[crds..crds + 8], [policies, bindings].concat());
         let rest = crds + 8;
         let identity = ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"];
-        let cluster_info = ["Role", "RoleBinding", "Deployment"];
-        assert_eq!(kinds[rest..], [&identity[..], &identity[..], &cluster_info[..]].concat());
+        let cluster_info = ["Role", "RoleBinding"];
+        let addons = ["ClusterManagementAddOn"; 3];
+        assert_eq!(
+            kinds[rest..],
+            [&identity[..], &identity[..], &cluster_info[..], &addons[..], &["Deployment"]].concat()
+        );
+        let declared: Vec<&str> =
+            objects[rest + 10..rest + 13].iter().filter_map(|o| o["metadata"]["name"].as_str()).collect();
+        assert_eq!(declared, ["search-collector", "cert-policy-controller", "iam-policy-controller"]);
+        assert_eq!(objects[rest + 10]["spec"]["addOnMeta"]["displayName"], "Search Collector");
         assert_eq!(objects[rest + 8]["rules"][0]["resourceNames"], json!(["cluster-info", "kube-root-ca.crt"]));
         let bootstrap = &objects[rest + 4..rest + 8];
         assert_eq!(
@@ -216,7 +249,7 @@ mod tests {
         );
         assert_eq!(bootstrap[3]["metadata"]["name"], "open-cluster-management:bootstrap:agent-registration");
         assert_eq!(bootstrap[3]["roleRef"]["name"], "open-cluster-management:bootstrap");
-        let container = &objects[rest + 10]["spec"]["template"]["spec"]["containers"][0];
+        let container = &objects[rest + 13]["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(
             container["args"],
             json!(["hub", "--image-repository", "registry.example/fleetctl", "--klusterlet-version", "1"])
@@ -225,7 +258,7 @@ mod tests {
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_URL", "value": "https://hub:6443"})), "{env:?}");
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_CA", "value": "CA"})), "{env:?}");
         assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
-        assert!(objects[rest + 10]["spec"]["template"]["spec"].get("imagePullSecrets").is_none());
+        assert!(objects[rest + 13]["spec"]["template"]["spec"].get("imagePullSecrets").is_none());
     }
 
     #[test]
