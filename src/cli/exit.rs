@@ -136,9 +136,11 @@ impl Fault for ConfigError {
 impl Fault for LifecycleError {
     fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::Refused(_) | Self::Forbidden(_) | Self::NotInitialised | Self::NotAnswering { .. } => {
-                ExitStatus::Refused
-            }
+            Self::Refused(_)
+            | Self::Forbidden(_)
+            | Self::NotInitialised
+            | Self::NoImportController
+            | Self::NotAnswering { .. } => ExitStatus::Refused,
             Self::Usage(_) => ExitStatus::Usage,
             Self::Timeout { .. } => ExitStatus::Timeout,
             Self::Kube(_) | Self::Apply(_) | Self::Watch { .. } | Self::Failed(_) | Self::RollbackFailed { .. } => {

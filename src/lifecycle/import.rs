@@ -394,6 +394,20 @@ async fn preflight(
         Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
         Err(source) => return Err(hub_read("list", "managedclusters")(source)),
     }
+    // fleetctl's hub and ACM's serve KlusterletAddonConfigs beside their import controllers;
+    // a hub without them would leave what an import writes there unimported. Discovery,
+    // which every user may read, tells.
+    let group = <KlusterletAddonConfig as kube::Resource>::api_version(&());
+    let served = match hub.list_api_group_resources(&group).await {
+        Ok(resources) => {
+            resources.resources.iter().any(|r| r.name == <KlusterletAddonConfig as kube::Resource>::plural(&()))
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 => false,
+        Err(source) => return Err(hub_read("discover", "klusterletaddonconfigs")(source)),
+    };
+    if !served {
+        return Err(LifecycleError::NoImportController);
+    }
     let existing = clusters.get_opt(&options.name).await.map_err(hub_read("get", "managedclusters"))?;
     if let Some(cluster) = &existing {
         refuse_if_leaving(name, cluster)?;

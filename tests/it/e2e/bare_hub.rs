@@ -1,6 +1,6 @@
 //! `dev up --bare-hub`: a hub that is a plain Kubernetes API, as `kind create cluster`
 //! gives, with managed clusters as usual — for another hub (OCM's `clusteradm init`), or a
-//! later `fleetctl hub install`.
+//! later `fleetctl hub install`; and `import` refusing hubs that would not import.
 
 use std::process::Output;
 
@@ -82,7 +82,7 @@ async fn dev_up_with_a_bare_hub_serves_kubernetes_and_nothing_of_fleetctl() {
 }
 
 #[tokio::test]
-async fn import_into_a_bare_hub_is_refused_naming_hub_install() {
+async fn import_into_a_bare_hub_or_one_without_an_import_controller_is_refused_naming_the_way() {
     // (`dev fleet`'s imports too.)
     let env = DevUp::start_args(1, &["--bare-hub"]);
     let import = env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]);
@@ -103,6 +103,29 @@ async fn import_into_a_bare_hub_is_refused_naming_hub_install() {
     let (_, stderr) = text(&fleet);
     assert_eq!(fleet.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("fleetctl hub install"), "{stderr}");
+
+    // A hub that serves ManagedClusters but runs no import controller (plain OCM: its
+    // cluster-manager serves no KlusterletAddonConfigs) is refused as well, before any
+    // write, naming the OCM way and `hub install`.
+    let hub = env.client("hub").await;
+    let crds = Api::<CustomResourceDefinition>::all(hub.clone());
+    crds.create(&Default::default(), &<fleetctl_api::ManagedCluster as kube::CustomResourceExt>::crd())
+        .await
+        .expect("the ManagedCluster CRD");
+    let served = kube::runtime::wait::await_condition(
+        crds,
+        "managedclusters.cluster.open-cluster-management.io",
+        kube::runtime::wait::conditions::is_crd_established(),
+    );
+    tokio::time::timeout(std::time::Duration::from_secs(30), served).await.expect("established").expect("watch");
+    let import = env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]);
+    let (_, stderr) = text(&import);
+    assert_eq!(import.status.code(), Some(4), "refused, nothing changed: {stderr}");
+    assert!(stderr.contains("no import controller") && stderr.contains("clusteradm join"), "{stderr}");
+    assert!(stderr.contains("fleetctl hub install"), "{stderr}");
+    let clusters = Api::<fleetctl_api::ManagedCluster>::all(hub.clone()).list(&ListParams::default()).await;
+    assert!(clusters.expect("clusters").items.is_empty(), "no ManagedCluster written");
+    assert!(Api::<Namespace>::all(hub).get_opt("cluster1").await.expect("get").is_none(), "no namespace written");
 }
 
 #[test]
