@@ -35,7 +35,7 @@ use super::network::PodNetwork;
 use super::pod_volumes::{PodVolumes, Prepared};
 use super::probe::{self, Exec, Ports, Probes, Report};
 use super::process::{self, Isolation, Launch};
-use super::status::{ContainerPhase, ContainerState, Exited, HOST_IP, is_fleetctl_image, pod_status};
+use super::status::{ContainerPhase, ContainerState, Exited, is_fleetctl_image, pod_status};
 use super::tokens::{self, Ask, TokenError};
 
 /// Lifetime asked for Pod tokens: they are not refreshed, and a year outlives any dev
@@ -223,6 +223,8 @@ impl PodInfo {
             .unwrap_or_else(|| "default".to_string());
         let log = node.log_path(&namespace, &workload_name(object));
         let credentials_dir = node.pod_dir(&namespace, &name, &uid);
+        // On the host's network a Pod's address is the node's.
+        let ip = network.map_or(Ipv4Addr::LOCALHOST, PodNetwork::ip);
         let fields = PodFields {
             namespace,
             name: name.clone(),
@@ -231,7 +233,7 @@ impl PodInfo {
             node: node.config.name.clone(),
             labels: object.labels().clone(),
             annotations: object.annotations().clone(),
-            pod_ip: network.map_or_else(|| HOST_IP.to_string(), |n| n.ip().to_string()),
+            pod_ip: ip.to_string(),
         };
         let volumes = Arc::new(PodVolumes {
             root: credentials_dir.join("volumes"),
@@ -242,7 +244,7 @@ impl PodInfo {
             log: log.clone(),
         });
         Self {
-            ip: network.map_or(Ipv4Addr::LOCALHOST, PodNetwork::ip),
+            ip,
             netns: network.map(PodNetwork::path),
             log,
             credentials_dir,
