@@ -12,6 +12,7 @@
 use std::io::{self, IsTerminal, Read, Write};
 
 use comfy_table::{Color, ContentArrangement, Table, presets};
+use fleetctl_api::quantity::approximate;
 use jiff::Timestamp;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -422,7 +423,7 @@ pub fn age(since: Timestamp, now: Timestamp) -> String {
 /// A memory quantity (`64551700Ki`, `16Gi`, `17179869184`) in binary units with one decimal
 /// (`61.6Gi`); the text as given when it is not a quantity.
 pub fn memory(quantity: &str) -> String {
-    let Some(bytes) = quantity_value(quantity) else { return quantity.to_string() };
+    let Some(bytes) = approximate(quantity) else { return quantity.to_string() };
     const UNITS: [&str; 6] = ["", "Ki", "Mi", "Gi", "Ti", "Pi"];
     let mut value = bytes;
     let mut unit = 0;
@@ -435,33 +436,6 @@ pub fn memory(quantity: &str) -> String {
     } else {
         format!("{value:.1}{}", UNITS[unit])
     }
-}
-
-/// The value of a Kubernetes quantity (`1500m`, `2Ki`, `3G`, `1e3`), or `None` when it is not
-/// one.
-pub fn quantity_value(quantity: &str) -> Option<f64> {
-    let split =
-        quantity.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-')).unwrap_or(quantity.len());
-    let (number, suffix) = quantity.split_at(split);
-    let number: f64 = number.parse().ok()?;
-    let factor = match suffix {
-        "" => 1.0,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024f64,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        exponent => 10f64.powi(exponent.strip_prefix(['e', 'E'])?.parse().ok()?),
-    };
-    Some(number * factor)
 }
 
 #[cfg(test)]
@@ -572,8 +546,8 @@ mod tests {
         assert_eq!(memory("8G"), "7.5Gi");
         assert_eq!(memory("512"), "512");
         assert_eq!(memory("lots"), "lots");
-        assert_eq!(quantity_value("1500m"), Some(1.5));
-        assert_eq!(quantity_value("1e3"), Some(1000.0));
-        assert_eq!(quantity_value(""), None);
+        assert_eq!(approximate("1500m"), Some(1.5));
+        assert_eq!(approximate("1e3"), Some(1000.0));
+        assert_eq!(approximate(""), None);
     }
 }

@@ -17,6 +17,7 @@ mod fields;
 pub mod names;
 pub mod operator;
 pub mod placement;
+pub mod quantity;
 pub mod selector;
 mod specless;
 pub mod work;

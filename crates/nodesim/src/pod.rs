@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, ObjectReference, Pod, PodSpec};
 use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
@@ -140,6 +139,8 @@ impl PodHandle {
 struct PodInfo {
     /// Its address.
     ip: Ipv4Addr,
+    /// For each container, whether podman runs it (its image is in podman's storage).
+    in_podman: Vec<bool>,
     /// Its network namespace, when it has a network of its own (else it is on the host's).
     netns: Option<PathBuf>,
     log: PathBuf,
@@ -201,12 +202,13 @@ enum CredentialError {
 }
 
 impl PodInfo {
-    /// What the Pod `object` runs with, in `network` (if it has one of its own); its
-    /// volumes publish through `prepared`.
+    /// What the Pod `object` runs with: in `network` (if it has one of its own), its
+    /// containers podman runs marked in `in_podman`; its volumes publish through `prepared`.
     fn new(
         node: &Node,
         object: &Pod,
         network: Option<&PodNetwork>,
+        in_podman: Vec<bool>,
         termination: Arc<Mutex<Termination>>,
         prepared: watch::Receiver<Option<Arc<Prepared>>>,
     ) -> Self {
@@ -245,6 +247,7 @@ impl PodInfo {
         });
         Self {
             ip,
+            in_podman,
             netns: network.map(PodNetwork::path),
             log,
             credentials_dir,
@@ -311,9 +314,10 @@ impl PodInfo {
 /// volumes' sync, and remove its credentials, volumes, logs and network.
 async fn run(node: Arc<Node>, object: Pod, termination: Arc<Mutex<Termination>>, stop: watch::Receiver<bool>) {
     let start_time = now();
-    let network = network_of(&node, &object).await;
+    let in_podman = in_podman_storage(&node, &object).await;
+    let network = network_of(&node, &object, &in_podman).await;
     let (prepared, prepared_rx) = watch::channel(None);
-    let pod = PodInfo::new(&node, &object, network.as_ref(), termination, prepared_rx);
+    let pod = PodInfo::new(&node, &object, network.as_ref(), in_podman, termination, prepared_rx);
     let shared = Arc::new(Shared {
         containers: Mutex::new(pod.containers.iter().map(ContainerState::new).collect()),
         changed: Notify::new(),
@@ -369,18 +373,22 @@ fn pod_reference(object: &Pod) -> ObjectReference {
     }
 }
 
+/// Which of the Pod's containers podman runs: those whose image is in its local storage
+/// (none without podman). Asked once per Pod.
+async fn in_podman_storage(node: &Node, object: &Pod) -> Vec<bool> {
+    let containers = object.spec.iter().flat_map(|spec| &spec.containers);
+    let Some(podman) = &node.config.podman else { return containers.map(|_| false).collect() };
+    let asked = containers.map(|c| async move { podman.has_image(c.image.as_deref().unwrap_or_default()).await });
+    futures::future::join_all(asked).await
+}
+
 /// A network of its own for a Pod that is not on the host's network and has a container
 /// podman runs (an image of its storage); `None` — the host's network — otherwise, or when
 /// the network cannot be made (said in a Warning Event, as the kubelet's
 /// `FailedCreatePodSandBox`, and the Pod runs on the host's network).
-async fn network_of(node: &Node, object: &Pod) -> Option<PodNetwork> {
-    let podman = node.config.podman.as_ref()?;
+async fn network_of(node: &Node, object: &Pod, in_podman: &[bool]) -> Option<PodNetwork> {
     let spec = object.spec.as_ref()?;
-    if spec.host_network == Some(true) {
-        return None;
-    }
-    let images = spec.containers.iter().filter_map(|c| c.image.as_deref());
-    if !futures::stream::iter(images).any(|image| podman.has_image(image)).await {
+    if spec.host_network == Some(true) || !in_podman.contains(&true) {
         return None;
     }
     let uid = object.metadata.uid.as_deref().unwrap_or_default();
@@ -421,10 +429,7 @@ async fn run_container(
     let image = container.image.clone().unwrap_or_default();
     // An image of local podman storage runs as a container; the fleetctl image otherwise
     // as a process (or task) of the entrypoint; any other image is only reported running.
-    let podman = match &node.config.podman {
-        Some(podman) if podman.has_image(&image).await => Some(podman),
-        _ => None,
-    };
+    let podman = node.config.podman.as_ref().filter(|_| pod.in_podman.get(index) == Some(&true));
     let pod_key = (pod.namespace(), pod.name(), pod.fields.uid.as_str());
     if podman.is_none() && !is_fleetctl_image(&image) {
         let id = format!("simulated://{}/{}", pod.name(), container.name);

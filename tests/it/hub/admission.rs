@@ -32,14 +32,7 @@ async fn user_who_may_write_clusters(hub: &Hub, user: &str, accept: bool) -> kub
         rules.push(json!({"apiGroups": ["register.open-cluster-management.io"],
                           "resources": ["managedclusters/accept"], "verbs": ["update"]}));
     }
-    let role: ClusterRole = serde_json::from_value(json!({"metadata": {"name": user}, "rules": rules})).unwrap();
-    let binding: ClusterRoleBinding = serde_json::from_value(json!({"metadata": {"name": user},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": user},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]}))
-    .unwrap();
-    Api::<ClusterRole>::all(hub.cluster.client.clone()).create(&PostParams::default(), &role).await.unwrap();
-    Api::<ClusterRoleBinding>::all(hub.cluster.client.clone()).create(&PostParams::default(), &binding).await.unwrap();
-    hub.cluster.client_as(user, &[]).await
+    hub.client_with_rules(user, rules).await
 }
 
 #[tokio::test]

@@ -68,6 +68,22 @@ pub fn config(c: &TestCluster) -> HubConfig {
 }
 
 impl Hub {
+    /// A client of `user`, who may do what `rules` (RBAC rules, as JSON) say, cluster-wide.
+    pub async fn client_with_rules(&self, user: &str, rules: Vec<Value>) -> kube::Client {
+        use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+        let role: ClusterRole = serde_json::from_value(json!({"metadata": {"name": user}, "rules": rules})).unwrap();
+        let binding: ClusterRoleBinding = serde_json::from_value(json!({"metadata": {"name": user},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": user},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]}))
+        .unwrap();
+        Api::<ClusterRole>::all(self.cluster.client.clone()).create(&PostParams::default(), &role).await.unwrap();
+        Api::<ClusterRoleBinding>::all(self.cluster.client.clone())
+            .create(&PostParams::default(), &binding)
+            .await
+            .unwrap();
+        self.cluster.client_as(user, &[]).await
+    }
+
     pub async fn start() -> Self {
         Self::with(|_| {}).await
     }

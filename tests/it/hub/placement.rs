@@ -11,7 +11,6 @@ use fleetctl_api::conditions as c;
 use fleetctl_api::placement::{PLACEMENT_LABEL, PlacementSpec, Toleration, TolerationOperator};
 use fleetctl_api::{ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding, Placement, PlacementDecision};
 use k8s_openapi::api::core::v1::Namespace;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::await_condition;
@@ -202,18 +201,9 @@ async fn decisions_are_paged_at_100_per_placementdecision_as_upstream() {
 
 /// A user who may write ManagedClusters and bindings, but join or bind no set.
 async fn user_without_set_rights(hub: &Hub, user: &str) -> kube::Client {
-    let role: ClusterRole = serde_json::from_value(json!({"metadata": {"name": user}, "rules": [
-        {"apiGroups": ["cluster.open-cluster-management.io"],
-         "resources": ["managedclusters", "managedclustersetbindings"], "verbs": ["create", "get", "update", "patch"]}
-    ]}))
-    .unwrap();
-    let binding: ClusterRoleBinding = serde_json::from_value(json!({"metadata": {"name": user},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": user},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]}))
-    .unwrap();
-    Api::<ClusterRole>::all(hub.cluster.client.clone()).create(&PostParams::default(), &role).await.unwrap();
-    Api::<ClusterRoleBinding>::all(hub.cluster.client.clone()).create(&PostParams::default(), &binding).await.unwrap();
-    hub.cluster.client_as(user, &[]).await
+    let rules = vec![json!({"apiGroups": ["cluster.open-cluster-management.io"],
+        "resources": ["managedclusters", "managedclustersetbindings"], "verbs": ["create", "get", "update", "patch"]})];
+    hub.client_with_rules(user, rules).await
 }
 
 #[tokio::test]
