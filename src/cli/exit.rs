@@ -142,7 +142,7 @@ impl Fault for LifecycleError {
             | Self::NoImportController
             | Self::NotAnswering { .. } => ExitStatus::Refused,
             Self::Usage(_) => ExitStatus::Usage,
-            Self::Timeout { .. } => ExitStatus::Timeout,
+            Self::Timeout { .. } | Self::LeftOnTarget { .. } => ExitStatus::Timeout,
             Self::Kube(_) | Self::Apply(_) | Self::Watch { .. } | Self::Failed(_) | Self::RollbackFailed { .. } => {
                 ExitStatus::Failure
             }

@@ -140,7 +140,15 @@ pub async fn detach(
     .await;
     let mut target_cleaned = false;
     match graceful {
-        Ok(()) => target_cleaned = true,
+        // The hub let go; with the target in hand, the cluster is detached once the target
+        // holds nothing of the klusterlet either (an operator that died mid-cleanup leaves
+        // its Klusterlet on its finalizer for good).
+        Ok(()) => {
+            if let Some(target) = watched {
+                step(observer, &mut steps, name, "target: klusterlet gone", target_left(target, name, options)).await?;
+            }
+            target_cleaned = true;
+        }
         Err(LifecycleError::Timeout { .. }) if options.force => {
             let note = |message: String| observer(Progress::Note { cluster: name.to_string(), message });
             note("the agents did not answer in time: cleaning the hub by force".into());
@@ -266,20 +274,74 @@ async fn holds_klusterlet_of(target: &Client, name: &str) -> Option<bool> {
     }
 }
 
-/// Resolves once the target holds nothing of the klusterlet any more: the Klusterlet gone,
-/// then the agent namespace. If the target stops answering, it never resolves: then
-/// only the hub can tell.
+/// Resolves once the target holds nothing of the klusterlet any more. If the target stops
+/// answering, it never resolves: then only the hub can tell.
 async fn target_clean(target: &Client, timeout: Duration) {
-    let klusterlets: Api<Klusterlet> = Api::all(target.clone());
-    let namespaces: Api<Namespace> = Api::all(target.clone());
-    let cleaned = async {
-        wait_for(klusterlets, KLUSTERLET, "the klusterlet to go", timeout, |k| k.is_none()).await?;
-        wait_for(namespaces, AGENT_NAMESPACE, "the agent namespace to go", timeout, |n| n.is_none()).await
-    };
-    if let Err(e) = cleaned.await {
+    if let Err(e) = klusterlet_gone(target, timeout).await {
         tracing::debug!("cannot see the target clean itself: {}", fleetctl_kube::errors::chain(&e));
         std::future::pending::<()>().await;
     }
+}
+
+/// Waits until the target holds nothing of the klusterlet: the Klusterlet gone (its
+/// operator has removed the agents), then the agent namespace gone or going.
+async fn klusterlet_gone(target: &Client, timeout: Duration) -> Result<(), LifecycleError> {
+    let klusterlets: Api<Klusterlet> = Api::all(target.clone());
+    let namespaces: Api<Namespace> = Api::all(target.clone());
+    let started = tokio::time::Instant::now();
+    wait_for(klusterlets, KLUSTERLET, "the klusterlet to go", timeout, |k| k.is_none()).await?;
+    let left = timeout.saturating_sub(started.elapsed());
+    wait_for(namespaces, AGENT_NAMESPACE, "the agent namespace to go", left, |n: Option<&Namespace>| {
+        n.is_none_or(|n| n.metadata.deletion_timestamp.is_some())
+    })
+    .await
+    .map(|_| ())
+}
+
+/// After the hub let go of the cluster: waits for the target to clean itself; when it does
+/// not in time, removes the klusterlet there directly under `--force`, and otherwise names
+/// what is left (a rerun of the same command removes it: the hub no longer knows the
+/// cluster, so detach goes to the target alone).
+async fn target_left(target: &Client, name: &str, options: &DetachOptions) -> Result<(), LifecycleError> {
+    match klusterlet_gone(target, options.timeout).await {
+        Ok(()) => Ok(()),
+        Err(LifecycleError::Timeout { .. }) if options.force => unjoin(target, options.timeout).await,
+        Err(LifecycleError::Timeout { after, .. }) => {
+            Err(LifecycleError::LeftOnTarget { cluster: name.to_string(), left: leftovers(target).await, after })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// What of the klusterlet the target still holds, in words (a Klusterlet with the
+/// finalizers that hold it).
+async fn leftovers(target: &Client) -> Vec<String> {
+    let mut left = Vec::new();
+    match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
+        Ok(Some(klusterlet)) if klusterlet.finalizers().is_empty() => left.push(format!("Klusterlet {KLUSTERLET}")),
+        Ok(Some(klusterlet)) => left.push(format!(
+            "Klusterlet {KLUSTERLET} (held by its finalizers {}: no operator is there to release them)",
+            klusterlet.finalizers().join(", ")
+        )),
+        Ok(None) => {}
+        Err(kube::Error::Api(status)) if status.code == 404 => {}
+        Err(e) => left.push(format!("Klusterlet {KLUSTERLET} (cannot read it: {e})")),
+    }
+    for namespace in TARGET_NAMESPACES {
+        match Api::<Namespace>::all(target.clone()).get_opt(namespace).await {
+            Ok(Some(ns)) if ns.metadata.deletion_timestamp.is_none() => left.push(format!("namespace {namespace}")),
+            Ok(_) => {}
+            Err(e) => left.push(format!("namespace {namespace} (cannot read it: {e})")),
+        }
+    }
+    for crd in TARGET_CRDS {
+        match Api::<CustomResourceDefinition>::all(target.clone()).get_opt(crd).await {
+            Ok(Some(_)) => left.push(format!("CRD {crd}")),
+            Ok(None) => {}
+            Err(e) => left.push(format!("CRD {crd} (cannot read it: {e})")),
+        }
+    }
+    left
 }
 
 /// Sets the cluster's Available condition as its agent would (a cluster already gone is

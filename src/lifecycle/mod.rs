@@ -154,6 +154,20 @@ pub enum LifecycleError {
         /// How long we waited.
         after: Duration,
     },
+    /// The hub let go of the cluster, but its target did not clean itself in time.
+    #[error(
+        "the hub let go of cluster {cluster}, but after {after:?} the target still holds {}: rerun the same command \
+         (with --force to remove them directly)",
+        left.join(", ")
+    )]
+    LeftOnTarget {
+        /// The cluster.
+        cluster: String,
+        /// What is left there, in words.
+        left: Vec<String>,
+        /// How long detach waited.
+        after: Duration,
+    },
     /// Watching for a state failed.
     #[error("watching {what}")]
     Watch {

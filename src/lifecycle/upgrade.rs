@@ -92,6 +92,28 @@ pub fn start(cluster: &ManagedCluster, version: &str) -> (Start, Option<serde_js
     (Start::Recorded, Some(patch))
 }
 
+/// Whether the cluster's agents are not fleetctl's: they have reported its status (the
+/// Kubernetes version every registration agent reports) but no fleetctl version claim —
+/// upstream's klusterlet, which ACM's import controller renders and `clusteradm join`
+/// installs. The version annotation would move nothing there.
+pub fn foreign_klusterlet(cluster: &ManagedCluster) -> bool {
+    cluster.status.as_ref().is_some_and(|s| !s.version.kubernetes.is_empty()) && running_version(cluster).is_none()
+}
+
+/// Refuses, before any write, to upgrade a cluster whose klusterlet fleetctl does not run,
+/// saying how its own hub upgrades it.
+fn refuse_if_foreign(name: &str, cluster: &ManagedCluster) -> Result<(), LifecycleError> {
+    if !foreign_klusterlet(cluster) {
+        return Ok(());
+    }
+    Err(LifecycleError::Refused(format!(
+        "cluster {name} runs a klusterlet that is not fleetctl's (it reports no {VERSION_CLAIM} claim), which a \
+         fleetctl upgrade cannot move: on ACM its images follow the hub's import controller (REGISTRATION_OPERATOR_IMAGE, \
+         REGISTRATION_IMAGE, WORK_IMAGE — upgrading ACM upgrades every klusterlet); on OCM run `clusteradm upgrade \
+         klusterlet` against the cluster; or detach it and `fleetctl import` it to run fleetctl's"
+    )))
+}
+
 /// Records `version` as the cluster's desired version unless it is already (then the run
 /// follows the upgrade under way); returns how it began, and the cluster as read.
 async fn record(
@@ -107,6 +129,7 @@ async fn record(
             )));
         };
         refuse_if_leaving(name, &cluster)?;
+        refuse_if_foreign(name, &cluster)?;
         let (start, patch) = start(&cluster, version);
         let Some(patch) = patch else { return Ok((start, cluster)) };
         if dry_run.is_some_and(|d| !d.sends()) {
@@ -261,6 +284,21 @@ mod tests {
         // From the hub's default, the default is what it replaces.
         let (_, patch) = start(&cluster(None, None, "0.1.0"), "0.2.0");
         assert_eq!(patch.expect("a write")["metadata"]["annotations"][ANNOTATION_KLUSTERLET_VERSION_FROM], "");
+    }
+
+    #[test]
+    fn a_cluster_whose_agents_report_status_without_fleetctls_version_claim_is_refused_before_any_write() {
+        // Upstream's registration agent: the Kubernetes version, no fleetctl claim.
+        let mut upstream = ManagedCluster::accepted("c1");
+        upstream.status = Some(fleetctl_api::ManagedClusterStatus {
+            version: fleetctl_api::cluster::ManagedClusterVersion { kubernetes: "v1.32.0".into() },
+            ..Default::default()
+        });
+        let refused = refuse_if_foreign("c1", &upstream).expect_err("refused");
+        assert!(refused.to_string().contains("clusteradm upgrade klusterlet"), "{refused}");
+        // fleetctl's agents, and a cluster whose agents have not reported yet, go ahead.
+        assert!(refuse_if_foreign("c1", &cluster(None, None, "0.1.0")).is_ok());
+        assert!(refuse_if_foreign("c1", &ManagedCluster::accepted("c1")).is_ok());
     }
 
     #[test]

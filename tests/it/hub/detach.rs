@@ -315,6 +315,45 @@ async fn a_forced_detach_with_the_target_removes_the_klusterlet_there_then_clean
     assert!(agent.is_none_or(|ns| ns.metadata.deletion_timestamp.is_some()), "the agent namespace goes");
 }
 
+/// As upstream's klusterlet operator when its own Deployment goes before it has cleaned up
+/// (seen on ACM's hub): the hub lets go of the cluster, but the Klusterlet stays on its
+/// cleanup finalizer. Detach with the target does not say "detached" then: it names what is
+/// left and ends with a timeout, and the same command run again removes it.
+#[tokio::test]
+async fn a_detach_with_the_target_names_what_the_target_still_holds_after_the_hub_let_go_and_a_rerun_removes_it() {
+    let hub = Hub::start().await;
+    joined_and_available(&hub, "c1").await;
+    let target = target_with_klusterlet("c1").await;
+    let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
+    let held = json!({"metadata": {"finalizers": ["operator.open-cluster-management.io/klusterlet-cleanup"]}});
+    klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(held)).await.expect("finalizer");
+    let options =
+        DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(2), dry_run: None };
+    let detach = || fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {});
+    // The agent tells the hub it is leaving, as upstream's registration agent does, and the
+    // hub finishes on its own.
+    let agent_leaves = async {
+        hub.wait_cluster("c1", |c| c.metadata.deletion_timestamp.is_some()).await;
+        report(
+            &hub,
+            "c1",
+            json!([{"type": AVAILABLE, "status": "False", "reason": "KlusterletRemoved", "message": "gone"}]),
+        )
+        .await;
+    };
+    let (first, ()) = tokio::join!(detach(), agent_leaves);
+    let error = first.expect_err("the target is not clean");
+    assert!(
+        matches!(&error, fleetctl::lifecycle::LifecycleError::LeftOnTarget { left, .. }
+            if left.iter().any(|l| l.contains("operator.open-cluster-management.io/klusterlet-cleanup"))),
+        "{error}"
+    );
+    assert!(hub.clusters().get_opt("c1").await.expect("get").is_none(), "the hub let go");
+    let again = detach().await.expect("the rerun finishes");
+    assert!(again.result.starts_with("removed from the target"), "{}", again.result);
+    assert!(klusterlets.get_opt("klusterlet").await.expect("get").is_none(), "the Klusterlet is gone");
+}
+
 #[tokio::test]
 async fn a_silent_lease_turns_the_cluster_unknown() {
     let hub = Hub::with(|config| config.lease_grace = 1).await;
