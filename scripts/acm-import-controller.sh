@@ -61,6 +61,11 @@ export KUBECONFIG=$DIR/kubeconfig
 "$FLEETCTL" dev down --dir "$DIR" >/dev/null 2>&1 || true
 step "dev up --bare-hub --podman" "$FLEETCTL" dev up --bare-hub --podman --clusters 1 --dir "$DIR" --quiet
 step "clusteradm init --wait" "$CLUSTERADM" init --wait --context hub >/dev/null
+# The operator registers the hub's webhooks once they serve, which can come after `init --wait`:
+# a ManagedCluster created before misses the default cluster-set label, and upstream's validating
+# webhook then refuses the removal of the controllers' finalizers when it is detached.
+step "the hub's webhooks registered" kubectl --context hub wait --for=create --timeout=120s \
+  mutatingwebhookconfiguration/managedclustermutators.admission.cluster.open-cluster-management.io
 hub=$(kubectl config view -o jsonpath='{.clusters[?(@.name=="hub")].cluster.server}')
 step "its e2e's CRDs" kubectl --context hub apply \
   -f "$MIC_SRC/test/e2e/resources/hive" -f "$MIC_SRC/test/e2e/resources/ocp" \

@@ -36,6 +36,9 @@ pub struct Settings {
     /// ConfigMaps, and the workload controllers (off: an API server alone, as envtest runs
     /// kube-apiserver; only the apiextensions server's CRD cleanup runs).
     pub controller_manager: bool,
+    /// How long after its deletion a namespace's content starts to go (kube-controller-manager's
+    /// `namespaceDeletionGracePeriod`, 5 s, which has no flag).
+    pub namespace_deletion_grace: std::time::Duration,
     /// The wall time the controllers that run on a schedule (CronJobs) read: the system's,
     /// or a [`ManualClock`](super::ManualClock)'s in tests.
     pub clock: super::Clock,
@@ -52,6 +55,7 @@ impl Default for Settings {
             store: None,
             workload_controllers: true,
             controller_manager: true,
+            namespace_deletion_grace: std::time::Duration::from_secs(5),
             clock: super::Clock::system(),
         }
     }

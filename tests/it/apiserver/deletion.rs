@@ -10,7 +10,8 @@ use serde_json::json;
 
 use crate::support::cluster::TestCluster;
 
-const WAIT: Duration = Duration::from_secs(5);
+/// Long enough for a namespace's 5 s deletion grace.
+const WAIT: Duration = Duration::from_secs(10);
 
 async fn owner(c: &TestCluster) -> Deployment {
     let api: Api<Deployment> = Api::namespaced(c.client.clone(), "default");
@@ -157,6 +158,29 @@ async fn deleting_a_namespace_removes_its_content_then_the_namespace() {
         .patch("held", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"finalizers": null}})))
         .await
         .expect("release");
+    gone(namespaces, &ns).await;
+}
+
+/// kube-controller-manager's namespace controller takes up a deleted namespace after its
+/// `namespaceDeletionGracePeriod` (5 s): until then what runs there keeps running, so an
+/// operator whose cleanup ends by deleting its own namespace can still release its finalizer.
+#[tokio::test]
+async fn a_deleted_namespace_keeps_its_content_for_kube_controller_managers_5_s_deletion_grace() {
+    let c = TestCluster::start().await;
+    let namespaces: Api<Namespace> = Api::all(c.client.clone());
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "operator"}})).expect("ns");
+    let ns = namespaces.create(&PostParams::default(), &ns).await.expect("ns");
+    let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "operator");
+    let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "state"}})).expect("cm");
+    let cm = configmaps.create(&PostParams::default(), &cm).await.expect("cm");
+    let deleted = std::time::Instant::now();
+    namespaces.delete("operator", &DeleteParams::default()).await.expect("delete");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let kept = configmaps.get("state").await.expect("still there during the grace");
+    assert!(kept.metadata.deletion_timestamp.is_none(), "not yet being deleted");
+    gone(configmaps, &cm).await;
+    // The deletion timestamp has whole seconds: the grace ends 4 to 5 s after the deletion.
+    assert!(deleted.elapsed() >= Duration::from_secs(4), "{:?}", deleted.elapsed());
     gone(namespaces, &ns).await;
 }
 

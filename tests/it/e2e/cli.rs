@@ -339,7 +339,9 @@ async fn a_dead_cluster_fails_with_a_report_stops_on_signals_and_detaches_with_f
 
     let output = env.fleetctl(&["detach", "cluster1", "--yes", "--hub-context", "hub", "--timeout", "3s"]);
     assert_eq!(output.status.code(), Some(3), "timed out without --force: {}", text(&output).1);
-    let output = env.fleetctl(&["detach", "cluster1", "--yes", "--force", "--hub-context", "hub", "--timeout", "3s"]);
+    // --force gives the agents half of --timeout; the rest covers the hub's cleanup, whose
+    // namespace goes only after kube-controller-manager's 5 s namespace deletion grace.
+    let output = env.fleetctl(&["detach", "cluster1", "--yes", "--force", "--hub-context", "hub", "--timeout", "16s"]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stdout.contains("remove them with `fleetctl detach cluster1 --cluster-kubeconfig FILE`"), "{stdout}");

@@ -248,9 +248,10 @@ async fn after_a_forced_detach_the_command_it_recommends_removes_the_klusterlet_
     let hub = Hub::start().await;
     joined_and_available(&hub, "c1").await;
     let target = target_with_klusterlet("c1").await;
-    // The target does not answer: the hub is cleaned by force, and the leftovers named.
+    // The target does not answer: the hub is cleaned by force, and the leftovers named. (The
+    // wait covers the cluster namespace's 5 s deletion grace.)
     let options =
-        DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2), dry_run: None };
+        DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(7), dry_run: None };
     let detach = |target| fleetctl::lifecycle::detach::detach(&hub.cluster.client, target, &options, &|_| {});
     let forced = detach(None).await.expect("forced");
     for named in [
@@ -296,7 +297,7 @@ async fn a_forced_detach_with_the_target_removes_the_klusterlet_there_then_clean
     let held = json!({"metadata": {"finalizers": ["operator.open-cluster-management.io/klusterlet-cleanup"]}});
     klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(held)).await.expect("finalizer");
     let options =
-        DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(2), dry_run: None };
+        DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(7), dry_run: None };
     let detached = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {})
         .await
         .expect("detached by force");

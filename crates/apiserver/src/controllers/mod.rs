@@ -271,13 +271,14 @@ fn handle(state: &Shared, work: &Work) -> Option<Option<jiff::Timestamp>> {
     }
 }
 
-/// Runs one step; a CronJob's answers when it is next due.
+/// Runs one step; a CronJob's and a namespace's in its deletion grace answer when they are
+/// next due.
 fn step(state: &Shared, work: &Work) -> Result<Option<jiff::Timestamp>, super::status::ApiError> {
     let done: Step = match work {
         Work::Deleting(resource, key) => gc::deleting(state, resource, key),
         Work::OwnerGone(uid) => gc::owner_gone(state, uid),
         Work::OwnerWaiting(uid) => gc::owner_waiting(state, uid),
-        Work::Namespace(name) => namespaces::terminate(state, name),
+        Work::Namespace(name) => return namespaces::terminate(state, name),
         Work::NamespaceDefaults(name) => namespaces::ensure_defaults(state, name),
         Work::CrdCleanup(name) => crds::cleanup(state, name),
         Work::Sign(name) => csr::sign(state, name),

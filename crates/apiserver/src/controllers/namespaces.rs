@@ -9,18 +9,37 @@ use super::super::kinds::{self, NAMESPACE_FINALIZER};
 use super::super::object;
 use super::super::options::WriteOptions;
 use super::super::state::{ApiState, Shared};
+use super::super::status::ApiError;
 use super::super::store::ObjectRef;
 use super::{Step, read, remove, resource_type};
 
-/// A terminating namespace: delete its content, then release the namespace.
-pub(super) fn terminate(state: &Shared, name: &str) -> Step {
+/// A terminating namespace: once its deletion grace has passed, delete its content, then
+/// release the namespace. Answers when to look again while the grace lasts.
+pub(super) fn terminate(state: &Shared, name: &str) -> Result<Option<jiff::Timestamp>, ApiError> {
     let target = ObjectRef { resource: kinds::namespaces(), key: name.to_string() };
     let Some((_, ns)) = read(state, &target) else {
-        return Ok(());
+        return Ok(None);
     };
-    if object::deletion_timestamp(&ns).is_none() {
-        return Ok(());
+    let Some(deleted) = object::deletion_timestamp(&ns) else {
+        return Ok(None);
+    };
+    // kube-controller-manager's namespace controller takes up a deleted namespace only after
+    // its deletion grace (`namespaceDeletionGracePeriod`, 5 s), so what runs in it hears of
+    // the deletion before its Pods are stopped: an operator that deletes its own namespace
+    // as its cleanup's last step (upstream's klusterlet operator under ACM) still releases its
+    // finalizer. A timestamp that does not parse is taken as long past.
+    let grace = jiff::SignedDuration::try_from(state.settings.namespace_deletion_grace).unwrap_or_default();
+    if let Ok(deleted) = deleted.parse::<jiff::Timestamp>()
+        && let Ok(due) = deleted.checked_add(grace)
+        && state.settings.clock.now() < due
+    {
+        return Ok(Some(due));
     }
+    remove_all(state, &target, name).map(|()| None)
+}
+
+/// Deletes the content of the terminating namespace `name`, then releases it.
+fn remove_all(state: &Shared, target: &ObjectRef, name: &str) -> Step {
     let resources = state.registry.namespaced_resources();
     let pods = kinds::key_of::<Pod>();
     let mut failure = None;
@@ -73,7 +92,7 @@ fn remove_content(
     state: &Shared,
     resources: &[super::super::registry::GroupResource],
     namespace: &str,
-    failure: &mut Option<super::super::status::ApiError>,
+    failure: &mut Option<ApiError>,
 ) {
     for resource in resources {
         for key in state.store.keys(resource, Some(namespace)) {
@@ -123,7 +142,7 @@ fn report(
     rt: &super::super::registry::ResourceType,
     name: &str,
     remaining: &Remaining,
-    failure: Option<&super::super::status::ApiError>,
+    failure: Option<&ApiError>,
 ) -> Step {
     let condition = |kind: &str, on: bool, reason_on: &str, reason_off: &str, message: String| {
         json!({"type": kind, "status": if on { "True" } else { "False" },
