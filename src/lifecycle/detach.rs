@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
@@ -12,11 +12,12 @@ use kube::{Client, ResourceExt};
 use serde_json::json;
 
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, step, wait_for};
-use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET};
+use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET, import_secret};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
 use fleetctl_hub::cleanup::deletes_namespace;
-use fleetctl_kube::kube_error;
+use fleetctl_kube::kubeconfig::secret_text;
 use fleetctl_kube::reconcile::{delete, strip_finalizers};
+use fleetctl_kube::{ApplyOptions, delete_all, kube_error, parse_documents};
 
 /// How to detach.
 #[derive(Debug, Clone)]
@@ -114,6 +115,14 @@ pub async fn detach(
         }
         return Ok(Outcome::dry_run(name, "would detach".into(), writes));
     }
+    // What the import applied on the target, read while the hub still holds it.
+    let imported = match watched {
+        Some(_) => imported_objects(hub, name).await.unwrap_or_else(|why| {
+            observer(Progress::Note { cluster: name.to_string(), message: why });
+            Vec::new()
+        }),
+        None => Vec::new(),
+    };
     let mut steps = Vec::new();
     step(observer, &mut steps, name, "hub: ManagedCluster deleted", async {
         Ok(delete(&clusters, name, &DeleteParams::background()).await?)
@@ -146,6 +155,10 @@ pub async fn detach(
         Ok(()) => {
             if let Some(target) = watched {
                 step(observer, &mut steps, name, "target: klusterlet gone", target_left(target, name, options)).await?;
+                step(observer, &mut steps, name, "target: what the import applied removed", async {
+                    Ok(delete_all(target, &imported, &ApplyOptions::default()).await?)
+                })
+                .await?;
             }
             target_cleaned = true;
         }
@@ -289,13 +302,27 @@ async fn klusterlet_gone(target: &Client, timeout: Duration) -> Result<(), Lifec
     let klusterlets: Api<Klusterlet> = Api::all(target.clone());
     let namespaces: Api<Namespace> = Api::all(target.clone());
     let started = tokio::time::Instant::now();
-    wait_for(klusterlets, KLUSTERLET, "the klusterlet to go", timeout, |k| k.is_none()).await?;
+    match wait_for(klusterlets.clone(), KLUSTERLET, "the klusterlet to go", timeout, |k| k.is_none()).await {
+        Ok(_) => {}
+        // Its CRD went too (a CRD's objects go first): the watch cannot start or ends.
+        Err(LifecycleError::Watch { .. }) if klusterlet_absent(&klusterlets).await => {}
+        Err(e) => return Err(e),
+    }
     let left = timeout.saturating_sub(started.elapsed());
     wait_for(namespaces, AGENT_NAMESPACE, "the agent namespace to go", left, |n: Option<&Namespace>| {
         n.is_none_or(|n| n.metadata.deletion_timestamp.is_some())
     })
     .await
     .map(|_| ())
+}
+
+/// Whether the target holds no Klusterlet, its CRD gone or not.
+async fn klusterlet_absent(klusterlets: &Api<Klusterlet>) -> bool {
+    match klusterlets.get_opt(KLUSTERLET).await {
+        Ok(found) => found.is_none(),
+        Err(kube::Error::Api(status)) => status.code == 404,
+        Err(_) => false,
+    }
 }
 
 /// After the hub let go of the cluster: waits for the target to clean itself; when it does
@@ -311,6 +338,41 @@ async fn target_left(target: &Client, name: &str, options: &DetachOptions) -> Re
         }
         Err(e) => Err(e),
     }
+}
+
+/// The objects the import applied on the target, as the import secret on the hub lists
+/// them (`crds.yaml`, `import.yaml`): their identities only — the secret's credentials are
+/// not kept — and no Namespaces (the klusterlet operator removes the agents' own, and one
+/// that existed before the import is not the import's). A detach removes what of them is
+/// left once the klusterlet has cleaned up: under ACM, whose klusterlet work orphans them,
+/// its ClusterRoles and bindings stay otherwise. Says why when the secret cannot be read.
+async fn imported_objects(hub: &Client, name: &str) -> Result<Vec<serde_json::Value>, String> {
+    let secret_name = import_secret(name);
+    let unreadable = |why: String| {
+        format!(
+            "cannot read the import secret {name}/{secret_name} ({why}): what the import applied on the target beyond \
+             the klusterlet stays there"
+        )
+    };
+    let secret = Api::<Secret>::namespaced(hub.clone(), name)
+        .get_opt(&secret_name)
+        .await
+        .map_err(|e| unreadable(e.to_string()))?
+        .ok_or_else(|| unreadable("not found".into()))?;
+    let texts = secret_text(&secret);
+    let mut identities = Vec::new();
+    for key in ["crds.yaml", "import.yaml"] {
+        let Some(text) = texts.get(key) else { continue };
+        for object in parse_documents(text).map_err(|e| unreadable(format!("{key}: {e}")))? {
+            let Some(kind) = object["kind"].as_str().filter(|kind| *kind != "Namespace") else { continue };
+            let mut metadata = json!({"name": object["metadata"]["name"]});
+            if let Some(namespace) = object["metadata"]["namespace"].as_str() {
+                metadata["namespace"] = json!(namespace);
+            }
+            identities.push(json!({"apiVersion": object["apiVersion"], "kind": kind, "metadata": metadata}));
+        }
+    }
+    Ok(identities)
 }
 
 /// What of the klusterlet the target still holds, in words (a Klusterlet with the

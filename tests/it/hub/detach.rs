@@ -185,12 +185,19 @@ async fn target_with_klusterlet(name: &str) -> TestCluster {
 }
 
 #[tokio::test]
-async fn a_detach_that_sees_the_target_clean_itself_tells_the_hub_instead_of_waiting_out_the_lease_grace() {
+async fn a_detach_that_sees_the_target_clean_itself_tells_the_hub_then_removes_only_what_the_import_applied_there() {
     let hub = Hub::start().await;
     joined_and_available(&hub, "c1").await;
     // The registration agent is dead: nobody will tell the hub that the klusterlet left,
     // and the lease grace is 5 × 60 s. The work agent still removes the klusterlet.
     let target = target_with_klusterlet("c1").await;
+    // A ClusterRole the import applied (named in the import secret's import.yaml), and one of
+    // the cluster's own.
+    let roles: Api<ClusterRole> = Api::all(target.client.clone());
+    for name in ["klusterlet", "team-reader"] {
+        let role: ClusterRole = serde_json::from_value(json!({"metadata": {"name": name}})).expect("role");
+        roles.create(&Default::default(), &role).await.expect("role");
+    }
     // What the hub hears of c1 from here on.
     let from = hub.clusters().get("c1").await.expect("cluster").resource_version().expect("resourceVersion");
     let mut heard =
@@ -227,6 +234,9 @@ async fn a_detach_that_sees_the_target_clean_itself_tells_the_hub_instead_of_wai
         }
     }
     assert!(told, "detach told the hub that the target is clean");
+    // Then it removed what the import applied there, and only that.
+    assert!(roles.get_opt("klusterlet").await.expect("get").is_none(), "the import's ClusterRole is removed");
+    assert!(roles.get_opt("team-reader").await.expect("get").is_some(), "the cluster's own stays");
 }
 
 #[tokio::test]
