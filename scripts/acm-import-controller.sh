@@ -10,7 +10,10 @@
 #      KlusterletAddonConfig CRD, which ACM ships beside it) and an Infrastructure `cluster`
 #      whose status names the hub's URL;
 #   4. `kubectl kustomize deploy/base` with the images pointed at local ones, applied;
-#   5. `fleetctl import cluster1`, `fleetctl get clusters`, the klusterlet's Pods on cluster1.
+#   5. `fleetctl import cluster1`, `fleetctl get clusters`, the klusterlet's Pods on cluster1;
+#   6. with LIFECYCLE=1, the rest of the lifecycle there: get, describe, upgrade (refused: ACM's
+#      klusterlet follows its hub), detach with the target, `import --print-command` pasted,
+#      `--adopt-namespace` and detach (the hub namespace and a ConfigMap in it kept).
 # Prints each step's exit code and time. Leaves the environment up in $DIR (`fleetctl dev down
 # --dir $DIR` removes it).
 #
@@ -60,6 +63,7 @@ fi
 export KUBECONFIG=$DIR/kubeconfig
 "$FLEETCTL" dev down --dir "$DIR" >/dev/null 2>&1 || true
 step "dev up --bare-hub --podman" "$FLEETCTL" dev up --bare-hub --podman --clusters 1 --dir "$DIR" --quiet
+kubectl --context cluster1 get clusterrole,clusterrolebinding,priorityclass,crd -o name | sort >"$DIR/target-before"
 step "clusteradm init --wait" "$CLUSTERADM" init --wait --context hub >/dev/null
 # The operator registers the hub's webhooks once they serve, which can come after `init --wait`:
 # a ManagedCluster created before misses the default cluster-set label, and upstream's validating
@@ -92,3 +96,31 @@ step "the import controller's rollout" \
 step "fleetctl import cluster1" "$FLEETCTL" import cluster1 --hub-context hub --cluster-context cluster1 --timeout 120s
 "$FLEETCTL" get clusters --hub-context hub
 kubectl --context cluster1 get pods -A -o wide
+[ "${LIFECYCLE:-}" = 1 ] || exit 0
+
+# 6. The rest of the lifecycle on this ACM hub (LIFECYCLE=1): each step's exit code and time.
+step "fleetctl get clusters" "$FLEETCTL" get clusters --hub-context hub >/dev/null
+step "fleetctl describe cluster cluster1" "$FLEETCTL" describe cluster cluster1 --hub-context hub >/dev/null
+# Refused before any write: ACM's klusterlet follows the hub's import controller.
+step "fleetctl upgrade cluster1 (refused)" "$FLEETCTL" upgrade cluster1 --to 1.3.2 --hub-context hub || true
+kubectl --context cluster1 get clusterrole,clusterrolebinding,priorityclass,crd -o name | sort >"$DIR/target-imported"
+step "fleetctl detach cluster1 (with target)" \
+  "$FLEETCTL" detach cluster1 --yes --hub-context hub --cluster-context cluster1 --timeout 180s
+echo "left on cluster1 of what the import made (upstream keeps the AppliedManifestWork and ClusterClaim CRDs):" >&2
+kubectl --context cluster1 get clusterrole,clusterrolebinding,priorityclass,crd -o name | sort \
+  | comm -12 - <(grep -v -x -f "$DIR/target-before" "$DIR/target-imported") >&2
+kubectl --context hub get managedcluster cluster1 2>&1 | sed 's/^/hub: /' >&2 || true
+pasted=$("$FLEETCTL" import cluster1 --print-command --hub-context hub)
+step "import --print-command, pasted" env KUBECONFIG="$DIR/cluster1.kubeconfig" sh -c "$pasted" >/dev/null
+step "cluster1 Available again" kubectl --context hub wait managedcluster/cluster1 --timeout=180s \
+  --for=condition=ManagedClusterConditionAvailable
+step "fleetctl detach cluster1 (with target)" \
+  "$FLEETCTL" detach cluster1 --yes --hub-context hub --cluster-context cluster1 --timeout 180s
+# A namespace of the hub's own, adopted for the cluster, survives its detach with what it holds.
+kubectl --context hub create namespace team-data >/dev/null
+kubectl --context hub -n team-data create configmap precious --from-literal=keep=yes >/dev/null
+step "fleetctl import team-data --adopt-namespace" "$FLEETCTL" import team-data --adopt-namespace \
+  --hub-context hub --cluster-context cluster1 --timeout 180s
+step "fleetctl detach team-data (with target)" \
+  "$FLEETCTL" detach team-data --yes --hub-context hub --cluster-context cluster1 --timeout 180s
+step "namespace team-data and its ConfigMap kept" kubectl --context hub -n team-data get configmap precious

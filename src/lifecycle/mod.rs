@@ -206,6 +206,21 @@ pub enum LifecycleError {
     },
 }
 
+impl LifecycleError {
+    /// Whether the operation stopped before its first write: a refusal, or bad input.
+    pub fn changed_nothing(&self) -> bool {
+        matches!(
+            self,
+            Self::Refused(_)
+                | Self::Forbidden(_)
+                | Self::NotInitialised
+                | Self::NoImportController
+                | Self::NotAnswering { .. }
+                | Self::Usage(_)
+        )
+    }
+}
+
 /// The words of a refusal by authentication or authorization: which cluster, what was
 /// asked (`verb` on `resource`) and the server's own message; `None` for other errors.
 pub fn refusal(cluster: &str, verb: &str, resource: &str, error: &kube::Error) -> Option<String> {

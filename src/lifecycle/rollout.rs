@@ -247,6 +247,8 @@ async fn upgrade_one(
     let previous = previous(api, name, &options.version).await.map_err(|error| (error, None))?;
     match upgrade_within_deadline(hub, name, options, observer).await {
         Ok(outcome) => Ok((outcome, previous)),
+        // Refused before its write: there is nothing to roll back.
+        Err(error) if error.changed_nothing() => Err((error, None)),
         Err(error) => Err((error, Some(previous))),
     }
 }

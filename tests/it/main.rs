@@ -9,6 +9,7 @@ mod apiserver;
 mod architecture;
 mod cli_placement;
 mod cli_read;
+mod cli_upgrade;
 mod dev_env;
 mod durable;
 mod e2e;
