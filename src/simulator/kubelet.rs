@@ -4,7 +4,8 @@
 //! manifests deploy) and, once the operator has rendered them, the registration and
 //! work agents. A changed pod template restarts the task, as a rollout replaces the Pod;
 //! a deleted Deployment stops it. Addon agents and other images are reported running
-//! without a task.
+//! without a task. No Pods are written (the fleet must not pay for them), so the
+//! registration agent says the version its Deployment's image names.
 //!
 //! The roles are read from the containers' args with `fleetctld`'s own command line, so
 //! what runs is what the manifests say; no health endpoint is served (thousands of
@@ -110,6 +111,8 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
             return None;
         }
     };
+    // No Pod runs it, so the agent cannot read its version from one: it is the image's tag.
+    let version = container.image.as_deref().and_then(|image| image.rsplit_once(':')).map(|(_, tag)| tag.to_string());
     let client = client.clone();
     Some(tokio::spawn(async move {
         match role {
@@ -118,7 +121,10 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
                     OperatorSettings { namespace, hub_connection_check: false, ..OperatorSettings::default() };
                 operator::controller(client, settings).await;
             }
-            AgentRole::Registration(options, settings) => {
+            AgentRole::Registration(options, mut settings) => {
+                if let Some(version) = version {
+                    settings.version = version;
+                }
                 let identity =
                     Identity { cluster: options.cluster, agent_id: options.agent_id, namespace: options.namespace };
                 registration::agent(client, identity, settings).await;

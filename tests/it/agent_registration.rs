@@ -368,7 +368,7 @@ async fn a_changed_lease_duration_is_renewed_with_at_once_not_after_the_old_peri
 #[tokio::test]
 async fn a_requested_lifetime_is_asked_for_in_the_csr_and_honoured_by_the_signer() {
     let mut fleet = Fleet::joined().await;
-    fleet.start_agent(Settings { client_cert_expiration: Some(Duration::from_secs(600)) });
+    fleet.start_agent(Settings { client_cert_expiration: Some(Duration::from_secs(600)), ..Settings::default() });
     fleet.secrets().delete(HUB_KUBECONFIG_SECRET, &DeleteParams::default()).await.expect("delete");
     let secret = fleet.wait_healed_after(None).await;
     let csrs = fleet.csrs().await;

@@ -7,6 +7,7 @@ use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use fleetctl::lifecycle::detach::{DetachOptions, detach};
+use fleetctl::lifecycle::upgrade::{UpgradeOptions, upgrade};
 use fleetctl::simulator::{SimulatedCluster, import_fleet, start_fleet};
 use fleetctl_api::names::{AGENT_NAMESPACE, HUB_KUBECONFIG_SECRET, VERSION_CLAIM};
 use fleetctl_api::work::Manifest;
@@ -53,7 +54,7 @@ async fn wait_works(hub: &kube::Client, name: &str, clusters: &[SimulatedCluster
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn simulated_clusters_join_with_their_own_certificates_apply_a_work_and_detach() {
+async fn simulated_clusters_join_with_their_own_certificates_apply_a_work_upgrade_and_detach() {
     let hub = Hub::start().await;
     let client = hub.cluster.client.clone();
     let fleet = start_fleet("sim", CLUSTERS).expect("fleet");
@@ -91,6 +92,21 @@ async fn simulated_clusters_join_with_their_own_certificates_apply_a_work_and_de
     for cluster in &fleet {
         let note = Api::<ConfigMap>::namespaced(cluster.client().clone(), "default").get("fleet-note").await;
         assert!(note.is_ok(), "{} has the ConfigMap", cluster.name());
+    }
+
+    // Upgraded, as `upgrade --all` does: no Pod runs the simulated agents, so they say the
+    // version their Deployment's image names — the new one once the operator rolled them.
+    let upgrades = futures::stream::iter(&fleet)
+        .map(|cluster| {
+            let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: WAIT, dry_run: None };
+            let client = client.clone();
+            async move { upgrade(&client, cluster.name(), &options, &|_| {}).await }
+        })
+        .buffer_unordered(16)
+        .collect::<Vec<_>>()
+        .await;
+    for result in upgrades {
+        assert_eq!(result.expect("upgrade").result, "running 0.2.0");
     }
 
     // Detached from the hub alone, as `detach --all` does: the agents take part and the hub is clean.

@@ -109,6 +109,7 @@ impl AgentArgs {
             AgentCommand::Registration { local, identity, client_cert_expiration_seconds } => {
                 let settings = registration::Settings {
                     client_cert_expiration: client_cert_expiration_seconds.map(std::time::Duration::from_secs),
+                    ..registration::Settings::default()
                 };
                 AgentRole::Registration(options(&local, identity), settings)
             }

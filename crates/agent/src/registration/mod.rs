@@ -24,7 +24,7 @@ use super::AgentOptions;
 use super::hub::{self, HubClientError, HubConnection};
 use fleetctl_api::conditions::{self as c};
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, KLUSTERLET};
-use fleetctl_api::names::{CLUSTER_LEASE, VERSION_CLAIM};
+use fleetctl_api::names::{CLUSTER_LEASE, VERSION, VERSION_CLAIM};
 use fleetctl_api::{Klusterlet, ManagedCluster, ManagedClusterStatus};
 use fleetctl_kube::backoff::Exponential;
 use fleetctl_kube::kubeconfig::{self, Credentials, Names, secret_data};
@@ -86,12 +86,22 @@ pub struct Identity {
     pub namespace: String,
 }
 
-/// How the agent asks for its certificates.
-#[derive(Debug, Clone, Default)]
+/// How the agent asks for its certificates, and what it says of itself.
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// The lifetime its CSRs ask for (`spec.expirationSeconds`); `None` leaves it to the
     /// signer.
     pub client_cert_expiration: Option<Duration>,
+    /// The klusterlet version it reports when no Pod of the agents runs — run by hand, or as
+    /// a task of a process: what it was built as, unless what runs it knows better (the fleet
+    /// simulator's kubelet: the image tag of the Deployment it runs the agent for).
+    pub version: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self { client_cert_expiration: None, version: VERSION.to_string() }
+    }
 }
 
 /// Runs the agent until SIGTERM.
@@ -139,7 +149,7 @@ pub async fn agent(local: Client, identity: Identity, settings: Settings) {
 
 async fn connected(local: &Client, identity: &Identity, settings: &Settings) -> Result<Next, RegistrationError> {
     let connection = credentials(local, identity, settings).await?;
-    let next = serve(local, &connection, identity).await?;
+    let next = serve(local, &connection, identity, settings).await?;
     let hub = &connection.hub;
     match next {
         Next::Rebootstrap => {
@@ -277,7 +287,12 @@ fn unauthorized(e: &RegistrationError) -> bool {
 /// The connected phase: status and lease on every period, until rotation is due, the
 /// hub refuses us, the hub kubeconfig or bootstrap secret changes, or the Klusterlet is
 /// being removed.
-async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> Result<Next, RegistrationError> {
+async fn serve(
+    local: &Client,
+    connection: &Connection,
+    identity: &Identity,
+    settings: &Settings,
+) -> Result<Next, RegistrationError> {
     let hub = &connection.hub;
     let clusters: Api<ManagedCluster> = Api::all(hub.client.clone());
     let rotate_at = secret_certificate(local, identity).await.and_then(|pem| csr::renew_at(&pem));
@@ -336,7 +351,7 @@ async fn serve(local: &Client, connection: &Connection, identity: &Identity) -> 
             notify_leaving(&clusters, &klusterlets, &cluster).await?;
             return Ok(Next::Detached);
         }
-        match heartbeat(local, hub, identity, &cluster, klusterlet.as_ref()).await {
+        match heartbeat(local, hub, identity, settings, &cluster, klusterlet.as_ref()).await {
             Err(e) if unauthorized(&e) => return Ok(Next::Rebootstrap),
             other => other?,
         }
@@ -445,6 +460,7 @@ async fn heartbeat(
     local: &Client,
     hub: &HubConnection,
     identity: &Identity,
+    settings: &Settings,
     cluster: &ManagedCluster,
     klusterlet: Option<&Klusterlet>,
 ) -> Result<(), RegistrationError> {
@@ -457,7 +473,7 @@ async fn heartbeat(
         .patch(CLUSTER_LEASE, &PatchParams::default(), &Patch::Merge(renewal))
         .await
         .map_err(kube_error("renewing the lease"))?;
-    let observed = status::observe(local, &identity.namespace).await;
+    let observed = status::observe(local, &identity.namespace, &settings.version).await;
     let available = if observed.healthy {
         (c::TRUE, c::REASON_MANAGED_CLUSTER_AVAILABLE, "Managed cluster is available")
     } else {

@@ -11,7 +11,7 @@ use kube::Client;
 use kube::api::{Api, ListParams};
 use serde_json::{Value, json};
 
-use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION, VERSION_CLAIM};
+use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
 
 /// What the agent saw of its cluster.
 #[derive(Debug)]
@@ -42,18 +42,18 @@ async fn probe(local: &Client, path: &str) -> bool {
     local.request_text(request).await.is_ok_and(|body| body.trim() == "ok")
 }
 
-/// Looks at the local cluster.
-pub async fn observe(local: &Client, namespace: &str) -> Observed {
+/// Looks at the local cluster; `version` is the agent's own, said when no Pod of the agents
+/// runs.
+pub async fn observe(local: &Client, namespace: &str, version: &str) -> Observed {
     let healthy = probe(local, "/livez").await || probe(local, "/healthz").await;
-    Observed { healthy, details: details(local, namespace).await }
+    Observed { healthy, details: details(local, namespace, version).await }
 }
 
-async fn details(local: &Client, namespace: &str) -> Result<Details, kube::Error> {
+async fn details(local: &Client, namespace: &str, version: &str) -> Result<Details, kube::Error> {
     let kubernetes = local.apiserver_version().await?.git_version;
     let pods = Api::<Pod>::namespaced(local.clone(), namespace).list(&ListParams::default()).await?.items;
-    // Run outside a pod (by hand, or as a task of the dev environment's process), the agent
-    // is the version it was built as.
-    let klusterlet = running_version(&pods).unwrap_or_else(|| VERSION.to_string());
+    // Run outside a pod (by hand, or as a task of a process), the agent says its own version.
+    let klusterlet = running_version(&pods).unwrap_or_else(|| version.to_string());
     let nodes = Api::<Node>::all(local.clone()).list(&ListParams::default()).await?.items;
     let (capacity, allocatable) = sums(&nodes);
     Ok(Details { kubernetes, klusterlet, capacity, allocatable })
