@@ -104,6 +104,14 @@ step "fleetctl describe cluster cluster1" "$FLEETCTL" describe cluster cluster1 
 # Refused before any write: ACM's klusterlet follows the hub's import controller.
 step "fleetctl upgrade cluster1 (refused)" "$FLEETCTL" upgrade cluster1 --to 1.3.2 --hub-context hub || true
 kubectl --context cluster1 get clusterrole,clusterrolebinding,priorityclass,crd -o name | sort >"$DIR/target-imported"
+# ACM's klusterlet work rolls the operator the import started: a detach within those seconds can
+# have the old operator, SIGTERMed mid-cleanup, delete its own namespace (and so its successor)
+# before it releases the Klusterlet — upstream's race; detach would then name what is left (exit 3).
+rolled_out() {
+  step "the klusterlet operator rolled out" kubectl --context cluster1 -n open-cluster-management-agent \
+    rollout status deploy/klusterlet --timeout=120s >/dev/null
+}
+rolled_out
 step "fleetctl detach cluster1 (with target)" \
   "$FLEETCTL" detach cluster1 --yes --hub-context hub --cluster-context cluster1 --timeout 180s
 echo "left on cluster1 of what the import made (upstream keeps the AppliedManifestWork and ClusterClaim CRDs):" >&2
@@ -113,7 +121,8 @@ kubectl --context hub get managedcluster cluster1 2>&1 | sed 's/^/hub: /' >&2 ||
 pasted=$("$FLEETCTL" import cluster1 --print-command --hub-context hub)
 step "import --print-command, pasted" env KUBECONFIG="$DIR/cluster1.kubeconfig" sh -c "$pasted" >/dev/null
 step "cluster1 Available again" kubectl --context hub wait managedcluster/cluster1 --timeout=180s \
-  --for=condition=ManagedClusterConditionAvailable
+  --for=condition=ManagedClusterConditionAvailable >/dev/null
+rolled_out
 step "fleetctl detach cluster1 (with target)" \
   "$FLEETCTL" detach cluster1 --yes --hub-context hub --cluster-context cluster1 --timeout 180s
 # A namespace of the hub's own, adopted for the cluster, survives its detach with what it holds.
@@ -121,6 +130,7 @@ kubectl --context hub create namespace team-data >/dev/null
 kubectl --context hub -n team-data create configmap precious --from-literal=keep=yes >/dev/null
 step "fleetctl import team-data --adopt-namespace" "$FLEETCTL" import team-data --adopt-namespace \
   --hub-context hub --cluster-context cluster1 --timeout 180s
+rolled_out
 step "fleetctl detach team-data (with target)" \
   "$FLEETCTL" detach team-data --yes --hub-context hub --cluster-context cluster1 --timeout 180s
 step "namespace team-data and its ConfigMap kept" kubectl --context hub -n team-data get configmap precious
