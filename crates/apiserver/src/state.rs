@@ -38,7 +38,7 @@ pub struct Settings {
     pub controller_manager: bool,
     /// How long after its deletion a namespace's content starts to go (kube-controller-manager's
     /// `namespaceDeletionGracePeriod`, 5 s, which has no flag).
-    pub namespace_deletion_grace: std::time::Duration,
+    pub namespace_deletion_grace: jiff::SignedDuration,
     /// The wall time the controllers that run on a schedule (CronJobs) read: the system's,
     /// or a [`ManualClock`](super::ManualClock)'s in tests.
     pub clock: super::Clock,
@@ -55,7 +55,7 @@ impl Default for Settings {
             store: None,
             workload_controllers: true,
             controller_manager: true,
-            namespace_deletion_grace: std::time::Duration::from_secs(5),
+            namespace_deletion_grace: jiff::SignedDuration::from_secs(5),
             clock: super::Clock::system(),
         }
     }

@@ -28,9 +28,8 @@ pub(super) fn terminate(state: &Shared, name: &str) -> Result<Option<jiff::Times
     // the deletion before its Pods are stopped: an operator that deletes its own namespace
     // as its cleanup's last step (upstream's klusterlet operator under ACM) still releases its
     // finalizer. A timestamp that does not parse is taken as long past.
-    let grace = jiff::SignedDuration::try_from(state.settings.namespace_deletion_grace).unwrap_or_default();
     if let Ok(deleted) = deleted.parse::<jiff::Timestamp>()
-        && let Ok(due) = deleted.checked_add(grace)
+        && let Ok(due) = deleted.checked_add(state.settings.namespace_deletion_grace)
         && state.settings.clock.now() < due
     {
         return Ok(Some(due));
