@@ -43,6 +43,10 @@ pub(super) const TARGET_CLUSTER_RBAC: [&str; 3] =
 pub(super) const TARGET_CRDS: [&str; 2] =
     ["klusterlets.operator.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"];
 
+/// The time kept, at the end of a detach's timeout, to read and name what the target still
+/// holds (so the command says it before its own deadline ends it).
+const NAMING: Duration = Duration::from_secs(1);
+
 /// The leftovers on a target detach could not reach, and how to remove them.
 fn leftovers_hint(name: &str) -> String {
     format!(
@@ -63,6 +67,7 @@ pub async fn detach(
     options: &DetachOptions,
     observer: Observer<'_>,
 ) -> Result<Outcome, LifecycleError> {
+    let started = std::time::Instant::now();
     let name = options.name.as_str();
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
@@ -154,7 +159,10 @@ pub async fn detach(
         // its Klusterlet on its finalizer for good).
         Ok(()) => {
             if let Some(target) = watched {
-                step(observer, &mut steps, name, "target: klusterlet gone", target_left(target, name, options)).await?;
+                // What the hub left of the timeout, less the time to name what is left.
+                let budget = options.timeout.saturating_sub(started.elapsed()).saturating_sub(NAMING);
+                let left = target_left(target, name, options, budget);
+                step(observer, &mut steps, name, "target: klusterlet gone", left).await?;
                 step(observer, &mut steps, name, "target: what the import applied removed", async {
                     Ok(delete_all(target, &imported, &ApplyOptions::default()).await?)
                 })
@@ -329,8 +337,13 @@ async fn klusterlet_absent(klusterlets: &Api<Klusterlet>) -> bool {
 /// not in time, removes the klusterlet there directly under `--force`, and otherwise names
 /// what is left (a rerun of the same command removes it: the hub no longer knows the
 /// cluster, so detach goes to the target alone).
-async fn target_left(target: &Client, name: &str, options: &DetachOptions) -> Result<(), LifecycleError> {
-    match klusterlet_gone(target, options.timeout).await {
+async fn target_left(
+    target: &Client,
+    name: &str,
+    options: &DetachOptions,
+    budget: Duration,
+) -> Result<(), LifecycleError> {
+    match klusterlet_gone(target, budget).await {
         Ok(()) => Ok(()),
         Err(LifecycleError::Timeout { .. }) if options.force => unjoin(target, options.timeout).await,
         Err(LifecycleError::Timeout { after, .. }) => {
