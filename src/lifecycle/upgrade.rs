@@ -96,7 +96,7 @@ pub fn start(cluster: &ManagedCluster, version: &str) -> (Start, Option<serde_js
 /// Kubernetes version every registration agent reports) but no fleetctl version claim —
 /// upstream's klusterlet, which ACM's import controller renders and `clusteradm join`
 /// installs. The version annotation would move nothing there.
-pub fn foreign_klusterlet(cluster: &ManagedCluster) -> bool {
+fn foreign_klusterlet(cluster: &ManagedCluster) -> bool {
     cluster.status.as_ref().is_some_and(|s| !s.version.kubernetes.is_empty()) && running_version(cluster).is_none()
 }
 

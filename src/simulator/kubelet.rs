@@ -112,7 +112,8 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
         }
     };
     // No Pod runs it, so the agent cannot read its version from one: it is the image's tag.
-    let version = container.image.as_deref().and_then(|image| image.rsplit_once(':')).map(|(_, tag)| tag.to_string());
+    let tag = container.image.as_deref().and_then(|image| image.rsplit_once(':')).filter(|(_, tag)| !tag.contains('/'));
+    let version = tag.map(|(_, tag)| tag.to_string());
     let client = client.clone();
     Some(tokio::spawn(async move {
         match role {
