@@ -15,7 +15,7 @@ use super::{DryRun, LifecycleError, Observer, Outcome, Progress, step, wait_for}
 use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET, import_secret};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
 use fleetctl_hub::cleanup::deletes_namespace;
-use fleetctl_kube::kubeconfig::secret_text;
+use fleetctl_hub::import::manifests;
 use fleetctl_kube::reconcile::{delete, strip_finalizers};
 use fleetctl_kube::{ApplyOptions, delete_all, kube_error, parse_documents};
 
@@ -226,10 +226,9 @@ async fn leave_target(
     options: &DetachOptions,
     observer: Observer<'_>,
 ) -> Result<Outcome, LifecycleError> {
-    let joined_as = match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
+    let joined_as = match target_klusterlet(target).await {
+        // Without one (or its CRD), parts of a klusterlet may remain.
         Ok(klusterlet) => klusterlet.map(|k| k.spec.cluster_name),
-        // No Klusterlet CRD: no klusterlet, though parts of one may remain.
-        Err(kube::Error::Api(status)) if status.code == 404 => None,
         Err(source) => return Err(LifecycleError::NotAnswering { cluster: "target cluster", source }),
     };
     if let Some(other) = joined_as.filter(|joined| joined != name) {
@@ -285,9 +284,8 @@ async fn agents_leave(
 /// leave (a target without it may be another cluster); `None` when it does not answer,
 /// which tells nothing.
 async fn holds_klusterlet_of(target: &Client, name: &str) -> Option<bool> {
-    match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
+    match target_klusterlet(target).await {
         Ok(klusterlet) => Some(klusterlet.is_some_and(|k| k.spec.cluster_name == name)),
-        Err(kube::Error::Api(status)) if status.code == 404 => Some(false),
         Err(e) => {
             tracing::debug!("cannot read the target's klusterlet: {e}");
             None
@@ -310,10 +308,10 @@ async fn klusterlet_gone(target: &Client, timeout: Duration) -> Result<(), Lifec
     let klusterlets: Api<Klusterlet> = Api::all(target.clone());
     let namespaces: Api<Namespace> = Api::all(target.clone());
     let started = tokio::time::Instant::now();
-    match wait_for(klusterlets.clone(), KLUSTERLET, "the klusterlet to go", timeout, |k| k.is_none()).await {
+    match wait_for(klusterlets, KLUSTERLET, "the klusterlet to go", timeout, |k| k.is_none()).await {
         Ok(_) => {}
         // Its CRD went too (a CRD's objects go first): the watch cannot start or ends.
-        Err(LifecycleError::Watch { .. }) if klusterlet_absent(&klusterlets).await => {}
+        Err(LifecycleError::Watch { .. }) if matches!(target_klusterlet(target).await, Ok(None)) => {}
         Err(e) => return Err(e),
     }
     let left = timeout.saturating_sub(started.elapsed());
@@ -324,12 +322,12 @@ async fn klusterlet_gone(target: &Client, timeout: Duration) -> Result<(), Lifec
     .map(|_| ())
 }
 
-/// Whether the target holds no Klusterlet, its CRD gone or not.
-async fn klusterlet_absent(klusterlets: &Api<Klusterlet>) -> bool {
-    match klusterlets.get_opt(KLUSTERLET).await {
-        Ok(found) => found.is_none(),
-        Err(kube::Error::Api(status)) => status.code == 404,
-        Err(_) => false,
+/// The target's Klusterlet; `None` too when the target does not serve Klusterlets (its
+/// CRD never installed, or gone already).
+async fn target_klusterlet(target: &Client) -> Result<Option<Klusterlet>, kube::Error> {
+    match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+        other => other,
     }
 }
 
@@ -372,11 +370,10 @@ async fn imported_objects(hub: &Client, name: &str) -> Result<Vec<serde_json::Va
         .await
         .map_err(|e| unreadable(e.to_string()))?
         .ok_or_else(|| unreadable("not found".into()))?;
-    let texts = secret_text(&secret);
+    let (crds, import) = manifests(&secret).ok_or_else(|| unreadable("not rendered".into()))?;
     let mut identities = Vec::new();
-    for key in ["crds.yaml", "import.yaml"] {
-        let Some(text) = texts.get(key) else { continue };
-        for object in parse_documents(text).map_err(|e| unreadable(format!("{key}: {e}")))? {
+    for text in [crds, import] {
+        for object in parse_documents(&text).map_err(|e| unreadable(e.to_string()))? {
             let Some(kind) = object["kind"].as_str().filter(|kind| *kind != "Namespace") else { continue };
             let mut metadata = json!({"name": object["metadata"]["name"]});
             if let Some(namespace) = object["metadata"]["namespace"].as_str() {
@@ -392,14 +389,13 @@ async fn imported_objects(hub: &Client, name: &str) -> Result<Vec<serde_json::Va
 /// finalizers that hold it).
 async fn leftovers(target: &Client) -> Vec<String> {
     let mut left = Vec::new();
-    match Api::<Klusterlet>::all(target.clone()).get_opt(KLUSTERLET).await {
+    match target_klusterlet(target).await {
         Ok(Some(klusterlet)) if klusterlet.finalizers().is_empty() => left.push(format!("Klusterlet {KLUSTERLET}")),
         Ok(Some(klusterlet)) => left.push(format!(
             "Klusterlet {KLUSTERLET} (held by its finalizers {}: no operator is there to release them)",
             klusterlet.finalizers().join(", ")
         )),
         Ok(None) => {}
-        Err(kube::Error::Api(status)) if status.code == 404 => {}
         Err(e) => left.push(format!("Klusterlet {KLUSTERLET} (cannot read it: {e})")),
     }
     for namespace in TARGET_NAMESPACES {
@@ -464,7 +460,7 @@ async fn force_hub(
 pub async fn unjoin(target: &Client, timeout: Duration) -> Result<(), LifecycleError> {
     let gone = DeleteParams::background();
     let klusterlets: Api<Klusterlet> = Api::all(target.clone());
-    match klusterlets.get_opt(KLUSTERLET).await {
+    match target_klusterlet(target).await {
         Ok(Some(_)) => {
             delete(&klusterlets, KLUSTERLET, &gone).await?;
             let cleaned = wait_for(
@@ -483,8 +479,6 @@ pub async fn unjoin(target: &Client, timeout: Duration) -> Result<(), LifecycleE
             }
         }
         Ok(None) => {}
-        // No Klusterlet CRD: the operator was never installed, or is gone already.
-        Err(kube::Error::Api(status)) if status.code == 404 => {}
         Err(e) => return Err(kube_error("reading the target's klusterlet")(e).into()),
     }
     let applied: Api<AppliedManifestWork> = Api::all(target.clone());

@@ -22,7 +22,8 @@ use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
 use fleetctl_api::names::{
     AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
-    AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, is_protected_namespace, is_reserved_label,
+    AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, import_secret, is_protected_namespace,
+    is_reserved_label,
 };
 use fleetctl_api::placement::PLACEMENT_LABEL;
 use fleetctl_api::{
@@ -603,16 +604,16 @@ fn none_or(items: &[String]) -> String {
 /// The import secret's `crds.yaml` and `import.yaml`, once the hub has rendered it.
 async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result<(String, String), LifecycleError> {
     let secrets: Api<Secret> = Api::namespaced(hub.clone(), name);
-    let secret_name = format!("{name}-import");
+    let secret_name = import_secret(name);
     let what = format!("secret {name}/{secret_name} (is the hub controller running?)");
     let secret = wait_for(secrets, &secret_name, &what, timeout, |s: Option<&Secret>| {
-        s.and_then(|s| s.data.as_ref()).is_some_and(|d| d.contains_key("import.yaml") && d.contains_key("crds.yaml"))
+        s.and_then(fleetctl_hub::import::manifests).is_some()
     })
-    .await?
-    .ok_or_else(|| LifecycleError::Failed(format!("{what} vanished")))?;
-    let mut data = secret_text(&secret);
-    let mut take = |key: &str| data.remove(key).ok_or_else(|| LifecycleError::Failed(format!("{what}: no {key}")));
-    Ok((take("crds.yaml")?, take("import.yaml")?))
+    .await?;
+    secret
+        .as_ref()
+        .and_then(fleetctl_hub::import::manifests)
+        .ok_or_else(|| LifecycleError::Failed(format!("{what} vanished")))
 }
 
 /// Writes the cluster's auto-import secret: the hub applies the import manifests itself,

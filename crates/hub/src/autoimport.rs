@@ -265,11 +265,7 @@ async fn reconcile(cluster: Arc<ManagedCluster>, ctx: Ctx, state: Arc<State>) ->
         .get_opt(&import_secret_name)
         .await
         .map_err(kube_error(format!("reading secret {name}/{import_secret_name}")))?;
-    let manifests = rendered.map(|s| secret_text(&s)).and_then(|mut data| {
-        let crds = data.remove("crds.yaml")?;
-        Some((crds, data.remove("import.yaml")?))
-    });
-    let Some((crds, manifests)) = manifests else {
+    let Some((crds, manifests)) = rendered.as_ref().and_then(crate::import::manifests) else {
         // The import secret's watch brings the cluster back once it is rendered.
         report(c::REASON_IMPORTING, "Wait for import secret".into()).await?;
         return Ok(Action::await_change());

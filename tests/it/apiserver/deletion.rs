@@ -123,18 +123,26 @@ async fn orphan_deletion_keeps_dependents_and_drops_their_owner_reference() {
     assert!(kept.metadata.owner_references.is_none(), "{:?}", kept.metadata.owner_references);
 }
 
+/// A new namespace, and the API of its ConfigMaps.
+async fn namespace(c: &TestCluster, name: &str) -> (Api<Namespace>, Namespace, Api<ConfigMap>) {
+    let namespaces: Api<Namespace> = Api::all(c.client.clone());
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}})).expect("ns");
+    let ns = namespaces.create(&PostParams::default(), &ns).await.expect("ns");
+    (namespaces, ns, Api::namespaced(c.client.clone(), name))
+}
+
+/// A ConfigMap of `metadata`, created.
+async fn configmap(api: &Api<ConfigMap>, metadata: serde_json::Value) -> ConfigMap {
+    let cm: ConfigMap = serde_json::from_value(json!({ "metadata": metadata })).expect("cm");
+    api.create(&PostParams::default(), &cm).await.expect("cm")
+}
+
 #[tokio::test]
 async fn deleting_a_namespace_removes_its_content_then_the_namespace() {
     let c = TestCluster::start().await;
-    let namespaces: Api<Namespace> = Api::all(c.client.clone());
-    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "doomed"}})).expect("ns");
-    let ns = namespaces.create(&PostParams::default(), &ns).await.expect("ns");
-    let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "doomed");
-    let held: ConfigMap =
-        serde_json::from_value(json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}})).expect("cm");
-    configmaps.create(&PostParams::default(), &held).await.expect("held");
-    let plain: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "plain"}})).expect("cm");
-    let plain = configmaps.create(&PostParams::default(), &plain).await.expect("plain");
+    let (namespaces, ns, configmaps) = namespace(&c, "doomed").await;
+    configmap(&configmaps, json!({"name": "held", "finalizers": ["example.com/hold"]})).await;
+    let plain = configmap(&configmaps, json!({"name": "plain"})).await;
     let marked =
         namespaces.delete("doomed", &DeleteParams::default()).await.expect("delete").left().expect("namespace object");
     assert_eq!(marked.status.and_then(|s| s.phase).as_deref(), Some("Terminating"));
@@ -167,12 +175,8 @@ async fn deleting_a_namespace_removes_its_content_then_the_namespace() {
 #[tokio::test]
 async fn a_deleted_namespace_keeps_its_content_for_kube_controller_managers_5_s_deletion_grace() {
     let c = TestCluster::start().await;
-    let namespaces: Api<Namespace> = Api::all(c.client.clone());
-    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "operator"}})).expect("ns");
-    let ns = namespaces.create(&PostParams::default(), &ns).await.expect("ns");
-    let configmaps: Api<ConfigMap> = Api::namespaced(c.client.clone(), "operator");
-    let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "state"}})).expect("cm");
-    let cm = configmaps.create(&PostParams::default(), &cm).await.expect("cm");
+    let (namespaces, ns, configmaps) = namespace(&c, "operator").await;
+    let cm = configmap(&configmaps, json!({"name": "state"})).await;
     let deleted = std::time::Instant::now();
     namespaces.delete("operator", &DeleteParams::default()).await.expect("delete");
     tokio::time::sleep(Duration::from_secs(2)).await;

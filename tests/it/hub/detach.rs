@@ -20,6 +20,8 @@ use super::{Hub, report};
 use crate::support::cluster::TestCluster;
 
 const AVAILABLE: &str = "ManagedClusterConditionAvailable";
+/// Upstream's klusterlet operator's finalizer on the Klusterlet.
+const CLEANUP_FINALIZER: &str = "operator.open-cluster-management.io/klusterlet-cleanup";
 
 async fn joined_and_available(hub: &Hub, name: &str) {
     hub.create_cluster(name, true).await;
@@ -156,6 +158,15 @@ async fn a_detach_keeps_a_namespace_that_existed_before_the_cluster_and_what_it_
     let kept = namespaces.get("team-data").await.expect("the namespace stays");
     assert!(kept.metadata.deletion_timestamp.is_none());
     assert!(configmaps.get_opt("precious").await.expect("get").is_some(), "its data stays");
+}
+
+/// The target's Klusterlet, given its operator's cleanup finalizer (which no operator here
+/// will release).
+async fn held_by_its_cleanup_finalizer(target: &TestCluster) -> Api<Klusterlet> {
+    let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
+    let held = json!({"metadata": {"finalizers": [CLEANUP_FINALIZER]}});
+    klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(held)).await.expect("finalizer");
+    klusterlets
 }
 
 /// A target that holds the klusterlet of `name`: its CRD, the Klusterlet and the agent namespace.
@@ -303,9 +314,7 @@ async fn a_forced_detach_with_the_target_removes_the_klusterlet_there_then_clean
     let cluster = hub.clusters().get("c1").await.expect("cluster");
     let ns_uid = Api::<Namespace>::all(hub.cluster.client.clone()).get("c1").await.expect("ns").uid().expect("uid");
     let target = target_with_klusterlet("c1").await;
-    let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
-    let held = json!({"metadata": {"finalizers": ["operator.open-cluster-management.io/klusterlet-cleanup"]}});
-    klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(held)).await.expect("finalizer");
+    let klusterlets = held_by_its_cleanup_finalizer(&target).await;
     let options =
         DetachOptions { name: "c1".into(), wait: true, force: true, timeout: Duration::from_secs(7), dry_run: None };
     let detached = fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {})
@@ -335,9 +344,7 @@ async fn a_detach_with_the_target_names_what_the_target_still_holds_after_the_hu
     let hub = Hub::start().await;
     joined_and_available(&hub, "c1").await;
     let target = target_with_klusterlet("c1").await;
-    let klusterlets: Api<Klusterlet> = Api::all(target.client.clone());
-    let held = json!({"metadata": {"finalizers": ["operator.open-cluster-management.io/klusterlet-cleanup"]}});
-    klusterlets.patch("klusterlet", &PatchParams::default(), &Patch::Merge(held)).await.expect("finalizer");
+    let klusterlets = held_by_its_cleanup_finalizer(&target).await;
     let options =
         DetachOptions { name: "c1".into(), wait: true, force: false, timeout: Duration::from_secs(2), dry_run: None };
     let detach = || fleetctl::lifecycle::detach::detach(&hub.cluster.client, Some(&target.client), &options, &|_| {});
@@ -356,7 +363,7 @@ async fn a_detach_with_the_target_names_what_the_target_still_holds_after_the_hu
     let error = first.expect_err("the target is not clean");
     assert!(
         matches!(&error, fleetctl::lifecycle::LifecycleError::LeftOnTarget { left, .. }
-            if left.iter().any(|l| l.contains("operator.open-cluster-management.io/klusterlet-cleanup"))),
+            if left.iter().any(|l| l.contains(CLEANUP_FINALIZER))),
         "{error}"
     );
     assert!(hub.clusters().get_opt("c1").await.expect("get").is_none(), "the hub let go");

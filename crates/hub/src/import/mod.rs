@@ -9,6 +9,8 @@
 
 mod secret;
 
+pub use secret::manifests;
+
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;

@@ -23,6 +23,16 @@ use crate::context::{Ctx, HubError};
 /// hub reuses it without reading it back out of `import.yaml`.
 const TOKEN_KEY: &str = "token";
 
+/// The keys of the import manifests: the Klusterlet CRD, applied first, and the rest.
+const CRDS_KEY: &str = "crds.yaml";
+const IMPORT_KEY: &str = "import.yaml";
+
+/// An import secret's manifests, `crds.yaml` then `import.yaml`, once both are rendered.
+pub fn manifests(secret: &Secret) -> Option<(String, String)> {
+    let mut data = secret_text(secret);
+    Some((data.remove(CRDS_KEY)?, data.remove(IMPORT_KEY)?))
+}
+
 /// The Klusterlet CRD as a manifest, rendered once: it is the same for every cluster.
 pub fn klusterlet_crd() -> &'static Value {
     static CRD: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
@@ -46,8 +56,8 @@ pub fn render(cluster: &str, token: &Token, import_objects: &[Value], owner: Own
     objects::opaque_secret(
         meta,
         BTreeMap::from([
-            ("crds.yaml".to_string(), crds_yaml().to_string()),
-            ("import.yaml".to_string(), crate::manifests::to_yaml(import_objects)),
+            (CRDS_KEY.to_string(), crds_yaml().to_string()),
+            (IMPORT_KEY.to_string(), crate::manifests::to_yaml(import_objects)),
             ("creation".to_string(), rfc3339(token.creation)),
             ("expiration".to_string(), rfc3339(token.expiration)),
             (TOKEN_KEY.to_string(), token.token.clone()),
