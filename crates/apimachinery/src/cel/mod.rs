@@ -3,9 +3,11 @@
 //! `authorizer`, which asks RBAC) comes with the variable that binds it: see
 //! [`Variables::set_library`].
 
+mod ast;
 pub mod cost;
 mod value;
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use super::compiled::Memo;
@@ -66,9 +68,25 @@ impl Expression {
         COMPILED.try_get(source, Self::compile)
     }
 
+    /// Compiles `source` for an environment that declares the variables `declared` and no
+    /// other: a reference to anything else fails here, as cel-go's checker fails it.
+    pub fn compile_declaring(source: &str, declared: &[&str]) -> Result<Self, CompileError> {
+        let compiled = Self::compile(source)?;
+        match ast::undeclared(compiled.ast(), declared) {
+            Some(name) => Err(CompileError(format!("undeclared reference to '{name}'"))),
+            None => Ok(compiled),
+        }
+    }
+
     /// The parsed expression.
     pub fn ast(&self) -> &cel::IdedExpr {
         self.program.expression()
+    }
+
+    /// The string literals the expression passes to the member function `function`
+    /// (`x.function('literal')`): what a library can look up before evaluation.
+    pub fn literal_arguments(&self, function: &str) -> BTreeSet<String> {
+        ast::literal_arguments(self.ast(), function)
     }
 
     /// Evaluates the expression with `variables` bound (and the libraries they bring).

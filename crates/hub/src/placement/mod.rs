@@ -10,6 +10,7 @@
 //! ManagedClusterSetBinding or AddOnPlacementScore changes; a toleration that expires
 //! brings its Placement back at that time.
 
+mod cel;
 mod decisions;
 mod resources;
 mod scheduler;

@@ -14,6 +14,7 @@ use fleetctl_api::{AddOnPlacementScore, placement::ClusterSelector};
 use jiff::Timestamp;
 use kube::ResourceExt;
 
+use super::cel;
 use super::resources::allocatable_and_capacity;
 
 /// The highest score a prioritizer gives.
@@ -48,6 +49,9 @@ impl Outcome {
     }
 }
 
+/// The AddOnPlacementScore of a cluster (the first argument) by name.
+pub type Scores<'a> = dyn Fn(&str, &str) -> Option<AddOnPlacementScore> + Send + Sync + 'a;
+
 /// What the scheduler judges a Placement by.
 pub struct Inputs<'a> {
     /// The clusters of the cluster sets the Placement may select from.
@@ -57,7 +61,7 @@ pub struct Inputs<'a> {
     /// How many decisions of other Placements name each cluster.
     pub elsewhere: HashMap<String, i64>,
     /// The AddOnPlacementScore of a cluster by name (in the cluster's namespace).
-    pub scores: &'a (dyn Fn(&str, &str) -> Option<AddOnPlacementScore> + Send + Sync),
+    pub scores: &'a Scores<'a>,
     /// The time the pass judges tolerations and score expiry by.
     pub now: Timestamp,
 }
@@ -86,7 +90,7 @@ impl Schedule {
 /// Schedules `placement` over `inputs`.
 pub fn schedule(placement: &Placement, inputs: &Inputs<'_>) -> Schedule {
     let mut outcome = Outcome::Success;
-    let feasible = match predicate(placement, &inputs.clusters) {
+    let feasible = match predicate(placement, &inputs.clusters, inputs.scores) {
         Ok(matched) => matched,
         Err(misconfigured) => return Schedule::failed(misconfigured),
     };
@@ -145,36 +149,41 @@ pub fn selects(
     label.matches(labels(cluster)) && claim.matches(&claims(cluster))
 }
 
-/// Checks a predicate's selector as upstream compiles it.
-fn validate(selector: &ClusterSelector) -> Result<(), Outcome> {
-    const PLUGIN: &str = "Predicate";
-    selector.label_selector.validate().map_err(|e| Outcome::misconfigured(PLUGIN, e.to_string()))?;
-    selector.claim_selector.validate().map_err(|e| Outcome::misconfigured(PLUGIN, e.to_string()))?;
-    if !selector.cel_selector.cel_expressions.is_empty() {
-        return Err(Outcome::misconfigured(PLUGIN, "CEL expressions are not supported by fleetctl's scheduler"));
+/// A predicate's selector, checked and compiled as upstream's predicate plugin does.
+struct Predicate<'p> {
+    selector: &'p ClusterSelector,
+    cel: cel::Compiled,
+}
+
+impl<'p> Predicate<'p> {
+    fn new(selector: &'p ClusterSelector) -> Result<Self, Outcome> {
+        const PLUGIN: &str = "Predicate";
+        selector.label_selector.validate().map_err(|e| Outcome::misconfigured(PLUGIN, e.to_string()))?;
+        selector.claim_selector.validate().map_err(|e| Outcome::misconfigured(PLUGIN, e.to_string()))?;
+        let cel = cel::Compiled::new(&selector.cel_selector).map_err(|e| Outcome::misconfigured(PLUGIN, e))?;
+        Ok(Self { selector, cel })
     }
-    Ok(())
+
+    /// Whether the labels, the claims and the CEL expressions all select `cluster`.
+    fn selects(&self, cluster: &ManagedCluster, scores: &Scores<'_>) -> bool {
+        let s = self.selector;
+        selects(&s.label_selector, &s.claim_selector, cluster) && self.cel.matches(cluster, scores)
+    }
 }
 
 /// The Predicate filter: the clusters any predicate selects (all of them without predicates).
-fn predicate<'a>(placement: &Placement, clusters: &[&'a ManagedCluster]) -> Result<Vec<&'a ManagedCluster>, Outcome> {
+fn predicate<'a>(
+    placement: &Placement,
+    clusters: &[&'a ManagedCluster],
+    scores: &Scores<'_>,
+) -> Result<Vec<&'a ManagedCluster>, Outcome> {
     let predicates = &placement.spec.predicates;
     if predicates.is_empty() || clusters.is_empty() {
         return Ok(clusters.to_vec());
     }
-    for p in predicates {
-        validate(&p.required_cluster_selector)?;
-    }
-    Ok(clusters
-        .iter()
-        .copied()
-        .filter(|cluster| {
-            predicates.iter().any(|p| {
-                let s = &p.required_cluster_selector;
-                selects(&s.label_selector, &s.claim_selector, cluster)
-            })
-        })
-        .collect())
+    let predicates =
+        predicates.iter().map(|p| Predicate::new(&p.required_cluster_selector)).collect::<Result<Vec<_>, _>>()?;
+    Ok(clusters.iter().copied().filter(|cluster| predicates.iter().any(|p| p.selects(cluster, scores))).collect())
 }
 
 /// The TaintToleration filter: the clusters whose every taint is tolerated.
