@@ -16,14 +16,14 @@ use kube::config::Kubeconfig;
 use kube::{Client, ResourceExt};
 
 use super::detach::{TARGET_CLUSTER_RBAC, TARGET_CRDS, TARGET_NAMESPACES};
-use super::{DryRun, LifecycleError, Observer, Outcome, Progress, hub_read, refuse_if_leaving, step, wait_for};
+use super::{DryRun, LifecycleError, Observer, Outcome, Progress, hub_read, join, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
 use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
 use fleetctl_api::names::{
     AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
-    AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, KLUSTERLET, import_secret, is_protected_namespace,
-    is_reserved_label,
+    AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, BOOTSTRAP_SERVICE_ACCOUNT, KLUSTERLET, OCM_NAMESPACE, import_secret,
+    is_protected_namespace, is_reserved_label,
 };
 use fleetctl_api::placement::PLACEMENT_LABEL;
 use fleetctl_api::{
@@ -150,6 +150,9 @@ struct Found {
     addons: Option<KlusterletAddonConfig>,
     /// With `--force`: the cluster and hub the target was joined to, which still lists it.
     left_behind: Option<(String, String)>,
+    /// The hub runs no import controller but has OCM's bootstrap identity (plain OCM): the
+    /// cluster joins the clusteradm way ([`super::join`]).
+    joins: bool,
 }
 
 impl Found {
@@ -406,8 +409,12 @@ async fn preflight(
         Err(kube::Error::Api(status)) if status.code == 404 => false,
         Err(source) => return Err(hub_read("discover", "klusterletaddonconfigs")(source)),
     };
-    if !served {
-        return Err(LifecycleError::NoImportController);
+    let joins = !served;
+    if joins {
+        if !join::has_bootstrap_identity(hub).await? {
+            return Err(LifecycleError::NoImportController);
+        }
+        refuse_what_joining_cannot(options)?;
     }
     let existing = clusters.get_opt(&options.name).await.map_err(hub_read("get", "managedclusters"))?;
     if let Some(cluster) = &existing {
@@ -437,6 +444,7 @@ async fn preflight(
         cluster: existing,
         addons,
         left_behind: None,
+        joins,
     };
     if !found.namespace_ours && !found.retains_namespace(options) {
         return Err(LifecycleError::Refused(format!(
@@ -464,6 +472,24 @@ async fn preflight(
         }
     }
     Ok(found)
+}
+
+/// On a hub clusters join (no import controller), what only an import controller does:
+/// addons (no KlusterletAddonConfigs), auto-import and the pasted command (no one there
+/// would accept the cluster afterwards).
+fn refuse_what_joining_cannot(options: &ImportOptions) -> Result<(), LifecycleError> {
+    let needs_controller = [
+        (!options.addons.is_empty(), "--addons"),
+        (options.auto_import.is_some(), "--auto-import"),
+        (options.print_command, "--print-command"),
+    ];
+    match needs_controller.iter().find(|(asked, _)| *asked) {
+        Some((_, flag)) => Err(LifecycleError::Refused(format!(
+            "{flag} needs an import controller, and this hub runs none (plain OCM): import with the target's \
+             context alone (--cluster-context or --cluster-kubeconfig), which joins the cluster the clusteradm way"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The KlusterletAddonConfig of a cluster with `addons` on, with their settings.
@@ -553,8 +579,11 @@ async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Re
     if !namespace_annotations.is_empty() {
         namespace.metadata.annotations = Some(namespace_annotations);
     }
-    writes.push(format!("hub: apply Namespace {name}"));
-    if sends {
+    // On a hub clusters join, its registration controller makes the cluster namespace.
+    if !found.joins {
+        writes.push(format!("hub: apply Namespace {name}"));
+    }
+    if sends && !found.joins {
         Api::<Namespace>::all(hub.clone())
             .patch(name, &ssa, &Patch::Apply(&namespace))
             .await
@@ -584,6 +613,9 @@ async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Re
             .patch(name, &ssa, &Patch::Apply(&cluster))
             .await
             .map_err(kube_error(format!("writing ManagedCluster {name}")))?;
+    }
+    if found.joins {
+        return Ok(writes);
     }
     let config = addon_config(name, &options.addons, &options.addon_settings);
     writes.push(format!("hub: apply KlusterletAddonConfig {name}/{name} (addons: {})", none_or(&options.addons)));
@@ -724,7 +756,15 @@ pub async fn import(
             return Ok(Imported::Already(Outcome::unchanged(name, "already imported: nothing to write".into())));
         }
         let mut writes = hub_objects(hub, options, &found).await?;
-        if !already {
+        if !already && found.joins {
+            writes.extend([
+                format!(
+                    "hub: ask a token of {OCM_NAMESPACE}/{BOOTSTRAP_SERVICE_ACCOUNT} (an hour, as clusteradm get token)"
+                ),
+                "target: apply fleetctl's klusterlet with a bootstrap kubeconfig of that token".to_string(),
+                format!("hub: approve cluster {name}'s first CSR, as clusteradm accept does"),
+            ]);
+        } else if !already {
             writes.push(match (&options.auto_import, options.print_command) {
                 (Some(_), _) => {
                     format!("hub: apply Secret {name}/{AUTO_IMPORT_SECRET}; the hub then imports the cluster")
@@ -765,7 +805,18 @@ pub async fn import(
         }));
     }
     step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
-    if let Some(auto) = &options.auto_import {
+    if found.joins {
+        let target = target.ok_or_else(|| {
+            LifecycleError::Usage(
+                "the target cluster is needed to join it to a hub without an import controller".into(),
+            )
+        })?;
+        let rendered = join::manifests(hub, hub_url, name);
+        let (crds, manifests) = step(observer, &mut steps, name, "hub: bootstrap token issued", rendered).await?;
+        apply_klusterlet(target, &crds, &manifests, options, observer, &mut steps).await?;
+        let accepted = join::approve_csr(hub, name, options.timeout);
+        step(observer, &mut steps, name, "hub: the cluster's CSR approved", accepted).await?;
+    } else if let Some(auto) = &options.auto_import {
         let write = write_auto_import(hub, name, auto);
         step(observer, &mut steps, name, "hub: auto-import secret written", write).await?;
     } else {
@@ -781,15 +832,7 @@ pub async fn import(
             let left = leaving_klusterlet_gone(target, leaving, options.timeout);
             step(observer, &mut steps, name, "target: the klusterlet that was leaving is gone", left).await?;
         }
-        let apply_options = ApplyOptions { crd_timeout: options.timeout, ..ApplyOptions::default() };
-        step(observer, &mut steps, name, "target: klusterlet CRD established", async {
-            apply_yaml(target, &crds, &apply_options).await.map_err(LifecycleError::from)
-        })
-        .await?;
-        step(observer, &mut steps, name, "target: import manifests applied", async {
-            apply_yaml(target, &manifests, &apply_options).await.map_err(LifecycleError::from)
-        })
-        .await?;
+        apply_klusterlet(target, &crds, &manifests, options, observer, &mut steps).await?;
     }
     let clusters: Api<ManagedCluster> = Api::all(hub.clone());
     if options.wait {
@@ -811,7 +854,11 @@ pub async fn import(
             .map(|_| ())
         })
         .await?;
-        step(observer, &mut steps, name, "klusterlet works applied", wait_works(hub, name, options.timeout)).await?;
+        // A hub clusters join renders no klusterlet works.
+        if !found.joins {
+            step(observer, &mut steps, name, "klusterlet works applied", wait_works(hub, name, options.timeout))
+                .await?;
+        }
         if !options.addons.is_empty() {
             step(
                 observer,
@@ -831,6 +878,28 @@ pub async fn import(
         conditions: cluster.conditions().to_vec(),
         writes: Vec::new(),
     }))
+}
+
+/// Applies the klusterlet's CRD, once Established its manifests, on the target.
+async fn apply_klusterlet(
+    target: &Client,
+    crds: &str,
+    manifests: &str,
+    options: &ImportOptions,
+    observer: Observer<'_>,
+    steps: &mut Vec<super::StepRecord>,
+) -> Result<(), LifecycleError> {
+    let name = options.name.as_str();
+    let apply_options = ApplyOptions { crd_timeout: options.timeout, ..ApplyOptions::default() };
+    step(observer, steps, name, "target: klusterlet CRD established", async {
+        apply_yaml(target, crds, &apply_options).await.map_err(LifecycleError::from)
+    })
+    .await?;
+    step(observer, steps, name, "target: import manifests applied", async {
+        apply_yaml(target, manifests, &apply_options).await.map_err(LifecycleError::from)
+    })
+    .await
+    .map(|_| ())
 }
 
 async fn wait_works(hub: &Client, name: &str, timeout: Duration) -> Result<(), LifecycleError> {

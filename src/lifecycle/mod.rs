@@ -3,6 +3,7 @@
 
 pub mod detach;
 pub mod import;
+mod join;
 pub mod rollout;
 pub mod upgrade;
 mod wait;

@@ -9,7 +9,7 @@
 
 mod secret;
 
-pub use secret::manifests;
+pub use secret::{crds_yaml, manifests};
 
 use std::borrow::Cow;
 use std::sync::Arc;

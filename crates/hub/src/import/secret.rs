@@ -40,7 +40,7 @@ pub fn klusterlet_crd() -> &'static Value {
 }
 
 /// The import secret's `crds.yaml` (the Klusterlet CRD), rendered once.
-fn crds_yaml() -> &'static str {
+pub fn crds_yaml() -> &'static str {
     static YAML: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     YAML.get_or_init(|| crate::manifests::to_yaml(std::slice::from_ref(klusterlet_crd())))
 }
