@@ -11,7 +11,8 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
-use super::{DryRun, LifecycleError, Observer, Outcome, Progress, step, wait_for};
+use super::import::runs_import_controller;
+use super::{DryRun, LifecycleError, Observer, Outcome, Progress, join, step, wait_for};
 use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET, import_secret};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
 use fleetctl_hub::cleanup::deletes_namespace;
@@ -106,6 +107,9 @@ pub async fn detach(
     let namespaces: Api<Namespace> = Api::all(hub.clone());
     let namespace = namespaces.get_opt(name).await.map_err(kube_error(format!("reading namespace {name}")))?;
     let namespace_goes = namespace.as_ref().is_some_and(|ns| deletes_namespace(&cluster, ns));
+    // On a hub without an import controller (plain OCM) nothing removes the klusterlet from
+    // the target: detach does, as `clusteradm unjoin` would.
+    let unjoins = !runs_import_controller(hub).await?;
     if let Some(dry_run) = options.dry_run {
         if dry_run.sends() {
             let params = DeleteParams { dry_run: true, ..DeleteParams::background() };
@@ -118,10 +122,13 @@ pub async fn detach(
         if namespace_goes {
             writes.push(format!("hub: namespace {name} goes with the cluster (it was made for it)"));
         }
+        if unjoins && target.is_some() {
+            writes.push("target: once the works are gone, remove the klusterlet (as clusteradm unjoin)".to_string());
+        }
         return Ok(Outcome::dry_run(name, "would detach".into(), writes));
     }
     // What the import applied on the target, read while the hub still holds it.
-    let imported = match watched {
+    let imported = match watched.filter(|_| !unjoins) {
         Some(_) => imported_objects(hub, name).await.unwrap_or_else(|why| {
             observer(Progress::Note { cluster: name.to_string(), message: why });
             Vec::new()
@@ -141,6 +148,18 @@ pub async fn detach(
             conditions: Vec::new(),
             writes: Vec::new(),
         });
+    }
+    if let Some(target) = watched.filter(|_| unjoins) {
+        let works = join::works_gone(hub, name, options.timeout);
+        step(observer, &mut steps, name, "hub: the cluster's works removed", works).await?;
+        step(
+            observer,
+            &mut steps,
+            name,
+            "target: klusterlet removed (as clusteradm unjoin)",
+            unjoin(target, options.timeout),
+        )
+        .await?;
     }
     let gone =
         move |uid: String| move |c: Option<&ManagedCluster>| c.is_none_or(|c| c.uid().as_deref() != Some(uid.as_str()));

@@ -398,18 +398,7 @@ async fn preflight(
         Err(kube::Error::Api(status)) if status.code == 404 => return Err(LifecycleError::NotInitialised),
         Err(source) => return Err(hub_read("list", "managedclusters")(source)),
     }
-    // fleetctl's hub and ACM's serve KlusterletAddonConfigs beside their import controllers;
-    // a hub without them would leave what an import writes there unimported. Discovery,
-    // which every user may read, tells.
-    let group = <KlusterletAddonConfig as kube::Resource>::api_version(&());
-    let served = match hub.list_api_group_resources(&group).await {
-        Ok(resources) => {
-            resources.resources.iter().any(|r| r.name == <KlusterletAddonConfig as kube::Resource>::plural(&()))
-        }
-        Err(kube::Error::Api(status)) if status.code == 404 => false,
-        Err(source) => return Err(hub_read("discover", "klusterletaddonconfigs")(source)),
-    };
-    let joins = !served;
+    let joins = !runs_import_controller(hub).await?;
     if joins {
         if !join::has_bootstrap_identity(hub).await? {
             return Err(LifecycleError::NoImportController);
@@ -472,6 +461,20 @@ async fn preflight(
         }
     }
     Ok(found)
+}
+
+/// Whether the hub runs an import controller: fleetctl's hub and ACM's serve
+/// KlusterletAddonConfigs beside theirs; plain OCM does not, and nothing there would import
+/// what an import writes. Discovery, which every user may read, tells.
+pub(super) async fn runs_import_controller(hub: &Client) -> Result<bool, LifecycleError> {
+    let group = <KlusterletAddonConfig as kube::Resource>::api_version(&());
+    match hub.list_api_group_resources(&group).await {
+        Ok(resources) => {
+            Ok(resources.resources.iter().any(|r| r.name == <KlusterletAddonConfig as kube::Resource>::plural(&())))
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(false),
+        Err(source) => Err(hub_read("discover", "klusterletaddonconfigs")(source)),
+    }
 }
 
 /// On a hub clusters join (no import controller), what only an import controller does:
@@ -749,7 +752,9 @@ pub async fn import(
         observer(Progress::Note { cluster: name.to_string(), message });
     }
     let mut steps = Vec::new();
-    const HUB_OBJECTS: &str = "hub: namespace, ManagedCluster, KlusterletAddonConfig";
+    // A hub clusters join gets only the ManagedCluster: it makes the namespace itself.
+    let hub_objects_step =
+        if found.joins { "hub: ManagedCluster" } else { "hub: namespace, ManagedCluster, KlusterletAddonConfig" };
     if options.dry_run.is_some() {
         let already = found.cluster.as_ref().is_some_and(imported);
         if already && changes.is_empty() && addons_changed.is_empty() {
@@ -785,10 +790,10 @@ pub async fn import(
             message: format!("cluster {name} is already imported and available"),
         });
         if !changes.is_empty() || !addons_changed.is_empty() {
-            step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
+            step(observer, &mut steps, name, hub_objects_step, hub_objects(hub, options, &found)).await?;
         } else if options.fleet.is_some() && !found.cluster.as_ref().is_some_and(|c| owned_by(c, options)) {
             // Listed in the fleet file: the fleet takes it over (its annotation), nothing else changes.
-            step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
+            step(observer, &mut steps, name, hub_objects_step, hub_objects(hub, options, &found)).await?;
         }
         let result = match (changes.is_empty(), addons_changed.is_empty()) {
             (true, true) => "already imported",
@@ -804,7 +809,7 @@ pub async fn import(
             writes: Vec::new(),
         }));
     }
-    step(observer, &mut steps, name, HUB_OBJECTS, hub_objects(hub, options, &found)).await?;
+    step(observer, &mut steps, name, hub_objects_step, hub_objects(hub, options, &found)).await?;
     if found.joins {
         let target = target.ok_or_else(|| {
             LifecycleError::Usage(

@@ -28,6 +28,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 
 use super::LifecycleError;
+use fleetctl_api::ManifestWork;
 use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
 use fleetctl_api::names::{
     BOOTSTRAP_SERVICE_ACCOUNT, OCM_NAMESPACE, ROOT_CA_CONFIGMAP, default_image, is_hub_bootstrap_user,
@@ -130,6 +131,39 @@ pub async fn approve_csr(hub: &Client, name: &str, timeout: Duration) -> Result<
     tokio::time::timeout(timeout, approved)
         .await
         .unwrap_or_else(|_| Err(LifecycleError::Timeout { what, after: timeout }))
+}
+
+/// Waits until the hub holds no ManifestWork for cluster `name` any more: on a detach, OCM's
+/// hub deletes them once the ManagedCluster goes, and the work agent removes what they
+/// applied — which it must still be there to do.
+pub async fn works_gone(hub: &Client, name: &str, timeout: Duration) -> Result<(), LifecycleError> {
+    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), name);
+    let what = format!("the works of cluster {name} to be removed");
+    let gone = async {
+        let mut left = std::collections::BTreeSet::new();
+        let mut listed = false;
+        let mut events = std::pin::pin!(watcher(works, watcher::Config::default()));
+        while let Some(event) = events.try_next().await.map_err(|source| LifecycleError::Watch {
+            what: what.clone(),
+            source: kube::runtime::wait::Error::ProbeFailed(source),
+        })? {
+            match event {
+                watcher::Event::Init => left.clear(),
+                watcher::Event::InitApply(work) | watcher::Event::Apply(work) => {
+                    left.insert(work.name_any());
+                }
+                watcher::Event::Delete(work) => {
+                    left.remove(&work.name_any());
+                }
+                watcher::Event::InitDone => listed = true,
+            }
+            if listed && left.is_empty() {
+                return Ok(());
+            }
+        }
+        Err(LifecycleError::Failed(format!("the watch of cluster {name}'s works ended")))
+    };
+    tokio::time::timeout(timeout, gone).await.unwrap_or_else(|_| Err(LifecycleError::Timeout { what, after: timeout }))
 }
 
 /// Where a CSR stands.

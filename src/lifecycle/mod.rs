@@ -123,12 +123,13 @@ pub enum LifecycleError {
     /// The hub does not serve the OCM kinds; nothing was changed.
     #[error("the hub is not initialised — run `fleetctl hub install`")]
     NotInitialised,
-    /// The hub serves ManagedClusters but nothing there imports clusters (plain OCM, whose
-    /// clusters join by themselves); nothing was changed.
+    /// The hub serves ManagedClusters but nothing there imports clusters, and clusters
+    /// cannot join it either (no OCM bootstrap identity); nothing was changed.
     #[error(
-        "the hub serves ManagedClusters but no KlusterletAddonConfigs: it runs no import controller (plain OCM?), \
-         so nothing there would import the cluster — join it the OCM way (`clusteradm get token` on the hub, \
-         `clusteradm join` on the cluster, `clusteradm accept`), or run `fleetctl hub install` to make it a fleetctl hub"
+        "the hub serves ManagedClusters but no KlusterletAddonConfigs: it runs no import controller, and it has no \
+         bootstrap identity (open-cluster-management/agent-registration-bootstrap, which `clusteradm init` makes) \
+         for a cluster to join with — finish OCM's install (`clusteradm init`; then clusteradm join or fleetctl \
+         import), or run `fleetctl hub install` to make it a fleetctl hub"
     )]
     NoImportController,
     /// A cluster did not answer during preflight; nothing was changed.

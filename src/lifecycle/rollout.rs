@@ -270,6 +270,7 @@ pub async fn rollout(
     if done.waves.is_empty() {
         return Err(LifecycleError::Refused("no cluster matches: list them with `fleetctl get clusters`".into()));
     }
+    super::upgrade::refuse_without_import_controller(hub).await?;
     let api: Api<ManagedCluster> = Api::all(hub.clone());
     let waves = done.waves.clone();
     let order: HashMap<&str, usize> = waves.iter().flatten().enumerate().map(|(i, name)| (name.as_str(), i)).collect();

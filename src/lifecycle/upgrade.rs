@@ -114,6 +114,20 @@ fn refuse_if_foreign(name: &str, cluster: &ManagedCluster) -> Result<(), Lifecyc
     )))
 }
 
+/// Refuses, before any write, an upgrade on a hub without an import controller (plain
+/// OCM): nothing there renders the klusterlet a recorded version names.
+pub async fn refuse_without_import_controller(hub: &Client) -> Result<(), LifecycleError> {
+    if super::import::runs_import_controller(hub).await? {
+        return Ok(());
+    }
+    Err(LifecycleError::Refused(
+        "this hub runs no import controller (plain OCM), so nothing there renders the klusterlet of a new version: \
+         detach the cluster and import it again with the fleetctl of the version wanted (its klusterlet is that \
+         version's), or run `clusteradm upgrade klusterlet` against a cluster that runs upstream's"
+            .into(),
+    ))
+}
+
 /// Records `version` as the cluster's desired version unless it is already (then the run
 /// follows the upgrade under way); returns how it began, and the cluster as read.
 async fn record(

@@ -82,7 +82,7 @@ async fn dev_up_with_a_bare_hub_serves_kubernetes_and_nothing_of_fleetctl() {
 }
 
 #[tokio::test]
-async fn import_into_a_bare_hub_or_one_without_an_import_controller_is_refused_naming_the_way() {
+async fn import_into_a_bare_hub_or_one_nothing_imports_or_joins_is_refused_naming_the_way() {
     // (`dev fleet`'s imports too.)
     let env = DevUp::start_args(1, &["--bare-hub"]);
     let import = env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]);
@@ -104,9 +104,10 @@ async fn import_into_a_bare_hub_or_one_without_an_import_controller_is_refused_n
     assert_eq!(fleet.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("fleetctl hub install"), "{stderr}");
 
-    // A hub that serves ManagedClusters but runs no import controller (plain OCM: its
-    // cluster-manager serves no KlusterletAddonConfigs) is refused as well, before any
-    // write, naming the OCM way and `hub install`.
+    // A hub that serves ManagedClusters but runs no import controller and has no OCM
+    // bootstrap identity to join with (OCM's CRDs without `clusteradm init`) is refused as
+    // well, before any write, naming the OCM way and `hub install`. (With the identity,
+    // import joins: `e2e::upstream_ocm`.)
     let hub = env.client("hub").await;
     let crds = Api::<CustomResourceDefinition>::all(hub.clone());
     crds.create(&Default::default(), &<fleetctl_api::ManagedCluster as kube::CustomResourceExt>::crd())

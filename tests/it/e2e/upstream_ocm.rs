@@ -106,6 +106,34 @@ fn dynamic(
     }
 }
 
+/// `clusteradm init` on the hub: the cluster-manager operator, the hub Deployments it applies,
+/// and its webhooks registered.
+async fn init_hub(bin: &Path, env: &DevUp, hub: &kube::Client) {
+    // The hub: the cluster-manager operator, then the hub Deployments it applies.
+    clusteradm(bin, env, &["init", "--wait", "--context", "hub"]).await;
+    let hub_deployments: Api<Deployment> = Api::namespaced(hub.clone(), "open-cluster-management-hub");
+    for name in [
+        "cluster-manager-registration-controller",
+        "cluster-manager-registration-webhook",
+        "cluster-manager-work-webhook",
+        "cluster-manager-placement-controller",
+        "cluster-manager-addon-manager-controller",
+    ] {
+        wait(env, hub_deployments.clone(), name, &format!("{name} Available"), conditions::is_deployment_completed())
+            .await;
+    }
+    let managers = dynamic(hub, "operator.open-cluster-management.io", "v1", "ClusterManager", None);
+    wait(env, managers, "cluster-manager", "ClusterManager Applied", has_true("Applied")).await;
+    // The operator registers the hub's webhooks once their Deployments serve, which can come
+    // after `init --wait` returns. A cluster that joins before then misses the mutating
+    // webhook's default cluster-set label, and upstream's validating webhook refuses every
+    // later write that brings it back — the removal of upstream's own finalizers included —
+    // so, as anyone scripting OCM, join only once they are registered.
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(hub.clone());
+    let registered = |w: Option<&MutatingWebhookConfiguration>| w.is_some();
+    wait(env, mutating, MANAGED_CLUSTER_MUTATOR, "the ManagedCluster webhook registered", registered).await;
+}
+
 #[tokio::test]
 async fn clusteradm_installs_upstream_ocm_as_pods_joins_a_cluster_applies_work_and_unjoins() {
     let Some(bin) = upstream::executables() else { return };
@@ -117,29 +145,7 @@ async fn clusteradm_installs_upstream_ocm_as_pods_joins_a_cluster_applies_work_a
     let hub = env.client("hub").await;
     let cluster = env.client("cluster1").await;
 
-    // The hub: the cluster-manager operator, then the hub Deployments it applies.
-    clusteradm(&bin, &env, &["init", "--wait", "--context", "hub"]).await;
-    let hub_deployments: Api<Deployment> = Api::namespaced(hub.clone(), "open-cluster-management-hub");
-    for name in [
-        "cluster-manager-registration-controller",
-        "cluster-manager-registration-webhook",
-        "cluster-manager-work-webhook",
-        "cluster-manager-placement-controller",
-        "cluster-manager-addon-manager-controller",
-    ] {
-        wait(&env, hub_deployments.clone(), name, &format!("{name} Available"), conditions::is_deployment_completed())
-            .await;
-    }
-    let managers = dynamic(&hub, "operator.open-cluster-management.io", "v1", "ClusterManager", None);
-    wait(&env, managers, "cluster-manager", "ClusterManager Applied", has_true("Applied")).await;
-    // The operator registers the hub's webhooks once their Deployments serve, which can come
-    // after `init --wait` returns. A cluster that joins before then misses the mutating
-    // webhook's default cluster-set label, and upstream's validating webhook refuses every
-    // later write that brings it back — the removal of upstream's own finalizers included —
-    // so, as anyone scripting OCM, join only once they are registered.
-    let mutating: Api<MutatingWebhookConfiguration> = Api::all(hub.clone());
-    let registered = |w: Option<&MutatingWebhookConfiguration>| w.is_some();
-    wait(&env, mutating, MANAGED_CLUSTER_MUTATOR, "the ManagedCluster webhook registered", registered).await;
+    init_hub(&bin, &env, &hub).await;
 
     // Three replicas of the operator listen on the same ports, each in its network: all
     // Ready, each at an address of its own.
@@ -292,4 +298,106 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
         .map(|p| p.containers.into_iter().filter_map(|c| c.image).collect())
         .unwrap_or_default();
     assert_eq!(images, ["quay.io/open-cluster-management/registration:v1.3.1"], "upstream's agent stays");
+}
+
+/// `fleetctl import` into an upstream OCM hub (`clusteradm init`: cluster-manager, no import
+/// controller) joins the cluster the clusteradm way with fleetctl's klusterlet — a token of
+/// the hub's bootstrap identity, the klusterlet applied, the first CSR approved as
+/// `clusteradm accept` approves it — and the cluster is Joined, Available and ClockSynced
+/// on upstream's hub, which applies a ManifestWork through fleetctl's work agent. `upgrade`
+/// is refused before any write (nothing there renders a klusterlet), and `detach` ends as
+/// `clusteradm unjoin`: the works removed, then the klusterlet, then the ManagedCluster.
+#[tokio::test]
+async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is_refused_and_detach_unjoins() {
+    let Some(bin) = upstream::executables() else { return };
+    if let Some(why) = missing() {
+        crate::support::skip(&format!("upstream OCM as pods: {why}"));
+        return;
+    }
+    let env = DevUp::start_args(1, &["--bare-hub", "--podman"]);
+    let hub = env.client("hub").await;
+    let cluster = env.client("cluster1").await;
+    init_hub(&bin, &env, &hub).await;
+
+    let started = Instant::now();
+    let import = env.fleetctl(&[
+        "import",
+        "cluster1",
+        "--hub-context",
+        "hub",
+        "--cluster-context",
+        "cluster1",
+        "--label",
+        "env=e2e",
+    ]);
+    let said = String::from_utf8_lossy(&import.stderr).into_owned();
+    assert!(import.status.success(), "import: {said}\n{}", env.logs());
+    eprintln!("fleetctl import into an OCM hub: exit 0 in {:.2?}", started.elapsed());
+    let result = String::from_utf8_lossy(&import.stdout).into_owned();
+    assert!(result.contains("imported"), "{result}");
+    let clusters = dynamic(&hub, "cluster.open-cluster-management.io", "v1", "ManagedCluster", None);
+    for condition in ["ManagedClusterJoined", "ManagedClusterConditionAvailable", "ManagedClusterConditionClockSynced"]
+    {
+        wait(&env, clusters.clone(), "cluster1", &format!("cluster1 {condition}"), has_true(condition)).await;
+    }
+    let joined = clusters.get("cluster1").await.expect("cluster1");
+    let labels = joined.metadata.labels.clone().unwrap_or_default();
+    assert_eq!(labels.get("env").map(String::as_str), Some("e2e"), "{labels:?}");
+    assert_eq!(
+        labels.get("cluster.open-cluster-management.io/clusterset").map(String::as_str),
+        Some("default"),
+        "upstream's webhook put it in the default set: {labels:?}"
+    );
+    let agents: Api<Deployment> = Api::namespaced(cluster.clone(), "open-cluster-management-agent");
+    let registration = agents.get("klusterlet-registration-agent").await.expect("the registration agent");
+    let images: Vec<String> = registration
+        .spec
+        .and_then(|s| s.template.spec)
+        .map(|p| p.containers.into_iter().filter_map(|c| c.image).collect())
+        .unwrap_or_default();
+    assert!(images.iter().all(|i| i.starts_with("quay.io/fleetctl/fleetctl:")), "fleetctl's agents: {images:?}");
+
+    let get = env.fleetctl(&["get", "clusters", "--hub-context", "hub"]);
+    let table = String::from_utf8_lossy(&get.stdout).into_owned();
+    assert!(get.status.success(), "{}", String::from_utf8_lossy(&get.stderr));
+    let row = table.lines().find(|l| l.starts_with("cluster1")).unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains(fleetctl_api::names::VERSION), "the version fleetctl's agents run: {table}");
+
+    // A ManifestWork of upstream's hub, applied by fleetctl's work agent.
+    let works = dynamic(&hub, "work.open-cluster-management.io", "v1", "ManifestWork", Some("cluster1"));
+    let work: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
+        "metadata": {"name": "hello", "namespace": "cluster1"},
+        "spec": {"workload": {"manifests": [{
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "hello", "namespace": "default"}, "data": {"from": "ocm"}
+        }]}}
+    }))
+    .expect("a ManifestWork");
+    works.create(&PostParams::default(), &work).await.expect("the ManifestWork is created");
+    wait(&env, works.clone(), "hello", "ManifestWork Applied", has_true("Applied")).await;
+    let maps: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(cluster.clone(), "default");
+    maps.get("hello").await.expect("the work's ConfigMap on cluster1");
+
+    let upgrade = env.fleetctl(&["upgrade", "cluster1", "--to", "9.9.9", "--hub-context", "hub"]);
+    let said = String::from_utf8_lossy(&upgrade.stderr).into_owned();
+    assert_eq!(upgrade.status.code(), Some(4), "refused, nothing changed: {said}");
+    assert!(said.contains("no import controller"), "{said}");
+    let after = clusters.get("cluster1").await.expect("cluster1");
+    let version = fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
+    assert!(after.metadata.annotations.unwrap_or_default().get(version).is_none(), "no version recorded");
+
+    let started = Instant::now();
+    let detach =
+        env.fleetctl(&["detach", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1", "--yes"]);
+    let said = String::from_utf8_lossy(&detach.stderr).into_owned();
+    assert!(detach.status.success(), "detach: {said}\n{}", env.logs());
+    eprintln!("fleetctl detach from an OCM hub: exit 0 in {:.2?}", started.elapsed());
+    assert!(clusters.get_opt("cluster1").await.expect("read").is_none(), "the ManagedCluster is gone");
+    assert!(maps.get_opt("hello").await.expect("read").is_none(), "the work's ConfigMap went with its work");
+    let namespaces: Api<Namespace> = Api::all(cluster.clone());
+    for gone_namespace in ["open-cluster-management-agent", "open-cluster-management-agent-addon"] {
+        let left = namespaces.get_opt(gone_namespace).await.expect("read");
+        assert!(left.is_none_or(|n| n.metadata.deletion_timestamp.is_some()), "{gone_namespace} goes");
+    }
 }

@@ -14,7 +14,7 @@ use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::{reflector, watcher};
 use kube::{Client, ResourceExt};
@@ -464,15 +464,10 @@ async fn heartbeat(
     cluster: &ManagedCluster,
     klusterlet: Option<&Klusterlet>,
 ) -> Result<(), RegistrationError> {
-    let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string();
     // The period the agent renews at goes with the renewal, so the hub judges staleness by
     // it even while the cluster's leaseDurationSeconds is being changed.
     let period = cluster.spec.lease_duration().as_secs();
-    let renewal = json!({"spec": {"renewTime": now, "leaseDurationSeconds": period}});
-    Api::<Lease>::namespaced(hub.client.clone(), &identity.cluster)
-        .patch(CLUSTER_LEASE, &PatchParams::default(), &Patch::Merge(renewal))
-        .await
-        .map_err(kube_error("renewing the lease"))?;
+    renew_lease(hub, &identity.cluster, period).await?;
     let observed = status::observe(local, &identity.namespace, &settings.version).await;
     let available = if observed.healthy {
         (c::TRUE, c::REASON_MANAGED_CLUSTER_AVAILABLE, "Managed cluster is available")
@@ -497,6 +492,18 @@ async fn heartbeat(
         }
     };
     report(&Api::all(hub.client.clone()), cluster, &wanted, fields).await
+}
+
+/// Renews the cluster's lease on the hub with a read and an update, which is all
+/// upstream's hub grants a registration agent on leases (no patch).
+async fn renew_lease(hub: &HubConnection, cluster: &str, period: u64) -> Result<(), RegistrationError> {
+    let leases: Api<Lease> = Api::namespaced(hub.client.clone(), cluster);
+    let mut lease = leases.get(CLUSTER_LEASE).await.map_err(kube_error("reading the lease"))?;
+    let spec = lease.spec.get_or_insert_with(Default::default);
+    spec.renew_time = Some(MicroTime(jiff::Timestamp::now()));
+    spec.lease_duration_seconds = Some(i32::try_from(period).unwrap_or(i32::MAX));
+    leases.replace(CLUSTER_LEASE, &PostParams::default(), &lease).await.map_err(kube_error("renewing the lease"))?;
+    Ok(())
 }
 
 /// The klusterlet version the cluster's status on the hub says its agents run.

@@ -76,7 +76,8 @@ pub fn agent_rbac(cluster: &str) -> AgentRbac {
         (
             registration,
             vec![
-                rule(&["coordination.k8s.io"], &["leases"], READ_WRITE),
+                // As upstream's hub grants: the agent renews with get and update.
+                rule(&["coordination.k8s.io"], &["leases"], &["get", "list", "watch", "update"]),
                 rule(&["", "events.k8s.io"], &["events"], EVENTS),
                 rule(&[ADDON_GROUP], &["managedclusteraddons"], &["get", "list", "watch"]),
                 rule(&[ADDON_GROUP], &["managedclusteraddons/status"], STATUS),
