@@ -167,13 +167,7 @@ async fn clusteradm_installs_upstream_ocm_as_pods_joins_a_cluster_applies_work_a
     assert_eq!(addresses.len(), 3, "3 Ready operator Pods at 3 addresses: {:#?}", pods.items);
 
     // The managed cluster joins with the hub's bootstrap token, and is accepted.
-    let token = clusteradm(&bin, &env, &["get", "token", "--context", "hub", "--output", "json"]).await;
-    let token: serde_json::Value = serde_json::from_slice(&token.stdout).expect("token as JSON");
-    let token = token["hub-token"].as_str().expect("hub-token");
-    let hub_url = env.server("hub");
-    let join = ["join", "--hub-token", token, "--hub-apiserver", &hub_url, "--cluster-name", "cluster1"];
-    clusteradm(&bin, &env, &[&join[..], &["--context", "cluster1", "--wait"]].concat()).await;
-    clusteradm(&bin, &env, &["accept", "--clusters", "cluster1", "--context", "hub", "--wait"]).await;
+    join_with_clusteradm(&bin, &env, "cluster1").await;
     let clusters = dynamic(&hub, "cluster.open-cluster-management.io", "v1", "ManagedCluster", None);
     wait(&env, clusters.clone(), "cluster1", "ManagedCluster Joined", has_true("ManagedClusterJoined")).await;
     wait(&env, clusters.clone(), "cluster1", "ManagedCluster Available", has_true("ManagedClusterConditionAvailable"))
@@ -260,13 +254,7 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
     let imported = env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]);
     assert!(imported.status.success(), "import: {}\n{}", String::from_utf8_lossy(&imported.stderr), env.logs());
 
-    let token = clusteradm(&bin, &env, &["get", "token", "--context", "hub", "--output", "json"]).await;
-    let token: serde_json::Value = serde_json::from_slice(&token.stdout).expect("token as JSON");
-    let token = token["hub-token"].as_str().expect("hub-token");
-    let hub_url = env.server("hub");
-    let join = ["join", "--hub-token", token, "--hub-apiserver", &hub_url, "--cluster-name", "cluster2"];
-    clusteradm(&bin, &env, &[&join[..], &["--context", "cluster2", "--wait"]].concat()).await;
-    clusteradm(&bin, &env, &["accept", "--clusters", "cluster2", "--context", "hub", "--wait"]).await;
+    join_with_clusteradm(&bin, &env, "cluster2").await;
 
     let clusters = dynamic(&hub, "cluster.open-cluster-management.io", "v1", "ManagedCluster", None);
     for name in ["cluster1", "cluster2"] {
@@ -298,6 +286,13 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
         .map(|p| p.containers.into_iter().filter_map(|c| c.image).collect())
         .unwrap_or_default();
     assert_eq!(images, ["quay.io/open-cluster-management/registration:v1.3.1"], "upstream's agent stays");
+
+    // Side by side on this hub, the imported cluster says what the joined one says.
+    let imported = clusters.get("cluster1").await.expect("cluster1");
+    eprintln!("cluster2 (joined, upstream's klusterlet): {}", serde_yaml::to_string(&joined).expect("yaml"));
+    eprintln!("cluster1 (imported, fleetctl's klusterlet): {}", serde_yaml::to_string(&imported).expect("yaml"));
+    let missing = lacking(&joined, &imported);
+    assert!(missing.is_empty(), "the imported cluster leaves out what the joined one reports: {missing:?}");
 }
 
 /// `fleetctl import` into an upstream OCM hub (`clusteradm init`: cluster-manager, no import
@@ -400,4 +395,99 @@ async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is
         let left = namespaces.get_opt(gone_namespace).await.expect("read");
         assert!(left.is_none_or(|n| n.metadata.deletion_timestamp.is_some()), "{gone_namespace} goes");
     }
+}
+
+/// Joins `name` to the hub with clusteradm (`get token`, `join --wait`, `accept --wait`).
+async fn join_with_clusteradm(bin: &Path, env: &DevUp, name: &str) {
+    let token = clusteradm(bin, env, &["get", "token", "--context", "hub", "--output", "json"]).await;
+    let token: serde_json::Value = serde_json::from_slice(&token.stdout).expect("token as JSON");
+    let token = token["hub-token"].as_str().expect("hub-token");
+    let hub_url = env.server("hub");
+    let join = ["join", "--hub-token", token, "--hub-apiserver", &hub_url, "--cluster-name", name];
+    clusteradm(bin, env, &[&join[..], &["--context", name, "--wait"]].concat()).await;
+    clusteradm(bin, env, &["accept", "--clusters", name, "--context", "hub", "--wait"]).await;
+}
+
+/// The keys of a JSON object at `path` (`/status/capacity`, say), sorted.
+fn keys(object: &DynamicObject, path: &str) -> std::collections::BTreeSet<String> {
+    let value = serde_json::to_value(object).expect("JSON");
+    value.pointer(path).and_then(|v| v.as_object()).map(|o| o.keys().cloned().collect()).unwrap_or_default()
+}
+
+/// The values of `field` in the list at `path`, sorted.
+fn listed(object: &DynamicObject, path: &str, field: &str) -> std::collections::BTreeSet<String> {
+    let value = serde_json::to_value(object).expect("JSON");
+    let items = value.pointer(path).and_then(|v| v.as_array()).cloned().unwrap_or_default();
+    items.iter().filter_map(|i| i[field].as_str().map(str::to_owned)).collect()
+}
+
+/// What `theirs` (upstream's ManagedCluster) says that `ours` does not — condition types
+/// with their statuses, labels, status and spec fields, capacity, allocatable and claims —
+/// each comparison printed with what `ours` adds.
+fn lacking(theirs: &DynamicObject, ours: &DynamicObject) -> Vec<String> {
+    let (upstream, ours) = (theirs, ours);
+    let statuses = |o: &DynamicObject| -> std::collections::BTreeSet<(String, String)> {
+        let value = serde_json::to_value(o).expect("JSON");
+        let conditions = value.pointer("/status/conditions").and_then(|c| c.as_array()).cloned().unwrap_or_default();
+        conditions
+            .iter()
+            .map(|c| (c["type"].as_str().unwrap_or("").into(), c["status"].as_str().unwrap_or("").into()))
+            .collect()
+    };
+    let compared = [
+        (
+            "condition (type, status)",
+            statuses(&upstream).into_iter().map(|(t, s)| format!("{t}={s}")).collect(),
+            statuses(&ours).into_iter().map(|(t, s)| format!("{t}={s}")).collect(),
+        ),
+        ("label", keys(&upstream, "/metadata/labels"), keys(&ours, "/metadata/labels")),
+        ("status field", keys(&upstream, "/status"), keys(&ours, "/status")),
+        ("capacity", keys(&upstream, "/status/capacity"), keys(&ours, "/status/capacity")),
+        ("allocatable", keys(&upstream, "/status/allocatable"), keys(&ours, "/status/allocatable")),
+        ("claim", listed(&upstream, "/status/clusterClaims", "name"), listed(&ours, "/status/clusterClaims", "name")),
+        ("spec field", keys(&upstream, "/spec"), keys(&ours, "/spec")),
+    ];
+    let mut missing = Vec::new();
+    for (what, theirs, mine) in &compared {
+        let lacking: Vec<&String> = theirs.difference(mine).collect();
+        let extra: Vec<&String> = mine.difference(theirs).collect();
+        eprintln!("{what}: upstream's {theirs:?}; fleetctl's lacks {lacking:?}, adds {extra:?}");
+        missing.extend(lacking.into_iter().map(|l| format!("{what} {l}")));
+    }
+    missing
+}
+
+/// On upstream's hub, the ManagedCluster of a cluster fleetctl imported (fleetctl's
+/// klusterlet) says what the one of a cluster clusteradm joined (upstream's) says: every
+/// condition type, label, status field, capacity and claim upstream's has, fleetctl's has
+/// too (with the same condition statuses). What fleetctl's adds is printed, and limited to
+/// fleetctl's version claim and the Klusterlet's HubConnectionDegraded, which fleetctl's
+/// registration agent reports on purpose.
+#[tokio::test]
+async fn on_an_upstream_hub_fleetctls_klusterlet_keeps_its_managed_cluster_as_upstreams_does() {
+    let Some(bin) = upstream::executables() else { return };
+    if let Some(why) = missing() {
+        crate::support::skip(&format!("upstream OCM as pods: {why}"));
+        return;
+    }
+    let env = DevUp::start_args(2, &["--bare-hub", "--podman"]);
+    let hub = env.client("hub").await;
+    init_hub(&bin, &env, &hub).await;
+    join_with_clusteradm(&bin, &env, "cluster1").await;
+    let import = env.fleetctl(&["import", "cluster2", "--hub-context", "hub", "--cluster-context", "cluster2"]);
+    assert!(import.status.success(), "import: {}\n{}", String::from_utf8_lossy(&import.stderr), env.logs());
+    let clusters = dynamic(&hub, "cluster.open-cluster-management.io", "v1", "ManagedCluster", None);
+    for name in ["cluster1", "cluster2"] {
+        for condition in
+            ["ManagedClusterJoined", "ManagedClusterConditionAvailable", "ManagedClusterConditionClockSynced"]
+        {
+            wait(&env, clusters.clone(), name, &format!("{name} {condition}"), has_true(condition)).await;
+        }
+    }
+    let upstream = clusters.get("cluster1").await.expect("cluster1");
+    let ours = clusters.get("cluster2").await.expect("cluster2");
+    eprintln!("cluster1 (upstream's klusterlet): {}", serde_yaml::to_string(&upstream).expect("yaml"));
+    eprintln!("cluster2 (fleetctl's klusterlet): {}", serde_yaml::to_string(&ours).expect("yaml"));
+    let missing = lacking(&upstream, &ours);
+    assert!(missing.is_empty(), "fleetctl's klusterlet leaves out what upstream's reports: {missing:?}");
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::super::cel::{Expression, Variables, from_json};
+use super::super::cel::{Variables, from_json};
 use super::FieldError;
 
 const VALIDATIONS: &str = "x-kubernetes-validations";
@@ -76,7 +76,7 @@ pub fn check(value: &Value, old: Option<&Value>, schema: &Value, path: &str) -> 
             };
             let failure =
                 |message: String| Some(FieldError { field: field.clone(), reason: "FieldValueInvalid", message });
-            let expression = match Expression::memoized(&rule.rule) {
+            let expression = match super::super::cel::memoized(&rule.rule) {
                 Ok(expression) => expression,
                 Err(e) => return failure(format!("Invalid value: {bad:?}: {e}: {}", rule.rule)),
             };
@@ -95,7 +95,7 @@ fn denial(rule: &Rule, variables: &Variables, field: String, bad: &str) -> Field
     let computed = rule
         .message_expression
         .as_deref()
-        .and_then(|source| Expression::memoized(source).ok()?.eval_string(variables).ok())
+        .and_then(|source| super::super::cel::memoized(source).ok()?.eval_string(variables).ok())
         .filter(|text| !text.trim().is_empty());
     let message = computed
         .or_else(|| rule.message.clone().filter(|m| !m.is_empty()))

@@ -6,7 +6,6 @@
 
 use serde_json::Value;
 
-use super::super::cel::Expression;
 use super::super::cel::cost;
 use super::super::status::Cause;
 use super::{INT_OR_STRING, PRESERVE_UNKNOWN, flag};
@@ -132,7 +131,7 @@ fn rules(schema: &Value, path: &str, cardinality: u64, found: &mut Findings<'_>)
     for (i, rule) in rules.iter().enumerate() {
         let field = format!("{path}.x-kubernetes-validations[{i}].rule");
         match rule.get("rule").and_then(Value::as_str) {
-            Some(source) if !source.trim().is_empty() => match Expression::memoized(source) {
+            Some(source) if !source.trim().is_empty() => match super::super::cel::memoized(source) {
                 Ok(expression) => {
                     let estimated = cost::estimate(expression.ast(), schema).saturating_mul(cardinality);
                     *found.rule_cost = found.rule_cost.saturating_add(estimated);

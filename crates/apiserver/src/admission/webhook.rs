@@ -38,7 +38,6 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use super::super::callout::{self, CallError, Target};
-use super::super::cel::Expression;
 use super::super::context::Context;
 use super::super::patch;
 use super::super::reader::Reader;
@@ -338,7 +337,7 @@ fn applies<'a>(context: &Context<'_>, webhook: &Hook, request: &Request<'a>) -> 
     let Some(seen) = matched.map_err(|e| format!("failed to match the request: {e}"))? else { return Ok(None) };
     let variables = policy::variables(context, &seen.request(), None);
     for condition in &webhook.match_conditions {
-        let program = Expression::memoized(&condition.expression)
+        let program = super::super::cel::memoized(&condition.expression)
             .map_err(|e| format!("matchCondition {:?}: {e}", condition.name))?;
         match program.eval_bool(&variables) {
             Ok(true) => {}

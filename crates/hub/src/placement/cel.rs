@@ -18,7 +18,7 @@ use cel::objects::Key;
 use cel::{Context, DeclarationError, ExecutionError, Value};
 use fleetctl_api::ManagedCluster;
 use fleetctl_api::placement::CelSelector;
-use fleetctl_apimachinery::cel::{Expression, Variables, from_json};
+use fleetctl_cel::{Expression, Variables, from_json};
 use kube::ResourceExt;
 use serde_json::json;
 

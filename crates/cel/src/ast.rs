@@ -96,7 +96,7 @@ fn visit_entry<'e>(entry: &'e EntryExpr, scope: &mut Vec<&'e str>, each: &mut im
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cel::Expression;
+    use crate::Expression;
 
     fn ast(source: &str) -> Expression {
         Expression::compile(source).expect(source)

@@ -8,9 +8,7 @@ pub mod cost;
 mod value;
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, LazyLock, OnceLock};
-
-use super::compiled::Memo;
+use std::sync::{Arc, OnceLock};
 
 pub use value::{from_json, to_json};
 
@@ -59,13 +57,6 @@ impl Expression {
     pub fn compile(source: &str) -> Result<Self, CompileError> {
         let program = env().compile(source).map_err(|e| CompileError(e.to_string()))?;
         Ok(Self { program })
-    }
-
-    /// `source` compiled, once per process: for the expressions an object carries and every
-    /// write or request evaluates (CRD rules, webhook match conditions).
-    pub fn memoized(source: &str) -> Result<Arc<Self>, CompileError> {
-        static COMPILED: LazyLock<Memo<Expression>> = LazyLock::new(Memo::new);
-        COMPILED.try_get(source, Self::compile)
     }
 
     /// Compiles `source` for an environment that declares the variables `declared` and no

@@ -253,7 +253,7 @@ mod tests {
     use super::*;
 
     fn cost(rule: &str, schema: &Value) -> u64 {
-        let program = crate::cel::Expression::compile(rule).expect("compiles");
+        let program = crate::Expression::compile(rule).expect("compiles");
         estimate(program.ast(), schema)
     }
 
