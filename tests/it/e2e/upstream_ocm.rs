@@ -408,10 +408,18 @@ async fn join_with_clusteradm(bin: &Path, env: &DevUp, name: &str) {
     clusteradm(bin, env, &["accept", "--clusters", name, "--context", "hub", "--wait"]).await;
 }
 
-/// The keys of a JSON object at `path` (`/status/capacity`, say), sorted.
+/// The keys of a JSON object at `path` (`/status/capacity`, say) whose values say something
+/// (an empty list, map or null says nothing), sorted.
 fn keys(object: &DynamicObject, path: &str) -> std::collections::BTreeSet<String> {
+    let says = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => false,
+        serde_json::Value::Array(items) => !items.is_empty(),
+        serde_json::Value::Object(fields) => !fields.is_empty(),
+        _ => true,
+    };
     let value = serde_json::to_value(object).expect("JSON");
-    value.pointer(path).and_then(|v| v.as_object()).map(|o| o.keys().cloned().collect()).unwrap_or_default()
+    let fields = value.pointer(path).and_then(|v| v.as_object()).cloned().unwrap_or_default();
+    fields.into_iter().filter(|(_, v)| says(v)).map(|(k, _)| k).collect()
 }
 
 /// The values of `field` in the list at `path`, sorted.
@@ -460,9 +468,9 @@ fn lacking(theirs: &DynamicObject, ours: &DynamicObject) -> Vec<String> {
 /// On upstream's hub, the ManagedCluster of a cluster fleetctl imported (fleetctl's
 /// klusterlet) says what the one of a cluster clusteradm joined (upstream's) says: every
 /// condition type, label, status field, capacity and claim upstream's has, fleetctl's has
-/// too (with the same condition statuses). What fleetctl's adds is printed, and limited to
-/// fleetctl's version claim and the Klusterlet's HubConnectionDegraded, which fleetctl's
-/// registration agent reports on purpose.
+/// too (with the same condition statuses). What fleetctl's adds is printed: its version
+/// claims, the Klusterlet's HubConnectionDegraded (which fleetctl's registration agent
+/// reports on purpose), and the target's URL the import records.
 #[tokio::test]
 async fn on_an_upstream_hub_fleetctls_klusterlet_keeps_its_managed_cluster_as_upstreams_does() {
     let Some(bin) = upstream::executables() else { return };

@@ -70,7 +70,7 @@ pub fn running_version<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Option<St
     (!tags.is_empty()).then(|| tags.into_iter().collect::<Vec<_>>().join(","))
 }
 
-/// Parses a CPU or memory quantity into a base unit (millicores, bytes).
+/// Parses a quantity into a base unit (millicores for CPU; bytes, pods… for the others).
 fn amount(quantity: &Quantity, resource: &str) -> Option<u128> {
     let text = quantity.0.trim();
     let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
@@ -107,18 +107,20 @@ fn render(total: u128, resource: &str) -> Quantity {
 fn sums(nodes: &[Node]) -> (BTreeMap<String, Quantity>, BTreeMap<String, Quantity>) {
     let mut capacity: BTreeMap<String, u128> = BTreeMap::new();
     let mut allocatable: BTreeMap<String, u128> = BTreeMap::new();
+    // Every resource the nodes list (cpu, memory, pods, ephemeral-storage, …), as upstream's
+    // registration agent sums them; an unschedulable node's allocatable left out.
+    let add = |total: &mut BTreeMap<String, u128>, listed: Option<&BTreeMap<String, Quantity>>| {
+        for (resource, quantity) in listed.into_iter().flatten() {
+            if let Some(q) = amount(quantity, resource) {
+                *total.entry(resource.clone()).or_default() += q;
+            }
+        }
+    };
     for node in nodes {
-        let status = node.status.clone().unwrap_or_default();
-        for resource in ["cpu", "memory"] {
-            if let Some(q) = status.capacity.as_ref().and_then(|c| c.get(resource)).and_then(|q| amount(q, resource)) {
-                *capacity.entry(resource.to_string()).or_default() += q;
-            }
-            let schedulable = !node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false);
-            if let Some(q) = status.allocatable.as_ref().and_then(|c| c.get(resource)).and_then(|q| amount(q, resource))
-                && schedulable
-            {
-                *allocatable.entry(resource.to_string()).or_default() += q;
-            }
+        let Some(status) = node.status.as_ref() else { continue };
+        add(&mut capacity, status.capacity.as_ref());
+        if !node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) {
+            add(&mut allocatable, status.allocatable.as_ref());
         }
     }
     let quantities = |m: BTreeMap<String, u128>| m.into_iter().map(|(k, v)| (k.clone(), render(v, &k))).collect();
@@ -167,18 +169,21 @@ mod tests {
     }
 
     #[test]
-    fn node_capacity_is_summed_in_kubernetes_units() {
+    fn every_node_resource_is_summed_in_kubernetes_units_as_upstreams_registration_agent_sums_them() {
         let node = |cpu: &str, memory: &str, unschedulable: bool| -> Node {
+            let listed = json!({"cpu": cpu, "memory": memory, "pods": "110"});
             serde_json::from_value(json!({
                 "spec": {"unschedulable": unschedulable},
-                "status": {"capacity": {"cpu": cpu, "memory": memory}, "allocatable": {"cpu": cpu, "memory": memory}}
+                "status": {"capacity": listed, "allocatable": listed}
             }))
             .expect("node")
         };
         let (capacity, allocatable) = sums(&[node("2", "4Gi", false), node("500m", "1Gi", true)]);
         assert_eq!(capacity["cpu"].0, "2500m");
         assert_eq!(capacity["memory"].0, "5120Mi");
+        assert_eq!(capacity["pods"].0, "220");
         assert_eq!(allocatable["cpu"].0, "2");
         assert_eq!(allocatable["memory"].0, "4096Mi");
+        assert_eq!(allocatable["pods"].0, "110", "the unschedulable node's left out");
     }
 }
