@@ -16,7 +16,10 @@
 #              suite is built with scripts/ocm-placement-fleetctl.patch applied (through a Go
 #              -overlay, OCM_SRC stays untouched), which starts `$FLEETCTLD hub --controllers
 #              placement` in each spec where upstream starts its own controller manager.
-#   FLEETCTLD  the fleetctld it runs (default: fleetctld beside FLEETCTL)
+#   WORK_AGENT=fleetctl  judge fleetctl's work agent instead: the work suite is built with
+#              scripts/ocm-work-fleetctl.patch applied (the same way), whose startWorkAgent runs
+#              `$FLEETCTLD agent work` for the spec's cluster where upstream runs its agent.
+#   FLEETCTLD  the fleetctld they run (default: fleetctld beside FLEETCTL)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,13 +32,16 @@ if [ -z "${FLEETCTL:-}" ]; then
 fi
 [ -x "$FLEETCTL" ] || { echo "no fleetctl at $FLEETCTL: cargo build --release first, or set FLEETCTL" >&2; exit 2; }
 PLACEMENT_CONTROLLER=${PLACEMENT_CONTROLLER:-upstream}
-case $PLACEMENT_CONTROLLER in
-  upstream) ;;
-  fleetctl)
-    export FLEETCTLD=${FLEETCTLD:-$(dirname "$FLEETCTL")/fleetctld}
-    [ -x "$FLEETCTLD" ] || { echo "no fleetctld at $FLEETCTLD: set FLEETCTLD" >&2; exit 2; } ;;
-  *) echo "PLACEMENT_CONTROLLER must be upstream or fleetctl" >&2; exit 2 ;;
-esac
+WORK_AGENT=${WORK_AGENT:-upstream}
+for choice in "$PLACEMENT_CONTROLLER" "$WORK_AGENT"; do
+  case $choice in
+    upstream) ;;
+    fleetctl)
+      export FLEETCTLD=${FLEETCTLD:-$(dirname "$FLEETCTL")/fleetctld}
+      [ -x "$FLEETCTLD" ] || { echo "no fleetctld at $FLEETCTLD: set FLEETCTLD" >&2; exit 2; } ;;
+    *) echo "PLACEMENT_CONTROLLER and WORK_AGENT must be upstream or fleetctl" >&2; exit 2 ;;
+  esac
+done
 command -v kubectl >/dev/null || { echo "kubectl is needed (envtest's assets hold it too)" >&2; exit 2; }
 
 mkdir -p "$WORK/bin" "$WORK/assets" "$WORK/logs"
@@ -48,17 +54,18 @@ unset KUBECONFIG USE_EXISTING_CLUSTER
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(work placement registration addon operator)
 status=0
-# The placement suite with fleetctl's controller: the patched files replace upstream's through
-# an overlay, so the build reuses the cache of the unpatched tree.
-placement_overlay() {
-  local patched=$WORK/placement-fleetctl
-  rm -rf "$patched" && mkdir -p "$patched/test/integration/placement"
-  cp "$OCM_SRC"/test/integration/placement/*.go "$patched/test/integration/placement/"
-  patch -s -p1 -d "$patched" <"$PWD/scripts/ocm-placement-fleetctl.patch"
-  python3 - "$OCM_SRC" "$patched" >"$patched/overlay.json" <<'EOF'
+# A suite with fleetctl's part in upstream's place (`overlay SUITE`): the files of
+# scripts/ocm-SUITE-fleetctl.patch replace (or join) upstream's through a Go overlay, so the
+# build reuses the cache of the unpatched tree.
+overlay() {
+  local suite=$1 patched=$WORK/$1-fleetctl
+  rm -rf "$patched" && mkdir -p "$patched/test/integration/$suite"
+  cp "$OCM_SRC"/test/integration/"$suite"/*.go "$patched/test/integration/$suite/"
+  patch -s -p1 -d "$patched" <"$PWD/scripts/ocm-$suite-fleetctl.patch"
+  python3 - "$OCM_SRC" "$patched" "test/integration/$suite" >"$patched/overlay.json" <<'EOF'
 import json, os, sys
-src, patched = (os.path.abspath(p) for p in sys.argv[1:])
-rel = "test/integration/placement"
+src, patched = (os.path.abspath(p) for p in sys.argv[1:3])
+rel = sys.argv[3]
 files = sorted(f for f in os.listdir(os.path.join(patched, rel)) if f.endswith(".go"))
 print(json.dumps({"Replace": {os.path.join(src, rel, f): os.path.join(patched, rel, f) for f in files}}))
 EOF
@@ -67,12 +74,13 @@ EOF
 
 for suite in "${suites[@]}"; do
   binary=$WORK/bin/$suite.test
-  if [ "$suite" = placement ] && [ "$PLACEMENT_CONTROLLER" = fleetctl ]; then
-    binary=$WORK/bin/placement-fleetctl.test
-    overlay=$(placement_overlay)
+  if { [ "$suite" = placement ] && [ "$PLACEMENT_CONTROLLER" = fleetctl ]; } \
+    || { [ "$suite" = work ] && [ "$WORK_AGENT" = fleetctl ]; }; then
+    binary=$WORK/bin/$suite-fleetctl.test
+    overlay=$(overlay "$suite")
     # Rebuilt when the patch changes.
-    [ "$binary" -nt "$PWD/scripts/ocm-placement-fleetctl.patch" ] \
-      || (cd "$OCM_SRC" && "$GO" test -c -overlay "$overlay" -o "$binary" "./test/integration/placement")
+    [ "$binary" -nt "$PWD/scripts/ocm-$suite-fleetctl.patch" ] \
+      || (cd "$OCM_SRC" && "$GO" test -c -overlay "$overlay" -o "$binary" "./test/integration/$suite")
   fi
   [ -x "$binary" ] || (cd "$OCM_SRC" && "$GO" test -c -o "$binary" "./test/integration/$suite")
   # The registration suite keeps its CA in a fixed folder of its own.
