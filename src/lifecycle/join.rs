@@ -42,8 +42,6 @@ const TOKEN_SECONDS: i64 = 3600;
 const PUBLIC_NAMESPACE: &str = "kube-public";
 /// kubeadm's public ConfigMap of the cluster's address and CA.
 const CLUSTER_INFO: &str = "cluster-info";
-/// The signer of client certificates for the hub's API server.
-const CLIENT_SIGNER: &str = "kubernetes.io/kube-apiserver-client";
 
 /// Whether the hub has OCM's bootstrap identity, which clusters join with.
 pub async fn has_bootstrap_identity(hub: &Client) -> Result<bool, LifecycleError> {
@@ -116,7 +114,7 @@ pub async fn approve_csr(hub: &Client, name: &str, timeout: Duration) -> Result<
         })? {
             match state(&csr) {
                 State::Approved => return Ok(()),
-                State::Pending if joins(&csr) => {
+                State::Pending if joins(&csr, name) => {
                     let approval = approval(&csr);
                     csrs.patch_approval(&csr.name_any(), &PatchParams::default(), &Patch::Merge(&approval))
                         .await
@@ -186,9 +184,12 @@ fn state(csr: &CertificateSigningRequest) -> State {
     }
 }
 
-/// Whether a CSR is a cluster's first: a client certificate asked by a bootstrap identity.
-fn joins(csr: &CertificateSigningRequest) -> bool {
-    csr.spec.signer_name == CLIENT_SIGNER && csr.spec.username.as_deref().is_some_and(is_hub_bootstrap_user)
+/// Whether a CSR is cluster `name`'s first: asked by a bootstrap identity, for what a
+/// registration agent of `name` may have (as fleetctl's hub judges it) — not merely
+/// labelled with the cluster's name, which any holder of the hub-wide token could do.
+fn joins(csr: &CertificateSigningRequest, name: &str) -> bool {
+    let bootstrap = csr.spec.username.as_deref().is_some_and(is_hub_bootstrap_user);
+    bootstrap && fleetctl_hub::registration::approval::agent_request(csr, name).is_ok()
 }
 
 /// The approval, as `clusteradm accept` words its own.
@@ -215,12 +216,17 @@ mod tests {
 
     use super::*;
 
-    fn csr(user: &str, signer: &str) -> CertificateSigningRequest {
+    const BOOTSTRAP: &str = "system:serviceaccount:open-cluster-management:agent-registration-bootstrap";
+    const CLIENT_SIGNER: &str = "kubernetes.io/kube-apiserver-client";
+
+    fn csr(user: &str, signer: &str, for_cluster: &str) -> CertificateSigningRequest {
+        let (pem, _key) = fleetctl_agent::registration::request(for_cluster, "agent1").expect("a CSR");
         CertificateSigningRequest {
             spec: CertificateSigningRequestSpec {
                 username: Some(user.into()),
                 signer_name: signer.into(),
-                request: ByteString(Vec::new()),
+                request: ByteString(pem.into_bytes()),
+                usages: Some(vec!["digital signature".into(), "key encipherment".into(), "client auth".into()]),
                 ..CertificateSigningRequestSpec::default()
             },
             ..CertificateSigningRequest::default()
@@ -228,15 +234,16 @@ mod tests {
     }
 
     #[test]
-    fn only_a_bootstrap_identitys_client_certificate_request_is_approved_as_clusteradm_accept_approves() {
-        let sa = "system:serviceaccount:open-cluster-management:agent-registration-bootstrap";
-        assert!(joins(&csr(sa, CLIENT_SIGNER)));
-        assert!(joins(&csr("system:bootstrap:abcdef", CLIENT_SIGNER)));
+    fn only_a_bootstrap_identitys_request_for_the_clusters_agent_is_approved_as_clusteradm_accept_approves() {
+        assert!(joins(&csr(BOOTSTRAP, CLIENT_SIGNER, "cluster1"), "cluster1"));
+        assert!(joins(&csr("system:bootstrap:abcdef", CLIENT_SIGNER, "cluster1"), "cluster1"));
+        // Labelled cluster1 but asking for another cluster's identity: not cluster1's join.
+        assert!(!joins(&csr(BOOTSTRAP, CLIENT_SIGNER, "cluster2"), "cluster1"));
         // A renewal comes from the cluster's own identity; another signer is not a join.
-        assert!(!joins(&csr("system:open-cluster-management:cluster1:agent", CLIENT_SIGNER)));
-        assert!(!joins(&csr(sa, "kubernetes.io/kubelet-serving")));
-        let approved = approval(&csr(sa, CLIENT_SIGNER));
+        assert!(!joins(&csr("system:open-cluster-management:cluster1:agent1", CLIENT_SIGNER, "cluster1"), "cluster1"));
+        assert!(!joins(&csr(BOOTSTRAP, "kubernetes.io/kubelet-serving", "cluster1"), "cluster1"));
+        let approved = approval(&csr(BOOTSTRAP, CLIENT_SIGNER, "cluster1"));
         assert!(matches!(state(&approved), State::Approved));
-        assert!(matches!(state(&csr(sa, CLIENT_SIGNER)), State::Pending));
+        assert!(matches!(state(&csr(BOOTSTRAP, CLIENT_SIGNER, "cluster1")), State::Pending));
     }
 }

@@ -7,6 +7,9 @@ pub mod credentials;
 mod csr;
 mod status;
 
+/// The CSR a registration agent sends for its cluster (and its private key).
+pub use csr::request;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

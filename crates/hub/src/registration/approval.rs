@@ -101,6 +101,31 @@ pub fn judge(csr: &CertificateSigningRequest, cluster_accepts: Option<bool>) -> 
 }
 
 fn check(csr: &CertificateSigningRequest, cluster: &str, cluster_accepts: Option<bool>) -> Result<(), String> {
+    let subject = agent_request(csr, cluster)?;
+    let spec = &csr.spec;
+    let requester = spec.username.clone().unwrap_or_default();
+    let bootstrap = bootstrap_user(cluster);
+    let renewal = requester == subject.common_name && spec.groups.iter().flatten().any(|g| *g == agent_group(cluster));
+    if requester != bootstrap && !renewal {
+        return Err(format!(
+            "requester {requester:?} is neither {bootstrap} nor the agent renewing its own certificate"
+        ));
+    }
+    match cluster_accepts {
+        None => Err(format!("managed cluster {cluster} does not exist")),
+        Some(false) => Err(format!("managed cluster {cluster} is not accepted by the hub")),
+        Some(true) => Ok(()),
+    }
+}
+
+/// Checks that a CSR asks for what a registration agent of `cluster` may have — a client
+/// certificate of the hub's API server signer, CN `system:open-cluster-management:<cluster>:<agent id>`,
+/// O the cluster's agent group and the managed clusters' group, client usages only —
+/// whoever asked for it; its subject if so.
+pub fn agent_request(
+    csr: &CertificateSigningRequest,
+    cluster: &str,
+) -> Result<fleetctl_kube::certs::CsrSubject, String> {
     let spec = &csr.spec;
     if spec.signer_name != SIGNER {
         return Err(format!("signer {} is not {SIGNER}", spec.signer_name));
@@ -127,19 +152,7 @@ fn check(csr: &CertificateSigningRequest, cluster: &str, cluster_accepts: Option
     if !usages.iter().any(|u| u == "client auth") {
         return Err("the usages lack client auth".into());
     }
-    let requester = spec.username.clone().unwrap_or_default();
-    let bootstrap = bootstrap_user(cluster);
-    let renewal = requester == subject.common_name && spec.groups.iter().flatten().any(|g| *g == agent_group(cluster));
-    if requester != bootstrap && !renewal {
-        return Err(format!(
-            "requester {requester:?} is neither {bootstrap} nor the agent renewing its own certificate"
-        ));
-    }
-    match cluster_accepts {
-        None => Err(format!("managed cluster {cluster} does not exist")),
-        Some(false) => Err(format!("managed cluster {cluster} is not accepted by the hub")),
-        Some(true) => Ok(()),
-    }
+    Ok(subject)
 }
 
 /// Approves or refuses one CSR.
