@@ -533,3 +533,53 @@ async fn a_record_deleted_on_the_managed_cluster_is_finished_and_made_again() {
     assert_ne!(cm.uid(), Some(old_cm), "the old config map went with its record");
     assert_eq!(record.status.expect("status").applied_resources[0].uid, cm.uid().expect("uid"));
 }
+
+/// Status feedback as upstream's work agent reports it: the values a manifest config's
+/// JSONPaths read from the applied object, and WellKnownStatus (nothing for a kind upstream
+/// knows none of); read again at the status sync interval, so a change on the managed
+/// cluster (a label another manager set) reaches the hub without a change of the work.
+#[tokio::test]
+async fn feedback_rules_report_the_objects_values_and_follow_them_at_the_status_sync_interval() {
+    use fleetctl_api::work::{
+        FeedbackRule, FeedbackType, JsonPath as FeedbackPath, ManifestConfigOption, ResourceIdentifier,
+    };
+    let fleet = Fleet::start().await;
+    let mut work = ManifestWork::for_cluster(CLUSTER, "fed", vec![Manifest(config_map("fed"))]);
+    let path = |name: &str, path: &str| FeedbackPath { name: name.into(), path: path.into(), version: String::new() };
+    work.spec.manifest_configs = vec![ManifestConfigOption {
+        resource_identifier: ResourceIdentifier {
+            resource: "configmaps".into(),
+            name: "fed".into(),
+            namespace: "default".into(),
+            ..ResourceIdentifier::default()
+        },
+        feedback_rules: vec![
+            FeedbackRule {
+                type_: FeedbackType::JsonPaths,
+                json_paths: vec![path("k", ".data.k"), path("extra", ".metadata.labels.extra")],
+            },
+            FeedbackRule { type_: FeedbackType::WellKnownStatus, json_paths: Vec::new() },
+        ],
+        ..ManifestConfigOption::default()
+    }];
+    fleet.works().create(&PostParams::default(), &work).await.expect("create work");
+    let value = |work: &ManifestWork, name: &str| -> Option<String> {
+        let manifests = &work.status.as_ref()?.resource_status.manifests;
+        let values = &manifests.first()?.status_feedback.values;
+        values.iter().find(|v| v.name == name).and_then(|v| v.value.string.clone())
+    };
+    let fed = wait_for(fleet.works(), "fed", move |w: &ManifestWork| value(w, "k").as_deref() == Some("v")).await;
+    let names: Vec<&str> = fed.status.as_ref().expect("status").resource_status.manifests[0]
+        .status_feedback
+        .values
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(names, ["k"], "no label yet, and no well-known statuses of a ConfigMap");
+
+    let label = json!({"metadata": {"labels": {"extra": "set-there"}}});
+    fleet.config_maps().patch("fed", &PatchParams::default(), &Patch::Merge(&label)).await.expect("label");
+    let started = std::time::Instant::now();
+    wait_for(fleet.works(), "fed", move |w: &ManifestWork| value(w, "extra").as_deref() == Some("set-there")).await;
+    eprintln!("the label reached the hub's feedback in {:.2?}", started.elapsed());
+}

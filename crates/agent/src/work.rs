@@ -16,13 +16,19 @@
 //!   default: all, waiting until they are gone), Orphan (none) or SelectivelyOrphan (all
 //!   but the listed ones) — then its AppliedManifestWork, then its hub finalizer.
 //!
-//! Left to later: status feedback and condition rules, executors, `ignoreFields`,
-//! `ttlSecondsAfterFinished`, and the eviction of AppliedManifestWorks whose work is gone
-//! from the hub (upstream waits an hour, then deletes their resources).
+//! - Status feedback (`feedback`): a manifest config's `feedbackRules` read from the
+//!   applied (or, ReadOnly, the read) object; a work with any is read again every 10 s,
+//!   upstream's status sync interval.
+//!
+//! Left to later: condition rules, executors, `ignoreFields`, `ttlSecondsAfterFinished`,
+//! feedback by watch (`feedbackScrapeType: Watch` is polled), and the eviction of
+//! AppliedManifestWorks whose work is gone from the hub (upstream waits an hour, then
+//! deletes their resources).
 
 mod apply;
 mod cleanup;
 mod controller;
+mod feedback;
 mod status;
 
 use std::future::Future;

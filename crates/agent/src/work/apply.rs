@@ -19,8 +19,10 @@ use serde_json::Value;
 use fleetctl_api::ManifestWork;
 use fleetctl_api::work::{
     AppliedManifestResourceMeta, DEFAULT_FIELD_MANAGER, ManifestConfigOption, ManifestResourceMeta, ResourceIdentifier,
-    UpdateStrategyType,
+    StatusFeedbackResult, UpdateStrategyType,
 };
+
+use super::feedback;
 
 /// How long a CRD of a work may take to become Established before the objects of its
 /// kind that follow it in the same work fail (and are retried).
@@ -129,6 +131,8 @@ pub struct ManifestOutcome {
     pub availability: Availability,
     /// How to track it.
     pub tracking: Tracking,
+    /// What its config's feedback rules read of its object.
+    pub feedback: StatusFeedbackResult,
 }
 
 /// The identity of a resolved object, as manifest configs and records name it.
@@ -214,8 +218,15 @@ pub async fn apply_manifests(
             name: resolved.name.clone(),
             namespace: resolved.namespace.clone().unwrap_or_default(),
         };
-        let strategy = strategy_for(&work.spec.manifest_configs, &identity(&resolved));
+        let config = config_for(&work.spec.manifest_configs, &identity(&resolved));
+        let strategy = strategy_for(config);
         let outcome = apply_one(client, applied, &resolved, &manifest.0, &strategy).await;
+        let feedback = |object: &DynamicObject| match (config, serde_json::to_value(object)) {
+            (Some(config), Ok(object)) if !config.feedback_rules.is_empty() => {
+                feedback::values(&config.feedback_rules, &object, &meta.group, &meta.version)
+            }
+            _ => StatusFeedbackResult::default(),
+        };
         if matches!(&outcome, Err(ManifestError::Rejected(status)) if status.is_not_found()) {
             // The kind went away since we learned it: look again next time.
             kinds.forget(&target.gvk);
@@ -227,24 +238,31 @@ pub async fn apply_manifests(
                 {
                     pending_crds.push((group, kind, object.name_any()));
                 }
+                let feedback = feedback(&object);
                 ManifestOutcome {
                     meta,
                     applied: Ok(()),
                     availability: Availability::Available,
                     tracking: Tracking::Owned(record(&resolved, object.uid().unwrap_or_default())),
+                    feedback,
                 }
             }
-            Ok(Applied::ReadOnly(found)) => ManifestOutcome {
-                meta,
-                applied: Ok(()),
-                availability: if found { Availability::Available } else { Availability::NotAvailable },
-                tracking: Tracking::Release(identity(&resolved)),
-            },
+            Ok(Applied::ReadOnly(found)) => {
+                let feedback = found.as_deref().map(feedback).unwrap_or_default();
+                ManifestOutcome {
+                    meta,
+                    applied: Ok(()),
+                    availability: if found.is_some() { Availability::Available } else { Availability::NotAvailable },
+                    tracking: Tracking::Release(identity(&resolved)),
+                    feedback,
+                }
+            }
             Err(error) => ManifestOutcome {
                 meta,
                 applied: Err(error),
                 availability: exists(client, &resolved).await,
                 tracking: Tracking::Keep(identity(&resolved)),
+                feedback: StatusFeedbackResult::default(),
             },
         };
         outcomes.push(outcome);
@@ -263,17 +281,18 @@ enum Strategy {
     ReadOnly,
 }
 
-/// The update strategy of the first manifest config naming the object; server-side
+/// The first manifest config naming the object: the only one that counts, as upstream.
+fn config_for<'c>(configs: &'c [ManifestConfigOption], identity: &Identity) -> Option<&'c ManifestConfigOption> {
+    configs.iter().find(|config| names(&config.resource_identifier, identity))
+}
+
+/// The update strategy of the manifest config naming the object; server-side
 /// apply as the work agent, taking ownership, otherwise. Upstream's `Update` (a
 /// client-side update) is done as a forced server-side apply too: the result on the
 /// object is the same and one write path is easier to get right.
-fn strategy_for(configs: &[ManifestConfigOption], identity: &Identity) -> Strategy {
+fn strategy_for(config: Option<&ManifestConfigOption>) -> Strategy {
     let default = || Strategy::Apply { field_manager: DEFAULT_FIELD_MANAGER.to_owned(), force: true };
-    let Some(strategy) = configs
-        .iter()
-        .find(|config| names(&config.resource_identifier, identity))
-        .and_then(|config| config.update_strategy.as_ref())
-    else {
+    let Some(strategy) = config.and_then(|config| config.update_strategy.as_ref()) else {
         return default();
     };
     match strategy.type_ {
@@ -305,8 +324,8 @@ fn names(id: &ResourceIdentifier, identity: &Identity) -> bool {
 enum Applied {
     /// The object as the server has it now.
     Object(Box<DynamicObject>),
-    /// A ReadOnly manifest was looked at: whether its object exists.
-    ReadOnly(bool),
+    /// A ReadOnly manifest was looked at: its object, if it exists.
+    ReadOnly(Option<Box<DynamicObject>>),
 }
 
 async fn apply_one(
@@ -318,7 +337,7 @@ async fn apply_one(
 ) -> Result<Applied, ManifestError> {
     let api = resolved.api(client);
     let (field_manager, force) = match strategy {
-        Strategy::ReadOnly => return Ok(Applied::ReadOnly(api.get_opt(&resolved.name).await?.is_some())),
+        Strategy::ReadOnly => return Ok(Applied::ReadOnly(api.get_opt(&resolved.name).await?.map(Box::new))),
         Strategy::CreateOnly => {
             if let Some(existing) = api.get_opt(&resolved.name).await? {
                 return Ok(Applied::Object(Box::new(existing)));
@@ -381,7 +400,7 @@ fn incomplete(ordinal: i32, manifest: &Value, error: ManifestError) -> ManifestO
     let tracking = Tracking::KeepLoose { group: meta.group.clone(), name: meta.name.clone() };
     let availability =
         Availability::Unknown { reason: REASON_INCOMPLETE_META, message: "Resource meta is incompleted".to_owned() };
-    ManifestOutcome { meta, applied: Err(error), availability, tracking }
+    ManifestOutcome { meta, applied: Err(error), availability, tracking, feedback: StatusFeedbackResult::default() }
 }
 
 /// A manifest whose kind did not resolve.
@@ -393,6 +412,7 @@ fn unresolved(ordinal: i32, target: &Target, error: ManifestError) -> ManifestOu
         applied: Err(error),
         availability,
         tracking: Tracking::KeepLoose { group: target.gvk.group.clone(), name: target.name.clone() },
+        feedback: StatusFeedbackResult::default(),
     }
 }
 
@@ -428,7 +448,7 @@ mod tests {
     #[test]
     fn without_a_config_a_manifest_is_force_applied_as_the_work_agent() {
         assert_eq!(
-            strategy_for(&[], &identity("d")),
+            strategy_for(config_for(&[], &identity("d"))),
             Strategy::Apply { field_manager: "work-agent".into(), force: true }
         );
     }
@@ -437,8 +457,11 @@ mod tests {
     fn a_config_names_its_object_or_any_with_a_wildcard() {
         let read_only = UpdateStrategy { type_: UpdateStrategyType::ReadOnly, server_side_apply: None };
         let configs = [config("other", read_only.clone()), config("*", read_only)];
-        assert_eq!(strategy_for(&configs[..1], &identity("d")), strategy_for(&[], &identity("d")));
-        assert_eq!(strategy_for(&configs, &identity("d")), Strategy::ReadOnly);
+        assert_eq!(
+            strategy_for(config_for(&configs[..1], &identity("d"))),
+            strategy_for(config_for(&[], &identity("d")))
+        );
+        assert_eq!(strategy_for(config_for(&configs, &identity("d"))), Strategy::ReadOnly);
     }
 
     #[test]
@@ -452,11 +475,11 @@ mod tests {
             }),
         };
         assert_eq!(
-            strategy_for(&[config("d", ssa)], &identity("d")),
+            strategy_for(config_for(&[config("d", ssa)], &identity("d"))),
             Strategy::Apply { field_manager: "work-agent-import".into(), force: false }
         );
         let create = UpdateStrategy { type_: UpdateStrategyType::CreateOnly, server_side_apply: None };
-        assert_eq!(strategy_for(&[config("d", create)], &identity("d")), Strategy::CreateOnly);
+        assert_eq!(strategy_for(config_for(&[config("d", create)], &identity("d"))), Strategy::CreateOnly);
     }
 
     #[test]

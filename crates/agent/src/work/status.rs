@@ -36,6 +36,7 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
         };
         set_condition(&mut manifest.conditions, at(applied));
         set_condition(&mut manifest.conditions, at(available(&outcome.availability)));
+        manifest.status_feedback = outcome.feedback.clone();
         status.resource_status.manifests.push(manifest);
     }
 
@@ -164,6 +165,7 @@ mod tests {
             },
             availability,
             tracking: Tracking::KeepLoose { group: String::new(), name: String::new() },
+            feedback: Default::default(),
         }
     }
 
