@@ -380,7 +380,7 @@ async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is
     assert!(said.contains("no import controller"), "{said}");
     let after = clusters.get("cluster1").await.expect("cluster1");
     let version = fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
-    assert!(after.metadata.annotations.unwrap_or_default().get(version).is_none(), "no version recorded");
+    assert!(!after.metadata.annotations.unwrap_or_default().contains_key(version), "no version recorded");
 
     let started = Instant::now();
     let detach =
@@ -433,34 +433,30 @@ fn listed(object: &DynamicObject, path: &str, field: &str) -> std::collections::
 /// with their statuses, labels, status and spec fields, capacity, allocatable and claims —
 /// each comparison printed with what `ours` adds.
 fn lacking(theirs: &DynamicObject, ours: &DynamicObject) -> Vec<String> {
-    let (upstream, ours) = (theirs, ours);
-    let statuses = |o: &DynamicObject| -> std::collections::BTreeSet<(String, String)> {
+    // Each condition as `type=status`.
+    let conditions = |o: &DynamicObject| -> std::collections::BTreeSet<String> {
         let value = serde_json::to_value(o).expect("JSON");
         let conditions = value.pointer("/status/conditions").and_then(|c| c.as_array()).cloned().unwrap_or_default();
         conditions
             .iter()
-            .map(|c| (c["type"].as_str().unwrap_or("").into(), c["status"].as_str().unwrap_or("").into()))
+            .map(|c| format!("{}={}", c["type"].as_str().unwrap_or(""), c["status"].as_str().unwrap_or("")))
             .collect()
     };
     let compared = [
-        (
-            "condition (type, status)",
-            statuses(&upstream).into_iter().map(|(t, s)| format!("{t}={s}")).collect(),
-            statuses(&ours).into_iter().map(|(t, s)| format!("{t}={s}")).collect(),
-        ),
-        ("label", keys(&upstream, "/metadata/labels"), keys(&ours, "/metadata/labels")),
-        ("status field", keys(&upstream, "/status"), keys(&ours, "/status")),
-        ("capacity", keys(&upstream, "/status/capacity"), keys(&ours, "/status/capacity")),
-        ("allocatable", keys(&upstream, "/status/allocatable"), keys(&ours, "/status/allocatable")),
-        ("claim", listed(&upstream, "/status/clusterClaims", "name"), listed(&ours, "/status/clusterClaims", "name")),
-        ("spec field", keys(&upstream, "/spec"), keys(&ours, "/spec")),
+        ("condition (type, status)", conditions(theirs), conditions(ours)),
+        ("label", keys(theirs, "/metadata/labels"), keys(ours, "/metadata/labels")),
+        ("status field", keys(theirs, "/status"), keys(ours, "/status")),
+        ("capacity", keys(theirs, "/status/capacity"), keys(ours, "/status/capacity")),
+        ("allocatable", keys(theirs, "/status/allocatable"), keys(ours, "/status/allocatable")),
+        ("claim", listed(theirs, "/status/clusterClaims", "name"), listed(ours, "/status/clusterClaims", "name")),
+        ("spec field", keys(theirs, "/spec"), keys(ours, "/spec")),
     ];
     let mut missing = Vec::new();
-    for (what, theirs, mine) in &compared {
-        let lacking: Vec<&String> = theirs.difference(mine).collect();
-        let extra: Vec<&String> = mine.difference(theirs).collect();
-        eprintln!("{what}: upstream's {theirs:?}; fleetctl's lacks {lacking:?}, adds {extra:?}");
-        missing.extend(lacking.into_iter().map(|l| format!("{what} {l}")));
+    for (what, upstreams, fleetctls) in &compared {
+        let lacks: Vec<&String> = upstreams.difference(fleetctls).collect();
+        let adds: Vec<&String> = fleetctls.difference(upstreams).collect();
+        eprintln!("{what}: upstream's {upstreams:?}; fleetctl's lacks {lacks:?}, adds {adds:?}");
+        missing.extend(lacks.into_iter().map(|l| format!("{what} {l}")));
     }
     missing
 }
