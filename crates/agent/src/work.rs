@@ -27,8 +27,10 @@
 
 mod apply;
 mod cleanup;
+mod condition_rules;
 mod controller;
 mod feedback;
+mod options;
 mod status;
 
 use std::future::Future;

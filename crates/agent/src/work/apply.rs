@@ -12,17 +12,19 @@ use fleetctl_kube::resolve::{
 };
 use fleetctl_kube::written::{Key, digest};
 use fleetctl_kube::{Read, Written};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::Value;
 
 use fleetctl_api::ManifestWork;
 use fleetctl_api::work::{
-    AppliedManifestResourceMeta, DEFAULT_FIELD_MANAGER, ManifestConfigOption, ManifestResourceMeta, ResourceIdentifier,
-    StatusFeedbackResult, UpdateStrategyType,
+    AppliedManifestResourceMeta, DEFAULT_FIELD_MANAGER, ManifestResourceMeta, StatusFeedbackResult, UpdateStrategy,
+    UpdateStrategyType,
 };
 
-use super::feedback;
+use super::options::Options;
+use super::{condition_rules, feedback};
 
 /// How long a CRD of a work may take to become Established before the objects of its
 /// kind that follow it in the same work fail (and are retried).
@@ -131,8 +133,10 @@ pub struct ManifestOutcome {
     pub availability: Availability,
     /// How to track it.
     pub tracking: Tracking,
-    /// What its config's feedback rules read of its object.
+    /// What its options' feedback rules read of its object.
     pub feedback: StatusFeedbackResult,
+    /// The conditions its options' condition rules made of its object.
+    pub rule_conditions: Vec<Condition>,
 }
 
 /// The identity of a resolved object, as manifest configs and records name it.
@@ -218,14 +222,24 @@ pub async fn apply_manifests(
             name: resolved.name.clone(),
             namespace: resolved.namespace.clone().unwrap_or_default(),
         };
-        let config = config_for(&work.spec.manifest_configs, &identity(&resolved));
-        let strategy = strategy_for(config);
+        let options = Options::of(&work.spec.manifest_configs, &identity(&resolved));
+        let strategy = strategy_for(options.update_strategy);
         let outcome = apply_one(client, applied, &resolved, &manifest.0, &strategy).await;
-        let feedback = |object: &DynamicObject| match (config, serde_json::to_value(object)) {
-            (Some(config), Ok(object)) if !config.feedback_rules.is_empty() => {
-                feedback::values(&config.feedback_rules, &object, &meta.group, &meta.version)
+        // What the options' rules read of the object as it is now.
+        let observe = |object: &DynamicObject| {
+            if options.feedback_rules.is_empty() && options.condition_rules.is_empty() {
+                return (StatusFeedbackResult::default(), Vec::new());
             }
-            _ => StatusFeedbackResult::default(),
+            match serde_json::to_value(object) {
+                Ok(object) => (
+                    feedback::values(options.feedback_rules, &object, &meta.group, &meta.version),
+                    condition_rules::evaluate(options.condition_rules, &object, &meta.group),
+                ),
+                Err(error) => {
+                    tracing::warn!(%error, "an applied object that is not JSON");
+                    (StatusFeedbackResult::default(), Vec::new())
+                }
+            }
         };
         if matches!(&outcome, Err(ManifestError::Rejected(status)) if status.is_not_found()) {
             // The kind went away since we learned it: look again next time.
@@ -238,23 +252,25 @@ pub async fn apply_manifests(
                 {
                     pending_crds.push((group, kind, object.name_any()));
                 }
-                let feedback = feedback(&object);
+                let (feedback, rule_conditions) = observe(&object);
                 ManifestOutcome {
                     meta,
                     applied: Ok(()),
                     availability: Availability::Available,
                     tracking: Tracking::Owned(record(&resolved, object.uid().unwrap_or_default())),
                     feedback,
+                    rule_conditions,
                 }
             }
             Ok(Applied::ReadOnly(found)) => {
-                let feedback = found.as_deref().map(feedback).unwrap_or_default();
+                let (feedback, rule_conditions) = found.as_deref().map(observe).unwrap_or_default();
                 ManifestOutcome {
                     meta,
                     applied: Ok(()),
                     availability: if found.is_some() { Availability::Available } else { Availability::NotAvailable },
                     tracking: Tracking::Release(identity(&resolved)),
                     feedback,
+                    rule_conditions,
                 }
             }
             Err(error) => ManifestOutcome {
@@ -263,6 +279,7 @@ pub async fn apply_manifests(
                 availability: exists(client, &resolved).await,
                 tracking: Tracking::Keep(identity(&resolved)),
                 feedback: StatusFeedbackResult::default(),
+                rule_conditions: Vec::new(),
             },
         };
         outcomes.push(outcome);
@@ -281,18 +298,13 @@ enum Strategy {
     ReadOnly,
 }
 
-/// The first manifest config naming the object: the only one that counts, as upstream.
-fn config_for<'c>(configs: &'c [ManifestConfigOption], identity: &Identity) -> Option<&'c ManifestConfigOption> {
-    configs.iter().find(|config| names(&config.resource_identifier, identity))
-}
-
-/// The update strategy of the manifest config naming the object; server-side
-/// apply as the work agent, taking ownership, otherwise. Upstream's `Update` (a
+/// How the update strategy of a manifest's options writes it; server-side apply as the
+/// work agent, taking ownership, without one. Upstream's `Update` (a
 /// client-side update) is done as a forced server-side apply too: the result on the
 /// object is the same and one write path is easier to get right.
-fn strategy_for(config: Option<&ManifestConfigOption>) -> Strategy {
+fn strategy_for(strategy: Option<&UpdateStrategy>) -> Strategy {
     let default = || Strategy::Apply { field_manager: DEFAULT_FIELD_MANAGER.to_owned(), force: true };
-    let Some(strategy) = config.and_then(|config| config.update_strategy.as_ref()) else {
+    let Some(strategy) = strategy else {
         return default();
     };
     match strategy.type_ {
@@ -308,16 +320,6 @@ fn strategy_for(config: Option<&ManifestConfigOption>) -> Strategy {
             Strategy::Apply { field_manager, force: config.force }
         }
     }
-}
-
-/// Whether a manifest config's identifier names the object (`*` matches any name or
-/// namespace, as upstream allows).
-fn names(id: &ResourceIdentifier, identity: &Identity) -> bool {
-    let matches = |pattern: &str, value: &str| pattern == "*" || pattern == value;
-    id.group == identity.group
-        && id.resource == identity.resource
-        && matches(&id.name, &identity.name)
-        && matches(&id.namespace, &identity.namespace)
 }
 
 /// What writing a manifest left.
@@ -400,7 +402,14 @@ fn incomplete(ordinal: i32, manifest: &Value, error: ManifestError) -> ManifestO
     let tracking = Tracking::KeepLoose { group: meta.group.clone(), name: meta.name.clone() };
     let availability =
         Availability::Unknown { reason: REASON_INCOMPLETE_META, message: "Resource meta is incompleted".to_owned() };
-    ManifestOutcome { meta, applied: Err(error), availability, tracking, feedback: StatusFeedbackResult::default() }
+    ManifestOutcome {
+        meta,
+        applied: Err(error),
+        availability,
+        tracking,
+        feedback: StatusFeedbackResult::default(),
+        rule_conditions: Vec::new(),
+    }
 }
 
 /// A manifest whose kind did not resolve.
@@ -413,6 +422,7 @@ fn unresolved(ordinal: i32, target: &Target, error: ManifestError) -> ManifestOu
         availability,
         tracking: Tracking::KeepLoose { group: target.gvk.group.clone(), name: target.name.clone() },
         feedback: StatusFeedbackResult::default(),
+        rule_conditions: Vec::new(),
     }
 }
 
@@ -421,7 +431,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use fleetctl_api::work::{ServerSideApplyConfig, UpdateStrategy};
+    use fleetctl_api::work::{ManifestConfigOption, ResourceIdentifier, ServerSideApplyConfig};
 
     fn identity(name: &str) -> Identity {
         Identity {
@@ -448,7 +458,7 @@ mod tests {
     #[test]
     fn without_a_config_a_manifest_is_force_applied_as_the_work_agent() {
         assert_eq!(
-            strategy_for(config_for(&[], &identity("d"))),
+            strategy_for(Options::of(&[], &identity("d")).update_strategy),
             Strategy::Apply { field_manager: "work-agent".into(), force: true }
         );
     }
@@ -458,10 +468,10 @@ mod tests {
         let read_only = UpdateStrategy { type_: UpdateStrategyType::ReadOnly, server_side_apply: None };
         let configs = [config("other", read_only.clone()), config("*", read_only)];
         assert_eq!(
-            strategy_for(config_for(&configs[..1], &identity("d"))),
-            strategy_for(config_for(&[], &identity("d")))
+            strategy_for(Options::of(&configs[..1], &identity("d")).update_strategy),
+            strategy_for(Options::of(&[], &identity("d")).update_strategy)
         );
-        assert_eq!(strategy_for(config_for(&configs, &identity("d"))), Strategy::ReadOnly);
+        assert_eq!(strategy_for(Options::of(&configs, &identity("d")).update_strategy), Strategy::ReadOnly);
     }
 
     #[test]
@@ -475,11 +485,14 @@ mod tests {
             }),
         };
         assert_eq!(
-            strategy_for(config_for(&[config("d", ssa)], &identity("d"))),
+            strategy_for(Options::of(&[config("d", ssa)], &identity("d")).update_strategy),
             Strategy::Apply { field_manager: "work-agent-import".into(), force: false }
         );
         let create = UpdateStrategy { type_: UpdateStrategyType::CreateOnly, server_side_apply: None };
-        assert_eq!(strategy_for(config_for(&[config("d", create)], &identity("d"))), Strategy::CreateOnly);
+        assert_eq!(
+            strategy_for(Options::of(&[config("d", create)], &identity("d")).update_strategy),
+            Strategy::CreateOnly
+        );
     }
 
     #[test]

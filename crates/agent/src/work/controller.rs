@@ -36,7 +36,7 @@ use fleetctl_kube::{Read, Written, kube_error};
 /// applied object edited or deleted there) is repaired and reported. Costs reads and
 /// no-op applies on the managed cluster; the hub sees no write unless the status moved.
 const RESYNC: Duration = Duration::from_secs(300);
-/// How often a work with feedback rules reads its objects' status again (upstream's
+/// How often a work with feedback or condition rules reads its objects' status again (upstream's
 /// `--status-sync-interval` default).
 const STATUS_SYNC: Duration = Duration::from_secs(10);
 /// How long one reconcile waits on watches for deleted resources to go before it
@@ -242,8 +242,10 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
     if failed > 0 {
         return Err(WorkReconcileError::ManifestsFailed { work: name, failed });
     }
-    // Feedback follows its objects' status: read again at upstream's status sync interval.
-    let feeds_back = work.spec.manifest_configs.iter().any(|c| !c.feedback_rules.is_empty());
+    // Feedback and rule conditions follow their objects' status: read again at upstream's
+    // status sync interval.
+    let feeds_back =
+        work.spec.manifest_configs.iter().any(|c| !c.feedback_rules.is_empty() || !c.condition_rules.is_empty());
     Ok(Action::requeue(if feeds_back { STATUS_SYNC } else { RESYNC }))
 }
 

@@ -6,6 +6,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use super::apply::{Availability, ManifestOutcome};
+use super::condition_rules;
 use fleetctl_api::ManifestWork;
 use fleetctl_api::conditions::{self, FALSE, TRUE, UNKNOWN, new_condition, set_condition};
 use fleetctl_api::work::{ManifestCondition, ManifestWorkStatus};
@@ -37,6 +38,12 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
         set_condition(&mut manifest.conditions, at(applied));
         set_condition(&mut manifest.conditions, at(available(&outcome.availability)));
         manifest.status_feedback = outcome.feedback.clone();
+        // What the rules make now, and nothing they made before and no longer make.
+        let made = &outcome.rule_conditions;
+        manifest.conditions.retain(|c| !condition_rules::made_by_rules(c) || made.iter().any(|m| m.type_ == c.type_));
+        for condition in made {
+            set_condition(&mut manifest.conditions, at(condition.clone()));
+        }
         status.resource_status.manifests.push(manifest);
     }
 
@@ -65,6 +72,14 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
     set_condition(&mut status.conditions, at(applied));
     set_condition(&mut status.conditions, at(work_available(outcomes)));
     set_condition(&mut status.conditions, at(degraded));
+    let aggregated =
+        condition_rules::aggregate(status.resource_status.manifests.iter().flat_map(|m| m.conditions.iter()));
+    status
+        .conditions
+        .retain(|c| c.reason != condition_rules::REASON_AGGREGATED || aggregated.iter().any(|a| a.type_ == c.type_));
+    for condition in aggregated {
+        set_condition(&mut status.conditions, at(condition));
+    }
     status
 }
 
@@ -166,6 +181,7 @@ mod tests {
             availability,
             tracking: Tracking::KeepLoose { group: String::new(), name: String::new() },
             feedback: Default::default(),
+            rule_conditions: Vec::new(),
         }
     }
 
