@@ -5,7 +5,9 @@
 //! Applied resources carry no ownerReference to their AppliedManifestWork (upstream adds
 //! one): every deletion here is explicit, so an Orphan or SelectivelyOrphan work never
 //! depends on ownerReferences being stripped in time, and nothing the agent applied is
-//! garbage-collected behind its back when an AppliedManifestWork goes.
+//! garbage-collected behind its back when an AppliedManifestWork goes. A resource another
+//! AppliedManifestWork lists as well is never deleted with this one (upstream's shared
+//! ownership): it stays while any work applies it.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -19,6 +21,7 @@ use fleetctl_kube::kube_error;
 
 use super::WorkReconcileError;
 use super::apply::{Identity, Tracking};
+use fleetctl_api::AppliedManifestWork;
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption, DeletePropagationPolicy};
 
 /// The AppliedManifestWork's record after a pass, and what dropped out of it.
@@ -98,6 +101,31 @@ pub fn to_delete(
 
 /// The API of a recorded resource (its kind is not recorded and not needed: requests
 /// go by resource).
+/// Of the resources a record would delete, those no other record lists (by uid, or by
+/// identity for a record without one): a resource two works apply stays while either
+/// does, as upstream keeps an object another AppliedManifestWork still owns.
+pub fn not_shared(
+    resources: Vec<AppliedManifestResourceMeta>,
+    record: &str,
+    records: &[AppliedManifestWork],
+) -> Vec<AppliedManifestResourceMeta> {
+    let others: Vec<&AppliedManifestResourceMeta> = records
+        .iter()
+        .filter(|r| r.metadata.name.as_deref() != Some(record))
+        .flat_map(|r| r.status.iter().flat_map(|s| s.applied_resources.iter()))
+        .collect();
+    let listed_elsewhere = |meta: &AppliedManifestResourceMeta| {
+        others.iter().any(|other| {
+            if meta.uid.is_empty() || other.uid.is_empty() {
+                Identity::of(other) == Identity::of(meta)
+            } else {
+                other.uid == meta.uid
+            }
+        })
+    };
+    resources.into_iter().filter(|meta| !listed_elsewhere(meta)).collect()
+}
+
 fn api_of(client: &Client, meta: &AppliedManifestResourceMeta) -> Api<DynamicObject> {
     let api_version =
         if meta.group.is_empty() { meta.version.clone() } else { format!("{}/{}", meta.group, meta.version) };
@@ -239,6 +267,26 @@ mod tests {
             ..DeleteOption::default()
         };
         assert_eq!(to_delete(&recorded, Some(&selective)), [meta("configmaps", "a", "1")]);
+    }
+
+    #[test]
+    fn a_resource_another_record_lists_is_not_deleted_with_this_one_as_upstream_keeps_shared_resources() {
+        let shared = meta("configmaps", "shared", "u1");
+        let own = meta("configmaps", "own", "u2");
+        let mut other = AppliedManifestWork::new("hub-other", Default::default());
+        other.status = Some(fleetctl_api::work::AppliedManifestWorkStatus {
+            applied_resources: vec![shared.clone()],
+            ..Default::default()
+        });
+        let mut this = AppliedManifestWork::new("hub-this", Default::default());
+        this.status = Some(fleetctl_api::work::AppliedManifestWorkStatus {
+            applied_resources: vec![shared.clone(), own.clone()],
+            ..Default::default()
+        });
+        let records = [other, this];
+        assert_eq!(not_shared(vec![shared.clone(), own.clone()], "hub-this", &records), [own.clone()]);
+        // Its own listing does not keep it.
+        assert_eq!(not_shared(vec![own.clone()], "hub-this", &records[1..]), [own]);
     }
 
     #[test]

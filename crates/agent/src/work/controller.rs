@@ -20,7 +20,7 @@ use serde_json::json;
 
 use super::WorkReconcileError;
 use super::apply::{Tracking, apply_manifests};
-use super::cleanup::{delete_and_wait, plan, to_delete};
+use super::cleanup::{delete_and_wait, not_shared, plan, to_delete};
 use super::status;
 use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
@@ -174,7 +174,8 @@ async fn finish_record(
 ) -> Result<bool, WorkReconcileError> {
     let record_name = record.name_any();
     let recorded = record.status.as_ref().map(|s| s.applied_resources.as_slice()).unwrap_or_default();
-    let left = delete_and_wait(&ctx.local, &to_delete(recorded, option), DELETE_WAIT).await?;
+    let going = not_shared_with_others(ctx, &record_name, to_delete(recorded, option)).await?;
+    let left = delete_and_wait(&ctx.local, &going, DELETE_WAIT).await?;
     if !left.is_empty() {
         tracing::debug!(record = %record_name, left = left.len(), "waiting for applied resources to go");
         return Ok(false);
@@ -190,6 +191,20 @@ async fn finish_record(
         Err(kube::Error::Api(status)) if status.is_not_found() => Ok(true),
         Err(source) => Err(kube_error(format!("deleting appliedmanifestwork {record_name}"))(source).into()),
     }
+}
+
+/// Of `resources` the record `record` would delete, those no other AppliedManifestWork on
+/// the cluster lists (read when something is to be deleted, which is rare).
+async fn not_shared_with_others(
+    ctx: &Context,
+    record: &str,
+    resources: Vec<AppliedManifestResourceMeta>,
+) -> Result<Vec<AppliedManifestResourceMeta>, WorkReconcileError> {
+    if resources.is_empty() {
+        return Ok(resources);
+    }
+    let records = ctx.records().list(&Default::default()).await.map_err(kube_error("listing appliedmanifestworks"))?;
+    Ok(not_shared(resources, record, &records.items))
 }
 
 /// A live work (holding the hub finalizer): its record, then every manifest, then the
@@ -226,7 +241,8 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
     }
 
     if !plan.stale.is_empty() {
-        let left = delete_and_wait(&ctx.local, &plan.stale, DELETE_WAIT).await?;
+        let going = not_shared_with_others(ctx, &record.name_any(), plan.stale.clone()).await?;
+        let left = delete_and_wait(&ctx.local, &going, DELETE_WAIT).await?;
         let now: Vec<AppliedManifestResourceMeta> = plan.applied.iter().chain(&left).cloned().collect();
         if now != listed {
             write_record(ctx, &record.name_any(), &now).await?;
