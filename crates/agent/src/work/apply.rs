@@ -133,8 +133,9 @@ pub struct ManifestOutcome {
     pub availability: Availability,
     /// How to track it.
     pub tracking: Tracking,
-    /// What its options' feedback rules read of its object.
-    pub feedback: StatusFeedbackResult,
+    /// What its options' feedback rules read of its object, and the condition saying how
+    /// that went (none when its object was not read).
+    pub feedback: Option<(StatusFeedbackResult, Condition)>,
     /// The conditions its options' condition rules made of its object.
     pub rule_conditions: Vec<Condition>,
 }
@@ -227,19 +228,22 @@ pub async fn apply_manifests(
         let outcome = apply_one(client, applied, &resolved, &manifest.0, &strategy).await;
         // What the options' rules read of the object as it is now.
         let observe = |object: &DynamicObject| {
-            if options.feedback_rules.is_empty() && options.condition_rules.is_empty() {
-                return (StatusFeedbackResult::default(), Vec::new());
-            }
-            match serde_json::to_value(object) {
-                Ok(object) => (
-                    feedback::values(options.feedback_rules, &object, &meta.group, &meta.version),
-                    condition_rules::evaluate(options.condition_rules, &object, &meta.group),
-                ),
-                Err(error) => {
-                    tracing::warn!(%error, "an applied object that is not JSON");
-                    (StatusFeedbackResult::default(), Vec::new())
+            let (read, conditions) = if options.feedback_rules.is_empty() && options.condition_rules.is_empty() {
+                (feedback::Feedback::default(), Vec::new())
+            } else {
+                match serde_json::to_value(object) {
+                    Ok(object) => (
+                        feedback::values(options.feedback_rules, &object, &meta.group, &meta.version),
+                        condition_rules::evaluate(options.condition_rules, &object, &meta.group),
+                    ),
+                    Err(error) => {
+                        let error = format!("the object is not JSON: {error}");
+                        (feedback::Feedback { errors: vec![error], ..Default::default() }, Vec::new())
+                    }
                 }
-            }
+            };
+            let synced = feedback::synced(options.feedback_rules, &read);
+            (Some((read.values, synced)), conditions)
         };
         if matches!(&outcome, Err(ManifestError::Rejected(status)) if status.is_not_found()) {
             // The kind went away since we learned it: look again next time.
@@ -278,7 +282,7 @@ pub async fn apply_manifests(
                 applied: Err(error),
                 availability: exists(client, &resolved).await,
                 tracking: Tracking::Keep(identity(&resolved)),
-                feedback: StatusFeedbackResult::default(),
+                feedback: None,
                 rule_conditions: Vec::new(),
             },
         };
@@ -402,14 +406,7 @@ fn incomplete(ordinal: i32, manifest: &Value, error: ManifestError) -> ManifestO
     let tracking = Tracking::KeepLoose { group: meta.group.clone(), name: meta.name.clone() };
     let availability =
         Availability::Unknown { reason: REASON_INCOMPLETE_META, message: "Resource meta is incompleted".to_owned() };
-    ManifestOutcome {
-        meta,
-        applied: Err(error),
-        availability,
-        tracking,
-        feedback: StatusFeedbackResult::default(),
-        rule_conditions: Vec::new(),
-    }
+    ManifestOutcome { meta, applied: Err(error), availability, tracking, feedback: None, rule_conditions: Vec::new() }
 }
 
 /// A manifest whose kind did not resolve.
@@ -421,7 +418,7 @@ fn unresolved(ordinal: i32, target: &Target, error: ManifestError) -> ManifestOu
         applied: Err(error),
         availability,
         tracking: Tracking::KeepLoose { group: target.gvk.group.clone(), name: target.name.clone() },
-        feedback: StatusFeedbackResult::default(),
+        feedback: None,
         rule_conditions: Vec::new(),
     }
 }

@@ -2,11 +2,15 @@
 //! has `feedbackRules`, the values its object holds at the rules' paths — `WellKnownStatus`,
 //! the paths upstream knows for Deployments, DaemonSets, Jobs and Pods; `JSONPaths`, the
 //! rule's own (kubectl's JSONPath, from the object's root). An integer, a string or a
-//! boolean is reported; a path that finds nothing, or finds a list or an object, reports
-//! nothing (upstream's default, without its `RawFeedbackJsonString` gate).
+//! boolean is reported; a path that finds nothing reports nothing; one that finds a list or
+//! an object, or does not parse, or a kind without well-known statuses, is an error
+//! (upstream's default, without its `RawFeedbackJsonString` gate), which the manifest's
+//! `StatusFeedbackSynced` condition says.
 
+use fleetctl_api::conditions::{FALSE, TRUE, new_condition};
 use fleetctl_api::work::{FeedbackRule, FeedbackType, FeedbackValue, FieldValue, StatusFeedbackResult, ValueType};
 use jsonpath_rust::JsonPath;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use serde_json::Value;
 
 /// Upstream's well-known status paths of a kind, by group and kind.
@@ -33,48 +37,86 @@ fn well_known(group: &str, kind: &str) -> &'static [(&'static str, &'static str)
     }
 }
 
+/// The manifest condition that says how reading the feedback went.
+const SYNCED: &str = "StatusFeedbackSynced";
+
+/// What feedback rules read of an object: the values, and what went wrong.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Feedback {
+    /// The values read.
+    pub values: StatusFeedbackResult,
+    /// Why some could not be read.
+    pub errors: Vec<String>,
+}
+
 /// The feedback `rules` ask of `object` (of API group `group`, version `version`).
-pub fn values(rules: &[FeedbackRule], object: &Value, group: &str, version: &str) -> StatusFeedbackResult {
+pub fn values(rules: &[FeedbackRule], object: &Value, group: &str, version: &str) -> Feedback {
     let kind = object["kind"].as_str().unwrap_or_default();
-    let mut values = Vec::new();
+    let mut feedback = Feedback::default();
+    let read = |name: &str, path: &str, feedback: &mut Feedback| match value(name, path, object) {
+        Ok(Some(found)) => feedback.values.values.push(found),
+        Ok(None) => {}
+        Err(error) => feedback.errors.push(error),
+    };
     for rule in rules {
         match &rule.type_ {
             FeedbackType::WellKnownStatus => {
-                values.extend(well_known(group, kind).iter().filter_map(|(name, path)| value(name, path, object)));
+                let paths = well_known(group, kind);
+                if paths.is_empty() {
+                    feedback.errors.push(format!("cannot find the wellknown statuses for resource with kind {kind}"));
+                }
+                paths.iter().for_each(|(name, path)| read(name, path, &mut feedback));
             }
-            FeedbackType::JsonPaths => values.extend(
-                rule.json_paths
-                    .iter()
+            FeedbackType::JsonPaths => {
+                for path in &rule.json_paths {
                     // A path for another version of the resource says nothing of this one.
-                    .filter(|path| path.version.is_empty() || path.version == version)
-                    .filter_map(|path| value(&path.name, &path.path, object)),
-            ),
-            FeedbackType::Other(other) => tracing::debug!(rule = other, "an unknown feedback rule type"),
+                    if !path.version.is_empty() && path.version != version {
+                        feedback.errors.push(format!(
+                            "version set in the path {} is not matched for the related resource",
+                            path.name
+                        ));
+                        continue;
+                    }
+                    read(&path.name, &path.path, &mut feedback);
+                }
+            }
+            FeedbackType::Other(other) => feedback.errors.push(format!("unknown feedback rule type {other}")),
         }
     }
-    StatusFeedbackResult { values }
+    feedback
+}
+
+/// The manifest's `StatusFeedbackSynced`, as upstream sets it on every manifest whose object
+/// it read: True (`NoStatusFeedbackSynced` without rules), or False naming what failed.
+pub fn synced(rules: &[FeedbackRule], feedback: &Feedback) -> Condition {
+    if rules.is_empty() {
+        new_condition(SYNCED, TRUE, "NoStatusFeedbackSynced", "")
+    } else if feedback.errors.is_empty() {
+        new_condition(SYNCED, TRUE, "StatusFeedbackSynced", "")
+    } else {
+        let message = format!("Sync status feedback failed with error {}", feedback.errors.join(", "));
+        new_condition(SYNCED, FALSE, "StatusFeedbackSyncFailed", message)
+    }
 }
 
 /// The value at `path` of `object` as feedback named `name`: the first result, if it is a
-/// scalar.
-fn value(name: &str, path: &str, object: &Value) -> Option<FeedbackValue> {
+/// scalar; none when nothing is there.
+fn value(name: &str, path: &str, object: &Value) -> Result<Option<FeedbackValue>, String> {
     let absolute = format!("${}", path.trim().trim_start_matches('$'));
-    let found = match object.query(&absolute) {
-        Ok(found) => found,
-        Err(error) => {
-            tracing::debug!(%error, path, "a feedback path that does not parse");
-            return None;
-        }
-    };
-    let field = match found.first().copied()? {
-        Value::Number(n) => {
-            FieldValue { type_: ValueType::Integer, integer: Some(n.as_i64()?), ..FieldValue::default() }
-        }
+    let found =
+        object.query(&absolute).map_err(|e| format!("failed to parse json path {path} of {name} with error: {e}"))?;
+    let Some(first) = found.first().copied() else { return Ok(None) };
+    let field = match first {
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => FieldValue { type_: ValueType::Integer, integer: Some(i), ..FieldValue::default() },
+            None => return Err(format!("the value for {name} is not an integer")),
+        },
         Value::String(s) => FieldValue { type_: ValueType::String, string: Some(s.clone()), ..FieldValue::default() },
         Value::Bool(b) => FieldValue { type_: ValueType::Boolean, boolean: Some(*b), ..FieldValue::default() },
-        _ => return None,
+        Value::Null => return Ok(None),
+        _ => return Err(format!("the value for {name} is not a scalar")),
     };
-    Some(FeedbackValue { name: name.to_owned(), value: field })
+    Ok(Some(FeedbackValue { name: name.to_owned(), value: field }))
 }
 
 #[cfg(test)]
@@ -90,8 +132,8 @@ mod tests {
                "status": {"readyReplicas": 2, "replicas": 3, "conditions": [{"type": "Available", "status": "True"}]}})
     }
 
-    fn named(result: &StatusFeedbackResult) -> Vec<(String, FieldValue)> {
-        result.values.iter().map(|v| (v.name.clone(), v.value.clone())).collect()
+    fn named(result: &Feedback) -> Vec<(String, FieldValue)> {
+        result.values.values.iter().map(|v| (v.name.clone(), v.value.clone())).collect()
     }
 
     fn integer(i: i64) -> FieldValue {
@@ -104,9 +146,14 @@ mod tests {
         let result = values(std::slice::from_ref(&rule), &deployment(), "apps", "v1");
         // availableReplicas is not in the status: no value, as upstream.
         assert_eq!(named(&result), [("ReadyReplicas".to_owned(), integer(2)), ("Replicas".to_owned(), integer(3))]);
-        // A kind upstream knows no statuses of reports none.
+        assert_eq!(synced(std::slice::from_ref(&rule), &result).reason, "StatusFeedbackSynced");
+        // A kind upstream knows no statuses of reports none, and says so.
         let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}});
-        assert!(values(&[rule], &map, "", "v1").values.is_empty());
+        let none = values(std::slice::from_ref(&rule), &map, "", "v1");
+        assert!(none.values.values.is_empty());
+        let condition = synced(&[rule], &none);
+        assert_eq!((condition.status.as_str(), condition.reason.as_str()), (FALSE, "StatusFeedbackSyncFailed"));
+        assert_eq!(synced(&[], &Feedback::default()).reason, "NoStatusFeedbackSynced");
     }
 
     #[test]
@@ -128,5 +175,7 @@ mod tests {
         let result = values(&[rule], &deployment(), "apps", "v1");
         let available = FieldValue { type_: ValueType::String, string: Some("True".into()), ..FieldValue::default() };
         assert_eq!(named(&result), [("replicas".to_owned(), integer(3)), ("available".to_owned(), available)]);
+        // The list and the other version are errors, as upstream's reader says them.
+        assert_eq!(result.errors.len(), 2, "{:?}", result.errors);
     }
 }

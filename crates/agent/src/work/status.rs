@@ -37,7 +37,10 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
         };
         set_condition(&mut manifest.conditions, at(applied));
         set_condition(&mut manifest.conditions, at(available(&outcome.availability)));
-        manifest.status_feedback = outcome.feedback.clone();
+        if let Some((values, synced)) = &outcome.feedback {
+            manifest.status_feedback = values.clone();
+            set_condition(&mut manifest.conditions, at(synced.clone()));
+        }
         // What the rules make now, and nothing they made before and no longer make.
         let made = &outcome.rule_conditions;
         manifest.conditions.retain(|c| !condition_rules::made_by_rules(c) || made.iter().any(|m| m.type_ == c.type_));
@@ -180,7 +183,7 @@ mod tests {
             },
             availability,
             tracking: Tracking::KeepLoose { group: String::new(), name: String::new() },
-            feedback: Default::default(),
+            feedback: None,
             rule_conditions: Vec::new(),
         }
     }
