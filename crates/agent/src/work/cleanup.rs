@@ -99,8 +99,6 @@ pub fn to_delete(
     }
 }
 
-/// The API of a recorded resource (its kind is not recorded and not needed: requests
-/// go by resource).
 /// Of the resources a record would delete, those no other record lists (by uid, or by
 /// identity for a record without one): a resource two works apply stays while either
 /// does, as upstream keeps an object another AppliedManifestWork still owns.
@@ -126,6 +124,8 @@ pub fn not_shared(
     resources.into_iter().filter(|meta| !listed_elsewhere(meta)).collect()
 }
 
+/// The API of a recorded resource (its kind is not recorded and not needed: requests
+/// go by resource).
 fn api_of(client: &Client, meta: &AppliedManifestResourceMeta) -> Api<DynamicObject> {
     let api_version =
         if meta.group.is_empty() { meta.version.clone() } else { format!("{}/{}", meta.group, meta.version) };
