@@ -583,3 +583,24 @@ async fn feedback_rules_report_the_objects_values_and_follow_them_at_the_status_
     wait_for(fleet.works(), "fed", move |w: &ManifestWork| value(w, "extra").as_deref() == Some("set-there")).await;
     eprintln!("the label reached the hub's feedback in {:.2?}", started.elapsed());
 }
+
+/// Two works applying one ConfigMap: deleting one removes its record and its own resources,
+/// and keeps the shared ConfigMap (same uid), still on the other work's record — upstream's
+/// shared ownership (`deleteoption_test.go`, "resource sharing").
+#[tokio::test]
+async fn a_resource_two_works_apply_stays_when_one_of_them_is_deleted() {
+    let fleet = Fleet::start().await;
+    fleet.create_work("first", vec![config_map("shared"), config_map("own")], None).await;
+    fleet.create_work("second", vec![config_map("shared")], None).await;
+    fleet.wait_applied("first").await;
+    fleet.wait_applied("second").await;
+    let uid = fleet.config_maps().get("shared").await.expect("shared").uid();
+    fleet.delete_work("first").await;
+    wait_gone(fleet.records(), &fleet.record_name("first")).await;
+    wait_gone(fleet.config_maps(), "own").await;
+    let kept = fleet.config_maps().get("shared").await.expect("the shared ConfigMap stays");
+    assert_eq!(kept.uid(), uid, "the same object");
+    let record = fleet.records().get(&fleet.record_name("second")).await.expect("second's record");
+    let listed = record.status.expect("status").applied_resources;
+    assert!(listed.iter().any(|r| r.name == "shared" && Some(&r.uid) == uid.as_ref()), "{listed:?}");
+}
