@@ -153,9 +153,11 @@ fn describe(meta: &AppliedManifestResourceMeta) -> String {
     }
 }
 
-/// Deletes the resources (foreground, so their dependents go first, and only the very
-/// object that was applied: a uid precondition leaves a same-named newcomer alone), then
-/// waits on watches, up to `wait` in all, until they are gone. Returns those still there.
+/// Deletes the resources (in the background, as upstream's work agent does — its
+/// dependents are the garbage collector's, and the object goes at once where no
+/// garbage collector runs — and only the very object that was applied: a uid
+/// precondition leaves a same-named newcomer alone), then waits on watches, up to `wait`
+/// in all, until they are gone (their own finalizers done). Returns those still there.
 pub async fn delete_and_wait(
     client: &Client,
     resources: &[AppliedManifestResourceMeta],
@@ -164,7 +166,7 @@ pub async fn delete_and_wait(
     let mut remaining = Vec::new();
     for meta in resources {
         let api = api_of(client, meta);
-        let mut params = DeleteParams::foreground();
+        let mut params = DeleteParams::background();
         if !meta.uid.is_empty() {
             params.preconditions = Some(Preconditions { uid: Some(meta.uid.clone()), resource_version: None });
         }
