@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::import::runs_import_controller;
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, join, step, wait_for};
-use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET, import_secret};
+use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, KLUSTERLET, import_secret};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
 use fleetctl_hub::cleanup::deletes_namespace;
 use fleetctl_hub::import::manifests;
@@ -136,6 +136,16 @@ pub async fn detach(
         None => Vec::new(),
     };
     let mut steps = Vec::new();
+    // On a hub clusters join, the registration agent would join again with its bootstrap
+    // kubeconfig once the hub lets go of the cluster (the hub's token lives an hour): that
+    // kubeconfig goes first, which the import wrote.
+    if let Some(target) = watched.filter(|_| unjoins) {
+        let secrets: Api<Secret> = Api::namespaced(target.clone(), AGENT_NAMESPACE);
+        step(observer, &mut steps, name, "target: bootstrap kubeconfig removed", async {
+            Ok(delete(&secrets, BOOTSTRAP_SECRET, &DeleteParams::background()).await?)
+        })
+        .await?;
+    }
     step(observer, &mut steps, name, "hub: ManagedCluster deleted", async {
         Ok(delete(&clusters, name, &DeleteParams::background()).await?)
     })
