@@ -70,7 +70,8 @@ impl Compiled {
             .score_names
             .iter()
             .filter_map(|score| {
-                let items = scores(&name, score)?.status?.scores;
+                // A score object without a status holds no scores (an empty list, as upstream's).
+                let items = scores(&name, score)?.status.map_or_else(Vec::new, |status| status.scores);
                 let items: Vec<_> = items.iter().map(|i| json!({"name": i.name, "value": i.value})).collect();
                 Some((score.clone(), serde_json::Value::from(items)))
             })
