@@ -435,7 +435,10 @@ async fn preflight(
         left_behind: None,
         joins,
     };
-    if !found.namespace_ours && !found.retains_namespace(options) {
+    // On a hub clusters join, the cluster namespace is the hub's own (its registration
+    // controller makes it once the cluster is accepted): an import neither makes nor
+    // deletes it, so finding it — on a rerun, say — refuses nothing.
+    if !found.namespace_ours && !found.retains_namespace(options) && !found.joins {
         return Err(LifecycleError::Refused(format!(
             "namespace {name} exists on the hub and was not created for cluster {name}, so a detach would delete \
              what it holds: choose another cluster name, or pass --adopt-namespace to use it (detach then keeps it)"

@@ -352,6 +352,21 @@ async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is
         .unwrap_or_default();
     assert!(images.iter().all(|i| i.starts_with("quay.io/fleetctl/fleetctl:")), "fleetctl's agents: {images:?}");
 
+    // A rerun finishes at once: the cluster namespace upstream's hub made is its own.
+    let again = env.fleetctl(&[
+        "import",
+        "cluster1",
+        "--hub-context",
+        "hub",
+        "--cluster-context",
+        "cluster1",
+        "--label",
+        "env=e2e",
+    ]);
+    let said = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(again.status.success(), "rerun: {said}{}", String::from_utf8_lossy(&again.stderr));
+    assert!(said.contains("already imported"), "{said}");
+
     let get = env.fleetctl(&["get", "clusters", "--hub-context", "hub"]);
     let table = String::from_utf8_lossy(&get.stdout).into_owned();
     assert!(get.status.success(), "{}", String::from_utf8_lossy(&get.stderr));
