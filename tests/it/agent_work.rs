@@ -604,3 +604,22 @@ async fn a_resource_two_works_apply_stays_when_one_of_them_is_deleted() {
     let listed = record.status.expect("status").applied_resources;
     assert!(listed.iter().any(|r| r.name == "shared" && Some(&r.uid) == uid.as_ref()), "{listed:?}");
 }
+
+/// A manifest whose namespace does not exist fails alone, as upstream's (OCM's work suite,
+/// "With multiple manifests"): its 404 names the namespace, so the kind stays known and the
+/// next manifest of the same kind applies.
+#[tokio::test]
+async fn a_manifest_in_a_missing_namespace_fails_alone_and_its_kind_stays_known() {
+    let fleet = Fleet::start().await;
+    let mut missing = config_map("lost");
+    missing["metadata"]["namespace"] = json!("no-such-namespace");
+    fleet.create_work("mixed", vec![missing, config_map("kept")], None).await;
+    let work = wait_for(fleet.works(), "mixed", |w: &ManifestWork| {
+        w.status.as_ref().is_some_and(|s| s.resource_status.manifests.len() == 2)
+    })
+    .await;
+    let manifests = &work.status.as_ref().expect("status").resource_status.manifests;
+    let applied = |i: usize| find(&manifests[i].conditions, conditions::WORK_APPLIED).map(|c| c.status.clone());
+    assert_eq!((applied(0).as_deref(), applied(1).as_deref()), (Some("False"), Some(TRUE)), "{manifests:?}");
+    fleet.config_maps().get("kept").await.expect("the other ConfigMap applied");
+}

@@ -245,8 +245,13 @@ pub async fn apply_manifests(
             let synced = feedback::synced(options.feedback_rules, &read);
             (Some((read.values, synced)), conditions)
         };
-        if matches!(&outcome, Err(ManifestError::Rejected(status)) if status.is_not_found()) {
-            // The kind went away since we learned it: look again next time.
+        // The kind went away since we learned it (a 404 that names no object — one that
+        // names an object, such as a missing namespace, is the object's alone): look again
+        // next time.
+        let unserved = |status: &kube::core::Status| {
+            status.is_not_found() && status.details.as_ref().is_none_or(|d| d.name.is_empty())
+        };
+        if matches!(&outcome, Err(ManifestError::Rejected(status)) if unserved(status)) {
             kinds.forget(&target.gvk);
         }
         let outcome = match outcome {
