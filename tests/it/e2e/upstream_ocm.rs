@@ -106,6 +106,25 @@ fn dynamic(
     }
 }
 
+/// The upstream executables and a dev environment of `clusters` started with `args`, or
+/// `None` (with a notice) where the test cannot run.
+fn upstream_env(clusters: usize, args: &[&str]) -> Option<(std::path::PathBuf, DevUp)> {
+    let bin = upstream::executables()?;
+    if let Some(why) = missing() {
+        crate::support::skip(&format!("upstream OCM as pods: {why}"));
+        return None;
+    }
+    Some((bin, DevUp::start_args(clusters, args)))
+}
+
+/// The images of the registration agent's Deployment on a managed cluster.
+async fn registration_images(cluster: kube::Client) -> Vec<String> {
+    let agents: Api<Deployment> = Api::namespaced(cluster, "open-cluster-management-agent");
+    let registration = agents.get("klusterlet-registration-agent").await.expect("the registration agent");
+    let containers = registration.spec.and_then(|s| s.template.spec).map(|p| p.containers).unwrap_or_default();
+    containers.into_iter().filter_map(|c| c.image).collect()
+}
+
 /// `clusteradm init` on the hub: the cluster-manager operator, the hub Deployments it applies,
 /// and its webhooks registered.
 async fn init_hub(bin: &Path, env: &DevUp, hub: &kube::Client) {
@@ -136,12 +155,7 @@ async fn init_hub(bin: &Path, env: &DevUp, hub: &kube::Client) {
 
 #[tokio::test]
 async fn clusteradm_installs_upstream_ocm_as_pods_joins_a_cluster_applies_work_and_unjoins() {
-    let Some(bin) = upstream::executables() else { return };
-    if let Some(why) = missing() {
-        crate::support::skip(&format!("upstream OCM as pods: {why}"));
-        return;
-    }
-    let env = DevUp::start_args(1, &["--bare-hub", "--podman"]);
+    let Some((bin, env)) = upstream_env(1, &["--bare-hub", "--podman"]) else { return };
     let hub = env.client("hub").await;
     let cluster = env.client("cluster1").await;
 
@@ -244,12 +258,7 @@ async fn clusteradm_installs_upstream_ocm_as_pods_joins_a_cluster_applies_work_a
 /// ClockSynced like the imported one.
 #[tokio::test]
 async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl_hub_as_on_ocms() {
-    let Some(bin) = upstream::executables() else { return };
-    if let Some(why) = missing() {
-        crate::support::skip(&format!("upstream OCM as pods: {why}"));
-        return;
-    }
-    let env = DevUp::start_args(2, &["--podman"]);
+    let Some((bin, env)) = upstream_env(2, &["--podman"]) else { return };
     let hub = env.client("hub").await;
     let imported = env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]);
     assert!(imported.status.success(), "import: {}\n{}", String::from_utf8_lossy(&imported.stderr), env.logs());
@@ -278,13 +287,7 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
     let works = dynamic(&hub, "work.open-cluster-management.io", "v1", "ManifestWork", Some("cluster2"));
     let written = works.list(&ListParams::default()).await.expect("cluster2's ManifestWorks");
     assert!(written.items.is_empty(), "no klusterlet works for cluster2: {:?}", written.items);
-    let agents: Api<Deployment> = Api::namespaced(env.client("cluster2").await, "open-cluster-management-agent");
-    let registration = agents.get("klusterlet-registration-agent").await.expect("the registration agent");
-    let images: Vec<String> = registration
-        .spec
-        .and_then(|s| s.template.spec)
-        .map(|p| p.containers.into_iter().filter_map(|c| c.image).collect())
-        .unwrap_or_default();
+    let images = registration_images(env.client("cluster2").await).await;
     assert_eq!(images, ["quay.io/open-cluster-management/registration:v1.3.1"], "upstream's agent stays");
 
     // Side by side on this hub, the imported cluster says what the joined one says.
@@ -304,12 +307,7 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
 /// `clusteradm unjoin`: the works removed, then the klusterlet, then the ManagedCluster.
 #[tokio::test]
 async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is_refused_and_detach_unjoins() {
-    let Some(bin) = upstream::executables() else { return };
-    if let Some(why) = missing() {
-        crate::support::skip(&format!("upstream OCM as pods: {why}"));
-        return;
-    }
-    let env = DevUp::start_args(1, &["--bare-hub", "--podman"]);
+    let Some((bin, env)) = upstream_env(1, &["--bare-hub", "--podman"]) else { return };
     let hub = env.client("hub").await;
     let cluster = env.client("cluster1").await;
     init_hub(&bin, &env, &hub).await;
@@ -343,13 +341,7 @@ async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is
         Some("default"),
         "upstream's webhook put it in the default set: {labels:?}"
     );
-    let agents: Api<Deployment> = Api::namespaced(cluster.clone(), "open-cluster-management-agent");
-    let registration = agents.get("klusterlet-registration-agent").await.expect("the registration agent");
-    let images: Vec<String> = registration
-        .spec
-        .and_then(|s| s.template.spec)
-        .map(|p| p.containers.into_iter().filter_map(|c| c.image).collect())
-        .unwrap_or_default();
+    let images = registration_images(cluster.clone()).await;
     assert!(images.iter().all(|i| i.starts_with("quay.io/fleetctl/fleetctl:")), "fleetctl's agents: {images:?}");
 
     // A rerun finishes at once: the cluster namespace upstream's hub made is its own.
@@ -484,12 +476,7 @@ fn lacking(theirs: &DynamicObject, ours: &DynamicObject) -> Vec<String> {
 /// reports on purpose), and the target's URL the import records.
 #[tokio::test]
 async fn on_an_upstream_hub_fleetctls_klusterlet_keeps_its_managed_cluster_as_upstreams_does() {
-    let Some(bin) = upstream::executables() else { return };
-    if let Some(why) = missing() {
-        crate::support::skip(&format!("upstream OCM as pods: {why}"));
-        return;
-    }
-    let env = DevUp::start_args(2, &["--bare-hub", "--podman"]);
+    let Some((bin, env)) = upstream_env(2, &["--bare-hub", "--podman"]) else { return };
     let hub = env.client("hub").await;
     init_hub(&bin, &env, &hub).await;
     join_with_clusteradm(&bin, &env, "cluster1").await;
