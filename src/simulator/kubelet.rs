@@ -130,8 +130,9 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
                     Identity { cluster: options.cluster, agent_id: options.agent_id, namespace: options.namespace };
                 registration::agent(client, identity, settings).await;
             }
-            AgentRole::Work(options) => {
-                work::agent(client, options.cluster, options.agent_id, options.namespace, Health::default()).await;
+            AgentRole::Work(options, settings) => {
+                work::agent(client, options.cluster, options.agent_id, options.namespace, Health::default(), settings)
+                    .await;
             }
         }
     }))

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::time::Duration;
 
-use fleetctl_agent::work::{CONTROLLER, agent};
+use fleetctl_agent::work::{CONTROLLER, Settings, agent};
 use fleetctl_api::conditions::{
     self, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP, TRUE, find,
 };
@@ -42,6 +42,7 @@ struct Fleet {
     hub: TestCluster,
     managed: TestCluster,
     health: Health,
+    settings: Settings,
     agent: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -69,25 +70,12 @@ impl Restartable for Fleet {
 impl Fleet {
     /// Both clusters with their CRDs, namespaces and the agent's hub RBAC; no secret, no agent.
     async fn bare() -> Self {
-        let hub = TestCluster::start().await;
+        let hub = hub().await;
         let managed = TestCluster::start().await;
-        let hub_crds: Api<CustomResourceDefinition> = Api::all(hub.client.clone());
-        for crd in crds::all() {
-            hub_crds.create(&PostParams::default(), &crd).await.expect("hub crd");
-        }
         let managed_crds: Api<CustomResourceDefinition> = Api::all(managed.client.clone());
         managed_crds.create(&PostParams::default(), &AppliedManifestWork::crd()).await.expect("managed crd");
-        create_namespace(&hub.client, CLUSTER).await;
         create_namespace(&managed.client, AGENT_NAMESPACE).await;
-        let rbac = agent_rbac(CLUSTER);
-        let pp = PostParams::default();
-        Api::<ClusterRole>::all(hub.client.clone()).create(&pp, &rbac.cluster_role).await.expect("cluster role");
-        Api::<ClusterRoleBinding>::all(hub.client.clone()).create(&pp, &rbac.cluster_binding).await.expect("binding");
-        for (role, binding) in &rbac.roles {
-            Api::<Role>::namespaced(hub.client.clone(), CLUSTER).create(&pp, role).await.expect("role");
-            Api::<RoleBinding>::namespaced(hub.client.clone(), CLUSTER).create(&pp, binding).await.expect("binding");
-        }
-        Self { hub, managed, health: Health::default(), agent: None }
+        Self { hub, managed, health: Health::default(), settings: Settings::default(), agent: None }
     }
 
     /// Everything, with the agent running on its real identity.
@@ -105,10 +93,14 @@ impl Fleet {
 
     /// Writes `hub-kubeconfig-secret` for the hub with a certificate `signer`'s CA issued.
     async fn write_secret_signed_by(&self, signer: &TestCluster, groups: &[&str]) {
+        self.write_secret_for(&self.hub, signer, groups).await;
+    }
+
+    /// Writes `hub-kubeconfig-secret` for `hub` with a certificate `signer`'s CA issued.
+    async fn write_secret_for(&self, hub: &TestCluster, signer: &TestCluster, groups: &[&str]) {
         let cert = signer.server.client_certificate(AGENT_USER, groups).expect("certificate");
         let credentials = Credentials::Certificate { cert_pem: cert.cert_pem.clone(), key_pem: cert.key_pem.clone() };
-        let kubeconfig =
-            kubeconfig::single(Names::same("hub"), &self.hub.server.url(), self.hub.server.ca_pem(), credentials);
+        let kubeconfig = kubeconfig::single(Names::same("hub"), &hub.server.url(), hub.server.ca_pem(), credentials);
         let mut secret = Secret::default();
         secret.metadata.name = Some(HUB_KUBECONFIG_SECRET.into());
         secret.data = Some(BTreeMap::from([(
@@ -132,6 +124,7 @@ impl Fleet {
             AGENT_ID.into(),
             AGENT_NAMESPACE.into(),
             self.health.clone(),
+            self.settings,
         )));
     }
 
@@ -174,6 +167,25 @@ impl Fleet {
     async fn delete_work(&self, name: &str) {
         self.works().delete(name, &DeleteParams::default()).await.expect("delete work");
     }
+}
+
+/// A hub with the CRDs, the cluster namespace and the agent's RBAC.
+async fn hub() -> TestCluster {
+    let hub = TestCluster::start().await;
+    let hub_crds: Api<CustomResourceDefinition> = Api::all(hub.client.clone());
+    for crd in crds::all() {
+        hub_crds.create(&PostParams::default(), &crd).await.expect("hub crd");
+    }
+    create_namespace(&hub.client, CLUSTER).await;
+    let rbac = agent_rbac(CLUSTER);
+    let pp = PostParams::default();
+    Api::<ClusterRole>::all(hub.client.clone()).create(&pp, &rbac.cluster_role).await.expect("cluster role");
+    Api::<ClusterRoleBinding>::all(hub.client.clone()).create(&pp, &rbac.cluster_binding).await.expect("binding");
+    for (role, binding) in &rbac.roles {
+        Api::<Role>::namespaced(hub.client.clone(), CLUSTER).create(&pp, role).await.expect("role");
+        Api::<RoleBinding>::namespaced(hub.client.clone(), CLUSTER).create(&pp, binding).await.expect("binding");
+    }
+    hub
 }
 
 async fn create_namespace(client: &Client, name: &str) {
@@ -622,4 +634,116 @@ async fn a_manifest_in_a_missing_namespace_fails_alone_and_its_kind_stays_known(
     let applied = |i: usize| find(&manifests[i].conditions, conditions::WORK_APPLIED).map(|c| c.status.clone());
     assert_eq!((applied(0).as_deref(), applied(1).as_deref()), (Some("False"), Some(TRUE)), "{manifests:?}");
     fleet.config_maps().get("kept").await.expect("the other ConfigMap applied");
+}
+
+/// How long the eviction tests give a record whose work is gone.
+const SHORT_GRACE: Duration = Duration::from_secs(2);
+
+/// A work forced off the hub while the agent was away (its finalizer stripped) leaves a record
+/// nobody owns: the agent marks its eviction start, and once the grace period has passed deletes
+/// the record and what it applied — upstream's unmanaged-AppliedManifestWork controller (OCM's
+/// work suite, "Should evict applied work when its manifestwork is missing on the hub").
+#[tokio::test]
+async fn a_record_whose_work_was_forced_off_the_hub_is_evicted_after_the_grace_period() {
+    let mut fleet = Fleet::bare().await;
+    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE };
+    fleet.write_secret(&AGENT_GROUPS).await;
+    fleet.start_agent();
+    fleet.create_work("forced", vec![config_map("left")], None).await;
+    fleet.wait_applied("forced").await;
+    fleet.agent.take().expect("agent").abort();
+    fleet.delete_work("forced").await;
+    let strip = json!({"metadata": {"finalizers": null}});
+    fleet.works().patch("forced", &PatchParams::default(), &Patch::Merge(&strip)).await.expect("strip finalizer");
+    fleet.start_agent();
+    let record = fleet.record_name("forced");
+    wait_for(fleet.records(), &record, |r: &AppliedManifestWork| {
+        r.status.as_ref().is_some_and(|s| s.eviction_start_time.is_some())
+    })
+    .await;
+    fleet.config_maps().get("left").await.expect("kept during the grace period");
+    wait_gone(fleet.records(), &record).await;
+    wait_gone(fleet.config_maps(), "left").await;
+}
+
+/// The agent moved to another hub (its hub kubeconfig now names it) that has the same work:
+/// the new hub's record adopts the applied ConfigMap (same uid: nothing deleted or made again),
+/// and the old hub's record, whose hash is not the current hub's, is evicted after the grace
+/// period taking only its owner reference away — upstream's hub switch (OCM's work suite,
+/// "should remove old appliemanifestwork if applied again on new hub").
+#[tokio::test]
+async fn an_agent_moved_to_another_hub_keeps_what_it_applied_and_evicts_the_old_hubs_record() {
+    let mut fleet = Fleet::bare().await;
+    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE };
+    fleet.write_secret(&AGENT_GROUPS).await;
+    fleet.start_agent();
+    fleet.create_work("moving", vec![config_map("workload")], None).await;
+    fleet.wait_applied("moving").await;
+    let before = fleet.config_maps().get("workload").await.expect("applied");
+    let old_record = fleet.record_name("moving");
+    let owners = |cm: &ConfigMap| cm.owner_references().iter().map(|o| o.name.clone()).collect::<Vec<_>>();
+    assert_eq!(owners(&before), std::slice::from_ref(&old_record), "the applied object names its record");
+
+    let new_hub = hub().await;
+    let mut work = ManifestWork::for_cluster(CLUSTER, "moving", vec![Manifest(config_map("workload"))]);
+    work.metadata.labels = Some(BTreeMap::from([("moved".to_owned(), "yes".to_owned())]));
+    let new_works: Api<ManifestWork> = Api::namespaced(new_hub.client.clone(), CLUSTER);
+    new_works.create(&PostParams::default(), &work).await.expect("the work on the new hub");
+    fleet.write_secret_for(&new_hub, &new_hub, &AGENT_GROUPS).await;
+    wait_for(new_works, "moving", |w: &ManifestWork| w.is_applied() && w.is_available()).await;
+    let new_record = format!("{}-moving", hub_hash(&new_hub.server.url()));
+    let record = fleet.records().get(&new_record).await.expect("the new hub's record");
+    assert_eq!(record.labels().get("moved").map(String::as_str), Some("yes"), "the work's labels on its record");
+
+    wait_gone(fleet.records(), &old_record).await;
+    let after = fleet.config_maps().get("workload").await.expect("still there");
+    assert_eq!(after.uid(), before.uid(), "the same object: nothing was deleted or made again");
+    assert_eq!(owners(&after), [new_record], "only the new hub's record holds it");
+}
+
+/// A work whose executor ServiceAccount may not write its object is not applied (Applied
+/// False, nothing made), and applies once the ServiceAccount is granted what an apply needs —
+/// upstream's executor review (OCM's work suite, "Executor Subject").
+#[tokio::test]
+async fn a_work_applies_only_what_its_executor_may_write() {
+    let fleet = Fleet::start().await;
+    let mut work = ManifestWork::for_cluster(CLUSTER, "executed", vec![Manifest(config_map("guarded"))]);
+    work.spec.executor = Some(
+        serde_json::from_value(json!({
+            "subject": {"type": "ServiceAccount", "serviceAccount": {"namespace": "default", "name": "deployer"}}
+        }))
+        .expect("executor"),
+    );
+    fleet.works().create(&PostParams::default(), &work).await.expect("create work");
+    let refused = wait_for(fleet.works(), "executed", |w: &ManifestWork| {
+        w.status.as_ref().is_some_and(|s| {
+            s.resource_status.manifests.first().and_then(|m| find(&m.conditions, conditions::WORK_APPLIED)).is_some()
+        })
+    })
+    .await;
+    let manifest = &refused.status.as_ref().expect("status").resource_status.manifests[0];
+    let applied = find(&manifest.conditions, conditions::WORK_APPLIED).expect("Applied");
+    assert_eq!(applied.status, "False");
+    assert!(applied.message.contains("not allowed to apply the resource  configmaps, default guarded"), "{applied:?}");
+    assert!(fleet.config_maps().get_opt("guarded").await.expect("read").is_none(), "nothing applied");
+
+    let pp = PostParams::default();
+    let role: Role = serde_json::from_value(json!({
+        "metadata": {"name": "deployer", "namespace": "default"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"],
+                   "verbs": ["create", "update", "patch", "get", "delete"]}]
+    }))
+    .expect("role");
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "deployer", "namespace": "default"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
+        "subjects": [{"kind": "ServiceAccount", "namespace": "default", "name": "deployer"}]
+    }))
+    .expect("binding");
+    Api::<Role>::namespaced(fleet.managed.client.clone(), "default").create(&pp, &role).await.expect("role");
+    Api::<RoleBinding>::namespaced(fleet.managed.client.clone(), "default").create(&pp, &binding).await.expect("bind");
+    let touch = json!({"metadata": {"labels": {"granted": "yes"}}});
+    fleet.works().patch("executed", &PatchParams::default(), &Patch::Merge(&touch)).await.expect("touch");
+    fleet.wait_applied("executed").await;
+    fleet.config_maps().get("guarded").await.expect("applied once allowed");
 }

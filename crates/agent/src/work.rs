@@ -20,22 +20,35 @@
 //!   applied (or, ReadOnly, the read) object; a work with any is read again every 10 s,
 //!   upstream's status sync interval.
 //!
-//! Left to later: condition rules, executors, `ignoreFields`, `ttlSecondsAfterFinished`,
-//! feedback by watch (`feedbackScrapeType: Watch` is polled), and the eviction of
-//! AppliedManifestWorks whose work is gone from the hub (upstream waits an hour, then
-//! deletes their resources).
+//! - Condition rules (`condition_rules`): CEL and well-known conditions per manifest.
+//! - Applied resources name their AppliedManifestWork among their owners (`owners`), as
+//!   upstream's do; a resource another record holds is only let go of, never deleted.
+//! - An AppliedManifestWork of this agent whose work is gone from the hub (or from the hub it
+//!   came from: the agent moved) is evicted after a grace period (`evict`, upstream's
+//!   `--appliedmanifestwork-eviction-grace-period`, an hour by default).
+//!
+//! - A work's executor (`executor`): each manifest is reviewed against the executor
+//!   ServiceAccount's permissions (SubjectAccessReviews, and for RBAC objects a dry-run create
+//!   as the ServiceAccount) before it is applied.
+//!
+//! Left to later: `ignoreFields`, `ttlSecondsAfterFinished`, feedback by watch
+//! (`feedbackScrapeType: Watch` is polled).
 
 mod apply;
 mod cleanup;
 mod condition_rules;
 mod controller;
+mod evict;
+mod executor;
 mod feedback;
 mod options;
+mod owners;
 mod status;
 
 use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
@@ -57,6 +70,22 @@ use fleetctl_kube::{ConfigError, KubeError};
 
 /// The name the controller's metrics go by.
 pub const CONTROLLER: &str = "work";
+/// The name the eviction controller's metrics go by.
+pub const EVICTION_CONTROLLER: &str = "work-eviction";
+
+/// How the agent behaves, beyond who it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// How long an AppliedManifestWork whose work is gone from the hub is kept before its
+    /// resources are deleted (100 years or more: never, upstream's bound).
+    pub eviction_grace_period: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self { eviction_grace_period: evict::DEFAULT_GRACE_PERIOD }
+    }
+}
 
 /// Why the agent could not start.
 #[derive(Debug, thiserror::Error)]
@@ -112,13 +141,13 @@ impl ReconcileError for WorkReconcileError {
 }
 
 /// Runs the agent until SIGINT or SIGTERM.
-pub async fn run(options: AgentOptions) -> Result<(), WorkError> {
+pub async fn run(options: AgentOptions, settings: Settings) -> Result<(), WorkError> {
     let (local, _) = fleetctl_kube::client(&options.local).await?;
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;
     tracing::info!(health = %bound, cluster = %options.cluster, "work agent starting");
     tokio::select! {
-        () = agent(local, options.cluster, options.agent_id, options.namespace, health_state) => {}
+        () = agent(local, options.cluster, options.agent_id, options.namespace, health_state, settings) => {}
         _ = shutdown_signal() => tracing::info!("stopping"),
     }
     Ok(())
@@ -141,7 +170,14 @@ enum Wake {
 /// from it — restarted when the secret changes, stopped while it is missing. Runs until
 /// dropped; counts reconciles in `health.metrics` under [`CONTROLLER`], and is ready
 /// (`/readyz`) only while a controller runs whose watches reach the hub.
-pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: String, health: Health) {
+pub async fn agent(
+    local: Client,
+    cluster: String,
+    agent_id: String,
+    namespace: String,
+    health: Health,
+    settings: Settings,
+) {
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &namespace);
     let only_ours = watcher::Config::default().fields(&format!("metadata.name={HUB_KUBECONFIG_SECRET}"));
     let mut events = pin!(watcher::watcher(secrets, only_ours).backed_off());
@@ -194,7 +230,7 @@ pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: 
         match hub::connect(&local, &namespace, HUB_KUBECONFIG_SECRET).await {
             Ok(Some(connection)) => {
                 tracing::info!(hub = %connection.server, %cluster, "connected to the hub; starting the controller");
-                running = Some(start(connection, &local, &cluster, &agent_id, &health));
+                running = Some(start(connection, &local, &cluster, &agent_id, &health, settings));
             }
             Ok(None) => {
                 running = None;
@@ -208,7 +244,14 @@ pub async fn agent(local: Client, cluster: String, agent_id: String, namespace: 
     }
 }
 
-fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &str, health: &Health) -> Running {
+fn start(
+    connection: HubConnection,
+    local: &Client,
+    cluster: &str,
+    agent_id: &str,
+    health: &Health,
+    settings: Settings,
+) -> Running {
     let ctx = Arc::new(controller::Context {
         hub: connection.client,
         local: local.clone(),
@@ -219,5 +262,6 @@ fn start(connection: HubConnection, local: &Client, cluster: &str, agent_id: &st
         applied: fleetctl_kube::Written::read(),
         health: health.clone(),
     });
-    Running { secret_version: connection.secret_version, controller: Box::pin(controller::run(ctx)) }
+    let controller = controller::run(ctx, settings.eviction_grace_period);
+    Running { secret_version: connection.secret_version, controller: Box::pin(controller) }
 }

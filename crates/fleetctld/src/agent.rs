@@ -73,6 +73,12 @@ enum AgentCommand {
         local: Local,
         #[command(flatten)]
         identity: Identity,
+        /// How long an AppliedManifestWork whose ManifestWork is gone from the hub (or that
+        /// a previous hub made) is kept before its resources are deleted; 100 years or more
+        /// never deletes them (upstream's flag of the same name).
+        #[arg(long = "appliedmanifestwork-eviction-grace-period", default_value = "60m",
+              value_parser = fleetctl_kube::duration::parse)]
+        eviction_grace_period: std::time::Duration,
     },
 }
 
@@ -96,7 +102,7 @@ pub enum AgentRole {
     /// `agent registration`.
     Registration(AgentOptions, registration::Settings),
     /// `agent work`.
-    Work(AgentOptions),
+    Work(AgentOptions, work::Settings),
 }
 
 impl AgentArgs {
@@ -113,7 +119,9 @@ impl AgentArgs {
                 };
                 AgentRole::Registration(options(&local, identity), settings)
             }
-            AgentCommand::Work { local, identity } => AgentRole::Work(options(&local, identity)),
+            AgentCommand::Work { local, identity, eviction_grace_period } => {
+                AgentRole::Work(options(&local, identity), work::Settings { eviction_grace_period })
+            }
         }
     }
 }
@@ -123,7 +131,7 @@ pub async fn run(args: AgentArgs) -> Result<(), RoleError> {
     match args.role() {
         AgentRole::Operator(options) => operator::run(options).await?,
         AgentRole::Registration(options, settings) => registration::run(options, settings).await?,
-        AgentRole::Work(options) => work::run(options).await?,
+        AgentRole::Work(options, settings) => work::run(options, settings).await?,
     }
     Ok(())
 }

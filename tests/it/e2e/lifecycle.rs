@@ -12,8 +12,9 @@ use fleetctl_api::conditions as c;
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, Manifest, ManifestWork};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use kube::{Client, ResourceExt};
+use kube::{Client, CustomResourceExt, ResourceExt};
 use serde_json::json;
 
 use super::{DevUp, WAIT};
@@ -154,9 +155,15 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
     )
     .await
     .expect("no agent namespace");
-    wait_for(klusterlets, "klusterlet", "the klusterlet to go", WAIT, |k: Option<&Klusterlet>| k.is_none())
-        .await
-        .expect("no klusterlet");
+    // The Klusterlet goes, and its CRD with it: the operator let go of the work agent's records
+    // (as upstream's cleanup does), and the CRD work's record held the CRD.
+    let crds: Api<CustomResourceDefinition> = Api::all(target.clone());
+    wait_for(crds, Klusterlet::crd_name(), "the Klusterlet CRD to go", WAIT, |c: Option<&CustomResourceDefinition>| {
+        c.is_none()
+    })
+    .await
+    .expect("no Klusterlet CRD");
+    assert!(klusterlets.get_opt("klusterlet").await.expect("read").is_none(), "no klusterlet");
     // None left, or their CRD gone with them (then the list is NotFound).
     match applied.list(&ListParams::default()).await {
         Ok(list) => assert!(list.items.is_empty(), "no AppliedManifestWork: {:?}", list.items),

@@ -12,7 +12,7 @@ use fleetctl_kube::resolve::{
 };
 use fleetctl_kube::written::{Key, digest};
 use fleetctl_kube::{Read, Written};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference};
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::Value;
@@ -23,8 +23,10 @@ use fleetctl_api::work::{
     UpdateStrategyType,
 };
 
+use super::cleanup::orphaned;
+use super::executor::Executor;
 use super::options::Options;
-use super::{condition_rules, feedback};
+use super::{condition_rules, feedback, owners};
 
 /// How long a CRD of a work may take to become Established before the objects of its
 /// kind that follow it in the same work fail (and are retried).
@@ -50,6 +52,12 @@ pub enum ManifestError {
     /// A CRD of the work did not become Established in time.
     #[error("CRD {0} is not Established yet")]
     CrdNotEstablished(String),
+    /// The work's executor is not one the agent can apply as.
+    #[error("{0}")]
+    Executor(String),
+    /// The work's executor may not apply the manifest.
+    #[error("{0}")]
+    NotAllowed(String),
 }
 
 impl From<kube::Error> for ManifestError {
@@ -176,14 +184,17 @@ fn unresolved_meta(target: &Target, ordinal: i32) -> ManifestResourceMeta {
     }
 }
 
-/// Applies every manifest of `work` in order and says what happened to each. One
-/// manifest failing does not stop the others.
+/// Applies every manifest of `work` in order and says what happened to each; each object
+/// it writes names `owner` (its AppliedManifestWork) among its owners unless the work's
+/// deleteOption orphans it. One manifest failing does not stop the others.
 pub async fn apply_manifests(
     client: &Client,
     kinds: &Kinds,
     applied: &Written<Read>,
     work: &ManifestWork,
+    owner: &OwnerReference,
 ) -> Vec<ManifestOutcome> {
+    let executor = Executor::of(work);
     let mut resolver = Resolver::new(client, kinds);
     // CRDs this pass applied that later manifests may need: (group, kind, CRD name).
     let mut pending_crds: Vec<(String, String, String)> = Vec::new();
@@ -225,7 +236,16 @@ pub async fn apply_manifests(
         };
         let options = Options::of(&work.spec.manifest_configs, &identity(&resolved));
         let strategy = strategy_for(options.update_strategy);
-        let outcome = apply_one(client, applied, &resolved, &manifest.0, &strategy).await;
+        let held = !orphaned(work.spec.delete_option.as_ref(), &identity(&resolved));
+        let allowed = match &executor {
+            Ok(None) => Ok(()),
+            Ok(Some(executor)) => executor.may_apply(client, &resolved, held, &resolved.body(&manifest.0)).await,
+            Err(error) => Err(ManifestError::Executor(error.to_string())),
+        };
+        let outcome = match allowed {
+            Ok(()) => apply_one(client, applied, &resolved, &manifest.0, &strategy, (owner, held)).await,
+            Err(error) => Err(error),
+        };
         // What the options' rules read of the object as it is now.
         let observe = |object: &DynamicObject| {
             let (read, conditions) = if options.feedback_rules.is_empty() && options.condition_rules.is_empty() {
@@ -339,12 +359,15 @@ enum Applied {
     ReadOnly(Option<Box<DynamicObject>>),
 }
 
+/// Writes one manifest as `strategy` says; what it writes names the owner reference of
+/// `ownership` when its flag says the record holds it, and no longer names it otherwise.
 async fn apply_one(
     client: &Client,
     applied: &Written<Read>,
     resolved: &Resolved,
     manifest: &Value,
     strategy: &Strategy,
+    ownership: (&OwnerReference, bool),
 ) -> Result<Applied, ManifestError> {
     let api = resolved.api(client);
     let (field_manager, force) = match strategy {
@@ -365,10 +388,13 @@ async fn apply_one(
         Some(namespace) => key.within(namespace),
         None => key,
     };
-    let digest = digest(&(&body, field_manager, force));
+    let (owner, held) = ownership;
+    let digest = digest(&(&body, field_manager, force, &owner.uid, held));
     let read = || async { api.get_opt(&resolved.name).await.map_err(ManifestError::from) };
-    let apply =
-        || async { api.patch(&resolved.name, &params, &Patch::Apply(&body)).await.map_err(ManifestError::from) };
+    let apply = || async {
+        let object = api.patch(&resolved.name, &params, &Patch::Apply(&body)).await?;
+        Ok(owners::mark(&api, object, owner, held).await?)
+    };
     let object = applied.apply_with(key, digest, ResourceExt::resource_version, read, apply).await?;
     Ok(Applied::Object(Box::new(object)))
 }

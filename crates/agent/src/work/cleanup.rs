@@ -1,17 +1,13 @@
 //! What a work stops owning and how it goes: the AppliedManifestWork's record after a
-//! pass (and the resources it no longer lists), the resources a deleted work removes
-//! under its `deleteOption`, and deleting them — waiting on watches until they are gone.
-//!
-//! Applied resources carry no ownerReference to their AppliedManifestWork (upstream adds
-//! one): every deletion here is explicit, so an Orphan or SelectivelyOrphan work never
-//! depends on ownerReferences being stripped in time, and nothing the agent applied is
-//! garbage-collected behind its back when an AppliedManifestWork goes. A resource another
-//! AppliedManifestWork lists as well is never deleted with this one (upstream's shared
-//! ownership): it stays while any work applies it.
+//! pass (and the resources it no longer lists), what a deleted work's `deleteOption`
+//! orphans, and letting go of the rest — deleting what only this record holds (see
+//! [`super::owners`]) and waiting on watches until it is gone. Every deletion is explicit,
+//! made before the record goes; the owner references only tell whose a resource is.
 
 use std::collections::HashSet;
 use std::time::Duration;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, Preconditions};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, ResourceExt};
@@ -21,6 +17,7 @@ use fleetctl_kube::kube_error;
 
 use super::WorkReconcileError;
 use super::apply::{Identity, Tracking};
+use super::owners::{self, Holders, holders};
 use fleetctl_api::AppliedManifestWork;
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption, DeletePropagationPolicy};
 
@@ -71,38 +68,93 @@ pub fn plan(recorded: &[AppliedManifestResourceMeta], tracking: &[Tracking]) -> 
     Plan { applied, stale }
 }
 
-/// The recorded resources a deleted work removes: all of them (Foreground, the
-/// default), none (Orphan, or a policy this agent does not know), or those no orphaning
-/// rule names (SelectivelyOrphan).
-pub fn to_delete(
-    recorded: &[AppliedManifestResourceMeta],
-    option: Option<&DeleteOption>,
+/// A record's listing of `resources`, ordered by group, version, resource, namespace and name
+/// as upstream's work agent orders it (readers compare listings as lists).
+pub fn listing<'a>(
+    resources: impl Iterator<Item = &'a AppliedManifestResourceMeta>,
 ) -> Vec<AppliedManifestResourceMeta> {
+    let mut listed: Vec<AppliedManifestResourceMeta> = resources.cloned().collect();
+    listed.sort_by(|a, b| {
+        (&a.group, &a.version, &a.resource, &a.namespace, &a.name).cmp(&(
+            &b.group,
+            &b.version,
+            &b.resource,
+            &b.namespace,
+            &b.name,
+        ))
+    });
+    listed
+}
+
+/// Whether a work's deleteOption leaves this resource behind when the work lets go of it
+/// (deleted, or no longer listing it) — upstream's `OwnedByTheWork`, negated: every
+/// resource under Orphan (and under a policy this agent does not know: a leftover can be
+/// removed later, a wrongly deleted resource cannot be brought back), those an orphaning
+/// rule names under SelectivelyOrphan, none under Foreground (the default).
+pub fn orphaned(option: Option<&DeleteOption>, identity: &Identity) -> bool {
     let policy = option.map(|o| o.propagation_policy.clone()).unwrap_or_default();
     match policy {
-        // A policy this agent does not know deletes nothing: a leftover can be removed
-        // later, a wrongly deleted resource cannot be brought back.
-        DeletePropagationPolicy::Orphan | DeletePropagationPolicy::Other(_) => Vec::new(),
+        DeletePropagationPolicy::Orphan | DeletePropagationPolicy::Other(_) => true,
         DeletePropagationPolicy::SelectivelyOrphan => {
             let rules = option.and_then(|o| o.selectively_orphans.as_ref()).map(|s| s.orphaning_rules.as_slice());
-            let orphaned = |r: &AppliedManifestResourceMeta| {
-                rules.unwrap_or_default().iter().any(|rule| {
-                    rule.group == r.group
-                        && rule.resource == r.resource
-                        && rule.namespace == r.namespace
-                        && rule.name == r.name
-                })
-            };
-            recorded.iter().filter(|r| !orphaned(r)).cloned().collect()
+            rules.unwrap_or_default().iter().any(|rule| {
+                rule.group == identity.group
+                    && rule.resource == identity.resource
+                    && rule.namespace == identity.namespace
+                    && rule.name == identity.name
+            })
         }
-        DeletePropagationPolicy::Foreground => recorded.to_vec(),
+        DeletePropagationPolicy::Foreground => false,
     }
+}
+
+/// Lets go of `resources`, which the record `owner` names, as upstream's work agent does:
+/// one the deleteOption orphans, or another record holds too, loses the record's owner
+/// reference and stays; one only this record holds is deleted; one only other records hold,
+/// or replaced by a newcomer of the same name, is left alone. One that names no record (applied
+/// before references were written) is deleted unless another record lists it. Waits on
+/// watches, up to `wait`, for the deleted ones to go, and returns those still there.
+pub async fn let_go(
+    client: &Client,
+    records: &Api<AppliedManifestWork>,
+    owner: &OwnerReference,
+    resources: &[AppliedManifestResourceMeta],
+    option: Option<&DeleteOption>,
+    wait: Duration,
+) -> Result<Vec<AppliedManifestResourceMeta>, WorkReconcileError> {
+    let mut doomed = Vec::new();
+    let mut unmarked = Vec::new();
+    for meta in resources {
+        let api = api_of(client, meta);
+        let reading = || kube_error(format!("reading {}", describe(meta)));
+        let Some(object) = api.get_opt(&meta.name).await.map_err(reading())? else {
+            continue;
+        };
+        if !meta.uid.is_empty() && object.uid().as_deref() != Some(meta.uid.as_str()) {
+            continue;
+        }
+        let kept = orphaned(option, &Identity::of(meta));
+        match holders(&object, owner) {
+            Holders::Ours { others } if kept || others > 0 => {
+                let releasing = kube_error(format!("releasing {}", describe(meta)));
+                owners::mark(&api, object, owner, false).await.map_err(releasing)?;
+            }
+            Holders::Ours { .. } => doomed.push(meta.clone()),
+            Holders::Unmarked if !kept => unmarked.push(meta.clone()),
+            Holders::Unmarked | Holders::Others => {}
+        }
+    }
+    if !unmarked.is_empty() {
+        let listed = records.list(&Default::default()).await.map_err(kube_error("listing appliedmanifestworks"))?;
+        doomed.extend(not_shared(unmarked, &owner.name, &listed.items));
+    }
+    delete_and_wait(client, &doomed, wait).await
 }
 
 /// Of the resources a record would delete, those no other record lists (by uid, or by
 /// identity for a record without one): a resource two works apply stays while either
 /// does, as upstream keeps an object another AppliedManifestWork still owns.
-pub fn not_shared(
+fn not_shared(
     resources: Vec<AppliedManifestResourceMeta>,
     record: &str,
     records: &[AppliedManifestWork],
@@ -158,7 +210,7 @@ fn describe(meta: &AppliedManifestResourceMeta) -> String {
 /// garbage collector runs — and only the very object that was applied: a uid
 /// precondition leaves a same-named newcomer alone), then waits on watches, up to `wait`
 /// in all, until they are gone (their own finalizers done). Returns those still there.
-pub async fn delete_and_wait(
+async fn delete_and_wait(
     client: &Client,
     resources: &[AppliedManifestResourceMeta],
     wait: Duration,
@@ -218,6 +270,19 @@ mod tests {
     }
 
     #[test]
+    fn a_record_lists_its_resources_by_group_version_resource_namespace_and_name_as_upstreams_reconciler_sorts_them() {
+        let mut role = meta("roles", "r", "1");
+        role.group = "rbac.authorization.k8s.io".into();
+        let mut binding = meta("rolebindings", "b", "2");
+        binding.group = role.group.clone();
+        let mut deployment = meta("deployments", "d", "3");
+        deployment.group = "apps".into();
+        let account = meta("serviceaccounts", "sa", "4");
+        let listed = listing([&account, &role, &binding, &deployment].into_iter());
+        assert_eq!(listed, [account.clone(), deployment.clone(), binding.clone(), role.clone()]);
+    }
+
+    #[test]
     fn a_manifest_no_longer_listed_is_stale() {
         let recorded = [meta("configmaps", "a", "1"), meta("configmaps", "b", "2")];
         let plan = plan(&recorded, &[Tracking::Owned(meta("configmaps", "a", "1"))]);
@@ -251,11 +316,12 @@ mod tests {
     }
 
     #[test]
-    fn delete_options_choose_what_goes() {
-        let recorded = [meta("configmaps", "a", "1"), meta("secrets", "b", "2")];
-        assert_eq!(to_delete(&recorded, None), recorded);
+    fn delete_options_choose_what_is_orphaned_as_upstreams_owned_by_the_work() {
+        let (configmap, secret) =
+            (Identity::of(&meta("configmaps", "a", "1")), Identity::of(&meta("secrets", "b", "2")));
+        assert!(!orphaned(None, &configmap));
         let orphan = DeleteOption { propagation_policy: DeletePropagationPolicy::Orphan, ..DeleteOption::default() };
-        assert!(to_delete(&recorded, Some(&orphan)).is_empty());
+        assert!(orphaned(Some(&orphan), &configmap) && orphaned(Some(&orphan), &secret));
         let selective = DeleteOption {
             propagation_policy: DeletePropagationPolicy::SelectivelyOrphan,
             selectively_orphans: Some(SelectivelyOrphan {
@@ -268,7 +334,8 @@ mod tests {
             }),
             ..DeleteOption::default()
         };
-        assert_eq!(to_delete(&recorded, Some(&selective)), [meta("configmaps", "a", "1")]);
+        assert!(!orphaned(Some(&selective), &configmap));
+        assert!(orphaned(Some(&selective), &secret));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
@@ -20,7 +21,9 @@ use serde_json::json;
 
 use super::WorkReconcileError;
 use super::apply::{Tracking, apply_manifests};
-use super::cleanup::{delete_and_wait, not_shared, plan, to_delete};
+use super::cleanup::{let_go, listing, plan};
+use super::evict::{self, Eviction};
+use super::owners::owner_of;
 use super::status;
 use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
@@ -71,7 +74,7 @@ impl Context {
         Api::namespaced(self.hub.clone(), &self.cluster)
     }
 
-    fn records(&self) -> Api<AppliedManifestWork> {
+    pub(super) fn records(&self) -> Api<AppliedManifestWork> {
         Api::all(self.local.clone())
     }
 
@@ -80,17 +83,58 @@ impl Context {
     }
 }
 
-/// Runs the controller until the returned future is dropped.
-pub async fn run(ctx: Arc<Context>) {
-    let records = ctx.records();
+/// How many record events the eviction controller may lag behind the work controller.
+const RECORD_EVENTS_BUFFER: usize = 256;
+
+/// Runs the work controller, and beside it the eviction of records whose work is gone
+/// ([`evict`]), until the returned future is dropped. The two share one watch of the records
+/// and one of the works.
+pub async fn run(ctx: Arc<Context>, grace: Duration) {
     let (hash, cluster) = (ctx.hub_hash.clone(), ctx.cluster.clone());
+    // A work event (or a relisting of the works) has the eviction controller look at the
+    // work's record: a work deleted past its finalizer, or back on the hub, changes its fate.
+    let (seen, work_seen) = futures::channel::mpsc::unbounded::<ObjectRef<AppliedManifestWork>>();
+    let (relisted, works_relisted) = futures::channel::mpsc::unbounded::<()>();
+    let works_listed = Arc::new(AtomicBool::new(false));
+    let first_listing = works_listed.clone();
+    let record_of = {
+        let hash = hash.clone();
+        move |work: &ManifestWork| ObjectRef::new(&format!("{hash}-{}", work.name_any()))
+    };
     // Each watch backs off on its own, relisting at once when the hub answers 410 (as it does
     // to the first watch after it restarts): a work created as the hub comes back is seen in
     // seconds, not after a second ceiling of the back-off.
     let (store, writer) = reflector::store();
-    let works =
-        watcher::watcher(ctx.works(), watcher::Config::default()).backed_off().reflect(writer).applied_objects();
-    let records = watcher::watcher(records, watcher::Config::default()).backed_off().touched_objects();
+    let works = watcher::watcher(ctx.works(), watcher::Config::default())
+        .backed_off()
+        .reflect(writer)
+        .inspect(move |event| {
+            // Sends fail only once the eviction controller is gone, with the agent.
+            match event {
+                Ok(Event::Apply(work) | Event::Delete(work)) => drop(seen.unbounded_send(record_of(work))),
+                Ok(Event::InitDone) => {
+                    first_listing.store(true, Ordering::Release);
+                    drop(relisted.unbounded_send(()));
+                }
+                _ => {}
+            }
+        })
+        .applied_objects();
+    let (records_store, records_writer) = reflector::store_shared(RECORD_EVENTS_BUFFER);
+    let Some(record_events) = records_writer.subscribe() else {
+        tracing::error!("the records' shared store takes no subscriber: the work controller does not start");
+        return;
+    };
+    let records = watcher::watcher(ctx.records(), watcher::Config::default())
+        .backed_off()
+        .reflect_shared(records_writer)
+        .touched_objects();
+    let eviction = Arc::new(Eviction { ctx: ctx.clone(), works: store.clone(), works_listed, grace });
+    let evictions = Controller::for_shared_stream(record_events, records_store)
+        .reconcile_on(work_seen)
+        .reconcile_all_on(works_relisted);
+    let evictions =
+        controller::run(evictions, super::EVICTION_CONTROLLER, &ctx.health.metrics, evict::reconcile, eviction);
     let works = Controller::for_stream(works, store)
         .trigger_backoff(AlreadyBackedOff)
         // A record changed or deleted on the managed cluster is put right by its work.
@@ -99,12 +143,12 @@ pub async fn run(ctx: Arc<Context>) {
         })
         // A new kind on the managed cluster may be what a failed manifest was waiting for.
         .reconcile_all_on(established_crds_changed(ctx.local.clone()));
-    controller::results(works, super::CONTROLLER, &ctx.health.metrics, reconcile, ctx.clone())
-        .for_each(|result| {
+    let works =
+        controller::results(works, super::CONTROLLER, &ctx.health.metrics, reconcile, ctx.clone()).for_each(|result| {
             reachable(&ctx.health, &result);
             future::ready(())
-        })
-        .await;
+        });
+    tokio::join!(works, evictions);
 }
 
 /// Readiness from the controller's output: a failed watch (the hub's ManifestWorks, or the
@@ -165,17 +209,16 @@ async fn remove_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkR
     Ok(Action::await_change())
 }
 
-/// Deletes what a record lists (as `option` says), then the record itself. Returns
-/// false while deleted resources are still there.
-async fn finish_record(
+/// Lets go of what a record lists (as `option` says, Foreground without one), then
+/// removes the record itself. Returns false while deleted resources are still there.
+pub(super) async fn finish_record(
     ctx: &Context,
     record: &AppliedManifestWork,
     option: Option<&DeleteOption>,
 ) -> Result<bool, WorkReconcileError> {
     let record_name = record.name_any();
     let recorded = record.status.as_ref().map(|s| s.applied_resources.as_slice()).unwrap_or_default();
-    let going = not_shared_with_others(ctx, &record_name, to_delete(recorded, option)).await?;
-    let left = delete_and_wait(&ctx.local, &going, DELETE_WAIT).await?;
+    let left = let_go(&ctx.local, &ctx.records(), &owner_of(record), recorded, option, DELETE_WAIT).await?;
     if !left.is_empty() {
         tracing::debug!(record = %record_name, left = left.len(), "waiting for applied resources to go");
         return Ok(false);
@@ -193,20 +236,6 @@ async fn finish_record(
     }
 }
 
-/// Of `resources` the record `record` would delete, those no other AppliedManifestWork on
-/// the cluster lists (read when something is to be deleted, which is rare).
-async fn not_shared_with_others(
-    ctx: &Context,
-    record: &str,
-    resources: Vec<AppliedManifestResourceMeta>,
-) -> Result<Vec<AppliedManifestResourceMeta>, WorkReconcileError> {
-    if resources.is_empty() {
-        return Ok(resources);
-    }
-    let records = ctx.records().list(&Default::default()).await.map_err(kube_error("listing appliedmanifestworks"))?;
-    Ok(not_shared(resources, record, &records.items))
-}
-
 /// A live work (holding the hub finalizer): its record, then every manifest, then the
 /// record and the status, and last the resources it no longer lists.
 async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkReconcileError> {
@@ -216,14 +245,15 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
         return Ok(Action::requeue(DELETE_AGAIN));
     };
 
-    let outcomes = apply_manifests(&ctx.local, &ctx.kinds, &ctx.applied, work).await;
+    let owner = owner_of(&record);
+    let outcomes = apply_manifests(&ctx.local, &ctx.kinds, &ctx.applied, work, &owner).await;
     let recorded = record.status.as_ref().map(|s| s.applied_resources.clone()).unwrap_or_default();
     let tracking: Vec<Tracking> = outcomes.iter().map(|o| o.tracking.clone()).collect();
     let plan = plan(&recorded, &tracking);
     // What this pass applied is recorded before anything else happens, with the stale
     // resources still listed until they are gone: a crash at any point leaves every
     // resource of ours on the record.
-    let listed: Vec<AppliedManifestResourceMeta> = plan.applied.iter().chain(&plan.stale).cloned().collect();
+    let listed = listing(plan.applied.iter().chain(&plan.stale));
     if listed != recorded {
         write_record(ctx, &record.name_any(), &listed).await?;
     }
@@ -241,9 +271,9 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
     }
 
     if !plan.stale.is_empty() {
-        let going = not_shared_with_others(ctx, &record.name_any(), plan.stale.clone()).await?;
-        let left = delete_and_wait(&ctx.local, &going, DELETE_WAIT).await?;
-        let now: Vec<AppliedManifestResourceMeta> = plan.applied.iter().chain(&left).cloned().collect();
+        let option = work.spec.delete_option.as_ref();
+        let left = let_go(&ctx.local, &ctx.records(), &owner, &plan.stale, option, DELETE_WAIT).await?;
+        let now = listing(plan.applied.iter().chain(&left));
         if now != listed {
             write_record(ctx, &record.name_any(), &now).await?;
         }
@@ -265,31 +295,45 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
     Ok(Action::requeue(if feeds_back { STATUS_SYNC } else { RESYNC }))
 }
 
-/// The work's record `<hub hash>-<work>`, made if missing. `None` while a record that
-/// someone deleted on the managed cluster is being finished: as upstream, its resources
-/// go (as the work's deleteOption says) and a later pass makes a new record and applies
-/// the work again.
+/// The work's record `<hub hash>-<work>`, made if missing, and made this agent's with the
+/// work's labels if it is not (as upstream, a record left by another agent of the cluster,
+/// or before the agent's id changed, is taken over). `None` while a record that someone
+/// deleted on the managed cluster is being finished: as upstream, its resources go (as the
+/// work's deleteOption says) and a later pass makes a new record and applies the work again.
 async fn ensure_record(work: &ManifestWork, ctx: &Context) -> Result<Option<AppliedManifestWork>, WorkReconcileError> {
     let records = ctx.records();
     let record_name = ctx.record_name(&work.name_any());
     let read_error = || kube_error(format!("reading appliedmanifestwork {record_name}"));
+    let mut wanted = AppliedManifestWork::for_work(&ctx.hub_hash, &ctx.agent_id, &work.name_any());
+    wanted.metadata.labels = Some(work.labels().clone());
     match records.get_opt(&record_name).await.map_err(read_error())? {
         Some(record) if record.meta().deletion_timestamp.is_some() => {
             finish_record(ctx, &record, work.spec.delete_option.as_ref()).await?;
             Ok(None)
         }
-        Some(record) if record.finalizers().iter().any(|f| f == FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP) => {
-            Ok(Some(record))
-        }
         Some(record) => {
+            let finalized = record.finalizers().iter().any(|f| f == FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP);
+            let labelled = work.labels().iter().all(|(key, value)| record.labels().get(key) == Some(value));
+            if finalized && labelled && record.spec == wanted.spec {
+                return Ok(Some(record));
+            }
             let mut finalizers = record.finalizers().to_vec();
-            finalizers.push(FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP.to_owned());
-            set_finalizers(&records, &record, &finalizers, "appliedmanifestwork").await.map(Some)
+            if !finalized {
+                finalizers.push(FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP.to_owned());
+            }
+            let patch = json!({
+                "metadata": {"finalizers": finalizers, "labels": work.labels(), "resourceVersion": record.resource_version()},
+                "spec": wanted.spec,
+            });
+            let patched = records
+                .patch(&record_name, &PatchParams::default(), &Patch::Merge(patch))
+                .await
+                .map_err(kube_error(format!("taking over appliedmanifestwork {record_name}")))?;
+            Ok(Some(patched))
         }
         None => {
-            let mut record = AppliedManifestWork::for_work(&ctx.hub_hash, &ctx.agent_id, &work.name_any());
-            record.metadata.finalizers = Some(vec![FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP.to_owned()]);
-            match records.create(&PostParams::default(), &record).await {
+            wanted.metadata.finalizers = Some(vec![FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP.to_owned()]);
+            match records.create(&PostParams::default(), &wanted).await {
                 Ok(created) => Ok(Some(created)),
                 // Made by a pass that raced us: use it.
                 Err(kube::Error::Api(status)) if status.code == 409 => {

@@ -38,6 +38,11 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
         set_condition(&mut manifest.conditions, at(applied));
         set_condition(&mut manifest.conditions, at(available(&outcome.availability)));
         if let Some((values, synced)) = &outcome.feedback {
+            // New values move the condition's transition time even when its status stays (as
+            // upstream's status controller does): readers learn when the values last changed.
+            if manifest.status_feedback != *values {
+                manifest.conditions.retain(|c| c.type_ != synced.type_);
+            }
             manifest.status_feedback = values.clone();
             set_condition(&mut manifest.conditions, at(synced.clone()));
         }
@@ -237,5 +242,36 @@ mod tests {
         let first = build(&work, &outcomes);
         work.status = Some(first.clone());
         assert_eq!(build(&work, &outcomes), first);
+    }
+
+    #[test]
+    fn new_feedback_values_move_the_synced_conditions_transition_time_as_upstreams_status_controller() {
+        let replicas = |n: i64| -> fleetctl_api::work::StatusFeedbackResult {
+            serde_json::from_value(serde_json::json!({"values": [
+                {"name": "AvailableReplicas", "fieldValue": {"type": "Integer", "integer": n}}
+            ]}))
+            .expect("feedback")
+        };
+        let synced = new_condition("StatusFeedbackSynced", TRUE, "StatusFeedbackSynced", "");
+        let with = |n: i64| {
+            let mut outcome = outcome(0, "Deployment", true, Availability::Available);
+            outcome.feedback = Some((replicas(n), synced.clone()));
+            [outcome]
+        };
+        let long_ago = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::UNIX_EPOCH);
+        let mut work = work();
+        let mut first = build(&work, &with(1));
+        for condition in &mut first.resource_status.manifests[0].conditions {
+            condition.last_transition_time = long_ago.clone();
+        }
+        work.status = Some(first);
+        let transition = |status: &ManifestWorkStatus| {
+            find(&status.resource_status.manifests[0].conditions, "StatusFeedbackSynced")
+                .expect("synced")
+                .last_transition_time
+                .clone()
+        };
+        assert_eq!(transition(&build(&work, &with(1))), long_ago, "the same values keep it");
+        assert_ne!(transition(&build(&work, &with(5))), long_ago, "new values move it");
     }
 }
