@@ -646,7 +646,7 @@ const SHORT_GRACE: Duration = Duration::from_secs(2);
 #[tokio::test]
 async fn a_record_whose_work_was_forced_off_the_hub_is_evicted_after_the_grace_period() {
     let mut fleet = Fleet::bare().await;
-    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE };
+    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE, ..Settings::default() };
     fleet.write_secret(&AGENT_GROUPS).await;
     fleet.start_agent();
     fleet.create_work("forced", vec![config_map("left")], None).await;
@@ -674,7 +674,7 @@ async fn a_record_whose_work_was_forced_off_the_hub_is_evicted_after_the_grace_p
 #[tokio::test]
 async fn an_agent_moved_to_another_hub_keeps_what_it_applied_and_evicts_the_old_hubs_record() {
     let mut fleet = Fleet::bare().await;
-    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE };
+    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE, ..Settings::default() };
     fleet.write_secret(&AGENT_GROUPS).await;
     fleet.start_agent();
     fleet.create_work("moving", vec![config_map("workload")], None).await;
@@ -746,4 +746,43 @@ async fn a_work_applies_only_what_its_executor_may_write() {
     fleet.works().patch("executed", &PatchParams::default(), &Patch::Merge(&touch)).await.expect("touch");
     fleet.wait_applied("executed").await;
     fleet.config_maps().get("guarded").await.expect("applied once allowed");
+}
+
+/// ServerSideApply with `ignoreFields` (`OnSpokePresent`, `.data.tuned`): a value the managed
+/// cluster set stays when the hub changes it, while the rest of the manifest follows the hub —
+/// upstream's SSA applier (OCM's work suite, "IgnoreField with onSpokePresent").
+#[tokio::test]
+async fn a_field_left_to_the_managed_cluster_keeps_its_value_when_the_hub_changes_it() {
+    let fleet = Fleet::start().await;
+    let manifest = |tuned: &str, other: &str| {
+        json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "tuned", "namespace": "default"},
+            "data": {"tuned": tuned, "other": other}
+        })
+    };
+    let mut work = ManifestWork::for_cluster(CLUSTER, "tuning", vec![Manifest(manifest("hub", "hub"))]);
+    work.spec.manifest_configs = vec![
+        serde_json::from_value(json!({
+            "resourceIdentifier": {"resource": "configmaps", "namespace": "default", "name": "tuned"},
+            "updateStrategy": {"type": "ServerSideApply", "serverSideApply": {
+                "ignoreFields": [{"condition": "OnSpokePresent", "jsonPaths": [".data.tuned"]}]
+            }}
+        }))
+        .expect("config"),
+    ];
+    fleet.works().create(&PostParams::default(), &work).await.expect("create work");
+    fleet.wait_applied("tuning").await;
+    let made = fleet.config_maps().get("tuned").await.expect("made");
+    assert_eq!(made.data.as_ref().and_then(|d| d.get("tuned")).map(String::as_str), Some("hub"), "made whole");
+
+    let local = json!({"data": {"tuned": "local"}});
+    fleet.config_maps().patch("tuned", &PatchParams::default(), &Patch::Merge(&local)).await.expect("tune locally");
+    let update = json!({"spec": {"workload": {"manifests": [manifest("hub2", "hub2")]}}});
+    fleet.works().patch("tuning", &PatchParams::default(), &Patch::Merge(&update)).await.expect("change on the hub");
+    let followed = wait_for(fleet.config_maps(), "tuned", |c: &ConfigMap| {
+        c.data.as_ref().and_then(|d| d.get("other")).map(String::as_str) == Some("hub2")
+    })
+    .await;
+    assert_eq!(followed.data.as_ref().and_then(|d| d.get("tuned")).map(String::as_str), Some("local"));
 }

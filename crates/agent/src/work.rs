@@ -12,27 +12,28 @@
 //!   discovery as field manager `work-agent`; resources the work no longer lists are
 //!   deleted; the status (Applied, Available, Degraded and per-manifest conditions) is
 //!   written only when it changed.
-//! - A deleted work removes its resources as `deleteOption` says — Foreground (the
-//!   default: all, waiting until they are gone), Orphan (none) or SelectivelyOrphan (all
-//!   but the listed ones) — then its AppliedManifestWork, then its hub finalizer.
-//!
+//! - A deleted work is marked `Deleting`, then removes its resources as `deleteOption` says —
+//!   Foreground (the default: all, waiting until they are gone), Orphan (none) or
+//!   SelectivelyOrphan (all but the listed ones) — then its AppliedManifestWork, then its hub
+//!   finalizer.
 //! - Status feedback (`feedback`): a manifest config's `feedbackRules` read from the
 //!   applied (or, ReadOnly, the read) object; a work with any is read again every 10 s,
-//!   upstream's status sync interval.
-//!
+//!   upstream's status sync interval. Lists and objects as JSON text behind upstream's
+//!   `RawFeedbackJsonString` gate.
 //! - Condition rules (`condition_rules`): CEL and well-known conditions per manifest.
 //! - Applied resources name their AppliedManifestWork among their owners (`owners`), as
 //!   upstream's do; a resource another record holds is only let go of, never deleted.
 //! - An AppliedManifestWork of this agent whose work is gone from the hub (or from the hub it
 //!   came from: the agent moved) is evicted after a grace period (`evict`, upstream's
 //!   `--appliedmanifestwork-eviction-grace-period`, an hour by default).
-//!
 //! - A work's executor (`executor`): each manifest is reviewed against the executor
 //!   ServiceAccount's permissions (SubjectAccessReviews, and for RBAC objects a dry-run create
 //!   as the ServiceAccount) before it is applied.
+//! - ServerSideApply's `ignoreFields` (`ignore`): fields left to the managed cluster, and a
+//!   hash annotation that skips applying an unchanged manifest.
 //!
-//! Left to later: `ignoreFields`, `ttlSecondsAfterFinished`, feedback by watch
-//! (`feedbackScrapeType: Watch` is polled).
+//! Not here: `ttlSecondsAfterFinished` (upstream's hub garbage-collects Complete works);
+//! feedback by watch (`feedbackScrapeType: Watch` is polled).
 
 mod apply;
 mod cleanup;
@@ -41,6 +42,7 @@ mod controller;
 mod evict;
 mod executor;
 mod feedback;
+mod ignore;
 mod options;
 mod owners;
 mod status;
@@ -79,11 +81,14 @@ pub struct Settings {
     /// How long an AppliedManifestWork whose work is gone from the hub is kept before its
     /// resources are deleted (100 years or more: never, upstream's bound).
     pub eviction_grace_period: Duration,
+    /// Upstream's `RawFeedbackJsonString` gate: status feedback reports a list or an object
+    /// found as its JSON text (up to 1024 bytes) instead of failing.
+    pub raw_feedback_json: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { eviction_grace_period: evict::DEFAULT_GRACE_PERIOD }
+        Self { eviction_grace_period: evict::DEFAULT_GRACE_PERIOD, raw_feedback_json: false }
     }
 }
 
@@ -258,6 +263,7 @@ fn start(
         cluster: cluster.to_owned(),
         agent_id: agent_id.to_owned(),
         hub_hash: hub_hash(&connection.server),
+        raw_json: settings.raw_feedback_json.then_some(feedback::MAX_JSON_RAW_LENGTH),
         kinds: fleetctl_kube::resolve::Kinds::default(),
         applied: fleetctl_kube::Written::read(),
         health: health.clone(),

@@ -79,7 +79,30 @@ enum AgentCommand {
         #[arg(long = "appliedmanifestwork-eviction-grace-period", default_value = "60m",
               value_parser = fleetctl_kube::duration::parse)]
         eviction_grace_period: std::time::Duration,
+        /// Upstream's work-agent feature gates this agent knows, as `GATE=true|false`
+        /// (comma-separated or repeated): `RawFeedbackJsonString`.
+        #[arg(long, value_name = "GATE=BOOL", value_delimiter = ',', value_parser = work_gate)]
+        feature_gates: Vec<(WorkGate, bool)>,
     },
+}
+
+/// A work-agent feature gate of upstream's that this agent honours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WorkGate {
+    /// Status feedback reports lists and objects as JSON text.
+    RawFeedbackJsonString,
+}
+
+/// `GATE=BOOL` of a known gate.
+fn work_gate(text: &str) -> Result<(WorkGate, bool), String> {
+    let (name, value) =
+        text.split_once('=').ok_or_else(|| format!("{text:?}: a feature gate is GATE=true or GATE=false"))?;
+    let gate = match name.trim() {
+        "RawFeedbackJsonString" => WorkGate::RawFeedbackJsonString,
+        other => return Err(format!("unknown feature gate {other:?}: the work agent knows RawFeedbackJsonString")),
+    };
+    let on = value.trim().parse::<bool>().map_err(|_| format!("{text:?}: the value is true or false"))?;
+    Ok((gate, on))
 }
 
 fn options(local: &Local, identity: Identity) -> AgentOptions {
@@ -119,8 +142,14 @@ impl AgentArgs {
                 };
                 AgentRole::Registration(options(&local, identity), settings)
             }
-            AgentCommand::Work { local, identity, eviction_grace_period } => {
-                AgentRole::Work(options(&local, identity), work::Settings { eviction_grace_period })
+            AgentCommand::Work { local, identity, eviction_grace_period, feature_gates } => {
+                // The last word on a gate counts, as with upstream's flag.
+                let raw_feedback_json = feature_gates
+                    .iter()
+                    .rev()
+                    .find_map(|(gate, on)| (*gate == WorkGate::RawFeedbackJsonString).then_some(*on))
+                    .unwrap_or(false);
+                AgentRole::Work(options(&local, identity), work::Settings { eviction_grace_period, raw_feedback_json })
             }
         }
     }

@@ -19,14 +19,14 @@ use serde_json::Value;
 
 use fleetctl_api::ManifestWork;
 use fleetctl_api::work::{
-    AppliedManifestResourceMeta, DEFAULT_FIELD_MANAGER, ManifestResourceMeta, StatusFeedbackResult, UpdateStrategy,
-    UpdateStrategyType,
+    AppliedManifestResourceMeta, DEFAULT_FIELD_MANAGER, IgnoreField, ManifestResourceMeta, StatusFeedbackResult,
+    UpdateStrategy, UpdateStrategyType,
 };
 
 use super::cleanup::orphaned;
 use super::executor::Executor;
 use super::options::Options;
-use super::{condition_rules, feedback, owners};
+use super::{condition_rules, feedback, ignore, owners};
 
 /// How long a CRD of a work may take to become Established before the objects of its
 /// kind that follow it in the same work fail (and are retried).
@@ -58,6 +58,9 @@ pub enum ManifestError {
     /// The work's executor may not apply the manifest.
     #[error("{0}")]
     NotAllowed(String),
+    /// The manifest's ignoreFields could not be processed.
+    #[error("{0}")]
+    IgnoreField(String),
 }
 
 impl From<kube::Error> for ManifestError {
@@ -186,13 +189,15 @@ fn unresolved_meta(target: &Target, ordinal: i32) -> ManifestResourceMeta {
 
 /// Applies every manifest of `work` in order and says what happened to each; each object
 /// it writes names `owner` (its AppliedManifestWork) among its owners unless the work's
-/// deleteOption orphans it. One manifest failing does not stop the others.
+/// deleteOption orphans it; feedback reports lists and objects as JSON text of at most
+/// `raw_json` bytes ([`feedback::values`]). One manifest failing does not stop the others.
 pub async fn apply_manifests(
     client: &Client,
     kinds: &Kinds,
     applied: &Written<Read>,
     work: &ManifestWork,
     owner: &OwnerReference,
+    raw_json: Option<usize>,
 ) -> Vec<ManifestOutcome> {
     let executor = Executor::of(work);
     let mut resolver = Resolver::new(client, kinds);
@@ -253,7 +258,7 @@ pub async fn apply_manifests(
             } else {
                 match serde_json::to_value(object) {
                     Ok(object) => (
-                        feedback::values(options.feedback_rules, &object, &meta.group, &meta.version),
+                        feedback::values(options.feedback_rules, &object, &meta.group, &meta.version, raw_json),
                         condition_rules::evaluate(options.condition_rules, &object, &meta.group),
                     ),
                     Err(error) => {
@@ -319,8 +324,9 @@ pub async fn apply_manifests(
 /// How a manifest is written.
 #[derive(Clone, Debug, PartialEq)]
 enum Strategy {
-    /// Server-side apply with this field manager, forcing ownership or not.
-    Apply { field_manager: String, force: bool },
+    /// Server-side apply with this field manager, forcing ownership or not, leaving these
+    /// fields alone ([`ignore`]).
+    Apply { field_manager: String, force: bool, ignore: Vec<IgnoreField> },
     /// Create when absent; never update.
     CreateOnly,
     /// Never write; only look.
@@ -332,7 +338,8 @@ enum Strategy {
 /// client-side update) is done as a forced server-side apply too: the result on the
 /// object is the same and one write path is easier to get right.
 fn strategy_for(strategy: Option<&UpdateStrategy>) -> Strategy {
-    let default = || Strategy::Apply { field_manager: DEFAULT_FIELD_MANAGER.to_owned(), force: true };
+    let default =
+        || Strategy::Apply { field_manager: DEFAULT_FIELD_MANAGER.to_owned(), force: true, ignore: Vec::new() };
     let Some(strategy) = strategy else {
         return default();
     };
@@ -346,7 +353,7 @@ fn strategy_for(strategy: Option<&UpdateStrategy>) -> Strategy {
             let config = strategy.server_side_apply.clone().unwrap_or_default();
             let field_manager =
                 if config.field_manager.is_empty() { DEFAULT_FIELD_MANAGER.to_owned() } else { config.field_manager };
-            Strategy::Apply { field_manager, force: config.force }
+            Strategy::Apply { field_manager, force: config.force, ignore: config.ignore_fields }
         }
     }
 }
@@ -370,29 +377,40 @@ async fn apply_one(
     ownership: (&OwnerReference, bool),
 ) -> Result<Applied, ManifestError> {
     let api = resolved.api(client);
-    let (field_manager, force) = match strategy {
+    let (field_manager, force, ignore) = match strategy {
         Strategy::ReadOnly => return Ok(Applied::ReadOnly(api.get_opt(&resolved.name).await?.map(Box::new))),
         Strategy::CreateOnly => {
             if let Some(existing) = api.get_opt(&resolved.name).await? {
                 return Ok(Applied::Object(Box::new(existing)));
             }
-            (DEFAULT_FIELD_MANAGER, true)
+            (DEFAULT_FIELD_MANAGER, true, &[][..])
         }
-        Strategy::Apply { field_manager, force } => (field_manager.as_str(), *force),
+        Strategy::Apply { field_manager, force, ignore } => (field_manager.as_str(), *force, ignore.as_slice()),
     };
     let mut params = PatchParams::apply(field_manager);
     params.force = force;
     let body = resolved.body(manifest);
+    let ignoring = ignore::prepare(&body, ignore).map_err(ManifestError::IgnoreField)?;
     let key = Key::new_with(&resolved.name, resolved.resource.clone());
     let key = match &resolved.namespace {
         Some(namespace) => key.within(namespace),
         None => key,
     };
     let (owner, held) = ownership;
-    let digest = digest(&(&body, field_manager, force, &owner.uid, held));
+    let digest = digest(&(&body, field_manager, force, &owner.uid, held, ignore));
     let read = || async { api.get_opt(&resolved.name).await.map_err(ManifestError::from) };
+    let name = resolved.name.as_str();
     let apply = || async {
-        let object = api.patch(&resolved.name, &params, &Patch::Apply(&body)).await?;
+        let object = match &ignoring {
+            None => api.patch(name, &params, &Patch::Apply(&body)).await?,
+            // A new object gets every field; an existing one already holding this hash is
+            // left as it is; any other gets all but the fields left to the managed cluster.
+            Some(ignoring) => match api.get_opt(name).await? {
+                None => api.patch(name, &params, &Patch::Apply(&ignoring.whole)).await?,
+                Some(existing) if existing.annotations().get(ignore::SPEC_HASH) == Some(&ignoring.hash) => existing,
+                Some(_) => api.patch(name, &params, &Patch::Apply(&ignoring.kept)).await?,
+            },
+        };
         Ok(owners::mark(&api, object, owner, held).await?)
     };
     let object = applied.apply_with(key, digest, ResourceExt::resource_version, read, apply).await?;
@@ -487,7 +505,7 @@ mod tests {
     fn without_a_config_a_manifest_is_force_applied_as_the_work_agent() {
         assert_eq!(
             strategy_for(Options::of(&[], &identity("d")).update_strategy),
-            Strategy::Apply { field_manager: "work-agent".into(), force: true }
+            Strategy::Apply { field_manager: "work-agent".into(), force: true, ignore: Vec::new() }
         );
     }
 
@@ -514,7 +532,7 @@ mod tests {
         };
         assert_eq!(
             strategy_for(Options::of(&[config("d", ssa)], &identity("d")).update_strategy),
-            Strategy::Apply { field_manager: "work-agent-import".into(), force: false }
+            Strategy::Apply { field_manager: "work-agent-import".into(), force: false, ignore: Vec::new() }
         );
         let create = UpdateStrategy { type_: UpdateStrategyType::CreateOnly, server_side_apply: None };
         assert_eq!(

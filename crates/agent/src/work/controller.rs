@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::{Action, Controller};
@@ -25,7 +26,9 @@ use super::cleanup::{let_go, listing, plan};
 use super::evict::{self, Eviction};
 use super::owners::owner_of;
 use super::status;
-use fleetctl_api::conditions::{FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP};
+use fleetctl_api::conditions::{
+    self, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP, new_condition, set_condition,
+};
 use fleetctl_api::work::{AppliedManifestResourceMeta, DeleteOption};
 use fleetctl_api::{AppliedManifestWork, ManifestWork};
 use fleetctl_kube::controller;
@@ -60,6 +63,9 @@ pub struct Context {
     pub agent_id: String,
     /// The hub hash that prefixes AppliedManifestWork names.
     pub hub_hash: String,
+    /// The longest JSON text a feedback value of a list or an object holds; `None` refuses
+    /// them (upstream's `RawFeedbackJsonString` gate off).
+    pub raw_json: Option<usize>,
     /// The managed cluster's kinds, learned through discovery.
     pub kinds: Kinds,
     /// What the passes applied: a resync applies only what changed since.
@@ -194,6 +200,21 @@ async fn reconcile(work: Arc<ManifestWork>, ctx: Arc<Context>) -> Result<Action,
 /// (once this returns `Ok`) the finalizer that held the work on the hub.
 async fn remove_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkReconcileError> {
     let name = work.name_any();
+    // The hub learns the work is being taken apart (upstream's Deleting condition).
+    if !conditions::is_true(work.conditions(), conditions::WORK_DELETING) {
+        let mut marked = work.conditions().to_vec();
+        let deleting = new_condition(
+            conditions::WORK_DELETING,
+            conditions::TRUE,
+            conditions::REASON_WORK_DELETING,
+            "ManifestWork is being deleted",
+        );
+        set_condition(&mut marked, Condition { observed_generation: work.metadata.generation, ..deleting });
+        ctx.works()
+            .patch_status(&name, &PatchParams::default(), &Patch::Merge(json!({"status": {"conditions": marked}})))
+            .await
+            .map_err(kube_error(format!("marking manifestwork {name} as deleting")))?;
+    }
     let record_name = ctx.record_name(&name);
     let record = ctx
         .records()
@@ -246,7 +267,7 @@ async fn apply_work(work: &ManifestWork, ctx: &Context) -> Result<Action, WorkRe
     };
 
     let owner = owner_of(&record);
-    let outcomes = apply_manifests(&ctx.local, &ctx.kinds, &ctx.applied, work, &owner).await;
+    let outcomes = apply_manifests(&ctx.local, &ctx.kinds, &ctx.applied, work, &owner, ctx.raw_json).await;
     let recorded = record.status.as_ref().map(|s| s.applied_resources.clone()).unwrap_or_default();
     let tracking: Vec<Tracking> = outcomes.iter().map(|o| o.tracking.clone()).collect();
     let plan = plan(&recorded, &tracking);

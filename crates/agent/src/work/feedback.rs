@@ -3,9 +3,10 @@
 //! the paths upstream knows for Deployments, DaemonSets, Jobs and Pods; `JSONPaths`, the
 //! rule's own (kubectl's JSONPath, from the object's root). An integer, a string or a
 //! boolean is reported; a path that finds nothing reports nothing; one that finds a list or
-//! an object, or does not parse, or a kind without well-known statuses, is an error
-//! (upstream's default, without its `RawFeedbackJsonString` gate), which the manifest's
-//! `StatusFeedbackSynced` condition says.
+//! an object is reported as its JSON text (`JsonRaw`) up to a length when upstream's
+//! `RawFeedbackJsonString` gate is on, and is an error otherwise (upstream's default), as is a
+//! path that does not parse or a kind without well-known statuses; the manifest's
+//! `StatusFeedbackSynced` condition says which.
 
 use fleetctl_api::conditions::{FALSE, TRUE, new_condition};
 use fleetctl_api::work::{FeedbackRule, FeedbackType, FeedbackValue, FieldValue, StatusFeedbackResult, ValueType};
@@ -49,11 +50,16 @@ pub struct Feedback {
     pub errors: Vec<String>,
 }
 
-/// The feedback `rules` ask of `object` (of API group `group`, version `version`).
-pub fn values(rules: &[FeedbackRule], object: &Value, group: &str, version: &str) -> Feedback {
+/// Upstream's `--max-json-raw-length` default: the longest JSON text a `JsonRaw` value holds.
+pub const MAX_JSON_RAW_LENGTH: usize = 1024;
+
+/// The feedback `rules` ask of `object` (of API group `group`, version `version`); a list or
+/// an object found is reported as JSON text of at most `raw_json` bytes, and is an error
+/// without it.
+pub fn values(rules: &[FeedbackRule], object: &Value, group: &str, version: &str, raw_json: Option<usize>) -> Feedback {
     let kind = object["kind"].as_str().unwrap_or_default();
     let mut feedback = Feedback::default();
-    let read = |name: &str, path: &str, feedback: &mut Feedback| match value(name, path, object) {
+    let read = |name: &str, path: &str, feedback: &mut Feedback| match value(name, path, object, raw_json) {
         Ok(Some(found)) => feedback.values.values.push(found),
         Ok(None) => {}
         Err(error) => feedback.errors.push(error),
@@ -100,8 +106,8 @@ pub fn synced(rules: &[FeedbackRule], feedback: &Feedback) -> Condition {
 }
 
 /// The value at `path` of `object` as feedback named `name`: the first result, if it is a
-/// scalar; none when nothing is there.
-fn value(name: &str, path: &str, object: &Value) -> Result<Option<FeedbackValue>, String> {
+/// scalar (or, with `raw_json`, a list or an object as JSON text); none when nothing is there.
+fn value(name: &str, path: &str, object: &Value, raw_json: Option<usize>) -> Result<Option<FeedbackValue>, String> {
     let absolute = format!("${}", path.trim().trim_start_matches('$'));
     let found =
         object.query(&absolute).map_err(|e| format!("failed to parse json path {path} of {name} with error: {e}"))?;
@@ -114,7 +120,18 @@ fn value(name: &str, path: &str, object: &Value) -> Result<Option<FeedbackValue>
         Value::String(s) => FieldValue { type_: ValueType::String, string: Some(s.clone()), ..FieldValue::default() },
         Value::Bool(b) => FieldValue { type_: ValueType::Boolean, boolean: Some(*b), ..FieldValue::default() },
         Value::Null => return Ok(None),
-        _ => return Err(format!("the value for {name} is not a scalar")),
+        structure => match raw_json {
+            Some(longest) => {
+                let text = structure.to_string();
+                if text.len() > longest {
+                    return Err(format!(
+                        "the length of returned json raw string for name {name} is larger than the maximum length {longest}"
+                    ));
+                }
+                FieldValue { type_: ValueType::JsonRaw, json_raw: Some(text), ..FieldValue::default() }
+            }
+            None => return Err(format!("the value for {name} is not a scalar")),
+        },
     };
     Ok(Some(FeedbackValue { name: name.to_owned(), value: field }))
 }
@@ -143,13 +160,13 @@ mod tests {
     #[test]
     fn well_known_statuses_are_upstreams_paths_of_the_kind_and_a_missing_field_reports_nothing() {
         let rule = FeedbackRule { type_: FeedbackType::WellKnownStatus, json_paths: Vec::new() };
-        let result = values(std::slice::from_ref(&rule), &deployment(), "apps", "v1");
+        let result = values(std::slice::from_ref(&rule), &deployment(), "apps", "v1", None);
         // availableReplicas is not in the status: no value, as upstream.
         assert_eq!(named(&result), [("ReadyReplicas".to_owned(), integer(2)), ("Replicas".to_owned(), integer(3))]);
         assert_eq!(synced(std::slice::from_ref(&rule), &result).reason, "StatusFeedbackSynced");
         // A kind upstream knows no statuses of reports none, and says so.
         let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}});
-        let none = values(std::slice::from_ref(&rule), &map, "", "v1");
+        let none = values(std::slice::from_ref(&rule), &map, "", "v1", None);
         assert!(none.values.values.is_empty());
         let condition = synced(&[rule], &none);
         assert_eq!((condition.status.as_str(), condition.reason.as_str()), (FALSE, "StatusFeedbackSyncFailed"));
@@ -172,10 +189,19 @@ mod tests {
                 path("elsewhere", ".spec.replicas", "v2"),
             ],
         };
-        let result = values(&[rule], &deployment(), "apps", "v1");
+        let result = values(std::slice::from_ref(&rule), &deployment(), "apps", "v1", None);
         let available = FieldValue { type_: ValueType::String, string: Some("True".into()), ..FieldValue::default() };
         assert_eq!(named(&result), [("replicas".to_owned(), integer(3)), ("available".to_owned(), available)]);
         // The list and the other version are errors, as upstream's reader says them.
         assert_eq!(result.errors.len(), 2, "{:?}", result.errors);
+        // With upstream's RawFeedbackJsonString gate the list is its JSON text, up to a length.
+        let raw = values(std::slice::from_ref(&rule), &deployment(), "apps", "v1", Some(MAX_JSON_RAW_LENGTH));
+        let conditions = raw.values.values.iter().find(|v| v.name == "conditions").expect("conditions");
+        assert_eq!(conditions.value.type_, ValueType::JsonRaw);
+        let text = conditions.value.json_raw.as_deref().expect("text");
+        assert_eq!(serde_json::from_str::<Value>(text).expect("json"), deployment()["status"]["conditions"]);
+        assert_eq!(raw.errors.len(), 1, "only the other version: {:?}", raw.errors);
+        let short = values(&[rule], &deployment(), "apps", "v1", Some(4));
+        assert_eq!(short.errors.len(), 2, "too long for 4 bytes: {:?}", short.errors);
     }
 }

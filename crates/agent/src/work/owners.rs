@@ -14,6 +14,7 @@ use kube::{Resource, ResourceExt};
 use serde_json::json;
 
 use fleetctl_api::AppliedManifestWork;
+use fleetctl_api::work::DEFAULT_FIELD_MANAGER;
 
 /// The owner reference a record's resources carry.
 pub fn owner_of(record: &AppliedManifestWork) -> OwnerReference {
@@ -87,7 +88,8 @@ pub async fn mark(
             "ownerReferences": references,
             "resourceVersion": object.resource_version(),
         }});
-        match api.patch(&name, &PatchParams::default(), &Patch::Merge(patch)).await {
+        let params = PatchParams { field_manager: Some(DEFAULT_FIELD_MANAGER.to_owned()), ..PatchParams::default() };
+        match api.patch(&name, &params, &Patch::Merge(patch)).await {
             Err(kube::Error::Api(status)) if status.code == 409 && attempt < CONFLICT_RETRIES => {
                 attempt += 1;
                 object = api.get(&name).await?;

@@ -5,7 +5,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
-use super::apply::{Availability, ManifestOutcome};
+use super::apply::{Availability, ManifestError, ManifestOutcome};
 use super::condition_rules;
 use fleetctl_api::ManifestWork;
 use fleetctl_api::conditions::{self, FALSE, TRUE, UNKNOWN, new_condition, set_condition};
@@ -27,6 +27,12 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
                 TRUE,
                 conditions::REASON_APPLIED_MANIFEST_COMPLETE,
                 "Apply manifest complete",
+            ),
+            Err(ManifestError::IgnoreField(error)) => new_condition(
+                conditions::WORK_APPLIED,
+                FALSE,
+                conditions::REASON_APPLIED_MANIFEST_IGNORE_FIELD_ERROR,
+                format!("Failed to process ignoreFields: {error}"),
             ),
             Err(error) => new_condition(
                 conditions::WORK_APPLIED,
@@ -164,7 +170,7 @@ fn work_available(outcomes: &[ManifestOutcome]) -> Condition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::work::apply::{ManifestError, Tracking};
+    use crate::work::apply::Tracking;
     use fleetctl_api::conditions::find;
     use fleetctl_api::work::ManifestResourceMeta;
 

@@ -424,7 +424,10 @@ impl Entry {
             ("time", now),
             ("fieldsType", "FieldsV1"),
         ] {
-            raw.insert(name.to_owned(), Value::String(value.to_owned()));
+            // An unnamed client's entry has no manager, as the API server omits an empty one.
+            if !value.is_empty() {
+                raw.insert(name.to_owned(), Value::String(value.to_owned()));
+            }
         }
         Self { raw, fields, dirty: true }
     }

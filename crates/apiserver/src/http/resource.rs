@@ -91,6 +91,13 @@ async fn resource(http: &Http, request: Request, info: &RequestInfo, user: &User
     }
     let mut opts = write_options(&query)?;
     opts.caller.user = Some(user.clone());
+    // A write without a fieldManager is recorded under its client's name, as kube-apiserver
+    // takes it from the User-Agent (up to its first '/'; unnamed without one): a field it
+    // changes is its own from then on, and an applier that did not set it does not take it
+    // back. An apply must name its manager.
+    if opts.field_manager.is_none() && PatchType::from_content_type(&content_type) != Some(PatchType::Apply) {
+        opts.field_manager = Some(user_agent_manager(&header_str(request.headers(), header::USER_AGENT)));
+    }
     if super::subresources::serves(&rt, sub) {
         return super::subresources::serve(http, &rt, target, request, opts).await;
     }
@@ -207,6 +214,13 @@ fn watch_response(
     Ok(response)
 }
 
+/// The field manager kube-apiserver names a client by: its User-Agent up to the first '/',
+/// at most 128 characters (the longest manager name it accepts); empty without one.
+fn user_agent_manager(user_agent: &str) -> String {
+    let prefix = user_agent.split('/').next().unwrap_or_default().trim();
+    prefix.chars().take(128).collect()
+}
+
 fn write_options(query: &Query) -> Result<WriteOptions, ApiError> {
     Ok(WriteOptions {
         caller: Caller { dry_run: query.dry_run()?, ..Caller::default() },
@@ -250,4 +264,17 @@ fn delete_options(query: &Query, body: &[u8], content_type: &str) -> Result<Dele
         grace_period,
         caller: Caller { dry_run, ..Caller::default() },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::user_agent_manager;
+
+    #[test]
+    fn a_write_without_a_field_manager_is_recorded_under_its_user_agent_prefix_as_kube_apiserver_names_it() {
+        assert_eq!(user_agent_manager("kubectl/v1.32.0 (linux/amd64) kubernetes/abc"), "kubectl");
+        assert_eq!(user_agent_manager("work.test"), "work.test");
+        assert_eq!(user_agent_manager(""), "");
+        assert_eq!(user_agent_manager(&"a".repeat(200)).len(), 128);
+    }
 }
