@@ -9,7 +9,7 @@ use super::apply::{Availability, ManifestError, ManifestOutcome};
 use super::condition_rules;
 use fleetctl_api::ManifestWork;
 use fleetctl_api::conditions::{self, FALSE, TRUE, UNKNOWN, new_condition, set_condition};
-use fleetctl_api::work::{ManifestCondition, ManifestWorkStatus};
+use fleetctl_api::work::{ManifestCondition, ManifestResourceMeta, ManifestWorkStatus};
 
 /// The status `work` should have after a pass that ended in `outcomes`.
 pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkStatus {
@@ -18,9 +18,12 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
     let mut status = work.status.clone().unwrap_or_default();
     let previous = std::mem::take(&mut status.resource_status.manifests);
     for outcome in outcomes {
-        let mut manifest = previous.iter().find(|m| m.resource_meta == outcome.meta).cloned().unwrap_or_else(|| {
-            ManifestCondition { resource_meta: outcome.meta.clone(), ..ManifestCondition::default() }
-        });
+        let mut manifest = previous_of(&previous, &outcome.meta)
+            .map(|m| ManifestCondition { resource_meta: outcome.meta.clone(), ..m.clone() })
+            .unwrap_or_else(|| ManifestCondition {
+                resource_meta: outcome.meta.clone(),
+                ..ManifestCondition::default()
+            });
         let applied = match &outcome.applied {
             Ok(()) => new_condition(
                 conditions::WORK_APPLIED,
@@ -95,6 +98,24 @@ pub fn build(work: &ManifestWork, outcomes: &[ManifestOutcome]) -> ManifestWorkS
         set_condition(&mut status.conditions, at(condition));
     }
     status
+}
+
+/// The previous status of a manifest: the one with its resource meta, else the only one that
+/// matches it but for the ordinal (the manifest moved in the list), as upstream merges manifest
+/// conditions — so its conditions keep their transition times.
+fn previous_of<'a>(previous: &'a [ManifestCondition], meta: &ManifestResourceMeta) -> Option<&'a ManifestCondition> {
+    previous.iter().find(|m| m.resource_meta == *meta).or_else(|| {
+        let unordered = |m: &ManifestResourceMeta| ManifestResourceMeta { ordinal: 0, ..m.clone() };
+        let wanted = unordered(meta);
+        if wanted == ManifestResourceMeta::default() {
+            return None;
+        }
+        let mut same = previous.iter().filter(|m| unordered(&m.resource_meta) == wanted);
+        match (same.next(), same.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    })
 }
 
 /// `Kind namespace/name` of a manifest, as far as it is known.
@@ -172,7 +193,6 @@ mod tests {
     use super::*;
     use crate::work::apply::Tracking;
     use fleetctl_api::conditions::find;
-    use fleetctl_api::work::ManifestResourceMeta;
 
     fn outcome(ordinal: i32, kind: &str, applied: bool, availability: Availability) -> ManifestOutcome {
         ManifestOutcome {
@@ -279,5 +299,23 @@ mod tests {
         };
         assert_eq!(transition(&build(&work, &with(1))), long_ago, "the same values keep it");
         assert_ne!(transition(&build(&work, &with(5))), long_ago, "new values move it");
+    }
+
+    #[test]
+    fn a_manifest_moved_in_the_list_keeps_its_conditions_transition_times_as_upstreams_merge_of_manifest_conditions() {
+        let long_ago = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::UNIX_EPOCH);
+        let mut work = work();
+        let mut first = build(&work, &[outcome(0, "Deployment", true, Availability::Available)]);
+        for condition in &mut first.resource_status.manifests[0].conditions {
+            condition.last_transition_time = long_ago.clone();
+        }
+        work.status = Some(first);
+        let mut moved = outcome(0, "Deployment", true, Availability::Available);
+        moved.meta.ordinal = 2;
+        let status = build(&work, &[outcome(5, "ServiceAccount", true, Availability::Available), moved]);
+        let deployment = &status.resource_status.manifests[1];
+        assert_eq!(deployment.resource_meta.ordinal, 2, "its new place");
+        let applied = find(&deployment.conditions, conditions::WORK_APPLIED).expect("applied");
+        assert_eq!(applied.last_transition_time, long_ago, "the same transition time");
     }
 }
