@@ -78,6 +78,15 @@ impl Fleet {
         Self { hub, managed, health: Health::default(), settings: Settings::default(), agent: None }
     }
 
+    /// Everything, with the agent running and evicting orphaned records after `grace`.
+    async fn evicting_after(grace: Duration) -> Self {
+        let mut fleet = Self::bare().await;
+        fleet.settings = Settings { eviction_grace_period: grace, ..Settings::default() };
+        fleet.write_secret(&AGENT_GROUPS).await;
+        fleet.start_agent();
+        fleet
+    }
+
     /// Everything, with the agent running on its real identity.
     async fn start() -> Self {
         let mut fleet = Self::bare().await;
@@ -645,10 +654,7 @@ const SHORT_GRACE: Duration = Duration::from_secs(2);
 /// work suite, "Should evict applied work when its manifestwork is missing on the hub").
 #[tokio::test]
 async fn a_record_whose_work_was_forced_off_the_hub_is_evicted_after_the_grace_period() {
-    let mut fleet = Fleet::bare().await;
-    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE, ..Settings::default() };
-    fleet.write_secret(&AGENT_GROUPS).await;
-    fleet.start_agent();
+    let mut fleet = Fleet::evicting_after(SHORT_GRACE).await;
     fleet.create_work("forced", vec![config_map("left")], None).await;
     fleet.wait_applied("forced").await;
     fleet.agent.take().expect("agent").abort();
@@ -673,10 +679,7 @@ async fn a_record_whose_work_was_forced_off_the_hub_is_evicted_after_the_grace_p
 /// "should remove old appliemanifestwork if applied again on new hub").
 #[tokio::test]
 async fn an_agent_moved_to_another_hub_keeps_what_it_applied_and_evicts_the_old_hubs_record() {
-    let mut fleet = Fleet::bare().await;
-    fleet.settings = Settings { eviction_grace_period: SHORT_GRACE, ..Settings::default() };
-    fleet.write_secret(&AGENT_GROUPS).await;
-    fleet.start_agent();
+    let fleet = Fleet::evicting_after(SHORT_GRACE).await;
     fleet.create_work("moving", vec![config_map("workload")], None).await;
     fleet.wait_applied("moving").await;
     let before = fleet.config_maps().get("workload").await.expect("applied");

@@ -304,6 +304,10 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
 /// `clusteradm accept` approves it — and the cluster is Joined, Available and ClockSynced
 /// on upstream's hub, which applies a ManifestWork through fleetctl's work agent. `upgrade`
 /// is refused before any write (nothing there renders a klusterlet), and `detach` ends as
+/// `fleetctl import` of cluster1 into the upstream hub, labelled (the first run and its rerun).
+const IMPORT_CLUSTER1: [&str; 8] =
+    ["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1", "--label", "env=e2e"];
+
 /// `clusteradm unjoin`: the works removed, then the klusterlet, then the ManagedCluster.
 #[tokio::test]
 async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is_refused_and_detach_unjoins() {
@@ -313,16 +317,7 @@ async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is
     init_hub(&bin, &env, &hub).await;
 
     let started = Instant::now();
-    let import = env.fleetctl(&[
-        "import",
-        "cluster1",
-        "--hub-context",
-        "hub",
-        "--cluster-context",
-        "cluster1",
-        "--label",
-        "env=e2e",
-    ]);
+    let import = env.fleetctl(&IMPORT_CLUSTER1);
     let said = String::from_utf8_lossy(&import.stderr).into_owned();
     assert!(import.status.success(), "import: {said}\n{}", env.logs());
     eprintln!("fleetctl import into an OCM hub: exit 0 in {:.2?}", started.elapsed());
@@ -345,16 +340,7 @@ async fn fleetctl_imports_into_an_upstream_ocm_hub_the_clusteradm_way_upgrade_is
     assert!(images.iter().all(|i| i.starts_with("quay.io/fleetctl/fleetctl:")), "fleetctl's agents: {images:?}");
 
     // A rerun finishes at once: the cluster namespace upstream's hub made is its own.
-    let again = env.fleetctl(&[
-        "import",
-        "cluster1",
-        "--hub-context",
-        "hub",
-        "--cluster-context",
-        "cluster1",
-        "--label",
-        "env=e2e",
-    ]);
+    let again = env.fleetctl(&IMPORT_CLUSTER1);
     let said = String::from_utf8_lossy(&again.stdout).into_owned();
     assert!(again.status.success(), "rerun: {said}{}", String::from_utf8_lossy(&again.stderr));
     assert!(said.contains("already imported"), "{said}");
