@@ -209,7 +209,6 @@ async fn env_comes_from_secrets_config_maps_and_the_pods_fields_as_kubelet_makes
         ("APP", "envy"),
         ("NODE", "node1"),
         ("SA", "default"),
-        ("IP", "127.0.0.1"),
         ("MEMORY_MI", "64"),
         ("GREETING", "envy in node1 says fast"),
     ];
@@ -217,6 +216,11 @@ async fn env_comes_from_secrets_config_maps_and_the_pods_fields_as_kubelet_makes
         assert_eq!(env(name), Some(value), "{name}");
     }
     assert_eq!(env("MAYBE"), None, "an optional key that is missing is left out");
+    let ip: std::net::Ipv4Addr = env("IP").expect("status.podIP").parse().expect("an IPv4 address");
+    assert!(
+        ip.is_loopback() && ip != std::net::Ipv4Addr::LOCALHOST,
+        "a Pod on the host's network has a loopback address of its own: {ip}"
+    );
     assert_eq!(command.args, ["--mode=fast", "$(HOME)"]);
     simulator.shutdown().await;
 }

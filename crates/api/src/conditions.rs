@@ -278,6 +278,9 @@ pub const ANNOTATION_KEEPING_AUTO_IMPORT_SECRET: &str =
 pub const ANNOTATION_RETAIN_NAMESPACE: &str = "open-cluster-management.io/retain-namespace";
 /// Helm-style values of an addon, on a ManagedClusterAddOn.
 pub const ANNOTATION_ADDON_VALUES: &str = "addon.open-cluster-management.io/values";
+/// On a ManagedClusterAddOn read as v1beta1, which has no install namespace: v1alpha1's
+/// `spec.installNamespace`, restored from it (and removed) on the way back to v1alpha1.
+pub const ANNOTATION_V1ALPHA1_INSTALL_NAMESPACE: &str = "addon.open-cluster-management.io/v1alpha1-install-namespace";
 /// When the operator gave up reaching an unreachable managed cluster during cleanup.
 pub const ANNOTATION_MANAGED_RESOURCES_EVICTION_TIMESTAMP: &str =
     "operator.open-cluster-management.io/managed-resources-eviction-timestamp";

@@ -2,13 +2,16 @@
 //! `src/api/crds/` is checked in and a test keeps it in step with the types; regenerate it with
 //! `FLEETCTL_UPDATE_CRDS=1 cargo test -p fleetctl-api crds`.
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionVersion, ServiceReference,
+    WebhookClientConfig, WebhookConversion,
+};
 use kube::CustomResourceExt;
 
-use super::addon::{KlusterletAddonConfig, ManagedClusterAddOn};
-use super::addon_management::ClusterManagementAddOn;
+use super::addon::{KlusterletAddonConfig, v1alpha1, v1beta1};
 use super::cluster::ManagedCluster;
 use super::clusterset::{ManagedClusterSet, ManagedClusterSetBinding};
+use super::names::{HUB_NAMESPACE, WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE};
 use super::operator::Klusterlet;
 use super::placement::{AddOnPlacementScore, Placement, PlacementDecision};
 use super::work::{AppliedManifestWork, ManifestWork};
@@ -20,18 +23,62 @@ pub fn all() -> Vec<CustomResourceDefinition> {
     crds
 }
 
-/// The CRDs a hub serves: ManagedCluster, ManifestWork, KlusterletAddonConfig,
-/// ManagedClusterAddOn, and the cluster sets and placement kinds.
+/// The CRDs a hub serves: ManagedCluster, ManifestWork, KlusterletAddonConfig, the addon
+/// kinds (ManagedClusterAddOn, ClusterManagementAddOn, AddOnDeploymentConfig), and the
+/// cluster sets and placement kinds.
 pub fn hub() -> Vec<CustomResourceDefinition> {
-    let mut crds = vec![
-        ManagedCluster::crd(),
-        ManifestWork::crd(),
-        KlusterletAddonConfig::crd(),
-        ManagedClusterAddOn::crd(),
-        ClusterManagementAddOn::crd(),
-    ];
+    let mut crds = vec![ManagedCluster::crd(), ManifestWork::crd(), KlusterletAddonConfig::crd()];
+    crds.extend(addon());
     crds.extend(placement());
     crds
+}
+
+/// The CRDs of the addon kinds, served in v1alpha1 (stored) and v1beta1 as upstream's hub
+/// serves them: ManagedClusterAddOn and ClusterManagementAddOn, which the hub's webhook
+/// converts, and AddOnDeploymentConfig, whose versions differ in name only.
+pub fn addon() -> Vec<CustomResourceDefinition> {
+    vec![
+        converted_by_hub_webhook(stored_and_served(
+            v1alpha1::ManagedClusterAddOn::crd(),
+            v1beta1::ManagedClusterAddOn::crd(),
+        )),
+        converted_by_hub_webhook(stored_and_served(
+            v1alpha1::ClusterManagementAddOn::crd(),
+            v1beta1::ClusterManagementAddOn::crd(),
+        )),
+        stored_and_served(v1alpha1::AddOnDeploymentConfig::crd(), v1beta1::AddOnDeploymentConfig::crd()),
+    ]
+}
+
+/// `stored`'s CRD serving `served`'s versions too, whose objects it stores in `stored`'s.
+fn stored_and_served(stored: CustomResourceDefinition, served: CustomResourceDefinition) -> CustomResourceDefinition {
+    let mut crd = stored;
+    let served =
+        served.spec.versions.into_iter().map(|version| CustomResourceDefinitionVersion { storage: false, ..version });
+    crd.spec.versions.extend(served);
+    crd
+}
+
+/// The CRD with its versions converted by the hub's webhook. It carries no CA bundle: the
+/// hub controller fills in the one its serving certificate is signed with.
+fn converted_by_hub_webhook(mut crd: CustomResourceDefinition) -> CustomResourceDefinition {
+    crd.spec.conversion = Some(CustomResourceConversion {
+        strategy: "Webhook".into(),
+        webhook: Some(WebhookConversion {
+            conversion_review_versions: vec!["v1".into(), "v1beta1".into()],
+            client_config: Some(WebhookClientConfig {
+                service: Some(ServiceReference {
+                    namespace: HUB_NAMESPACE.into(),
+                    name: WEBHOOK_SERVICE.into(),
+                    path: Some(WEBHOOK_PATH.into()),
+                    port: Some(i32::from(WEBHOOK_PORT)),
+                }),
+                ca_bundle: None,
+                url: None,
+            }),
+        }),
+    });
+    crd
 }
 
 /// The CRDs of cluster sets and placement: ManagedClusterSet, ManagedClusterSetBinding,
@@ -71,7 +118,7 @@ mod tests {
     use std::collections::BTreeSet;
     use std::path::Path;
 
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -151,6 +198,7 @@ mod tests {
                 "klusterletaddonconfigs.agent.open-cluster-management.io",
                 "managedclusteraddons.addon.open-cluster-management.io",
                 "clustermanagementaddons.addon.open-cluster-management.io",
+                "addondeploymentconfigs.addon.open-cluster-management.io",
                 "managedclustersets.cluster.open-cluster-management.io",
                 "managedclustersetbindings.cluster.open-cluster-management.io",
                 "placements.cluster.open-cluster-management.io",
@@ -166,13 +214,77 @@ mod tests {
     }
 
     #[test]
-    fn every_crd_has_a_status_subresource_and_one_storage_version() {
+    fn every_crd_stores_one_version_and_every_version_with_a_status_has_the_subresource() {
         for crd in all() {
+            let name = crd.metadata.name.clone().unwrap();
             let versions = &crd.spec.versions;
-            assert_eq!(versions.len(), 1, "{:?}", crd.metadata.name);
-            assert!(versions[0].served && versions[0].storage);
-            assert!(versions[0].subresources.as_ref().and_then(|s| s.status.as_ref()).is_some());
+            assert!(versions.iter().all(|v| v.served), "{name}");
+            assert_eq!(versions.iter().filter(|v| v.storage).count(), 1, "{name}");
+            for version in versions {
+                let schema = serde_json::to_value(&version.schema).unwrap();
+                let has_status = !schema["openAPIV3Schema"]["properties"]["status"].is_null();
+                let subresource = version.subresources.as_ref().and_then(|s| s.status.as_ref()).is_some();
+                assert_eq!(subresource, has_status, "{name} {}", version.name);
+            }
         }
+    }
+
+    #[test]
+    fn the_addon_kinds_serve_v1beta1_and_store_v1alpha1_converted_by_the_hub_webhook() {
+        for crd in addon() {
+            let name = crd.metadata.name.clone().unwrap();
+            let versions: Vec<_> = crd.spec.versions.iter().map(|v| (v.name.as_str(), v.served, v.storage)).collect();
+            assert_eq!(versions, [("v1alpha1", true, true), ("v1beta1", true, false)], "{name}");
+            let conversion = serde_json::to_value(&crd.spec.conversion).unwrap();
+            if name.starts_with("addondeploymentconfigs.") {
+                // Its versions have the same schema: the API server only renames the apiVersion.
+                assert!(conversion.is_null(), "{conversion}");
+                continue;
+            }
+            assert_eq!(
+                conversion,
+                json!({
+                    "strategy": "Webhook",
+                    "webhook": {
+                        "conversionReviewVersions": ["v1", "v1beta1"],
+                        "clientConfig": {"service": {
+                            "namespace": "open-cluster-management-hub",
+                            "name": "fleetctl-hub-webhook",
+                            "path": "/convert",
+                            "port": 9443
+                        }}
+                    }
+                }),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_addon_crds_have_upstreams_printer_columns_in_each_version() {
+        let columns = |crd: &CustomResourceDefinition| -> Vec<(String, Vec<String>)> {
+            let names = |v: &CustomResourceDefinitionVersion| {
+                v.additional_printer_columns.iter().flatten().map(|c| c.name.clone()).collect()
+            };
+            crd.spec.versions.iter().map(|v| (v.name.clone(), names(v))).collect()
+        };
+        let [managed, management, deployment] = <[_; 3]>::try_from(addon()).unwrap();
+        let conditions = || vec!["Available".to_string(), "Degraded".into(), "Progressing".into()];
+        assert_eq!(columns(&managed), [("v1alpha1".into(), conditions()), ("v1beta1".into(), conditions())]);
+        assert_eq!(
+            columns(&management),
+            [
+                ("v1alpha1".into(), vec!["DISPLAY NAME".to_string(), "CRD NAME".into()]),
+                ("v1beta1".into(), vec!["DISPLAY NAME".to_string()])
+            ]
+        );
+        assert_eq!(columns(&deployment), [("v1alpha1".into(), vec![]), ("v1beta1".into(), vec![])]);
+        let short = |crd: &CustomResourceDefinition| crd.spec.names.short_names.clone().unwrap_or_default();
+        assert_eq!(
+            (short(&managed), short(&management)),
+            (vec!["mca".into(), "mcas".into()], vec!["cma".into(), "cmas".into()])
+        );
+        assert_eq!(deployment.spec.scope, "Namespaced");
     }
 
     /// Walks a schema and reports what a structural schema (as kube-apiserver and the dev
@@ -224,11 +336,13 @@ mod tests {
     #[test]
     fn schemas_are_structural() {
         for crd in all() {
-            let name = crd.metadata.name.clone().unwrap();
-            let schema = serde_json::to_value(&crd.spec.versions[0].schema).unwrap();
-            let mut problems = Vec::new();
-            structural_problems(&schema["openAPIV3Schema"], &name, &mut problems);
-            assert!(problems.is_empty(), "{}", problems.join("\n"));
+            for version in &crd.spec.versions {
+                let name = format!("{}/{}", crd.metadata.name.clone().unwrap(), version.name);
+                let schema = serde_json::to_value(&version.schema).unwrap();
+                let mut problems = Vec::new();
+                structural_problems(&schema["openAPIV3Schema"], &name, &mut problems);
+                assert!(problems.is_empty(), "{}", problems.join("\n"));
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod names;
 pub mod operator;
 pub mod placement;
 pub mod quantity;
+pub mod rollout;
 pub mod selector;
 mod specless;
 pub mod work;
@@ -44,7 +45,7 @@ pub const WORK_GROUP: &str = "work.open-cluster-management.io";
 pub const OPERATOR_GROUP: &str = "operator.open-cluster-management.io";
 /// API group of KlusterletAddonConfig.
 pub const AGENT_GROUP: &str = "agent.open-cluster-management.io";
-/// API group of ManagedClusterAddOn.
+/// API group of ManagedClusterAddOn, ClusterManagementAddOn and AddOnDeploymentConfig.
 pub const ADDON_GROUP: &str = "addon.open-cluster-management.io";
 /// API group of the `managedclusters/accept` and `managedclusters/clientcertificates` virtual
 /// subresources that hub RBAC grants.

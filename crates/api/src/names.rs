@@ -46,6 +46,13 @@ pub const ROOT_CA_CONFIGMAP: &str = "kube-root-ca.crt";
 pub const HUB_NAMESPACE: &str = "open-cluster-management-hub";
 /// The hub controller's Deployment, ServiceAccount and RBAC.
 pub const HUB_CONTROLLER: &str = "fleetctl-hub-controller";
+/// The Service (in [`HUB_NAMESPACE`]) of the hub's webhooks, such as the conversion webhook
+/// of the addon kinds' v1beta1.
+pub const WEBHOOK_SERVICE: &str = "fleetctl-hub-webhook";
+/// The port of [`WEBHOOK_SERVICE`].
+pub const WEBHOOK_PORT: u16 = 9443;
+/// The path on [`WEBHOOK_SERVICE`] that converts objects between versions (`ConversionReview`s).
+pub const WEBHOOK_PATH: &str = "/convert";
 /// Lease that elects the active hub controller (in [`HUB_NAMESPACE`]).
 pub const LEADER_LEASE: &str = "fleetctl-hub-controller";
 /// The Lease in a cluster's namespace that its registration agent renews.

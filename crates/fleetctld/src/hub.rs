@@ -63,6 +63,20 @@ pub struct HubArgs {
     /// placement controller runs; for judging it with upstream's placement specs).
     #[arg(long, default_value = "all", value_name = "all|placement")]
     controllers: Controllers,
+    /// Where the addon API's conversion webhook listens (HTTPS), behind the Service
+    /// `fleetctl-hub-webhook` (`hub install` sets it to the Pod's address, port 9443); without
+    /// it, no conversion is served here.
+    #[arg(long, value_name = "IP:PORT", env = "FLEETCTL_WEBHOOK_ADDR", value_parser = listen_address)]
+    webhook_addr: Option<SocketAddr>,
+}
+
+/// `IP:PORT`, the IP as `status.podIP` gives it: an IPv6 address with or without brackets.
+fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    let (ip, port) = text.rsplit_once(':').ok_or_else(|| format!("{text:?} is not IP:PORT"))?;
+    let ip = ip.trim_start_matches('[').trim_end_matches(']');
+    let ip = ip.parse::<std::net::IpAddr>().map_err(|e| format!("{ip:?} is not an IP address: {e}"))?;
+    let port = port.parse::<u16>().map_err(|e| format!("{port:?} is not a port: {e}"))?;
+    Ok(SocketAddr::new(ip, port))
 }
 
 /// Runs the hub controllers until SIGINT/SIGTERM.
@@ -88,7 +102,22 @@ pub async fn run(args: HubArgs) -> Result<(), RoleError> {
         lease_grace: args.lease_grace,
         image_pull_secret: args.image_pull_secret,
         controllers: args.controllers,
+        webhook: args.webhook_addr,
     })
     .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_webhook_listens_on_the_pods_address_of_either_family() {
+        assert_eq!(listen_address("10.244.0.7:9443"), Ok("10.244.0.7:9443".parse().unwrap()));
+        assert_eq!(listen_address("fd00::7:9443"), Ok("[fd00::7]:9443".parse().unwrap()));
+        assert_eq!(listen_address("[fd00::7]:9443"), Ok("[fd00::7]:9443".parse().unwrap()));
+        assert!(listen_address("$(POD_IP):9443").is_err(), "an unexpanded reference is refused");
+        assert!(listen_address("10.244.0.7").is_err());
+    }
 }

@@ -21,6 +21,7 @@ pub mod placement;
 pub mod registration;
 pub mod serve;
 mod watches;
+pub mod webhook;
 pub mod works;
 
 use std::sync::Arc;

@@ -14,6 +14,9 @@ use fleetctl_kube::runner::health::{self, Health, HealthError};
 use fleetctl_kube::runner::leader::{Candidate, LeaderError};
 use fleetctl_kube::runner::shutdown_signal;
 use fleetctl_kube::{ConfigError, Selection, client};
+use kube::Client;
+
+use super::webhook::{self, WebhookError};
 
 /// How long a leader's claim lasts without renewal.
 const LEASE_DURATION: Duration = Duration::from_secs(15);
@@ -48,6 +51,8 @@ pub struct ServeOptions {
     pub image_pull_secret: Option<String>,
     /// Which controllers run.
     pub controllers: Controllers,
+    /// Where the addon API's conversion webhook listens (none: not served here).
+    pub webhook: Option<SocketAddr>,
 }
 
 /// Why the hub controller stopped with an error.
@@ -62,6 +67,9 @@ pub enum ServeError {
     /// Leader election failed.
     #[error("electing a leader")]
     Leader(#[from] LeaderError),
+    /// The conversion webhook could not start.
+    #[error("starting the conversion webhook")]
+    Webhook(#[from] WebhookError),
     /// The kubeconfig holds no CA and none was given.
     #[error("the hub kubeconfig has no certificate authority: pass --hub-ca FILE")]
     NoCa,
@@ -113,6 +121,25 @@ pub async fn run(options: ServeOptions) -> Result<(), ServeError> {
              --hub-url is set (`fleetctl hub install` sets it)"
         ),
     }
+    // Every replica converts, leader or not.
+    let webhook = match options.webhook {
+        Some(addr) => Some(webhook::start(client.clone(), options.namespace.clone(), addr).await?),
+        None => None,
+    };
+    let serving = async move {
+        if let Some(webhook) = webhook {
+            webhook.await;
+        }
+        std::future::pending::<()>().await;
+    };
+    tokio::select! {
+        result = lead(client, hub, &options, &health_state) => result,
+        () = serving => Ok(()),
+    }
+}
+
+/// Leads the hub controllers once elected, until SIGINT/SIGTERM or the loss of leadership.
+async fn lead(client: Client, hub: HubConfig, options: &ServeOptions, health_state: &Health) -> Result<(), ServeError> {
     let identity = format!("{}-{}", hostname(), std::process::id());
     let candidate = Candidate::new(
         Api::<Lease>::namespaced(client.clone(), &options.namespace),

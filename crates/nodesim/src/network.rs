@@ -177,6 +177,25 @@ impl PodNetwork {
 }
 
 /// The namespace's name: the node's and the Pod's, short enough for any file system.
+/// The loopback block a Pod on the host's network gets its address from: `127.16.0.0/12`.
+const HOST_NETWORK_BLOCK: u32 = 0x7f10_0000;
+/// The size of [`HOST_NETWORK_BLOCK`].
+const HOST_NETWORK_SIZE: u32 = 1 << 20;
+
+/// The address of a Pod on the host's network (one whose containers run as processes or
+/// tasks of this machine): a loopback address of its own, picked by its uid, so that two
+/// such Pods bound to their address on the same port (a webhook on 9443) do not collide —
+/// every `127.0.0.0/8` address is this machine's loopback, with no setup — while a server
+/// bound to `0.0.0.0` is reached there too. Two Pods of the million addresses collide as
+/// rarely as their uids' hashes do.
+pub(crate) fn host_network_address(uid: &str) -> Ipv4Addr {
+    let mut hasher = std::hash::DefaultHasher::new();
+    uid.hash(&mut hasher);
+    // Neither the block's first address nor its last.
+    let offset = u32::try_from(hasher.finish() % u64::from(HOST_NETWORK_SIZE - 2)).map_or(1, |o| o + 1);
+    Ipv4Addr::from(HOST_NETWORK_BLOCK + offset)
+}
+
 fn name(node_label: &str, uid: &str) -> String {
     let uid: String = uid.chars().filter(char::is_ascii_alphanumeric).take(12).collect();
     format!("{}{uid}", node_prefix(node_label))
@@ -263,6 +282,16 @@ async fn ip(args: &[&str]) -> Result<(), NetworkError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_pod_on_the_host_network_gets_a_loopback_address_of_its_own() {
+        let a = super::host_network_address("0b7c1a52-7d0e-4c57-9a1d-3f2f5b0d9e11");
+        let b = super::host_network_address("5e0f9c3d-1b2a-4e6f-8c7d-9a0b1c2d3e4f");
+        assert!(a.is_loopback() && b.is_loopback(), "{a} {b}");
+        assert_ne!(a, b, "two Pods, two addresses");
+        assert_eq!(a, super::host_network_address("0b7c1a52-7d0e-4c57-9a1d-3f2f5b0d9e11"), "one Pod, one address");
+        assert_ne!(a, std::net::Ipv4Addr::LOCALHOST);
+    }
+
     use super::*;
 
     #[test]

@@ -30,7 +30,7 @@ use super::downward::PodFields;
 use super::env::{self, EnvContext, expand};
 use super::logs::Sink;
 use super::mounts::{self, Mount};
-use super::network::PodNetwork;
+use super::network::{PodNetwork, host_network_address};
 use super::pod_volumes::{PodVolumes, Prepared};
 use super::probe::{self, Exec, Ports, Probes, Report};
 use super::process::{self, Isolation, Launch};
@@ -225,8 +225,7 @@ impl PodInfo {
             .unwrap_or_else(|| "default".to_string());
         let log = node.log_path(&namespace, &workload_name(object));
         let credentials_dir = node.pod_dir(&namespace, &name, &uid);
-        // On the host's network a Pod's address is the node's.
-        let ip = network.map_or(Ipv4Addr::LOCALHOST, PodNetwork::ip);
+        let ip = network.map_or_else(|| host_network_address(&uid), PodNetwork::ip);
         let fields = PodFields {
             namespace,
             name: name.clone(),
@@ -484,7 +483,7 @@ async fn run_container(
         };
         // On the host's network, a fleetctl container's health endpoint gets a port of its
         // own; in a network of its own it listens where its manifest says.
-        let health = match pod.netns.as_ref().map_or_else(|| free_port().map(Some), |_| Ok(None)) {
+        let health = match pod.netns.as_ref().map_or_else(|| free_port(pod.ip).map(Some), |_| Ok(None)) {
             Ok(port) => port,
             Err(e) => {
                 let why = format!("{label}: no port for its health endpoint: {e}");
@@ -788,11 +787,11 @@ fn on_probe(node: &Node, pod: &PodInfo, shared: &Shared, index: usize, probes: &
     }
 }
 
-/// A free port on 127.0.0.1 for a container's health endpoint. The container binds it a
-/// moment later; should another process take it meanwhile, the container fails, exits
+/// A free port on the Pod's address for a container's health endpoint. The container binds
+/// it a moment later; should another process take it meanwhile, the container fails, exits
 /// and gets another port when it restarts.
-fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
+fn free_port(ip: Ipv4Addr) -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind((ip, 0))?.local_addr()?.port())
 }
 
 /// The port of the health address a container's manifest declares (`FLEETCTL_HEALTH_ADDR`).
@@ -820,7 +819,7 @@ fn launch(
         }
     };
     if let Some(health) = health {
-        set("FLEETCTL_HEALTH_ADDR", format!("127.0.0.1:{health}"), true);
+        set("FLEETCTL_HEALTH_ADDR", format!("{}:{health}", pod.ip), true);
     }
     set("HOSTNAME", pod.name().to_string(), true);
     set("FLEETCTL_LOG", "info".to_string(), false);

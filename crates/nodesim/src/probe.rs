@@ -13,14 +13,14 @@
 //!   relist (every second), not at once.
 //! - `httpGet` (HTTP, or HTTPS without verifying the certificate, see [`http`]),
 //!   `tcpSocket` and `grpc` ([`grpc`]) connect to their `host` or else the Pod's address
-//!   (127.0.0.1 for a Pod on the host's network, into its network for one with a network
-//!   of its own, see [`super::network`]); `exec` ([`exec`]) runs where the container runs.
+//!   (a loopback address of its own for a Pod on the host's network, into its network for
+//!   one with a network of its own, see [`super::network`]); `exec` ([`exec`]) runs where the container runs.
 //! - A container the simulator reports running without a process (an image that is neither
 //!   fleetctl's nor in podman's storage) is not probed — nothing listens — and is ready
 //!   once it runs.
 //!
 //! Ports: a fleetctl container on the host's network serves its health endpoint on a port
-//! the simulator picks (those Pods share 127.0.0.1), so a probe aimed at the port its manifest gives
+//! the simulator picks (those Pods share the host's ports), so a probe aimed at the port its manifest gives
 //! `FLEETCTL_HEALTH_ADDR` goes to the picked one; any other port is probed as declared.
 
 mod exec;

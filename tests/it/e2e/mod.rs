@@ -1,6 +1,7 @@
 //! End to end on `fleetctl dev up`: real processes for every dev cluster, the hub
 //! controllers and the klusterlet agents.
 
+mod addon_versions;
 mod addons;
 mod auto_import;
 mod bare_hub;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use fleetctl_api::names::{
     BOOTSTRAP_CLUSTER_ROLE, BOOTSTRAP_CLUSTER_ROLE_BINDING, BOOTSTRAP_SERVICE_ACCOUNT, HUB_CONTROLLER, HUB_NAMESPACE,
-    OCM_NAMESPACE, ROOT_CA_CONFIGMAP, split_image,
+    OCM_NAMESPACE, ROOT_CA_CONFIGMAP, WEBHOOK_PORT, WEBHOOK_SERVICE, split_image,
 };
 
 use super::admission;
@@ -15,12 +15,24 @@ use fleetctl_api::clusterset::DEFAULT_CLUSTER_SET;
 use fleetctl_api::{ADDON_GROUP, AGENT_GROUP, CLUSTER_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Container, LocalObjectReference, PodSpec};
+use k8s_openapi::api::core::v1::{Container, LocalObjectReference, PodSpec, Service, ServicePort, ServiceSpec};
 use k8s_openapi::api::rbac::v1::PolicyRule;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::Value;
 
 /// Port of `/healthz`, `/readyz` and `/metrics`.
 pub const HEALTH_PORT: u16 = 8000;
+/// The name of the controller's webhook port.
+const WEBHOOK_PORT_NAME: &str = "webhook";
+
+/// The CRDs whose conversion webhook is the hub's (the addon API's).
+fn converted_crds() -> Vec<String> {
+    crds::hub()
+        .into_iter()
+        .filter(|crd| crd.spec.conversion.as_ref().is_some_and(|c| c.strategy == "Webhook"))
+        .filter_map(|crd| crd.metadata.name)
+        .collect()
+}
 
 /// What the hub controllers may do, and nothing more. They grant each agent its own
 /// RBAC, so they hold what they grant (and `bind`/`escalate` on roles).
@@ -72,6 +84,12 @@ fn rules() -> Vec<PolicyRule> {
             &["create", "get", "list", "watch", "update", "patch", "delete", "bind", "escalate"],
         ),
         rule(&["authorization.k8s.io"], &["subjectaccessreviews"], &["create"]),
+        // The conversion webhook's CA bundle, in the CRDs it converts.
+        rule(&["apiextensions.k8s.io"], &["customresourcedefinitions"], &["get", "list", "watch"]),
+        PolicyRule {
+            resource_names: Some(converted_crds()),
+            ..rule(&["apiextensions.k8s.io"], &["customresourcedefinitions"], &["patch"])
+        },
     ]
 }
 
@@ -127,8 +145,27 @@ pub fn objects(install: &Install<'_>) -> Vec<Value> {
         )),
     ]);
     objects.extend(cluster_management_addons().iter().map(document));
+    objects.push(document(&webhook_service()));
     objects.push(document(&deployment(install)));
     objects
+}
+
+/// The Service of the conversion webhook: the controller's Pods, every replica.
+fn webhook_service() -> Service {
+    Service {
+        metadata: namespaced_meta(HUB_NAMESPACE, WEBHOOK_SERVICE),
+        spec: Some(ServiceSpec {
+            selector: Some(labels([("app", HUB_CONTROLLER)])),
+            ports: Some(vec![ServicePort {
+                name: Some(WEBHOOK_PORT_NAME.into()),
+                port: i32::from(WEBHOOK_PORT),
+                target_port: Some(IntOrString::String(WEBHOOK_PORT_NAME.into())),
+                ..ServicePort::default()
+            }]),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    }
 }
 
 /// The addons with an agent, declared as any OCM addon is, so that `clusteradm get addon`
@@ -179,8 +216,14 @@ fn deployment(install: &Install<'_>) -> Deployment {
             objects::env_from_field("POD_NAMESPACE", "metadata.namespace"),
             objects::env("FLEETCTL_HUB_URL", install.hub_url),
             objects::env("FLEETCTL_HUB_CA", install.hub_ca_pem),
+            // The webhook listens on the Pod's own address, as its Service's endpoints name it.
+            objects::env_from_field("POD_IP", "status.podIP"),
+            objects::env("FLEETCTL_WEBHOOK_ADDR", &format!("$(POD_IP):{WEBHOOK_PORT}")),
         ]),
-        ports: Some(vec![objects::container_port("health", HEALTH_PORT)]),
+        ports: Some(vec![
+            objects::container_port("health", HEALTH_PORT),
+            objects::container_port(WEBHOOK_PORT_NAME, WEBHOOK_PORT),
+        ]),
         liveness_probe: Some(probe("/healthz")),
         readiness_probe: Some(probe("/readyz")),
         resources: Some(objects::requests("10m", "32Mi")),
@@ -235,7 +278,7 @@ mod tests {
         let addons = ["ClusterManagementAddOn"; 3];
         assert_eq!(
             kinds[rest..],
-            [&identity[..], &identity[..], &cluster_info[..], &addons[..], &["Deployment"]].concat()
+            [&identity[..], &identity[..], &cluster_info[..], &addons[..], &["Service", "Deployment"]].concat()
         );
         let declared: Vec<&str> =
             objects[rest + 10..rest + 13].iter().filter_map(|o| o["metadata"]["name"].as_str()).collect();
@@ -249,7 +292,10 @@ mod tests {
         );
         assert_eq!(bootstrap[3]["metadata"]["name"], "open-cluster-management:bootstrap:agent-registration");
         assert_eq!(bootstrap[3]["roleRef"]["name"], "open-cluster-management:bootstrap");
-        let container = &objects[rest + 13]["spec"]["template"]["spec"]["containers"][0];
+        let service = &objects[rest + 13];
+        assert_eq!(service["metadata"], json!({"name": "fleetctl-hub-webhook", "namespace": "open-cluster-management-hub"}));
+        assert_eq!(service["spec"]["ports"][0]["targetPort"], "webhook");
+        let container = &objects[rest + 14]["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(
             container["args"],
             json!(["hub", "--image-repository", "registry.example/fleetctl", "--klusterlet-version", "1"])
@@ -258,7 +304,8 @@ mod tests {
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_URL", "value": "https://hub:6443"})), "{env:?}");
         assert!(env.contains(&json!({"name": "FLEETCTL_HUB_CA", "value": "CA"})), "{env:?}");
         assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
-        assert!(objects[rest + 13]["spec"]["template"]["spec"].get("imagePullSecrets").is_none());
+        assert!(env.contains(&json!({"name": "FLEETCTL_WEBHOOK_ADDR", "value": "$(POD_IP):9443"})), "{env:?}");
+        assert!(objects[rest + 14]["spec"]["template"]["spec"].get("imagePullSecrets").is_none());
     }
 
     #[test]

@@ -1,200 +1,14 @@
-//! Addons: ACM's `KlusterletAddonConfig` (`agent.open-cluster-management.io/v1`, in the cluster
-//! namespace) says which addons a cluster gets; OCM's `ManagedClusterAddOn`
-//! (`addon.open-cluster-management.io/v1alpha1`, in the cluster namespace) is one addon on one
-//! cluster and its state.
-
-use std::collections::BTreeMap;
+//! `ManagedClusterAddOn` in v1alpha1 (in the cluster namespace): one addon on one cluster —
+//! where its agent goes, its configurations, and the state its agent and the hub report — and
+//! the configuration types the addon kinds share.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::conditions;
-use super::fields::{self, string_enum};
-
-/// The namespace addon agents are installed in on a managed cluster by default.
-pub const DEFAULT_ADDON_INSTALL_NAMESPACE: &str = "open-cluster-management-agent-addon";
-
-/// ManagedClusterAddOn of the application manager.
-pub const APPLICATION_MANAGER: &str = "application-manager";
-/// ManagedClusterAddOn of the certificate policy controller.
-pub const CERT_POLICY_CONTROLLER: &str = "cert-policy-controller";
-/// ManagedClusterAddOn of the configuration policy controller.
-pub const CONFIG_POLICY_CONTROLLER: &str = "config-policy-controller";
-/// ManagedClusterAddOn of the governance policy framework.
-pub const GOVERNANCE_POLICY_FRAMEWORK: &str = "governance-policy-framework";
-/// ManagedClusterAddOn of the search collector.
-pub const SEARCH_COLLECTOR: &str = "search-collector";
-/// ManagedClusterAddOn of the IAM policy controller (not among upstream's current addon
-/// names, which dropped it in ACM 2.11; the KlusterletAddonConfig still has its field).
-pub const IAM_POLICY_CONTROLLER: &str = "iam-policy-controller";
-
-/// The addons with an agent in this project.
-pub const AGENTS: [&str; 3] = [SEARCH_COLLECTOR, CERT_POLICY_CONTROLLER, IAM_POLICY_CONTROLLER];
-
-/// The kinds the search collector counts: `(group, version, kind, plural)`. Its ClusterRole
-/// grants `list` on exactly these.
-pub const SEARCH_KINDS: [(&str, &str, &str, &str); 8] = [
-    ("", "v1", "Namespace", "namespaces"),
-    ("", "v1", "Pod", "pods"),
-    ("", "v1", "ConfigMap", "configmaps"),
-    ("", "v1", "ServiceAccount", "serviceaccounts"),
-    ("", "v1", "Service", "services"),
-    ("apps", "v1", "Deployment", "deployments"),
-    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings"),
-    ("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings"),
-];
-
-/// The ConfigMap in which an addon agent keeps its report, beside its Lease `<addon>`.
-pub fn status_name(addon: &str) -> String {
-    format!("{addon}-status")
-}
-
-// ---------------------------------------------------------------------------------------------
-// KlusterletAddonConfig
-// ---------------------------------------------------------------------------------------------
-
-/// Which ACM addons a managed cluster gets, and their proxy settings.
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-#[kube(
-    group = "agent.open-cluster-management.io",
-    version = "v1",
-    kind = "KlusterletAddonConfig",
-    plural = "klusterletaddonconfigs",
-    namespaced,
-    status = "KlusterletAddonConfigStatus",
-    derive = "PartialEq",
-    derive = "Default",
-    doc = "The ACM addons of one managed cluster, named after the cluster in its namespace on the hub."
-)]
-#[serde(rename_all = "camelCase")]
-pub struct KlusterletAddonConfigSpec {
-    /// Unused since ACM 2.4.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub version: String,
-
-    /// Unused since ACM 2.4.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    #[schemars(length(min = 1))]
-    pub cluster_name: String,
-
-    /// Unused since ACM 2.4.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    #[schemars(length(min = 1))]
-    pub cluster_namespace: String,
-
-    /// Unused since ACM 2.4.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub cluster_labels: BTreeMap<String, String>,
-
-    /// Proxy for the addon agents that use CustomProxy.
-    #[serde(default, skip_serializing_if = "fields::is_default")]
-    pub proxy_config: ProxyConfig,
-
-    /// The search collector addon.
-    pub search_collector: KlusterletAddonAgentConfigSpec,
-
-    /// The policy controller addons (configuration policy and governance framework).
-    pub policy_controller: KlusterletAddonAgentConfigSpec,
-
-    /// The application manager addon.
-    pub application_manager: KlusterletAddonAgentConfigSpec,
-
-    /// The certificate policy controller addon.
-    pub cert_policy_controller: KlusterletAddonAgentConfigSpec,
-
-    /// Unused since ACM 2.11.
-    #[serde(default, skip_serializing_if = "fields::is_default")]
-    pub iam_policy_controller: KlusterletAddonAgentConfigSpec,
-}
-
-/// Proxy environment of addon agents.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProxyConfig {
-    /// Proxy URL for HTTP requests.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub http_proxy: String,
-
-    /// Proxy URL for HTTPS requests.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub https_proxy: String,
-
-    /// Comma-separated hosts and CIDRs reached without the proxy (include the hub API server).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub no_proxy: String,
-}
-
-/// Whether one addon is on, and its proxy policy.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct KlusterletAddonAgentConfigSpec {
-    /// Whether the addon is installed.
-    #[serde(default)]
-    pub enabled: bool,
-
-    /// Which proxy settings the addon agent gets.
-    #[serde(default, skip_serializing_if = "fields::is_default")]
-    pub proxy_policy: ProxyPolicy,
-}
-
-string_enum! {
-    /// Which proxy settings an addon agent gets.
-    pub enum ProxyPolicy(closed) {
-        /// None.
-        Disabled = "Disabled",
-        /// The cluster-wide proxy of the OpenShift cluster.
-        OcpGlobalProxy = "OCPGlobalProxy",
-        /// `spec.proxyConfig`.
-        CustomProxy = "CustomProxy",
-    }
-    default = Disabled;
-}
-
-/// What the addon controller reports.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct KlusterletAddonConfigStatus {
-    /// The cluster-wide proxy of the OpenShift cluster.
-    #[serde(default, skip_serializing_if = "fields::is_default")]
-    pub ocp_global_proxy: ProxyConfig,
-
-    /// Conditions, such as OCPGlobalProxyDetected.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(schema_with = "fields::condition_list")]
-    pub conditions: Vec<Condition>,
-}
-
-impl KlusterletAddonAgentConfigSpec {
-    /// An addon that is on, without a proxy.
-    pub fn enabled() -> Self {
-        Self { enabled: true, ..Self::default() }
-    }
-}
-
-impl KlusterletAddonConfig {
-    /// The config of `cluster` (in its namespace) with the four current addons on, as the ACM
-    /// console creates it.
-    pub fn all_enabled(cluster: &str) -> Self {
-        let mut config = Self::new(
-            cluster,
-            KlusterletAddonConfigSpec {
-                search_collector: KlusterletAddonAgentConfigSpec::enabled(),
-                policy_controller: KlusterletAddonAgentConfigSpec::enabled(),
-                application_manager: KlusterletAddonAgentConfigSpec::enabled(),
-                cert_policy_controller: KlusterletAddonAgentConfigSpec::enabled(),
-                ..KlusterletAddonConfigSpec::default()
-            },
-        );
-        config.metadata.namespace = Some(cluster.to_owned());
-        config
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// ManagedClusterAddOn
-// ---------------------------------------------------------------------------------------------
+use crate::conditions;
+use crate::fields::{self, string_enum};
 
 /// How an addon is installed on one cluster.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
@@ -499,68 +313,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn an_upstream_klusterlet_addon_config_round_trips() {
-        let sample = json!({
-            "apiVersion": "agent.open-cluster-management.io/v1",
-            "kind": "KlusterletAddonConfig",
-            "metadata": {"name": "cluster1", "namespace": "cluster1"},
-            "spec": {
-                "clusterName": "cluster1",
-                "clusterNamespace": "cluster1",
-                "clusterLabels": {"cloud": "auto-detect", "vendor": "auto-detect"},
-                "proxyConfig": {"httpProxy": "http://proxy:3128", "noProxy": "10.0.0.0/8,.cluster.local"},
-                "applicationManager": {"enabled": true, "proxyPolicy": "CustomProxy"},
-                "policyController": {"enabled": true},
-                "searchCollector": {"enabled": false},
-                "certPolicyController": {"enabled": true, "proxyPolicy": "OCPGlobalProxy"},
-                "iamPolicyController": {"enabled": true}
-            },
-            "status": {
-                "ocpGlobalProxy": {"httpsProxy": "http://proxy:3128"},
-                "conditions": [{
-                    "type": "OCPGlobalProxyDetected", "status": "True", "reason": "OCPGlobalProxyDetected",
-                    "message": "", "lastTransitionTime": "2025-10-17T00:05:00Z"
-                }]
-            }
-        });
-        let config: KlusterletAddonConfig = serde_json::from_value(sample.clone()).unwrap();
-        assert_eq!(config.spec.application_manager.proxy_policy, ProxyPolicy::CustomProxy);
-        assert!(!config.spec.search_collector.enabled);
-        assert_eq!(serde_json::to_value(&config).unwrap(), sample);
-    }
-
-    #[test]
-    fn all_enabled_matches_what_the_console_creates() {
-        let config = KlusterletAddonConfig::all_enabled("c1");
-        let enabled = json!({"enabled": true});
-        assert_eq!(
-            serde_json::to_value(&config).unwrap(),
-            json!({
-                "apiVersion": "agent.open-cluster-management.io/v1",
-                "kind": "KlusterletAddonConfig",
-                "metadata": {"name": "c1", "namespace": "c1"},
-                "spec": {
-                    "applicationManager": enabled,
-                    "certPolicyController": enabled,
-                    "policyController": enabled,
-                    "searchCollector": enabled
-                }
-            })
-        );
-    }
-
-    #[test]
-    fn an_addon_config_without_the_required_addons_is_refused() {
-        let result = serde_json::from_value::<KlusterletAddonConfig>(json!({
-            "apiVersion": "agent.open-cluster-management.io/v1",
-            "kind": "KlusterletAddonConfig",
-            "metadata": {"name": "c1", "namespace": "c1"},
-            "spec": {"policyController": {"enabled": true}}
-        }));
-        assert!(result.is_err());
-    }
+    use crate::addon::{DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
 
     #[test]
     fn an_upstream_managed_cluster_addon_round_trips() {
@@ -659,16 +412,12 @@ mod tests {
     }
 
     #[test]
-    fn the_crds_match_upstream_names() {
-        let config = KlusterletAddonConfig::crd();
-        assert_eq!(config.metadata.name.as_deref(), Some("klusterletaddonconfigs.agent.open-cluster-management.io"));
-        assert_eq!(config.spec.scope, "Namespaced");
-        assert_eq!(KlusterletAddonConfig::group(&()), super::super::AGENT_GROUP);
+    fn the_crd_matches_upstream_names() {
         let addon = ManagedClusterAddOn::crd();
         assert_eq!(addon.metadata.name.as_deref(), Some("managedclusteraddons.addon.open-cluster-management.io"));
         assert_eq!(addon.spec.scope, "Namespaced");
         assert_eq!(addon.spec.names.short_names, Some(vec!["mca".into(), "mcas".into()]));
-        assert_eq!(ManagedClusterAddOn::group(&()), super::super::ADDON_GROUP);
+        assert_eq!(ManagedClusterAddOn::group(&()), crate::ADDON_GROUP);
         assert_eq!(addon.spec.versions[0].name, "v1alpha1");
         let schema = serde_json::to_value(addon.spec.versions[0].schema.as_ref().unwrap()).unwrap();
         let install = &schema["openAPIV3Schema"]["properties"]["spec"]["properties"]["installNamespace"];
