@@ -22,6 +22,7 @@ pub mod registration;
 pub mod serve;
 mod watches;
 pub mod webhook;
+pub mod work_ttl;
 pub mod works;
 
 use std::sync::Arc;
@@ -91,6 +92,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry, w
         addons::controller(ctx.clone(), clusters.follow()),
         clustersets::controller(ctx.clone(), clusters.follow(), clusters.follow_with_deletions()),
         placement::controller(ctx.clone(), clusters.follow_with_deletions()),
+        work_ttl::controller(ctx.client.clone()),
         clusters.run(),
     );
 }

@@ -5,6 +5,7 @@ mod approval;
 mod detach;
 mod import;
 pub(crate) mod placement;
+mod work_ttl;
 
 use std::time::Duration;
 

@@ -293,7 +293,10 @@ mod tests {
         assert_eq!(bootstrap[3]["metadata"]["name"], "open-cluster-management:bootstrap:agent-registration");
         assert_eq!(bootstrap[3]["roleRef"]["name"], "open-cluster-management:bootstrap");
         let service = &objects[rest + 13];
-        assert_eq!(service["metadata"], json!({"name": "fleetctl-hub-webhook", "namespace": "open-cluster-management-hub"}));
+        assert_eq!(
+            service["metadata"],
+            json!({"name": "fleetctl-hub-webhook", "namespace": "open-cluster-management-hub"})
+        );
         assert_eq!(service["spec"]["ports"][0]["targetPort"], "webhook");
         let container = &objects[rest + 14]["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(
