@@ -24,6 +24,8 @@ pub(super) struct Request<'a> {
     organizations: Vec<String>,
     usages: Vec<&'a str>,
     signer: &'a str,
+    /// The addon it is for (`open-cluster-management.io/addon-name`), if any.
+    addon: Option<&'a str>,
 }
 
 pub(super) fn agent_request<'a>(name: &'a str, cluster: &'a str) -> Request<'a> {
@@ -37,6 +39,7 @@ pub(super) fn agent_request<'a>(name: &'a str, cluster: &'a str) -> Request<'a> 
         ],
         usages: vec!["digital signature", "key encipherment", "client auth"],
         signer: "kubernetes.io/kube-apiserver-client",
+        addon: None,
     }
 }
 
@@ -51,8 +54,12 @@ pub(super) async fn submit(client: &kube::Client, request: &Request<'_>) -> Stri
         params.distinguished_name.push(ty, o.as_str());
     }
     let csr = params.serialize_request(&key).expect("csr").pem().expect("pem");
+    let mut labels = json!({"open-cluster-management.io/cluster-name": request.cluster});
+    if let Some(addon) = request.addon {
+        labels["open-cluster-management.io/addon-name"] = json!(addon);
+    }
     let object: CertificateSigningRequest = serde_json::from_value(json!({
-        "metadata": {"name": request.name, "labels": {"open-cluster-management.io/cluster-name": request.cluster}},
+        "metadata": {"name": request.name, "labels": labels},
         "spec": {"request": BASE64.encode(csr), "signerName": request.signer, "usages": request.usages}
     }))
     .expect("csr");
@@ -264,4 +271,45 @@ async fn every_other_csr_is_left_pending_with_an_event_saying_why() {
         ["Admin"],
         "not approved again"
     );
+}
+
+/// The request a cluster's registration agent makes for an addon's agent: the addon
+/// framework's default identity (upstream's `DefaultUser`, `DefaultGroups`).
+fn addon_agent_request<'a>(name: &'a str, cluster: &'a str, addon: &'a str) -> Request<'a> {
+    Request {
+        common_name: format!("system:open-cluster-management:cluster:{cluster}:addon:{addon}:agent:{addon}-agent"),
+        organizations: vec![
+            format!("system:open-cluster-management:cluster:{cluster}:addon:{addon}"),
+            format!("system:open-cluster-management:addon:{addon}"),
+        ],
+        addon: Some(addon),
+        ..agent_request(name, cluster)
+    }
+}
+
+#[tokio::test]
+async fn an_addon_agents_csr_asked_by_its_clusters_agent_is_approved_as_upstreams_default_approver_once_the_cluster_has_the_addon()
+ {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    hub.wait_cluster("c1", |c| c.is_hub_accepted()).await;
+    let agent = agent_client(&hub, "c1").await;
+
+    submit(&agent, &addon_agent_request("hello-early", "c1", "hello")).await;
+    assert!(refusal(&hub, "hello-early").await.contains("has no addon hello"));
+
+    let addon: fleetctl_api::ManagedClusterAddOn =
+        serde_json::from_value(json!({"metadata": {"name": "hello", "namespace": "c1"}, "spec": {}})).unwrap();
+    Api::<fleetctl_api::ManagedClusterAddOn>::namespaced(hub.cluster.client.clone(), "c1")
+        .create(&PostParams::default(), &addon)
+        .await
+        .unwrap();
+    submit(&agent, &addon_agent_request("hello", "c1", "hello")).await;
+    let certificate = approved_certificate(&hub, "hello").await;
+    assert!(certificate.contains("BEGIN CERTIFICATE"));
+
+    // Only the agent of the cluster asks for its addons.
+    let bootstrap = bootstrap_client(&hub, "c1").await;
+    submit(&bootstrap, &addon_agent_request("hello-from-bootstrap", "c1", "hello")).await;
+    assert!(refusal(&hub, "hello-from-bootstrap").await.contains("requester"));
 }

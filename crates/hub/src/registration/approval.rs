@@ -1,15 +1,16 @@
 //! CSR approval: the hub approves a CSR only if it is from its cluster's bootstrap
 //! identity (or the agent renewing its own certificate), asks the kube-apiserver-client
-//! signer for exactly the agent's subject and usages, and its cluster accepts clients;
-//! anything else is left pending with an Event saying why. A CSR left pending waits on its
+//! signer for exactly the agent's subject and usages, and its cluster accepts clients — or
+//! is an addon agent's, asked by the cluster's agent for that addon's identity
+//! ([`super::addon_csr`]); anything else is left pending with an Event saying why. A CSR left pending waits on its
 //! cluster: a change of that cluster judges it again.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use fleetctl_api::ManagedCluster;
-use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
+use fleetctl_api::conditions::{LABEL_ADDON_NAME, LABEL_CLUSTER_NAME};
 use fleetctl_api::names::{AGENT_SIGNER as SIGNER, MANAGED_CLUSTERS_GROUP, agent_group, bootstrap_user};
+use fleetctl_api::{ManagedCluster, ManagedClusterAddOn};
 use fleetctl_kube::{controller, kube_error};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use kube::api::{Api, Patch, PatchParams};
@@ -21,6 +22,7 @@ use kube::{Resource, ResourceExt};
 use parking_lot::Mutex;
 use serde_json::json;
 
+use super::addon_csr::addon_request;
 use crate::context::{Ctx, HubError};
 use crate::watches::Followed;
 
@@ -88,29 +90,47 @@ impl PendingCsrs {
     }
 }
 
-/// Judges a CSR against the rules, given whether its cluster exists and accepts clients.
-pub fn judge(csr: &CertificateSigningRequest, cluster_accepts: Option<bool>) -> Verdict {
+/// What the approver read of a CSR's cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Known {
+    /// Whether the cluster exists (`None`: it does not) and accepts clients.
+    pub cluster_accepts: Option<bool>,
+    /// For an addon's CSR, whether the cluster has that addon (its ManagedClusterAddOn).
+    pub addon_present: bool,
+}
+
+/// Judges a CSR against the rules, given what is known of its cluster.
+pub fn judge(csr: &CertificateSigningRequest, known: Known) -> Verdict {
     let Some(cluster) = csr.labels().get(LABEL_CLUSTER_NAME).cloned() else { return Verdict::Ignore };
     if decided(csr) {
         return Verdict::Ignore;
     }
-    match check(csr, &cluster, cluster_accepts) {
+    match check(csr, &cluster, known) {
         Ok(()) => Verdict::Approve,
         Err(why) => Verdict::Refuse(why),
     }
 }
 
-fn check(csr: &CertificateSigningRequest, cluster: &str, cluster_accepts: Option<bool>) -> Result<(), String> {
-    let subject = agent_request(csr, cluster)?;
-    let spec = &csr.spec;
-    let requester = spec.username.clone().unwrap_or_default();
-    let bootstrap = bootstrap_user(cluster);
-    let renewal = requester == subject.common_name && spec.groups.iter().flatten().any(|g| *g == agent_group(cluster));
-    if requester != bootstrap && !renewal {
-        return Err(format!(
-            "requester {requester:?} is neither {bootstrap} nor the agent renewing its own certificate"
-        ));
+fn check(csr: &CertificateSigningRequest, cluster: &str, known: Known) -> Result<(), String> {
+    if let Some(addon) = csr.labels().get(LABEL_ADDON_NAME) {
+        addon_request(csr, cluster, addon)?;
+        if !known.addon_present {
+            return Err(format!("managed cluster {cluster} has no addon {addon}"));
+        }
+    } else {
+        let subject = agent_request(csr, cluster)?;
+        let spec = &csr.spec;
+        let requester = spec.username.clone().unwrap_or_default();
+        let bootstrap = bootstrap_user(cluster);
+        let renewal =
+            requester == subject.common_name && spec.groups.iter().flatten().any(|g| *g == agent_group(cluster));
+        if requester != bootstrap && !renewal {
+            return Err(format!(
+                "requester {requester:?} is neither {bootstrap} nor the agent renewing its own certificate"
+            ));
+        }
     }
+    let cluster_accepts = known.cluster_accepts;
     match cluster_accepts {
         None => Err(format!("managed cluster {cluster} does not exist")),
         Some(false) => Err(format!("managed cluster {cluster} is not accepted by the hub")),
@@ -169,7 +189,15 @@ async fn approve(csr: Arc<CertificateSigningRequest>, ctx: Ctx, pending: Arc<Pen
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
     let managed = clusters.get_opt(&cluster).await.map_err(kube_error(format!("reading cluster {cluster}")))?;
     let accepts = managed.as_ref().map(|c| c.spec.hub_accepts_client && c.meta().deletion_timestamp.is_none());
-    let verdict = judge(&csr, accepts);
+    let addon_present = match csr.labels().get(LABEL_ADDON_NAME) {
+        Some(addon) => Api::<ManagedClusterAddOn>::namespaced(ctx.client.clone(), &cluster)
+            .get_opt(addon)
+            .await
+            .map_err(kube_error(format!("reading addon {addon} of cluster {cluster}")))?
+            .is_some_and(|a| a.meta().deletion_timestamp.is_none()),
+        None => false,
+    };
+    let verdict = judge(&csr, Known { cluster_accepts: accepts, addon_present });
     if !matches!(verdict, Verdict::Refuse(_)) {
         pending.note(&cluster, &name, false);
     }

@@ -6,6 +6,7 @@
 //! acceptance (the policy and its binding named [`ACCEPT_POLICY`]): a cluster is accepted
 //! only while the rule is in place, and a change of the rule judges every cluster again.
 
+mod addon_csr;
 pub mod approval;
 
 use std::sync::Arc;
