@@ -296,6 +296,63 @@ async fn a_cluster_joined_with_clusteradm_keeps_its_own_klusterlet_on_a_fleetctl
     eprintln!("cluster1 (imported, fleetctl's klusterlet): {}", serde_yaml::to_string(&imported).expect("yaml"));
     let missing = lacking(&joined, &imported);
     assert!(missing.is_empty(), "the imported cluster leaves out what the joined one reports: {missing:?}");
+
+    an_addon_registers_through_upstreams_agent(&env, &hub, "cluster2").await;
+}
+
+/// An addon registered through upstream's registration agent on a fleetctl hub, the way an
+/// addon manager has it registered: the ManagedClusterAddOn and its `kubeClient`
+/// registration written in v1alpha1 (the stored version); upstream's agent reads it in
+/// v1beta1 (converted by the hub's webhook), asks for the addon agent's certificate (approved
+/// by fleetctl's hub as upstream's default approver does), writes the addon's hub kubeconfig
+/// on the managed cluster, and reports the addon Available from its lease.
+async fn an_addon_registers_through_upstreams_agent(env: &DevUp, hub: &kube::Client, cluster: &str) {
+    use k8s_openapi::api::coordination::v1::Lease;
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::api::{Patch, PatchParams};
+
+    const INSTALL_NAMESPACE: &str = "open-cluster-management-agent-addon";
+    let managed = env.client(cluster).await;
+    // The addon's namespace, which its deployment would bring.
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": INSTALL_NAMESPACE}})).expect("ns");
+    match Api::<Namespace>::all(managed.clone()).create(&PostParams::default(), &namespace).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(status)) if status.code == 409 => {}
+        Err(e) => panic!("the addon's namespace: {e}"),
+    }
+    let addons = dynamic(hub, "addon.open-cluster-management.io", "v1alpha1", "ManagedClusterAddOn", Some(cluster));
+    let addon: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "addon.open-cluster-management.io/v1alpha1", "kind": "ManagedClusterAddOn",
+        "metadata": {"name": "hello", "namespace": cluster}, "spec": {"installNamespace": INSTALL_NAMESPACE},
+    }))
+    .expect("an addon");
+    addons.create(&PostParams::default(), &addon).await.expect("the ManagedClusterAddOn");
+    let registration = json!({"status": {"registrations": [{
+        "signerName": "kubernetes.io/kube-apiserver-client",
+        "subject": {
+            "user": format!("system:open-cluster-management:cluster:{cluster}:addon:hello:agent:hello-agent"),
+            "groups": [format!("system:open-cluster-management:cluster:{cluster}:addon:hello"),
+                       "system:open-cluster-management:addon:hello"],
+        },
+    }]}});
+    addons
+        .patch_status("hello", &PatchParams::default(), &Patch::Merge(&registration))
+        .await
+        .expect("its registration");
+    let secrets: Api<Secret> = Api::namespaced(managed.clone(), INSTALL_NAMESPACE);
+    let has_kubeconfig =
+        |s: Option<&Secret>| s.and_then(|s| s.data.as_ref()).is_some_and(|d| d.contains_key("kubeconfig"));
+    wait(env, secrets, "hello-hub-kubeconfig", "the addon's hub kubeconfig on the managed cluster", has_kubeconfig)
+        .await;
+    // The addon agent renews its lease.
+    let lease: Lease = serde_json::from_value(json!({
+        "metadata": {"name": "hello", "namespace": INSTALL_NAMESPACE},
+        "spec": {"holderIdentity": "hello-agent", "leaseDurationSeconds": 60,
+                 "renewTime": jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()},
+    }))
+    .expect("a lease");
+    Api::<Lease>::namespaced(managed, INSTALL_NAMESPACE).create(&PostParams::default(), &lease).await.expect("lease");
+    wait(env, addons, "hello", "the addon Available (upstream's agent, its lease)", has_true("Available")).await;
 }
 
 /// `fleetctl import` into an upstream OCM hub (`clusteradm init`: cluster-manager, no import
