@@ -90,6 +90,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry, w
         registration::approval::controller(ctx.clone(), clusters.follow(), pending_csrs),
         lease::controller(ctx.clone(), clusters.follow()),
         addons::controller(ctx.clone(), clusters.follow()),
+        addons::install::controller(ctx.clone(), clusters.follow()),
         clustersets::controller(ctx.clone(), clusters.follow(), clusters.follow_with_deletions()),
         placement::controller(ctx.clone(), clusters.follow_with_deletions()),
         work_ttl::controller(ctx.client.clone()),

@@ -366,3 +366,50 @@ async fn without_fleetctld_beside_it_the_dev_environment_runs_the_in_cluster_rol
     .expect("the addon's log");
     assert!(log.contains("task://"), "the addon ran as a task: {log}");
 }
+
+/// fleetctl's addons are installed the way any OCM addon is: their ClusterManagementAddOn's
+/// `installStrategy: Placements` puts the addon on the clusters a Placement decides (the
+/// cluster's KlusterletAddonConfig enabling none), and deploys its agent there; the Placement
+/// deciding the cluster no more takes it away.
+#[tokio::test]
+async fn a_fleetctl_addon_installed_by_placements_runs_on_the_decided_cluster_and_leaves_when_not_decided() {
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": "addons"}})).expect("ns");
+    Api::<Namespace>::all(hub.clone()).create(&PostParams::default(), &namespace).await.expect("namespace");
+    let binding: fleetctl_api::clusterset::ManagedClusterSetBinding =
+        fleetctl_api::clusterset::ManagedClusterSetBinding::of("addons", "default");
+    Api::namespaced(hub.clone(), "addons").create(&PostParams::default(), &binding).await.expect("binding");
+    let placement: fleetctl_api::placement::Placement = serde_json::from_value(json!({
+        "metadata": {"name": "everywhere", "namespace": "addons"}, "spec": {"clusterSets": ["default"]},
+    }))
+    .expect("placement");
+    Api::namespaced(hub.clone(), "addons").create(&PostParams::default(), &placement).await.expect("placement");
+
+    let cmas: Api<fleetctl_api::addon_management::ClusterManagementAddOn> = Api::all(hub.clone());
+    let strategy =
+        |placements: Value| json!({"spec": {"installStrategy": {"type": "Placements", "placements": placements}}});
+    let everywhere = strategy(json!([{"namespace": "addons", "name": "everywhere"}]));
+    cmas.patch(SEARCH, &PatchParams::default(), &Patch::Merge(&everywhere)).await.expect("install strategy");
+    let placed = wait_addon(&hub, SEARCH, c::TRUE, WAIT).await;
+    assert!(
+        placed.metadata.owner_references.iter().flatten().any(|o| o.kind == "ClusterManagementAddOn"),
+        "made by its install strategy: {:?}",
+        placed.metadata.owner_references
+    );
+    let config: KlusterletAddonConfig =
+        Api::namespaced(hub.clone(), "cluster1").get("cluster1").await.expect("the cluster's config");
+    assert!(!config.spec.search_collector.enabled, "the config enables none");
+    let deployments: Api<Deployment> = Api::namespaced(env.client("cluster1").await, ADDON_NS);
+    deployments.get(SEARCH).await.expect("the addon's agent runs on the cluster");
+
+    cmas.patch(SEARCH, &PatchParams::default(), &Patch::Merge(&strategy(json!([])))).await.expect("no placement");
+    let addons: Api<ManagedClusterAddOn> = Api::namespaced(hub.clone(), "cluster1");
+    wait_for(addons, SEARCH, "the addon gone", WAIT, |a: Option<&ManagedClusterAddOn>| a.is_none())
+        .await
+        .expect("uninstalled");
+    wait_for(deployments, SEARCH, "the agent gone from the cluster", WAIT, |d: Option<&Deployment>| d.is_none())
+        .await
+        .expect("the agent removed");
+}

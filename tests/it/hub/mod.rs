@@ -1,5 +1,6 @@
 //! The hub controllers against an in-process dev cluster; the tests play the agent.
 
+mod addon_install;
 mod admission;
 mod approval;
 mod detach;

@@ -11,11 +11,15 @@
 //! availability is not decided here: the registration agent relays the addon's lease and
 //! report to the ManagedClusterAddOn status.
 //!
+//! An addon whose ClusterManagementAddOn places it on a cluster ([`install`]) is deployed
+//! there as one the config enables; the config disabling it leaves that one alone.
+//!
 //! The controller follows the configs, their addons and addon works, and their clusters
 //! (joined, image version), the last three kept in stores: a pass reads what it decides on
 //! there, and writes (or deletes) only what is to change — a fresh hub controller's pass
 //! over a fleet whose addons are disabled asks the hub nothing.
 
+pub mod install;
 mod manifests;
 mod status;
 mod values;
@@ -114,7 +118,8 @@ async fn reconcile(
     let works: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &cluster_name);
     let image = ctx.config.image(desired_version(&cluster, &ctx.config.default_version));
     for (addon, enabled) in wanted(&config.spec) {
-        if enabled {
+        // Enabled by the cluster's config, or placed by the addon's install strategy.
+        if enabled || install::placed(&stores.addons, &cluster_name, addon) {
             install(&addons, &works, &cluster_name, addon, &image).await?;
         } else if stores.works.get(&ObjectRef::new(&work_name(addon)).within(&cluster_name)).is_some() {
             // The addon object goes only after the agent is gone from the cluster; the

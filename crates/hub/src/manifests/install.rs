@@ -47,6 +47,8 @@ fn rules() -> Vec<PolicyRule> {
             &["managedclusteraddons", "managedclusteraddons/status", "managedclusteraddons/finalizers"],
             RW,
         ),
+        // Install strategies: the addons' ClusterManagementAddOns read.
+        rule(&[ADDON_GROUP], &["clustermanagementaddons"], &["get", "list", "watch"]),
         // Cluster sets: the default sets kept, the sets' and bindings' status reported, and
         // clusters without a set labelled into `default` (which the join policy checks).
         rule(&[CLUSTER_GROUP], &["managedclustersets"], &["create", "get", "list", "watch", "patch"]),
