@@ -457,3 +457,31 @@ async fn the_operator_needs_no_more_than_the_import_manifests_grant() {
     wait_gone(&Api::<ClusterRoleBinding>::all(client.clone()), "klusterlet").await;
     wait_gone(&Api::<Namespace>::all(client), AGENT_NAMESPACE).await;
 }
+
+/// An agent Deployment selected by other labels — fleetctl's work agent before it took
+/// upstream's `app: klusterlet-manifestwork-agent`, or another operator's — cannot be updated
+/// (a selector is immutable): the operator makes it again with its own.
+#[tokio::test]
+async fn a_work_agent_deployment_with_another_selector_is_made_again_with_upstreams() {
+    let mut managed = Managed::start().await;
+    managed.running().await;
+    managed.task.abort();
+    let deployments = managed.deployments();
+    deployments.delete(WORK_DEPLOYMENT, &DeleteParams::default()).await.expect("delete");
+    wait_gone(&deployments, WORK_DEPLOYMENT).await;
+    let old: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": WORK_DEPLOYMENT, "namespace": AGENT_NAMESPACE, "labels": {"app": "klusterlet-work-agent"}},
+        "spec": {"selector": {"matchLabels": {"app": "klusterlet-work-agent"}},
+                 "template": {"metadata": {"labels": {"app": "klusterlet-work-agent"}},
+                              "spec": {"containers": [{"name": "klusterlet-manifestwork-agent", "image": IMAGE}]}}},
+    }))
+    .expect("a deployment");
+    deployments.create(&PostParams::default(), &old).await.expect("the old work agent");
+    managed.restart();
+    let work = wait_for(&deployments, WORK_DEPLOYMENT, |d| {
+        d.spec.as_ref().and_then(|s| s.selector.match_labels.as_ref()).and_then(|l| l.get("app")).map(String::as_str)
+            == Some("klusterlet-manifestwork-agent")
+    })
+    .await;
+    assert_eq!(container(&work).args.unwrap()[1], "work", "the operator's own work agent");
+}

@@ -231,6 +231,9 @@ pub const KLUSTERLET: &str = "klusterlet";
 pub const REGISTRATION_DEPLOYMENT: &str = "klusterlet-registration-agent";
 /// Deployment of the work agent.
 pub const WORK_DEPLOYMENT: &str = "klusterlet-work-agent";
+/// The `app` label that selects the work agent's Pods: upstream's, so that either operator
+/// updates the other's Deployment in place (a Deployment's selector is immutable).
+pub const WORK_AGENT_APP: &str = "klusterlet-manifestwork-agent";
 /// Set to `"true"` on the Klusterlet by the registration agent once it has told the hub
 /// the cluster is going (Available=False); the operator waits for it before removing the
 /// agents, so detach does not wait out the hub's lease grace.

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use kube::api::{Api, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::json;
@@ -110,9 +110,32 @@ async fn install(ctx: &Context, desired: &Desired) -> Result<Vec<Deployment>, Op
     let mut deployments = Vec::with_capacity(desired.deployments.len());
     for deployment in &desired.deployments {
         let api = Api::<Deployment>::namespaced(client.clone(), &namespace_of(deployment));
-        deployments.push(ctx.applied.apply(OPERATOR, &api, deployment).await?);
+        deployments.push(apply_deployment(ctx, &api, deployment).await?);
     }
     Ok(deployments)
+}
+
+/// Applies an agent Deployment; one whose selector differs (an agent Deployment another
+/// klusterlet operator made, or fleetctl's before it took upstream's labels — a selector is
+/// immutable) is deleted and made again: the agent restarts once, what it applied stays.
+async fn apply_deployment(
+    ctx: &Context,
+    api: &Api<Deployment>,
+    deployment: &Deployment,
+) -> Result<Deployment, OperatorError> {
+    match ctx.applied.apply(OPERATOR, api, deployment).await {
+        Err(error) if error.code() == Some(422) && error.source.to_string().contains("field is immutable") => {
+            let name = deployment.name_any();
+            tracing::info!(deployment = %name, "its selector is not this operator's: made again");
+            match api.delete(&name, &DeleteParams::background()).await {
+                Ok(_) => {}
+                Err(kube::Error::Api(status)) if status.code == 404 => {}
+                Err(e) => return Err(kube_error(format!("deleting deployment {name} to make it again"))(e).into()),
+            }
+            Ok(ctx.applied.apply(OPERATOR, api, deployment).await?)
+        }
+        result => Ok(result?),
+    }
 }
 
 fn namespace_of(object: &impl ResourceExt) -> String {

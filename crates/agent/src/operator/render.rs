@@ -17,7 +17,7 @@ use kube::ResourceExt;
 use sha2::{Digest, Sha256};
 
 use fleetctl_api::names::{
-    self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, VERSION, WORK_DEPLOYMENT,
+    self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, VERSION, WORK_AGENT_APP, WORK_DEPLOYMENT,
 };
 use fleetctl_api::operator::{InstallMode, ResourceQosClass};
 
@@ -208,6 +208,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
                 klusterlet,
                 AgentDeployment {
                     name: REGISTRATION_DEPLOYMENT,
+                    app: REGISTRATION_DEPLOYMENT,
                     container: "registration-controller",
                     service_account: REGISTRATION_SERVICE_ACCOUNT,
                     image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
@@ -218,6 +219,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
                 klusterlet,
                 AgentDeployment {
                     name: WORK_DEPLOYMENT,
+                    app: WORK_AGENT_APP,
                     container: "klusterlet-manifestwork-agent",
                     service_account: WORK_SERVICE_ACCOUNT,
                     image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
@@ -288,6 +290,8 @@ fn work_cluster_rules() -> Vec<PolicyRule> {
 /// What differs between the two agent Deployments.
 struct AgentDeployment {
     name: &'static str,
+    /// The `app` label its selector matches, as upstream's klusterlet labels it.
+    app: &'static str,
     container: &'static str,
     service_account: &'static str,
     image: String,
@@ -336,8 +340,8 @@ fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
         ..PodSpec::default()
     };
     let meta = namespaced_meta(klusterlet.spec.agent_namespace(), agent.name)
-        .with_labels(labels([("app", agent.name), (LABEL_KLUSTERLET, &klusterlet.name_any())]));
-    objects::deployment(meta, agent.name, BTreeMap::new(), pod)
+        .with_labels(labels([("app", agent.app), (LABEL_KLUSTERLET, &klusterlet.name_any())]));
+    objects::deployment(meta, agent.app, BTreeMap::new(), pod)
 }
 
 #[cfg(test)]
@@ -411,6 +415,18 @@ mod tests {
         assert_eq!(field.field_path, "metadata.namespace");
         assert_eq!(registration.labels().get("app").map(String::as_str), Some(REGISTRATION_DEPLOYMENT));
         assert_eq!(registration.labels().get(LABEL_KLUSTERLET).map(String::as_str), Some("klusterlet"));
+    }
+
+    #[test]
+    fn the_agents_are_selected_by_upstreams_app_labels_so_either_operator_updates_them_in_place() {
+        let desired = render(&klusterlet()).unwrap();
+        let selected = |d: &Deployment| {
+            d.spec.as_ref().and_then(|s| s.selector.match_labels.clone()).unwrap_or_default().get("app").cloned()
+        };
+        let [registration, work] = &desired.deployments[..] else { panic!("two agents") };
+        assert_eq!(selected(registration).as_deref(), Some("klusterlet-registration-agent"));
+        assert_eq!(selected(work).as_deref(), Some("klusterlet-manifestwork-agent"));
+        assert_eq!(work.metadata.name.as_deref(), Some("klusterlet-work-agent"), "upstream's name too");
     }
 
     #[test]
