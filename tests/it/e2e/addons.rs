@@ -413,3 +413,64 @@ async fn a_fleetctl_addon_installed_by_placements_runs_on_the_decided_cluster_an
         .await
         .expect("the agent removed");
 }
+
+/// An AddOnDeploymentConfig configures fleetctl's addon agents as upstream's addon framework
+/// applies one: the ClusterManagementAddOn's default config gives the agent its settings
+/// (`customizedVariables`) and its Pods' tolerations (`nodePlacement`), and a change of the
+/// config rolls the agent.
+#[tokio::test]
+async fn an_addon_deployment_config_gives_the_agent_its_settings_and_placement_and_its_changes_roll_it() {
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    ok(env.fleetctl(&[
+        "import",
+        "cluster1",
+        "--hub-context",
+        "hub",
+        "--cluster-context",
+        "cluster1",
+        "--addons",
+        CERT,
+    ]));
+    let configs: Api<fleetctl_api::addon::v1alpha1::AddOnDeploymentConfig> = Api::namespaced(hub.clone(), "cluster1");
+    let config = serde_json::from_value(json!({
+        "metadata": {"name": "cert-config", "namespace": "cluster1"},
+        "spec": {"customizedVariables": [{"name": "minimumDuration", "value": "720h"}],
+                 "nodePlacement": {"tolerations": [{"key": "infra", "operator": "Exists", "effect": "NoSchedule"}]}},
+    }))
+    .expect("a config");
+    configs.create(&PostParams::default(), &config).await.expect("the config");
+    let default = json!({"spec": {"supportedConfigs": [{"group": "addon.open-cluster-management.io",
+        "resource": "addondeploymentconfigs", "defaultConfig": {"namespace": "cluster1", "name": "cert-config"}}]}});
+    let cmas: Api<fleetctl_api::addon_management::ClusterManagementAddOn> = Api::all(hub.clone());
+    cmas.patch(CERT, &PatchParams::default(), &Patch::Merge(&default)).await.expect("the default config");
+
+    let deployments: Api<Deployment> = Api::namespaced(env.client("cluster1").await, ADDON_NS);
+    let args = |d: &Deployment| -> Vec<String> {
+        d.spec
+            .as_ref()
+            .and_then(|s| s.template.spec.as_ref())
+            .map(|p| p.containers[0].args.clone().unwrap_or_default())
+            .unwrap_or_default()
+    };
+    let configured = wait_for(
+        deployments.clone(),
+        CERT,
+        "the agent with its config's settings",
+        WAIT,
+        move |d: Option<&Deployment>| d.is_some_and(|d| args(d).contains(&"--window=720h".to_string())),
+    )
+    .await
+    .expect("configured")
+    .expect("present");
+    let pod = configured.spec.and_then(|s| s.template.spec).expect("pod");
+    assert_eq!(pod.tolerations.unwrap_or_default()[0].key.as_deref(), Some("infra"), "its config's node placement");
+
+    let changed = json!({"spec": {"customizedVariables": [{"name": "minimumDuration", "value": "48h"}]}});
+    configs.patch("cert-config", &PatchParams::default(), &Patch::Merge(&changed)).await.expect("changed");
+    wait_for(deployments, CERT, "the agent rolled with the config's change", WAIT, move |d: Option<&Deployment>| {
+        d.is_some_and(|d| args(d).contains(&"--window=48h".to_string()))
+    })
+    .await
+    .expect("rolled");
+}

@@ -8,6 +8,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde_json::Value;
 
+use fleetctl_api::addon::v1alpha1::NodePlacement;
 use fleetctl_api::addon::{
     CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR, SEARCH_KINDS, status_name,
 };
@@ -49,11 +50,22 @@ fn agent_args(addon: &str, settings: &[String]) -> Vec<String> {
     ["addon", addon].into_iter().map(str::to_string).chain(settings.iter().cloned()).collect()
 }
 
+/// How an addon's agent runs.
+#[derive(Debug, Clone, Default)]
+pub struct Agent<'a> {
+    /// Its image.
+    pub image: &'a str,
+    /// Its settings, as flags.
+    pub settings: Vec<String>,
+    /// Where its Pods go (its deployment config's `nodePlacement`).
+    pub placement: Option<&'a NodePlacement>,
+}
+
 /// The manifests of one addon agent: ServiceAccount, its rights (its own lease and status
 /// ConfigMap in the addon namespace; its reads cluster-wide) and the Deployment. The addon
 /// namespace itself belongs to the klusterlet operator, so removing one addon never
 /// removes the others' namespace.
-pub fn manifests(addon: &str, image: &str, settings: &[String]) -> Vec<Value> {
+pub fn manifests(addon: &str, agent: &Agent<'_>) -> Vec<Value> {
     let ns = DEFAULT_ADDON_INSTALL_NAMESPACE;
     let sa = service_account(addon);
     let role = cluster_role(addon);
@@ -70,9 +82,15 @@ pub fn manifests(addon: &str, image: &str, settings: &[String]) -> Vec<Value> {
     let container = Container {
         env: Some(vec![objects::env_from_field("POD_NAMESPACE", "metadata.namespace")]),
         resources: Some(objects::requests("10m", "16Mi")),
-        ..objects::container(addon, image, agent_args(addon, settings))
+        ..objects::container(addon, agent.image, agent_args(addon, &agent.settings))
     };
-    let pod = PodSpec { service_account_name: Some(sa.clone()), containers: vec![container], ..PodSpec::default() };
+    let pod = PodSpec {
+        service_account_name: Some(sa.clone()),
+        containers: vec![container],
+        node_selector: agent.placement.map(|p| p.node_selector.clone()).filter(|s| !s.is_empty()),
+        tolerations: agent.placement.map(|p| p.tolerations.clone()).filter(|t| !t.is_empty()),
+        ..PodSpec::default()
+    };
     vec![
         document(&objects::service_account(namespaced_meta(ns, &sa).with_labels(ours()))),
         document(&objects::role(namespaced_meta(ns, &role).with_labels(ours()), own_objects)),
@@ -84,11 +102,11 @@ pub fn manifests(addon: &str, image: &str, settings: &[String]) -> Vec<Value> {
 }
 
 /// The work of one addon, owned by its ManagedClusterAddOn.
-pub fn work(cluster: &str, addon: &str, image: &str, settings: &[String], owner: OwnerReference) -> ManifestWork {
+pub fn work(cluster: &str, addon: &str, agent: &Agent<'_>, owner: OwnerReference) -> ManifestWork {
     let mut work = ManifestWork::for_cluster(
         cluster,
         &work_name(addon),
-        manifests(addon, image, settings).into_iter().map(Manifest).collect(),
+        manifests(addon, agent).into_iter().map(Manifest).collect(),
     );
     work.metadata.labels = Some(BTreeMap::from([(LABEL_ADDON_NAME.to_string(), addon.to_string())]));
     work.metadata.owner_references = Some(vec![owner]);
@@ -106,7 +124,14 @@ mod tests {
     fn an_addon_work_deploys_the_agent_with_its_own_rights() {
         let owner =
             OwnerReference { name: CERT_POLICY_CONTROLLER.into(), uid: "u".into(), ..OwnerReference::default() };
-        let work = work("c1", CERT_POLICY_CONTROLLER, "quay.io/x/fleetctl:v1", &["--window=7d".into()], owner);
+        let placement: NodePlacement = serde_json::from_value(json!({
+            "nodeSelector": {"node-role.kubernetes.io/infra": ""},
+            "tolerations": [{"key": "infra", "operator": "Exists", "effect": "NoSchedule"}],
+        }))
+        .unwrap();
+        let agent =
+            Agent { image: "quay.io/x/fleetctl:v1", settings: vec!["--window=7d".into()], placement: Some(&placement) };
+        let work = work("c1", CERT_POLICY_CONTROLLER, &agent, owner);
         assert_eq!(work.metadata.name.as_deref(), Some("addon-cert-policy-controller-deploy-0"));
         assert_eq!(work.metadata.labels.as_ref().unwrap()[LABEL_ADDON_NAME], "cert-policy-controller");
         let manifests: Vec<&Value> = work.spec.workload.manifests.iter().map(|m| &m.0).collect();
@@ -118,6 +143,9 @@ mod tests {
         assert_eq!(container.get("command"), None, "the image's entrypoint, fleetctld, runs it");
         assert_eq!(container["args"], json!(["addon", "cert-policy-controller", "--window=7d"]));
         assert_eq!(container["image"], "quay.io/x/fleetctl:v1");
+        let pod = &deployment["spec"]["template"]["spec"];
+        assert_eq!(pod["nodeSelector"], json!({"node-role.kubernetes.io/infra": ""}), "its config's node placement");
+        assert_eq!(pod["tolerations"][0]["key"], "infra");
         assert_eq!(
             manifests[3]["rules"],
             json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list", "watch"]}])

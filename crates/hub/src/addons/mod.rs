@@ -19,6 +19,7 @@
 //! there, and writes (or deletes) only what is to change — a fresh hub controller's pass
 //! over a fleet whose addons are disabled asks the hub nothing.
 
+mod deployment_config;
 pub mod install;
 mod manifests;
 mod status;
@@ -34,14 +35,16 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 
-use manifests::{work, work_name};
+use manifests::{Agent, work, work_name};
 
 use super::context::{Ctx, HUB, HubError};
 use super::import::desired_version;
 use super::watches::{Followed, Listed, bounded, known, stored};
 use fleetctl_api::addon::IAM_POLICY_CONTROLLER;
 use fleetctl_api::addon::KlusterletAddonConfigSpec;
+use fleetctl_api::addon::v1alpha1::AddOnDeploymentConfig;
 use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
+use fleetctl_api::addon_management::ClusterManagementAddOn;
 use fleetctl_api::conditions::{ANNOTATION_ADDON_VALUES, LABEL_ADDON_NAME, set_condition, set_conditions};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManagedClusterAddOnSpec, ManifestWork};
 
@@ -54,11 +57,27 @@ fn config_of<K: ResourceExt>(object: K) -> Option<ObjectRef<KlusterletAddonConfi
     object.namespace().map(|ns| ObjectRef::new(&ns).within(&ns))
 }
 
-/// What a pass reads: the clusters, the addons and the addon works, as watched.
+/// What a pass reads: the clusters, the addons and the addon works, the addons'
+/// ClusterManagementAddOns and deployment configs, as watched.
 struct Stores {
     clusters: Store<ManagedCluster>,
     addons: Store<ManagedClusterAddOn>,
     works: Store<ManifestWork>,
+    managements: Store<ClusterManagementAddOn>,
+    configs: Store<AddOnDeploymentConfig>,
+}
+
+impl Stores {
+    /// The ClusterManagementAddOn of `addon`.
+    fn management(&self, addon: &str) -> Option<Arc<ClusterManagementAddOn>> {
+        self.managements.get(&ObjectRef::new(addon))
+    }
+
+    /// The configs of the clusters whose addon `changed` (a ClusterManagementAddOn's name, or
+    /// a deployment config they use) concerns.
+    fn configs_of(&self, concerns: impl Fn(&ManagedClusterAddOn) -> bool) -> Vec<ObjectRef<KlusterletAddonConfig>> {
+        self.addons.state().iter().filter(|a| concerns(a)).filter_map(|a| config_of(a.as_ref().clone())).collect()
+    }
 }
 
 /// Runs the addon controller until the returned future is dropped.
@@ -67,6 +86,10 @@ pub async fn controller(ctx: Ctx, clusters: Followed) {
     let client = ctx.client.clone();
     let (addons, addon_changes) = stored(Api::<ManagedClusterAddOn>::all(client.clone()), all());
     let (works, work_changes) = stored(Api::<ManifestWork>::all(client.clone()), all().labels(LABEL_ADDON_NAME));
+    let (managements, management_changes) = stored(Api::<ClusterManagementAddOn>::all(client.clone()), all());
+    let (configs, config_changes) = stored(Api::<AddOnDeploymentConfig>::all(client.clone()), all());
+    let stores = Arc::new(Stores { clusters: clusters.store, addons, works, managements, configs });
+    let (by_management, by_config) = (stores.clone(), stores.clone());
     let controller = Controller::new(Api::<KlusterletAddonConfig>::all(client), all())
         .with_config(bounded())
         .watches_stream(addon_changes, config_of)
@@ -74,13 +97,27 @@ pub async fn controller(ctx: Ctx, clusters: Followed) {
         .watches_stream(clusters.changes, |cluster: ManagedCluster| {
             let name = cluster.name_any();
             Some(ObjectRef::new(&name).within(&name))
+        })
+        // A default config changed: every cluster with the addon.
+        .watches_stream(management_changes, move |management: ClusterManagementAddOn| {
+            by_management.configs_of(|a| a.name_any() == management.name_any())
+        })
+        // A deployment config changed: every cluster whose addon uses it.
+        .watches_stream(config_changes, move |config: AddOnDeploymentConfig| {
+            by_config
+                .configs_of(|a| deployment_config::uses(a, by_config.management(&a.name_any()).as_deref(), &config))
         });
-    let stores = Arc::new(Stores { clusters: clusters.store, addons, works });
     // The stores fill as the controller runs their watches: a pass decides on full ones.
     let (listed, listing) = Listed::after({
         let stores = stores.clone();
         async move {
-            tokio::join!(known(&stores.clusters), known(&stores.addons), known(&stores.works));
+            tokio::join!(
+                known(&stores.clusters),
+                known(&stores.addons),
+                known(&stores.works),
+                known(&stores.managements),
+                known(&stores.configs)
+            );
             true
         }
     });
@@ -120,7 +157,7 @@ async fn reconcile(
     for (addon, enabled) in wanted(&config.spec) {
         // Enabled by the cluster's config, or placed by the addon's install strategy.
         if enabled || install::placed(&stores.addons, &cluster_name, addon) {
-            install(&addons, &works, &cluster_name, addon, &image).await?;
+            install(&addons, &works, &cluster_name, addon, &image, &stores).await?;
         } else if stores.works.get(&ObjectRef::new(&work_name(addon)).within(&cluster_name)).is_some() {
             // The addon object goes only after the agent is gone from the cluster; the
             // work's removal brings us back here.
@@ -140,6 +177,7 @@ async fn install(
     cluster: &str,
     addon: &str,
     image: &str,
+    stores: &Stores,
 ) -> Result<(), HubError> {
     let mut object = ManagedClusterAddOn::for_cluster(cluster, addon);
     object.spec = ManagedClusterAddOnSpec {
@@ -153,7 +191,25 @@ async fn install(
     }
     let Some(owner) = applied.controller_owner_ref(&()) else { return Ok(()) };
     let settings = applied.annotations().get(ANNOTATION_ADDON_VALUES).map(String::as_str);
-    let args = match values::agent_args(addon, settings) {
+    let config = match deployment_config::reference(&applied, stores.management(addon).as_deref()) {
+        Some(reference) => match stores.configs.get(&reference) {
+            Some(config) => Some(config),
+            None => {
+                // What runs keeps running as it is until the config it names is there.
+                let missing = format!(
+                    "AddOnDeploymentConfig {}/{} is not found",
+                    reference.namespace.as_deref().unwrap_or_default(),
+                    reference.name
+                );
+                let condition = status::unsupported(&missing);
+                update_conditions(addons, &applied, |conditions| set_condition(conditions, condition.clone())).await?;
+                return Ok(());
+            }
+        },
+        None => None,
+    };
+    let variables = config.as_deref().map_or_else(serde_json::Map::new, deployment_config::variables);
+    let args = match values::agent_args(addon, variables, settings) {
         Ok(args) => args,
         Err(e) => {
             // What runs keeps running with the settings it had; the fix is the annotation's.
@@ -162,7 +218,9 @@ async fn install(
             return Ok(());
         }
     };
-    let work = match HUB.apply(works, &work(cluster, addon, image, &args, owner)).await {
+    let placement = config.as_deref().and_then(|c| c.spec.node_placement.as_ref());
+    let agent = Agent { image, settings: args, placement };
+    let work = match HUB.apply(works, &work(cluster, addon, &agent, owner)).await {
         Ok(work) => work,
         Err(e) => {
             let condition = status::work_not_written(&fleetctl_kube::errors::chain(&e));

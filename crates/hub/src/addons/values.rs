@@ -47,7 +47,11 @@ pub enum ValuesError {
         why: String,
     },
     /// A key the addon does not know.
-    #[error("{addon} has no setting {key:?} ({known}); fix or remove it in annotation {}", ANNOTATION_ADDON_VALUES)]
+    #[error(
+        "{addon} has no setting {key:?} ({known}); fix or remove it in annotation {} or in the \
+         customizedVariables of its AddOnDeploymentConfig",
+        ANNOTATION_ADDON_VALUES
+    )]
     UnknownKey {
         /// The addon.
         addon: String,
@@ -70,13 +74,17 @@ pub enum ValuesError {
     },
 }
 
-/// The agent flags for an addon's values (none without the annotation).
-pub fn agent_args(addon: &str, annotation: Option<&str>) -> Result<Vec<String>, ValuesError> {
-    let Some(text) = annotation.map(str::trim).filter(|t| !t.is_empty()) else { return Ok(Vec::new()) };
+/// The agent flags for an addon's values: `base` (its deployment config's variables) with
+/// the annotation's on top (none without either).
+pub fn agent_args(addon: &str, base: Map<String, Value>, annotation: Option<&str>) -> Result<Vec<String>, ValuesError> {
     let settings: Vec<_> = SETTINGS.iter().filter(|(a, ..)| *a == addon).collect();
-    let example = settings.first().map_or(GLOBAL, |(_, key, ..)| key).to_string();
-    let values: Map<String, Value> =
-        serde_json::from_str(text).map_err(|e| ValuesError::NotAnObject { example, why: e.to_string() })?;
+    let mut values = base;
+    if let Some(text) = annotation.map(str::trim).filter(|t| !t.is_empty()) {
+        let example = settings.first().map_or(GLOBAL, |(_, key, ..)| key).to_string();
+        let annotated: Map<String, Value> =
+            serde_json::from_str(text).map_err(|e| ValuesError::NotAnObject { example, why: e.to_string() })?;
+        values.extend(annotated);
+    }
     let mut args = Vec::new();
     for (key, value) in &values {
         if key == GLOBAL {
@@ -114,27 +122,37 @@ mod tests {
 
     #[test]
     fn known_values_become_agent_flags() {
-        assert_eq!(agent_args(CERT_POLICY_CONTROLLER, None).unwrap(), Vec::<String>::new());
-        assert_eq!(agent_args(CERT_POLICY_CONTROLLER, Some(" ")).unwrap(), Vec::<String>::new());
-        let cert = agent_args(CERT_POLICY_CONTROLLER, Some(r#"{"minimumDuration": "720h", "global": {"a": 1}}"#));
+        assert_eq!(agent_args(CERT_POLICY_CONTROLLER, Map::new(), None).unwrap(), Vec::<String>::new());
+        assert_eq!(agent_args(CERT_POLICY_CONTROLLER, Map::new(), Some(" ")).unwrap(), Vec::<String>::new());
+        let cert =
+            agent_args(CERT_POLICY_CONTROLLER, Map::new(), Some(r#"{"minimumDuration": "720h", "global": {"a": 1}}"#));
         assert_eq!(cert.unwrap(), ["--window=720h"]);
-        let iam = agent_args(IAM_POLICY_CONTROLLER, Some(r#"{"maxClusterRoleBindingUsers": 5}"#));
+        let iam = agent_args(IAM_POLICY_CONTROLLER, Map::new(), Some(r#"{"maxClusterRoleBindingUsers": 5}"#));
         assert_eq!(iam.unwrap(), ["--max=5"]);
-        assert_eq!(agent_args(SEARCH_COLLECTOR, Some(r#"{"global": {}}"#)).unwrap(), Vec::<String>::new());
+        assert_eq!(agent_args(SEARCH_COLLECTOR, Map::new(), Some(r#"{"global": {}}"#)).unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_deployment_configs_variables_are_settings_and_the_annotation_wins_where_both_set_one() {
+        let base: Map<String, Value> = serde_json::from_str(r#"{"minimumDuration": "720h"}"#).unwrap();
+        assert_eq!(agent_args(CERT_POLICY_CONTROLLER, base.clone(), None).unwrap(), ["--window=720h"]);
+        let over = agent_args(CERT_POLICY_CONTROLLER, base, Some(r#"{"minimumDuration": "48h"}"#));
+        assert_eq!(over.unwrap(), ["--window=48h"]);
     }
 
     #[test]
     fn bad_values_say_what_to_fix() {
-        let not_json = agent_args(CERT_POLICY_CONTROLLER, Some("minimumDuration: 7d")).unwrap_err();
+        let not_json = agent_args(CERT_POLICY_CONTROLLER, Map::new(), Some("minimumDuration: 7d")).unwrap_err();
         assert!(matches!(not_json, ValuesError::NotAnObject { .. }));
         assert!(not_json.to_string().contains(r#"{"minimumDuration": ...}"#), "{not_json}");
-        let typo = agent_args(IAM_POLICY_CONTROLLER, Some(r#"{"maxClusterAdmins": 5}"#)).unwrap_err();
+        let typo = agent_args(IAM_POLICY_CONTROLLER, Map::new(), Some(r#"{"maxClusterAdmins": 5}"#)).unwrap_err();
         assert_eq!(
             typo.to_string(),
             "iam-policy-controller has no setting \"maxClusterAdmins\" \
-            (known: maxClusterRoleBindingUsers); fix or remove it in annotation addon.open-cluster-management.io/values"
+            (known: maxClusterRoleBindingUsers); fix or remove it in annotation addon.open-cluster-management.io/values \
+            or in the customizedVariables of its AddOnDeploymentConfig"
         );
-        let none = agent_args(SEARCH_COLLECTOR, Some(r#"{"x": 1}"#)).unwrap_err();
+        let none = agent_args(SEARCH_COLLECTOR, Map::new(), Some(r#"{"x": 1}"#)).unwrap_err();
         assert!(none.to_string().contains("(it takes none)"), "{none}");
         for (addon, values) in [
             (IAM_POLICY_CONTROLLER, r#"{"maxClusterRoleBindingUsers": -1}"#),
@@ -142,7 +160,10 @@ mod tests {
             (CERT_POLICY_CONTROLLER, r#"{"minimumDuration": 7}"#),
             (CERT_POLICY_CONTROLLER, r#"{"minimumDuration": "a week"}"#),
         ] {
-            assert!(matches!(agent_args(addon, Some(values)), Err(ValuesError::BadValue { .. })), "{values}");
+            assert!(
+                matches!(agent_args(addon, Map::new(), Some(values)), Err(ValuesError::BadValue { .. })),
+                "{values}"
+            );
         }
     }
 }

@@ -47,8 +47,9 @@ fn rules() -> Vec<PolicyRule> {
             &["managedclusteraddons", "managedclusteraddons/status", "managedclusteraddons/finalizers"],
             RW,
         ),
-        // Install strategies: the addons' ClusterManagementAddOns read.
-        rule(&[ADDON_GROUP], &["clustermanagementaddons"], &["get", "list", "watch"]),
+        // Install strategies and deployment configs: the addons' ClusterManagementAddOns and
+        // AddOnDeploymentConfigs read.
+        rule(&[ADDON_GROUP], &["clustermanagementaddons", "addondeploymentconfigs"], &["get", "list", "watch"]),
         // Cluster sets: the default sets kept, the sets' and bindings' status reported, and
         // clusters without a set labelled into `default` (which the join policy checks).
         rule(&[CLUSTER_GROUP], &["managedclustersets"], &["create", "get", "list", "watch", "patch"]),
