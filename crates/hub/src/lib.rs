@@ -21,8 +21,8 @@ pub mod placement;
 pub mod registration;
 pub mod serve;
 mod watches;
-pub mod webhook;
-pub mod work_ttl;
+mod webhook;
+mod work_ttl;
 pub mod works;
 
 use std::sync::Arc;

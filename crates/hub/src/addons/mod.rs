@@ -20,7 +20,7 @@
 //! over a fleet whose addons are disabled asks the hub nothing.
 
 mod deployment_config;
-pub mod install;
+pub(crate) mod install;
 mod manifests;
 mod status;
 mod values;

@@ -10,7 +10,7 @@
 //! HTTPS endpoint ([`server`]).
 
 mod ca_bundle;
-pub mod certificate;
+mod certificate;
 mod review;
 mod server;
 
