@@ -273,13 +273,14 @@ fn a_service_gets_a_cluster_ip_node_ports_and_endpoints_of_its_ready_pods() {
     let node_port = service["spec"]["ports"][0]["nodePort"].as_i64().unwrap();
     assert!((30000..=32767).contains(&node_port), "{node_port}");
 
-    k.ok(&["wait", "endpoints/web", "--for=jsonpath={.subsets[0].addresses[0].ip}=127.0.0.1", "--timeout=60s"]);
+    k.ok(&["wait", "endpoints/web", "--for=jsonpath={.subsets[0].addresses[0].targetRef.kind}=Pod", "--timeout=60s"]);
     let endpoints = k.json(&["get", "endpoints", "web"]);
     let address = &endpoints["subsets"][0]["addresses"][0];
-    assert_eq!(address["targetRef"]["kind"], "Pod", "{endpoints}");
+    let pod = k.json(&["get", "pods", "-l", "app=web"]);
+    assert_eq!(address["ip"], pod["items"][0]["status"]["podIP"], "the ready Pod's address: {endpoints}");
     assert_eq!(endpoints["subsets"][0]["ports"][0]["port"], 80);
     let rows = table(&k.ok(&["get", "endpoints", "web"]));
-    assert_eq!(rows[1][1], "127.0.0.1:80", "{rows:?}");
+    assert_eq!(rows[1][1], format!("{}:80", address["ip"].as_str().unwrap()), "{rows:?}");
     let slices = k.json(&["get", "endpointslices", "-l", "kubernetes.io/service-name=web"]);
     let slice = &slices["items"][0];
     assert_eq!(slice["addressType"], "IPv4");
