@@ -253,6 +253,10 @@ pub const LABEL_KLUSTERLET_WORKS: &str = "import.open-cluster-management.io/klus
 pub const LABEL_IMPORT_SECRET: &str = "managedcluster-import-controller.open-cluster-management.io/import-secret";
 /// Names the addon a hub object belongs to.
 pub const LABEL_ADDON_NAME: &str = "open-cluster-management.io/addon-name";
+/// On a ManagedClusterAddOn the hub wrote because the cluster's KlusterletAddonConfig enables
+/// the addon: the config disabling it takes it away. One without it (written by hand, by
+/// `clusteradm addon enable`, by an install strategy) is its writer's to remove.
+pub const LABEL_ADDON_ENABLED_BY_CONFIG: &str = "fleetctl.io/enabled-by-klusterletaddonconfig";
 
 // ---------------------------------------------------------------------------------------------
 // Annotations

@@ -474,3 +474,42 @@ async fn an_addon_deployment_config_gives_the_agent_its_settings_and_placement_a
     .await
     .expect("rolled");
 }
+
+/// A ManagedClusterAddOn written by someone else — here as `clusteradm addon enable` writes
+/// it, in v1beta1 — installs fleetctl's addon as upstream's `Manual` strategy installs any
+/// addon, though the cluster's KlusterletAddonConfig does not enable it; deleting it (as
+/// `clusteradm addon disable` does) removes the agent.
+#[tokio::test]
+async fn a_managed_cluster_addon_written_by_hand_installs_the_addon_and_its_deletion_removes_it() {
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let resource = kube::api::ApiResource::from_gvk_with_plural(
+        &kube::api::GroupVersionKind::gvk("addon.open-cluster-management.io", "v1beta1", "ManagedClusterAddOn"),
+        "managedclusteraddons",
+    );
+    let beta: Api<kube::api::DynamicObject> = Api::namespaced_with(hub.clone(), "cluster1", &resource);
+    let by_hand = serde_json::from_value(json!({
+        "apiVersion": "addon.open-cluster-management.io/v1beta1", "kind": "ManagedClusterAddOn",
+        "metadata": {"name": IAM, "namespace": "cluster1",
+                     "annotations": {"addon.open-cluster-management.io/v1alpha1-install-namespace": ADDON_NS}},
+        "spec": {},
+    }))
+    .expect("an addon");
+    beta.create(&PostParams::default(), &by_hand).await.expect("written by hand");
+    let deployments: Api<Deployment> = Api::namespaced(env.client("cluster1").await, ADDON_NS);
+    wait_for(deployments.clone(), IAM, "the agent of the addon written by hand", WAIT, |d: Option<&Deployment>| {
+        d.is_some()
+    })
+    .await
+    .expect("installed");
+    let addons: Api<ManagedClusterAddOn> = Api::namespaced(hub.clone(), "cluster1");
+    let written = addons.get(IAM).await.expect("still there");
+    assert!(
+        !written.labels().contains_key(fleetctl_api::conditions::LABEL_ADDON_ENABLED_BY_CONFIG),
+        "not the config's: {:?}",
+        written.labels()
+    );
+    beta.delete(IAM, &Default::default()).await.expect("deleted by hand");
+    wait_for(deployments, IAM, "the agent gone", WAIT, |d: Option<&Deployment>| d.is_none()).await.expect("removed");
+}

@@ -151,11 +151,3 @@ async fn reconcile(
     }
     Ok(Action::await_change())
 }
-
-/// Whether the cluster's ManagedClusterAddOn `addon` is there by its addon's install strategy.
-pub fn placed(addons: &Store<ManagedClusterAddOn>, cluster: &str, addon: &str) -> bool {
-    addons.get(&ObjectRef::new(addon).within(cluster)).is_some_and(|a| {
-        a.meta().deletion_timestamp.is_none()
-            && a.owner_references().iter().any(|o| o.controller == Some(true) && o.kind == "ClusterManagementAddOn")
-    })
-}

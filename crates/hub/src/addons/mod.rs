@@ -11,8 +11,10 @@
 //! availability is not decided here: the registration agent relays the addon's lease and
 //! report to the ManagedClusterAddOn status.
 //!
-//! An addon whose ClusterManagementAddOn places it on a cluster ([`install`]) is deployed
-//! there as one the config enables; the config disabling it leaves that one alone.
+//! A ManagedClusterAddOn someone else wrote — by hand, `clusteradm addon enable`, the addon's
+//! install strategy ([`install`]) — is deployed as one the config enables, as upstream's
+//! Manual and Placements strategies install an addon; the config disabling the addon takes
+//! away only the ManagedClusterAddOns it made (marked [`LABEL_ADDON_ENABLED_BY_CONFIG`]).
 //!
 //! The controller follows the configs, their addons and addon works, and their clusters
 //! (joined, image version), the last three kept in stores: a pass reads what it decides on
@@ -45,7 +47,9 @@ use fleetctl_api::addon::KlusterletAddonConfigSpec;
 use fleetctl_api::addon::v1alpha1::AddOnDeploymentConfig;
 use fleetctl_api::addon::{CERT_POLICY_CONTROLLER, DEFAULT_ADDON_INSTALL_NAMESPACE, SEARCH_COLLECTOR};
 use fleetctl_api::addon_management::ClusterManagementAddOn;
-use fleetctl_api::conditions::{ANNOTATION_ADDON_VALUES, LABEL_ADDON_NAME, set_condition, set_conditions};
+use fleetctl_api::conditions::{
+    ANNOTATION_ADDON_VALUES, LABEL_ADDON_ENABLED_BY_CONFIG, LABEL_ADDON_NAME, set_condition, set_conditions,
+};
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManagedClusterAddOnSpec, ManifestWork};
 
 /// The name the controller's metrics and logs go by.
@@ -155,31 +159,42 @@ async fn reconcile(
     let works: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &cluster_name);
     let image = ctx.config.image(desired_version(&cluster, &ctx.config.default_version));
     for (addon, enabled) in wanted(&config.spec) {
-        // Enabled by the cluster's config, or placed by the addon's install strategy.
-        if enabled || install::placed(&stores.addons, &cluster_name, addon) {
-            install(&addons, &works, &cluster_name, addon, &image, &stores).await?;
+        let existing = stores.addons.get(&ObjectRef::new(addon).within(&cluster_name));
+        let by_config = |a: &ManagedClusterAddOn| a.labels().contains_key(LABEL_ADDON_ENABLED_BY_CONFIG);
+        // Enabled by the cluster's config, or asked for by anyone else (a ManagedClusterAddOn
+        // written by hand, by `clusteradm addon enable` or by the addon's install strategy,
+        // as upstream's Manual and Placements strategies install an addon).
+        let requested = existing.as_ref().is_some_and(|a| a.meta().deletion_timestamp.is_none() && !by_config(a));
+        if enabled || requested {
+            install(&addons, &works, &cluster_name, addon, &image, enabled, &stores).await?;
         } else if stores.works.get(&ObjectRef::new(&work_name(addon)).within(&cluster_name)).is_some() {
             // The addon object goes only after the agent is gone from the cluster; the
             // work's removal brings us back here.
             delete(&works, &work_name(addon), &DeleteParams::background()).await?;
-        } else if stores.addons.get(&ObjectRef::new(addon).within(&cluster_name)).is_some() {
+        } else if existing.is_some_and(|a| by_config(&a)) {
             delete(&addons, addon, &DeleteParams::background()).await?;
         }
     }
     Ok(Action::await_change())
 }
 
-/// Applies an enabled addon's ManagedClusterAddOn and, with the settings of its values
-/// annotation, its work; then sets `ManifestApplied` and `Progressing` from the work.
+/// Applies an enabled addon's ManagedClusterAddOn (marked as the config's when the config
+/// enables it, `by_config`: the config disabling it later takes it away)
+/// and, with the settings of its values annotation, its work; then sets `ManifestApplied`
+/// and `Progressing` from the work.
 async fn install(
     addons: &Api<ManagedClusterAddOn>,
     works: &Api<ManifestWork>,
     cluster: &str,
     addon: &str,
     image: &str,
+    by_config: bool,
     stores: &Stores,
 ) -> Result<(), HubError> {
     let mut object = ManagedClusterAddOn::for_cluster(cluster, addon);
+    if by_config {
+        object.metadata.labels = Some([(LABEL_ADDON_ENABLED_BY_CONFIG.to_string(), "true".to_string())].into());
+    }
     object.spec = ManagedClusterAddOnSpec {
         install_namespace: DEFAULT_ADDON_INSTALL_NAMESPACE.to_string(),
         ..ManagedClusterAddOnSpec::default()
