@@ -77,8 +77,8 @@ impl Stores {
         self.managements.get(&ObjectRef::new(addon))
     }
 
-    /// The configs of the clusters whose addon `changed` (a ClusterManagementAddOn's name, or
-    /// a deployment config they use) concerns.
+    /// The KlusterletAddonConfigs of the clusters whose ManagedClusterAddOn `concerns` picks
+    /// out (an addon whose ClusterManagementAddOn changed, one using a deployment config that did).
     fn configs_of(&self, concerns: impl Fn(&ManagedClusterAddOn) -> bool) -> Vec<ObjectRef<KlusterletAddonConfig>> {
         self.addons.state().iter().filter(|a| concerns(a)).filter_map(|a| config_of(a.as_ref().clone())).collect()
     }
