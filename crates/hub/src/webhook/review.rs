@@ -21,8 +21,9 @@ pub fn answer(review: ConversionReview) -> ConversionReview {
     match converted {
         Ok(objects) => response.success(objects),
         Err(e) => {
-            tracing::warn!(error = %e, desired = %desired, "conversion refused");
-            response.failure(Status::failure(&e.to_string(), "BadRequest"))
+            let why = fleetctl_kube::errors::chain(&e);
+            tracing::warn!(error = %why, desired = %desired, "conversion refused");
+            response.failure(Status::failure(&why, "BadRequest"))
         }
     }
     .into_review()
