@@ -1817,7 +1817,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__upgrade)
-            opts="-l -n -o -q -v -h --all --selector --placement --namespace --to --canary --parallel --wave-size --max-failures --soak --progress-deadline --no-rollback --no-wait --hub-kubeconfig --hub-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
+            opts="-l -n -o -q -v -h --all --selector --placement --namespace --to --canary --parallel --wave-size --max-failures --soak --progress-deadline --no-rollback --adopt-klusterlet --no-wait --hub-kubeconfig --hub-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -294,6 +294,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --dry-run 'Print the writes the command would make and make none: `server` (the default) has the API server check each one (`dryRun=All`), `client` sends nothing'
             cand --all 'Every cluster'
             cand --no-rollback 'Leave a cluster that failed as it is, rather than restoring its previous version'
+            cand --adopt-klusterlet 'Take over the klusterlet a cluster joined with by itself (`clusteradm join`, upstream''s klusterlet): the hub installs fleetctl''s, whose operator retires the other and takes over its agents with their registration and what they applied. Without it such a cluster is refused: a hub never replaces a klusterlet it did not install unless told to'
             cand --no-wait 'Record the version and return without waiting (one wave, no rollback)'
             cand --no-headers 'Print tables without their header line (table, wide, custom-columns)'
             cand -q 'Print only errors: no notes, no progress, only error logs'

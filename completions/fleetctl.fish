@@ -204,6 +204,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l dry-run -d
 client\t'Nothing is sent: the writes are only said'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l all -d 'Every cluster'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-rollback -d 'Leave a cluster that failed as it is, rather than restoring its previous version'
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l adopt-klusterlet -d 'Take over the klusterlet a cluster joined with by itself (`clusteradm join`, upstream\'s klusterlet): the hub installs fleetctl\'s, whose operator retires the other and takes over its agents with their registration and what they applied. Without it such a cluster is refused: a hub never replaces a klusterlet it did not install unless told to'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-wait -d 'Record the version and return without waiting (one wave, no rollback)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -l no-headers -d 'Print tables without their header line (table, wide, custom-columns)'
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand upgrade" -s q -l quiet -d 'Print only errors: no notes, no progress, only error logs'

@@ -208,7 +208,8 @@ async fn carry_out(
     let shape = rollout_of(fleet);
     let deadline = fleet.defaults.rollout.progress_deadline.unwrap_or(timeout);
     for (version, names) in upgrades(fleet, plan, &failed) {
-        let options = UpgradeOptions { version, wait: dry_run.is_none(), timeout: deadline, dry_run };
+        let options =
+            UpgradeOptions { version, wait: dry_run.is_none(), timeout: deadline, dry_run, adopt_klusterlet: false };
         let mut done = RolloutResult::planned(&names, &shape);
         let result = until_stopped(rollout(hub, &options, &shape, timeout, &observer, &mut done)).await;
         rollouts.push(done.summary());

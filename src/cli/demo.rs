@@ -194,7 +194,7 @@ async fn acts(story: &Story<'_>, kubeconfig: &Path) -> Result<(), DemoError> {
 
     let version = next_version();
     story.act(&format!("Act II — upgrade: cluster1's klusterlet moves to {version}"));
-    let options = UpgradeOptions { version: version.clone(), wait: true, timeout: WAIT, dry_run: None };
+    let options = UpgradeOptions::waiting(version.clone(), WAIT);
     upgrade(&hub, "cluster1", &options, &observer).await.map_err(failed("upgrading cluster1".into()))?;
     story.line(&format!("cluster1's agents were replaced and report {version}"));
 

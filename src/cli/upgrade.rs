@@ -64,6 +64,12 @@ pub struct UpgradeArgs {
     /// Leave a cluster that failed as it is, rather than restoring its previous version.
     #[arg(long)]
     no_rollback: bool,
+    /// Take over the klusterlet a cluster joined with by itself (`clusteradm join`, upstream's
+    /// klusterlet): the hub installs fleetctl's, whose operator retires the other and takes
+    /// over its agents with their registration and what they applied. Without it such a
+    /// cluster is refused: a hub never replaces a klusterlet it did not install unless told to.
+    #[arg(long)]
+    adopt_klusterlet: bool,
     /// Record the version and return without waiting (one wave, no rollback).
     #[arg(long, conflicts_with_all = ["canary", "soak", "max_failures", "progress_deadline", "no_rollback"])]
     no_wait: bool,
@@ -117,6 +123,7 @@ pub async fn run(args: UpgradeArgs, printer: &Printer) -> Result<(), CommandErro
         wait: !args.no_wait && args.dry_run.dry_run.is_none(),
         timeout: args.progress_deadline.unwrap_or(deadline),
         dry_run: args.dry_run.dry_run,
+        adopt_klusterlet: args.adopt_klusterlet,
     };
     let plan = Rollout {
         canary: args.canary,

@@ -13,6 +13,8 @@ use serde_json::json;
 
 use super::import::runs_import_controller;
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, join, step, wait_for};
+use fleetctl_agent::operator::cleanup::BOOTSTRAP_KUBECONFIG_ROLE;
+use fleetctl_agent::operator::render::{REGISTRATION_CLUSTER_ROLE, WORK_ROLE};
 use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, KLUSTERLET, import_secret};
 use fleetctl_api::{AppliedManifestWork, Klusterlet, ManagedCluster, conditions as c};
 use fleetctl_hub::cleanup::deletes_namespace;
@@ -39,8 +41,8 @@ pub struct DetachOptions {
 /// namespaces (the agents, their hub credentials and private key), its cluster-wide RBAC,
 /// and its CRDs (the Klusterlet is removed first, so that its operator can clean up).
 pub(super) const TARGET_NAMESPACES: [&str; 2] = [AGENT_NAMESPACE, "open-cluster-management-agent-addon"];
-pub(super) const TARGET_CLUSTER_RBAC: [&str; 3] =
-    [KLUSTERLET, "klusterlet-bootstrap-kubeconfig", "open-cluster-management:klusterlet-work"];
+pub(super) const TARGET_CLUSTER_RBAC: [&str; 4] =
+    [KLUSTERLET, BOOTSTRAP_KUBECONFIG_ROLE, REGISTRATION_CLUSTER_ROLE, WORK_ROLE];
 pub(super) const TARGET_CRDS: [&str; 2] =
     ["klusterlets.operator.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"];
 

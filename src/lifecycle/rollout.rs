@@ -574,7 +574,7 @@ mod tests {
         });
         let hub = Client::try_from(kube::Config::new(url.parse().expect("url"))).expect("client");
         let deadline = Duration::from_millis(100);
-        let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: deadline, dry_run: None };
+        let options = UpgradeOptions::waiting("0.2.0", deadline);
         let error = upgrade_within_deadline(&hub, "c1", &options, &|_| {}).await.expect_err("past its deadline");
         assert!(matches!(&error, LifecycleError::Timeout { after, .. } if *after == deadline), "{error}");
         assert_eq!(

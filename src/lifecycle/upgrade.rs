@@ -10,7 +10,9 @@ use serde_json::json;
 
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, refuse_if_leaving, step, wait_for};
 use fleetctl_api::names::VERSION_CLAIM;
-use fleetctl_api::names::{ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_KLUSTERLET_VERSION_FROM};
+use fleetctl_api::names::{
+    ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_KLUSTERLET_VERSION_FROM, ANNOTATION_OWN_KLUSTERLET,
+};
 use fleetctl_api::{ManagedCluster, ManifestWork};
 use fleetctl_kube::kube_error;
 use kube::ResourceExt;
@@ -26,6 +28,15 @@ pub struct UpgradeOptions {
     pub timeout: Duration,
     /// Say the write instead of making it.
     pub dry_run: Option<DryRun>,
+    /// Take over a klusterlet the cluster joined with by itself (see [`start`]).
+    pub adopt_klusterlet: bool,
+}
+
+impl UpgradeOptions {
+    /// An upgrade to `version` that waits up to `timeout` for it, adopting nothing.
+    pub fn waiting(version: impl Into<String>, timeout: Duration) -> Self {
+        Self { version: version.into(), wait: true, timeout, dry_run: None, adopt_klusterlet: false }
+    }
 }
 
 /// How an upgrade of a cluster began.
@@ -77,18 +88,22 @@ pub fn replaced_version(cluster: &ManagedCluster) -> Option<Option<&str>> {
 
 /// How an upgrade to `version` starts on `cluster`, and the patch it writes if it records
 /// the version: the version, and the one it replaces (empty: the hub's default), in one
-/// write that holds only if nobody changed the cluster since it was read.
-pub fn start(cluster: &ManagedCluster, version: &str) -> (Start, Option<serde_json::Value>) {
-    if desired_version(cluster) == Some(version) {
+/// write that holds only if nobody changed the cluster since it was read. `adopt` also hands
+/// the cluster's klusterlet to the hub ([`ANNOTATION_OWN_KLUSTERLET`] `false`: the hub
+/// imports a cluster that joined by itself, whatever its CSRs say).
+pub fn start(cluster: &ManagedCluster, version: &str, adopt: bool) -> (Start, Option<serde_json::Value>) {
+    let hand_over = adopt && cluster.annotations().get(ANNOTATION_OWN_KLUSTERLET).map(String::as_str) != Some("false");
+    if desired_version(cluster) == Some(version) && !hand_over {
         let start = if running_version(cluster) == Some(version) { Start::Done } else { Start::UnderWay };
         return (start, None);
     }
     // An empty version replaced is the hub's default (no annotation), which a rollback restores.
     let from = desired_version(cluster).unwrap_or("");
-    let patch = json!({"metadata": {
-        "resourceVersion": cluster.resource_version(),
-        "annotations": {ANNOTATION_KLUSTERLET_VERSION: version, ANNOTATION_KLUSTERLET_VERSION_FROM: from},
-    }});
+    let mut annotations = json!({ANNOTATION_KLUSTERLET_VERSION: version, ANNOTATION_KLUSTERLET_VERSION_FROM: from});
+    if hand_over {
+        annotations[ANNOTATION_OWN_KLUSTERLET] = json!("false");
+    }
+    let patch = json!({"metadata": {"resourceVersion": cluster.resource_version(), "annotations": annotations}});
     (Start::Recorded, Some(patch))
 }
 
@@ -110,7 +125,21 @@ fn refuse_if_foreign(name: &str, cluster: &ManagedCluster) -> Result<(), Lifecyc
         "cluster {name} runs a klusterlet that is not fleetctl's (it reports no {VERSION_CLAIM} claim), which a \
          fleetctl upgrade cannot move: on ACM its images follow the hub's import controller (REGISTRATION_OPERATOR_IMAGE, \
          REGISTRATION_IMAGE, WORK_IMAGE — upgrading ACM upgrades every klusterlet); on OCM run `clusteradm upgrade \
-         klusterlet` against the cluster; or detach it and `fleetctl import` it to run fleetctl's"
+         klusterlet` against the cluster; on a fleetctl hub, `--adopt-klusterlet` has fleetctl's operator take it over"
+    )))
+}
+
+/// Refuses, before any write, to adopt a foreign klusterlet the hub did not mark as one its
+/// cluster joined with by itself ([`ANNOTATION_OWN_KLUSTERLET`]): only fleetctl's hub marks
+/// them, and only its import controller follows the mark (ACM's renders upstream's klusterlet
+/// whatever a ManagedCluster says).
+fn refuse_unless_adoptable(name: &str, cluster: &ManagedCluster) -> Result<(), LifecycleError> {
+    let marked = cluster.annotations().contains_key(ANNOTATION_OWN_KLUSTERLET);
+    if marked || !foreign_klusterlet(cluster) {
+        return Ok(());
+    }
+    Err(LifecycleError::Refused(format!(
+        "cluster {name} runs a klusterlet that is not fleetctl's, and its hub did not mark it as joined by itself          ({ANNOTATION_OWN_KLUSTERLET}): only a fleetctl hub adopts a klusterlet — on ACM, upgrading ACM upgrades every          klusterlet; on OCM run `clusteradm upgrade klusterlet` against the cluster"
     )))
 }
 
@@ -135,6 +164,7 @@ async fn record(
     name: &str,
     version: &str,
     dry_run: Option<DryRun>,
+    adopt: bool,
 ) -> Result<(Start, ManagedCluster), LifecycleError> {
     for _ in 0..RECORD_TRIES {
         let Some(cluster) = clusters.get_opt(name).await.map_err(kube_error(format!("reading cluster {name}")))? else {
@@ -143,8 +173,11 @@ async fn record(
             )));
         };
         refuse_if_leaving(name, &cluster)?;
-        refuse_if_foreign(name, &cluster)?;
-        let (start, patch) = start(&cluster, version);
+        match adopt {
+            true => refuse_unless_adoptable(name, &cluster)?,
+            false => refuse_if_foreign(name, &cluster)?,
+        }
+        let (start, patch) = start(&cluster, version, adopt);
         let Some(patch) = patch else { return Ok((start, cluster)) };
         if dry_run.is_some_and(|d| !d.sends()) {
             return Ok((start, cluster));
@@ -180,7 +213,7 @@ pub async fn upgrade(
         &mut steps,
         name,
         "hub: desired version recorded",
-        record(&clusters, name, version, options.dry_run),
+        record(&clusters, name, version, options.dry_run, options.adopt_klusterlet),
     )
     .await?;
     if options.dry_run.is_some() {
@@ -283,7 +316,7 @@ mod tests {
     fn two_upgrades_of_one_cluster_to_one_version_are_one_upgrade() {
         // The first records the version and what it replaces, in one write that holds only
         // if nobody changed the cluster since it was read.
-        let (first, patch) = start(&cluster(Some("0.1.0"), None, "0.1.0"), "0.2.0");
+        let (first, patch) = start(&cluster(Some("0.1.0"), None, "0.1.0"), "0.2.0", false);
         assert_eq!(first, Start::Recorded);
         let patch = patch.expect("a write");
         assert_eq!(patch["metadata"]["resourceVersion"], "7");
@@ -291,13 +324,30 @@ mod tests {
         assert_eq!(patch["metadata"]["annotations"][ANNOTATION_KLUSTERLET_VERSION_FROM], "0.1.0");
         // The second (or a rerun after a kill) finds it under way and writes nothing.
         let under_way = cluster(Some("0.2.0"), Some("0.1.0"), "0.1.0");
-        assert_eq!(start(&under_way, "0.2.0"), (Start::UnderWay, None));
+        assert_eq!(start(&under_way, "0.2.0", false), (Start::UnderWay, None));
         assert_eq!(replaced_version(&under_way), Some(Some("0.1.0")), "what a rollback restores");
         // Once it runs there, there is nothing to do.
-        assert_eq!(start(&cluster(Some("0.2.0"), Some("0.1.0"), "0.2.0"), "0.2.0"), (Start::Done, None));
+        assert_eq!(start(&cluster(Some("0.2.0"), Some("0.1.0"), "0.2.0"), "0.2.0", false), (Start::Done, None));
         // From the hub's default, the default is what it replaces.
-        let (_, patch) = start(&cluster(None, None, "0.1.0"), "0.2.0");
+        let (_, patch) = start(&cluster(None, None, "0.1.0"), "0.2.0", false);
         assert_eq!(patch.expect("a write")["metadata"]["annotations"][ANNOTATION_KLUSTERLET_VERSION_FROM], "");
+    }
+
+    #[test]
+    fn adopting_hands_a_cluster_that_joined_by_itself_to_the_hub_with_the_version_even_when_already_desired() {
+        let mut joined = cluster(Some("0.2.0"), None, "");
+        joined.metadata.annotations.get_or_insert_default().insert(ANNOTATION_OWN_KLUSTERLET.into(), "true".into());
+        let (started, patch) = start(&joined, "0.2.0", true);
+        assert_eq!(started, Start::Recorded);
+        let patch = patch.expect("a write");
+        assert_eq!(patch["metadata"]["annotations"][ANNOTATION_OWN_KLUSTERLET], "false");
+        assert_eq!(patch["metadata"]["annotations"][ANNOTATION_KLUSTERLET_VERSION], "0.2.0");
+        // Once handed over, adopting again is an upgrade as any other.
+        joined.metadata.annotations.get_or_insert_default().insert(ANNOTATION_OWN_KLUSTERLET.into(), "false".into());
+        assert_eq!(start(&joined, "0.2.0", true), (Start::UnderWay, None));
+        // Without --adopt-klusterlet nothing hands it over.
+        let (_, patch) = start(&cluster(None, None, "0.1.0"), "0.2.0", false);
+        assert!(patch.expect("a write")["metadata"]["annotations"].get(ANNOTATION_OWN_KLUSTERLET).is_none());
     }
 
     #[test]

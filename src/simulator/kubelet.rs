@@ -23,7 +23,7 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 
 use fleetctl_agent::operator::{self, OperatorSettings};
-use fleetctl_agent::registration::{self, Identity};
+use fleetctl_agent::registration;
 use fleetctl_agent::work;
 use fleetctl_kube::runner::health::Health;
 use fleetctl_nodesim::InProcessCommand;
@@ -122,17 +122,15 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
                     OperatorSettings { namespace, hub_connection_check: false, ..OperatorSettings::default() };
                 operator::controller(client, settings).await;
             }
-            AgentRole::Registration(options, mut settings) => {
+            AgentRole::Registration(options, agent_id, mut settings) => {
                 if let Some(version) = version {
                     settings.version = version;
                 }
-                let identity =
-                    Identity { cluster: options.cluster, agent_id: options.agent_id, namespace: options.namespace };
+                let identity = registration::identity(&client, options.cluster, options.namespace, agent_id).await;
                 registration::agent(client, identity, settings).await;
             }
-            AgentRole::Work(options, settings) => {
-                work::agent(client, options.cluster, options.agent_id, options.namespace, Health::default(), settings)
-                    .await;
+            AgentRole::Work(options, agent_id, settings) => {
+                work::agent(client, options.cluster, agent_id, options.namespace, Health::default(), settings).await;
             }
         }
     }))

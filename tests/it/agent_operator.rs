@@ -6,7 +6,8 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 use fleetctl_agent::operator::render::{
-    APPLIED_MANIFEST_WORK_CRD, REGISTRATION_ROLE, REGISTRATION_SERVICE_ACCOUNT, WORK_ROLE, WORK_SERVICE_ACCOUNT,
+    APPLIED_MANIFEST_WORK_CRD, REGISTRATION_CLUSTER_ROLE, REGISTRATION_ROLE, REGISTRATION_SERVICE_ACCOUNT, WORK_ROLE,
+    WORK_SERVICE_ACCOUNT,
 };
 use fleetctl_agent::operator::{CONTROLLER_NAME, OperatorSettings, controller};
 use fleetctl_api::conditions::{self as c, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_KLUSTERLET_CLEANUP};
@@ -206,10 +207,8 @@ async fn the_operator_installs_the_agents_from_the_klusterlet() {
     let (registration, work) = managed.agents().await;
     let registration_container = container(&registration);
     assert_eq!(registration_container.image.as_deref(), Some(IMAGE));
-    assert_eq!(
-        registration_container.args.unwrap(),
-        ["agent", "registration", "--cluster-name", "c1", "--agent-id", uid.as_str()]
-    );
+    // No id: as upstream's, the agent keeps its hub kubeconfig secret's.
+    assert_eq!(registration_container.args.unwrap(), ["agent", "registration", "--cluster-name", "c1"]);
     let registration_pod = registration.spec.clone().unwrap().template.spec.unwrap();
     assert_eq!(registration_pod.service_account_name.as_deref(), Some(REGISTRATION_SERVICE_ACCOUNT));
     assert_eq!(registration.labels()["app"], REGISTRATION_DEPLOYMENT);
@@ -231,11 +230,11 @@ async fn the_operator_installs_the_agents_from_the_klusterlet() {
     let cluster_roles: Api<ClusterRole> = Api::all(client.clone());
     let work_role = cluster_roles.get(WORK_ROLE).await.expect("work cluster role");
     assert_eq!(work_role.rules.unwrap()[0].verbs, ["*"]);
-    assert!(exists(&cluster_roles, REGISTRATION_ROLE).await);
+    assert!(exists(&cluster_roles, REGISTRATION_CLUSTER_ROLE).await);
     let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
     let work_binding = bindings.get(WORK_ROLE).await.expect("work binding");
     assert_eq!(work_binding.subjects.unwrap()[0].name, WORK_SERVICE_ACCOUNT);
-    assert!(exists(&bindings, REGISTRATION_ROLE).await);
+    assert!(exists(&bindings, REGISTRATION_CLUSTER_ROLE).await);
     assert!(exists(&Api::<Role>::namespaced(client.clone(), AGENT_NAMESPACE), REGISTRATION_ROLE).await);
     assert!(exists(&Api::<RoleBinding>::namespaced(client.clone(), AGENT_NAMESPACE), REGISTRATION_ROLE).await);
 
@@ -375,10 +374,10 @@ async fn deletion_waits_for_the_hub_notification_then_removes_everything() {
 
     let cluster_roles: Api<ClusterRole> = Api::all(client.clone());
     let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
-    for name in [REGISTRATION_ROLE, WORK_ROLE, "klusterlet", "klusterlet-bootstrap-kubeconfig"] {
+    for name in [REGISTRATION_CLUSTER_ROLE, WORK_ROLE, "klusterlet", "klusterlet-bootstrap-kubeconfig"] {
         wait_gone(&cluster_roles, name).await;
     }
-    for name in [REGISTRATION_ROLE, WORK_ROLE, "klusterlet"] {
+    for name in [REGISTRATION_CLUSTER_ROLE, WORK_ROLE, "klusterlet"] {
         wait_gone(&bindings, name).await;
     }
     let namespaces: Api<Namespace> = Api::all(client.clone());
@@ -484,4 +483,52 @@ async fn a_work_agent_deployment_with_another_selector_is_made_again_with_upstre
     })
     .await;
     assert_eq!(container(&work).args.unwrap()[1], "work", "the operator's own work agent");
+}
+
+/// A klusterlet operator Deployment (`klusterlet`, `app: klusterlet`).
+fn operator_deployment(namespace: &str) -> Deployment {
+    serde_json::from_value(json!({
+        "metadata": {"name": "klusterlet", "namespace": namespace, "labels": {"app": "klusterlet"}},
+        "spec": {"selector": {"matchLabels": {"app": "klusterlet"}},
+                 "template": {"metadata": {"labels": {"app": "klusterlet"}},
+                              "spec": {"containers": [{"name": "klusterlet", "image": IMAGE}]}}},
+    }))
+    .expect("a deployment")
+}
+
+/// One operator per Klusterlet: `clusteradm join`'s operator (in `open-cluster-management`),
+/// older than this one, is retired when this one takes the Klusterlet over; and what an
+/// earlier fleetctl operator rendered under the names it had before it took upstream's is
+/// deleted — only what carries the operator's label.
+#[tokio::test]
+async fn the_newest_operator_of_a_klusterlet_retires_the_older_and_prunes_rbac_under_fleetctls_former_names() {
+    let mut managed = Managed::start().await;
+    managed.running().await;
+    managed.task.abort();
+    let client = managed.client();
+    let namespace: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": "open-cluster-management"}})).expect("ns");
+    Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &namespace).await.expect("namespace");
+    let theirs: Api<Deployment> = Api::namespaced(client.clone(), "open-cluster-management");
+    theirs.create(&PostParams::default(), &operator_deployment("open-cluster-management")).await.expect("theirs");
+    // This operator's Deployment made again after it: the newer (in the same second, its
+    // namespace's name decides, and decides the same).
+    let ours = managed.deployments();
+    ours.delete("klusterlet", &DeleteParams::default()).await.expect("delete ours");
+    wait_gone(&ours, "klusterlet").await;
+    ours.create(&PostParams::default(), &operator_deployment(AGENT_NAMESPACE)).await.expect("ours again");
+    let roles: Api<ClusterRole> = Api::all(client.clone());
+    let former = |name: &str, label: bool| -> ClusterRole {
+        let labels = if label { json!({"fleetctl.io/klusterlet": "klusterlet"}) } else { json!({}) };
+        serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}, "rules": []})).expect("a role")
+    };
+    roles.create(&PostParams::default(), &former("open-cluster-management:klusterlet-work", true)).await.expect("old");
+    roles.create(&PostParams::default(), &former("someone-elses", false)).await.expect("unlabelled");
+
+    managed.restart();
+    wait_gone(&theirs, "klusterlet").await;
+    wait_gone(&roles, "open-cluster-management:klusterlet-work").await;
+    assert!(exists(&roles, WORK_ROLE).await, "the role under upstream's name stays");
+    assert!(exists(&roles, "someone-elses").await, "what the operator did not label is not its to delete");
+    assert!(exists(&ours, "klusterlet").await, "this operator stays");
 }

@@ -484,3 +484,34 @@ impl Drop for AbortOnDrop {
         self.0.abort();
     }
 }
+
+/// Upstream's registration agent picks its agent id from `--agent-id`, else from the
+/// `agent-name` of its hub kubeconfig secret, else makes a random one of five letters; the
+/// operator starts it without one, so an agent that replaces another klusterlet's keeps that
+/// agent's id — and with it its certificate and registration.
+#[tokio::test]
+async fn an_agent_started_without_an_id_keeps_its_secrets_agent_name_else_makes_one_as_upstreams_agent_picks_it() {
+    use fleetctl_agent::registration::identity;
+    let managed = TestCluster::start().await;
+    let client = managed.client.clone();
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": AGENT_NAMESPACE}})).unwrap();
+    Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &namespace).await.unwrap();
+    let given = identity(&client, CLUSTER.into(), AGENT_NAMESPACE.into(), Some("given".into())).await;
+    assert_eq!(given.agent_id, "given");
+    let made = identity(&client, CLUSTER.into(), AGENT_NAMESPACE.into(), None).await;
+    assert_eq!(made.agent_id.len(), 5, "{made:?}");
+    assert!(made.agent_id.bytes().all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b)), "{made:?}");
+    let secret = Secret {
+        metadata: kube::api::ObjectMeta {
+            name: Some(HUB_KUBECONFIG_SECRET.into()),
+            namespace: Some(AGENT_NAMESPACE.into()),
+            ..Default::default()
+        },
+        data: Some(secret_data(BTreeMap::from([("agent-name".to_string(), "upstr".to_string())]))),
+        ..Secret::default()
+    };
+    Api::<Secret>::namespaced(client.clone(), AGENT_NAMESPACE).create(&PostParams::default(), &secret).await.unwrap();
+    let kept = identity(&client, CLUSTER.into(), AGENT_NAMESPACE.into(), None).await;
+    assert_eq!(kept.agent_id, "upstr", "the id upstream's agent registered with");
+    assert_eq!((kept.cluster.as_str(), kept.namespace.as_str()), (CLUSTER, AGENT_NAMESPACE));
+}

@@ -98,7 +98,7 @@ async fn simulated_clusters_join_with_their_own_certificates_apply_a_work_upgrad
     // version their Deployment's image names — the new one once the operator rolled them.
     let upgrades = futures::stream::iter(&fleet)
         .map(|cluster| {
-            let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: WAIT, dry_run: None };
+            let options = UpgradeOptions::waiting("0.2.0", WAIT);
             let client = client.clone();
             async move { upgrade(&client, cluster.name(), &options, &|_| {}).await }
         })

@@ -12,7 +12,8 @@ pub mod work;
 /// Default address of an agent's `/healthz`.
 pub const DEFAULT_HEALTH_ADDR: &str = "0.0.0.0:8443";
 
-/// What an agent with a cluster identity needs (`agent registration`, `agent work`).
+/// What an agent with a cluster identity needs (`agent registration`, `agent work`), but its
+/// agent id (which each agent takes in its own way).
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
     /// The managed cluster (in-cluster config inside a pod).
@@ -21,8 +22,6 @@ pub struct AgentOptions {
     pub health: std::net::SocketAddr,
     /// The managed cluster's name (its namespace on the hub).
     pub cluster: String,
-    /// The agent id (the Klusterlet's uid).
-    pub agent_id: String,
     /// The agent namespace (where the secrets are).
     pub namespace: String,
 }

@@ -8,14 +8,19 @@
 //! - [`cleanup`]: the ordered, resumable removal behind the Klusterlet's finalizer.
 //! - [`hub_connection`]: `HubConnectionDegraded`, from what the hub allows the agents'
 //!   kubeconfigs.
+//! - [`takeover`]: one operator per Klusterlet — the newest takes over.
+//! - [`prune`]: what an earlier version of the operator rendered and this one does not.
 
 pub mod cleanup;
 pub mod hub_connection;
+mod prune;
 pub mod reconcile;
 pub mod render;
+pub mod takeover;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -133,6 +138,9 @@ pub struct Context {
     pub settings: OperatorSettings,
     /// What the passes applied: a resync applies only what changed since.
     pub applied: Written<Read>,
+    /// Whether this process pruned what earlier operators rendered (once: what it renders
+    /// changes only with its version).
+    pub pruned: AtomicBool,
 }
 
 /// One pass over the Klusterlet behind its cleanup finalizer. Once the finalizer is gone
@@ -160,7 +168,12 @@ async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Act
 /// [`LABEL_KLUSTERLET`]: a cluster-scoped owner cannot be found from a namespaced child's
 /// owner reference by kube-runtime's `owns`).
 pub async fn controller(client: Client, settings: OperatorSettings) {
-    let ctx = Arc::new(Context { client: client.clone(), settings, applied: Written::read() });
+    let ctx = Arc::new(Context {
+        client: client.clone(),
+        settings,
+        applied: Written::read(),
+        pruned: AtomicBool::new(false),
+    });
     let klusterlets: Api<Klusterlet> = Api::all(client.clone());
     let ours = watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET_NAME}"));
     let agents = watcher::Config::default().labels(LABEL_KLUSTERLET);

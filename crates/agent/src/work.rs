@@ -146,13 +146,14 @@ impl ReconcileError for WorkReconcileError {
 }
 
 /// Runs the agent until SIGINT or SIGTERM.
-pub async fn run(options: AgentOptions, settings: Settings) -> Result<(), WorkError> {
+/// `agent_id` is the Klusterlet's uid: the id its AppliedManifestWorks are recorded under.
+pub async fn run(options: AgentOptions, agent_id: String, settings: Settings) -> Result<(), WorkError> {
     let (local, _) = fleetctl_kube::client(&options.local).await?;
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;
     tracing::info!(health = %bound, cluster = %options.cluster, "work agent starting");
     tokio::select! {
-        () = agent(local, options.cluster, options.agent_id, options.namespace, health_state, settings) => {}
+        () = agent(local, options.cluster, agent_id, options.namespace, health_state, settings) => {}
         _ = shutdown_signal() => tracing::info!("stopping"),
     }
     Ok(())

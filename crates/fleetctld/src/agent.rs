@@ -35,15 +35,12 @@ impl Local {
     }
 }
 
-/// Which cluster and agent.
+/// Which cluster, and where the agent keeps its secrets.
 #[derive(Debug, Args)]
 struct Identity {
     /// The managed cluster's name.
     #[arg(long)]
     cluster_name: String,
-    /// The agent id (the Klusterlet's uid).
-    #[arg(long)]
-    agent_id: String,
     /// The agent namespace.
     #[arg(long, default_value = AGENT_NAMESPACE, env = "POD_NAMESPACE")]
     namespace: String,
@@ -62,6 +59,10 @@ enum AgentCommand {
         local: Local,
         #[command(flatten)]
         identity: Identity,
+        /// The agent id its certificate names. Without it, as upstream's registration agent,
+        /// the one its hub kubeconfig secret holds (`agent-name`), else a new one.
+        #[arg(long)]
+        agent_id: Option<String>,
         /// Lifetime the client certificate requests ask for (spec.expirationSeconds; at
         /// least 600, the API's minimum). Unset leaves it to the hub's signer.
         #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(600..))]
@@ -73,6 +74,9 @@ enum AgentCommand {
         local: Local,
         #[command(flatten)]
         identity: Identity,
+        /// The agent id its AppliedManifestWorks are recorded under (the Klusterlet's uid).
+        #[arg(long)]
+        agent_id: String,
         /// How long an AppliedManifestWork whose ManifestWork is gone from the hub (or that
         /// a previous hub made) is kept before its resources are deleted; 100 years or more
         /// never deletes them (upstream's flag of the same name).
@@ -110,7 +114,6 @@ fn options(local: &Local, identity: Identity) -> AgentOptions {
         local: local.selection(),
         health: local.health_addr,
         cluster: identity.cluster_name,
-        agent_id: identity.agent_id,
         namespace: identity.namespace,
     }
 }
@@ -122,10 +125,10 @@ fn options(local: &Local, identity: Identity) -> AgentOptions {
 pub enum AgentRole {
     /// `agent operator`.
     Operator(operator::OperatorOptions),
-    /// `agent registration`.
-    Registration(AgentOptions, registration::Settings),
-    /// `agent work`.
-    Work(AgentOptions, work::Settings),
+    /// `agent registration`: its options, its agent id if given, its settings.
+    Registration(AgentOptions, Option<String>, registration::Settings),
+    /// `agent work`: its options, its agent id, its settings.
+    Work(AgentOptions, String, work::Settings),
 }
 
 impl AgentArgs {
@@ -135,21 +138,22 @@ impl AgentArgs {
             AgentCommand::Operator { local } => {
                 AgentRole::Operator(operator::OperatorOptions { local: local.selection(), health: local.health_addr })
             }
-            AgentCommand::Registration { local, identity, client_cert_expiration_seconds } => {
+            AgentCommand::Registration { local, identity, agent_id, client_cert_expiration_seconds } => {
                 let settings = registration::Settings {
                     client_cert_expiration: client_cert_expiration_seconds.map(std::time::Duration::from_secs),
                     ..registration::Settings::default()
                 };
-                AgentRole::Registration(options(&local, identity), settings)
+                AgentRole::Registration(options(&local, identity), agent_id, settings)
             }
-            AgentCommand::Work { local, identity, eviction_grace_period, feature_gates } => {
+            AgentCommand::Work { local, identity, agent_id, eviction_grace_period, feature_gates } => {
                 // The last word on a gate counts, as with upstream's flag.
                 let raw_feedback_json = feature_gates
                     .iter()
                     .rev()
                     .find_map(|(gate, on)| (*gate == WorkGate::RawFeedbackJsonString).then_some(*on))
                     .unwrap_or(false);
-                AgentRole::Work(options(&local, identity), work::Settings { eviction_grace_period, raw_feedback_json })
+                let settings = work::Settings { eviction_grace_period, raw_feedback_json };
+                AgentRole::Work(options(&local, identity), agent_id, settings)
             }
         }
     }
@@ -159,8 +163,8 @@ impl AgentArgs {
 pub async fn run(args: AgentArgs) -> Result<(), RoleError> {
     match args.role() {
         AgentRole::Operator(options) => operator::run(options).await?,
-        AgentRole::Registration(options, settings) => registration::run(options, settings).await?,
-        AgentRole::Work(options, settings) => work::run(options, settings).await?,
+        AgentRole::Registration(options, agent_id, settings) => registration::run(options, agent_id, settings).await?,
+        AgentRole::Work(options, agent_id, settings) => work::run(options, agent_id, settings).await?,
     }
     Ok(())
 }

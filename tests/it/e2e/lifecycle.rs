@@ -127,7 +127,7 @@ async fn the_klusterlet_imports_applies_work_upgrades_recovers_and_leaves_cleanl
     assert_eq!(applied_names.len(), 2, "one AppliedManifestWork per klusterlet work: {applied_names:?}");
 
     // Act II: an image change in the klusterlet work rolls the agents; the new version is reported.
-    let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: WAIT, dry_run: None };
+    let options = UpgradeOptions::waiting("0.2.0", WAIT);
     upgrade(&hub, "cluster1", &options, &quiet).await.expect("upgrade");
     let upgraded = clusters.get("cluster1").await.expect("cluster");
     assert_eq!(running_version(&upgraded), Some("0.2.0"));
@@ -204,7 +204,7 @@ async fn a_detached_cluster_imports_again_but_not_while_it_is_being_detached() {
     let hub_url = env.fleetctl_hub_url().await;
     let refused = import(&hub, &hub_url, Some(&target), &import_options("cluster1"), &quiet).await;
     assert!(matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")), "{refused:?}");
-    let options = UpgradeOptions { version: "0.2.0".into(), wait: true, timeout: WAIT, dry_run: None };
+    let options = UpgradeOptions::waiting("0.2.0", WAIT);
     let refused = upgrade(&hub, "cluster1", &options, &quiet).await;
     assert!(matches!(&refused, Err(LifecycleError::Refused(why)) if why.contains("is being detached")), "{refused:?}");
     let after = clusters.get("cluster1").await.expect("held");

@@ -9,6 +9,7 @@ use fleetctl_api::ManifestWork;
 use futures::TryStreamExt;
 use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
 use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::WatchStreamExt;
 use serde_json::{Value, json};
@@ -389,4 +390,76 @@ async fn a_service_account_deleted_behind_the_hubs_back_is_written_again_and_not
     assert!(accounts.get_opt("c1-bootstrap-sa").await.expect("read").is_some(), "the service account is back");
     crate::support::until("the passes end", settled).await;
     assert_eq!(applies(&hub).await - before, 2, "the service account and the import secret, nothing else");
+}
+
+/// Plays the work agent: the work Applied at its current generation.
+async fn applied(works: &Api<ManifestWork>, name: &str) {
+    let work = works.get(name).await.expect("work");
+    let condition = json!({"type": "Applied", "status": "True", "reason": "AppliedManifestWorkComplete",
+                           "message": "applied", "observedGeneration": work.metadata.generation,
+                           "lastTransitionTime": jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()});
+    works
+        .patch_status(name, &PatchParams::default(), &Patch::Merge(json!({"status": {"conditions": [condition]}})))
+        .await
+        .expect("applied");
+}
+
+/// A cluster whose klusterlet is handed back (`fleetctl.io/own-klusterlet: "true"`): the hub
+/// tells its klusterlet works to orphan everything but the operator's Deployment, deletes
+/// them once the work agent saw it, then drops its import finalizer and condition — and
+/// imports it again when told `false`.
+#[tokio::test]
+async fn a_klusterlet_handed_back_is_let_go_of_orphaning_all_but_its_operator_and_taken_back_when_told() {
+    let hub = Hub::start().await;
+    hub.create_cluster("c1", true).await;
+    hub.import_secret("c1").await;
+    report(&hub, "c1", json!([{"type": "ManagedClusterJoined", "status": "True", "reason": "ManagedClusterJoined", "message": "joined"}])).await;
+    let works: Api<ManifestWork> = Api::namespaced(hub.cluster.client.clone(), "c1");
+    let wait_works = |check: fn(Option<&ManifestWork>) -> bool| {
+        let works = works.clone();
+        async move {
+            for name in ["c1-klusterlet", "c1-klusterlet-crds"] {
+                let reached = kube::runtime::wait::await_condition(works.clone(), name, check);
+                tokio::time::timeout(Duration::from_secs(10), reached).await.expect("in time").expect("watch");
+            }
+        }
+    };
+    wait_works(|w| w.is_some()).await;
+    let finalizer = "managedcluster-import-controller.open-cluster-management.io/cleanup";
+    hub.wait_cluster("c1", |c| c.finalizers().iter().any(|f| f == finalizer)).await;
+
+    let hand = |own: &str| json!({"metadata": {"annotations": {"fleetctl.io/own-klusterlet": own}}});
+    hub.clusters().patch("c1", &PatchParams::default(), &Patch::Merge(hand("true"))).await.expect("handed back");
+    wait_works(|w| w.is_some_and(|w| w.spec.delete_option.as_ref().is_some_and(|d| d.selectively_orphans.is_some())))
+        .await;
+    let told = works.get("c1-klusterlet").await.expect("work");
+    let option = told.spec.delete_option.clone().expect("a delete option");
+    let kept: Vec<String> = option
+        .selectively_orphans
+        .expect("rules")
+        .orphaning_rules
+        .iter()
+        .map(|r| format!("{}/{}", r.resource, r.name))
+        .collect();
+    assert!(kept.contains(&"klusterlets/klusterlet".to_string()), "{kept:?}");
+    assert!(kept.contains(&"secrets/bootstrap-hub-kubeconfig".to_string()), "{kept:?}");
+    assert!(!kept.contains(&"deployments/klusterlet".to_string()), "the operator goes: {kept:?}");
+    assert_eq!(kept.len(), told.spec.workload.manifests.len() - 1, "{kept:?}");
+    let crds = works.get("c1-klusterlet-crds").await.expect("crds work").spec.delete_option.expect("option");
+    assert_eq!(crds.selectively_orphans.expect("rules").orphaning_rules.len(), 1, "the CRD stays");
+    // Not deleted before the work agent has seen it.
+    assert!(works.get("c1-klusterlet").await.expect("work").metadata.deletion_timestamp.is_none());
+    for name in ["c1-klusterlet", "c1-klusterlet-crds"] {
+        applied(&works, name).await;
+    }
+    wait_works(|w| w.is_none()).await;
+    let released = hub.wait_cluster("c1", |c| !c.finalizers().iter().any(|f| f == finalizer)).await;
+    assert!(
+        !released.conditions().iter().any(|c| c.type_ == "ManagedClusterImportSucceeded"),
+        "{:?}",
+        released.conditions()
+    );
+
+    hub.clusters().patch("c1", &PatchParams::default(), &Patch::Merge(hand("false"))).await.expect("taken back");
+    wait_works(|w| w.is_some()).await;
 }

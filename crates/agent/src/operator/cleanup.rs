@@ -35,8 +35,8 @@ use serde_json::json;
 
 use super::reconcile::Availability;
 use super::render::{
-    APPLIED_MANIFEST_WORK_CRD, REGISTRATION_ROLE, REGISTRATION_SERVICE_ACCOUNT, WORK_ROLE, WORK_SERVICE_ACCOUNT,
-    addon_namespace,
+    APPLIED_MANIFEST_WORK_CRD, REGISTRATION_CLUSTER_ROLE, REGISTRATION_ROLE, REGISTRATION_SERVICE_ACCOUNT, WORK_ROLE,
+    WORK_SERVICE_ACCOUNT, addon_namespace,
 };
 use super::{Context, OperatorError};
 use fleetctl_api::conditions::FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP;
@@ -186,7 +186,7 @@ async fn remove_agent_access(ctx: &Context, namespace: &str) -> Result<(), Opera
     let background = DeleteParams::default();
     let cluster_bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
     let cluster_roles: Api<ClusterRole> = Api::all(client.clone());
-    for name in [REGISTRATION_ROLE, WORK_ROLE] {
+    for name in [REGISTRATION_CLUSTER_ROLE, WORK_ROLE] {
         delete(&cluster_bindings, name, &background).await?;
         delete(&cluster_roles, name, &background).await?;
     }

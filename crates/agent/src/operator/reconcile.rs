@@ -15,8 +15,11 @@ use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::json;
 
+use std::sync::atomic::Ordering;
+
 use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, crd_is_current, render};
-use super::{Context, OPERATOR, OperatorError};
+use super::takeover::{self, Operators};
+use super::{Context, OPERATOR, OperatorError, prune};
 use fleetctl_api::conditions as c;
 use fleetctl_api::names::{IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::{Klusterlet, KlusterletStatus};
@@ -29,6 +32,10 @@ const RESYNC: Duration = Duration::from_secs(300);
 
 /// One pass over a live Klusterlet.
 pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action, OperatorError> {
+    if let Operators::Newer(namespace) = takeover::settle(ctx).await? {
+        tracing::info!(%namespace, "a newer klusterlet operator took this Klusterlet over: standing by");
+        return Ok(Action::requeue(RESYNC));
+    }
     let api: Api<Klusterlet> = Api::all(ctx.client.clone());
     let generation = klusterlet.meta().generation.unwrap_or_default();
     let mut desired = match render(klusterlet) {
@@ -46,6 +53,9 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
     }
     match install(ctx, &desired).await {
         Ok(deployments) => {
+            if !ctx.pruned.swap(true, Ordering::Relaxed) {
+                prune::rbac(ctx, &klusterlet.name_any(), &desired).await?;
+            }
             let agents = Agents::of(&deployments);
             update_status(&api, klusterlet, |status| applied(status, generation, &agents)).await?;
             Ok(Action::requeue(RESYNC))

@@ -25,10 +25,16 @@ use fleetctl_api::operator::{InstallMode, ResourceQosClass};
 pub const REGISTRATION_SERVICE_ACCOUNT: &str = "klusterlet-registration-sa";
 /// ServiceAccount of the work agent.
 pub const WORK_SERVICE_ACCOUNT: &str = "klusterlet-work-sa";
-/// Name of the registration agent's ClusterRole, ClusterRoleBinding, Role and RoleBinding.
-pub const REGISTRATION_ROLE: &str = "open-cluster-management:klusterlet-registration";
-/// Name of the work agent's ClusterRole and ClusterRoleBinding.
-pub const WORK_ROLE: &str = "open-cluster-management:klusterlet-work";
+/// Name of the registration agent's ClusterRole and ClusterRoleBinding (upstream's name, so
+/// that either operator, taking over the other's klusterlet, writes over them).
+pub const REGISTRATION_CLUSTER_ROLE: &str = "open-cluster-management:klusterlet-registration:agent";
+/// Name of the registration agent's Role and RoleBinding in the agent namespace (upstream's).
+pub const REGISTRATION_ROLE: &str = "open-cluster-management:management:klusterlet-registration:agent";
+/// Name of the registration agent's Role and RoleBinding in the addon namespace (upstream's
+/// name of the agent's addon rules, which upstream grants cluster-wide).
+pub const REGISTRATION_ADDON_ROLE: &str = "open-cluster-management:klusterlet-registration:addon-management";
+/// Name of the work agent's ClusterRole and ClusterRoleBinding (upstream's).
+pub const WORK_ROLE: &str = "open-cluster-management:klusterlet-work:agent";
 /// Label on everything the operator renders, naming the Klusterlet it belongs to; the
 /// controller maps Deployment events back to their Klusterlet through it.
 pub const LABEL_KLUSTERLET: &str = "fleetctl.io/klusterlet";
@@ -153,12 +159,13 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     let cluster_scoped = |object: &str| meta(object).with_labels(ours());
     let in_namespace = |ns: &str, object: &str| namespaced_meta(ns, object).with_labels(ours());
     let subject = |account: &str| vec![objects::service_account_subject(namespace, account)];
-    let agent_args = |role: &str| {
-        ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name, "--agent-id", &uid]
-            .map(str::to_string)
-            .to_vec()
-    };
-    let mut registration_args = agent_args("registration");
+    let agent_args = |role: &str| ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name].map(str::to_string);
+    // The registration agent has no id given, as upstream's: it keeps the one its hub
+    // kubeconfig secret names, so that a klusterlet taken over from another operator keeps its
+    // registration; the work agent records its AppliedManifestWorks under the Klusterlet's uid,
+    // as upstream's.
+    let mut registration_args = agent_args("registration").to_vec();
+    let work_args = [&agent_args("work")[..], &["--agent-id".to_string(), uid]].concat();
     let expiration =
         klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
     match expiration {
@@ -176,20 +183,20 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
             .map(|sa| objects::service_account(in_namespace(namespace, sa)))
             .to_vec(),
         cluster_roles: vec![
-            objects::cluster_role(cluster_scoped(REGISTRATION_ROLE), registration_cluster_rules(&name)),
+            objects::cluster_role(cluster_scoped(REGISTRATION_CLUSTER_ROLE), registration_cluster_rules(&name)),
             objects::cluster_role(cluster_scoped(WORK_ROLE), work_cluster_rules()),
         ],
         cluster_role_bindings: vec![
             objects::cluster_role_binding(
-                cluster_scoped(REGISTRATION_ROLE),
-                REGISTRATION_ROLE,
+                cluster_scoped(REGISTRATION_CLUSTER_ROLE),
+                REGISTRATION_CLUSTER_ROLE,
                 subject(REGISTRATION_SERVICE_ACCOUNT),
             ),
             objects::cluster_role_binding(cluster_scoped(WORK_ROLE), WORK_ROLE, subject(WORK_SERVICE_ACCOUNT)),
         ],
         roles: vec![
             objects::role(in_namespace(namespace, REGISTRATION_ROLE), registration_namespace_rules()),
-            objects::role(in_namespace(&addon_ns, REGISTRATION_ROLE), registration_addon_rules()),
+            objects::role(in_namespace(&addon_ns, REGISTRATION_ADDON_ROLE), registration_addon_rules()),
         ],
         role_bindings: vec![
             objects::role_binding(
@@ -198,8 +205,8 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
                 subject(REGISTRATION_SERVICE_ACCOUNT),
             ),
             objects::role_binding(
-                in_namespace(&addon_ns, REGISTRATION_ROLE),
-                REGISTRATION_ROLE,
+                in_namespace(&addon_ns, REGISTRATION_ADDON_ROLE),
+                REGISTRATION_ADDON_ROLE,
                 subject(REGISTRATION_SERVICE_ACCOUNT),
             ),
         ],
@@ -223,7 +230,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
                     container: "klusterlet-manifestwork-agent",
                     service_account: WORK_SERVICE_ACCOUNT,
                     image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
-                    args: agent_args("work"),
+                    args: work_args,
                 },
             ),
         ],
@@ -385,21 +392,22 @@ mod tests {
         let desired = with_expiration(600).unwrap();
         let [registration, work] = &desired.deployments[..] else { panic!("two deployments") };
         let args = container(registration).args.clone().unwrap();
-        assert_eq!(args[6..], ["--client-cert-expiration-seconds", "600"]);
+        assert_eq!(args[4..], ["--client-cert-expiration-seconds", "600"]);
         assert!(!container(work).args.clone().unwrap().iter().any(|a| a.contains("expiration")));
         assert!(matches!(with_expiration(599), Err(RenderError::CertExpirationTooShort(599))));
         let default = with_expiration(0).unwrap();
-        assert_eq!(container(&default.deployments[0]).args.clone().unwrap().len(), 6);
+        assert_eq!(container(&default.deployments[0]).args.clone().unwrap().len(), 4);
     }
 
     #[test]
-    fn the_agents_run_fleetctl_with_the_cluster_name_and_the_klusterlet_uid() {
+    fn the_work_agent_is_the_klusterlet_uid_and_the_registration_agent_keeps_its_secrets_id_as_upstreams_operator_renders_them()
+     {
         let desired = render(&klusterlet()).unwrap();
         let [registration, work] = &desired.deployments[..] else { panic!("two deployments") };
         assert_eq!(registration.metadata.name.as_deref(), Some(REGISTRATION_DEPLOYMENT));
         assert_eq!(registration.metadata.namespace.as_deref(), Some("open-cluster-management-agent"));
         let args = container(registration).args.clone().unwrap();
-        assert_eq!(args, ["agent", "registration", "--cluster-name", "c1", "--agent-id", "uid-1"]);
+        assert_eq!(args, ["agent", "registration", "--cluster-name", "c1"]);
         assert_eq!(container(registration).image.as_deref(), Some("quay.io/fleetctl/fleetctl:0.1.0"));
         assert_eq!(work.metadata.name.as_deref(), Some(WORK_DEPLOYMENT));
         assert_eq!(

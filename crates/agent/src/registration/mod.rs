@@ -107,17 +107,62 @@ impl Default for Settings {
     }
 }
 
-/// Runs the agent until SIGTERM.
-pub async fn run(options: AgentOptions, settings: Settings) -> Result<(), RegistrationError> {
+/// Runs the agent until SIGTERM; `agent_id` as [`identity`] takes it.
+pub async fn run(options: AgentOptions, agent_id: Option<String>, settings: Settings) -> Result<(), RegistrationError> {
     let (local, _) = fleetctl_kube::client(&options.local).await?;
     let health_state = Health::default();
     let (_, _health) = health::serve(options.health, health_state.clone()).await?;
     health_state.set_ready(true);
-    let identity = Identity { cluster: options.cluster, agent_id: options.agent_id, namespace: options.namespace };
+    let run = async {
+        let identity = identity(&local, options.cluster, options.namespace, agent_id).await;
+        agent(local.clone(), identity, settings).await;
+    };
     tokio::select! {
-        () = agent(local, identity, settings) => Ok(()),
+        () = run => Ok(()),
         _ = shutdown_signal() => Ok(()),
     }
+}
+
+/// The letters of an agent id the agent makes itself (upstream's: no vowels, no look-alikes).
+const AGENT_ID_LETTERS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+/// How long an agent id the agent makes itself is, as upstream's.
+const AGENT_ID_LENGTH: usize = 5;
+
+/// The agent's identity: `agent_id` when it is given; else, as upstream's registration agent
+/// picks it, the `agent-name` its hub kubeconfig secret holds — so an agent that replaces
+/// another klusterlet's (upstream's, which the operator starts without an id) keeps that
+/// agent's certificate and registration —, else a new random one. Reads the secret until it
+/// can (a failure is retried with backoff).
+pub async fn identity(local: &Client, cluster: String, namespace: String, agent_id: Option<String>) -> Identity {
+    if let Some(agent_id) = agent_id {
+        return Identity { cluster, agent_id, namespace };
+    }
+    let secrets: Api<Secret> = Api::namespaced(local.clone(), &namespace);
+    let mut failures = 0;
+    let stored = loop {
+        match secrets.get_opt(HUB_KUBECONFIG_SECRET).await {
+            Ok(secret) => break secret,
+            Err(e) => {
+                failures += 1;
+                let retry_in = RETRY.delay(failures);
+                tracing::warn!(error = %e, ?retry_in, "reading the hub kubeconfig secret for the agent id");
+                tokio::time::sleep(retry_in).await;
+            }
+        }
+    };
+    let kept = stored.and_then(|secret| kubeconfig::secret_text(&secret).remove("agent-name"));
+    let agent_id = match kept.filter(|id| !id.trim().is_empty()) {
+        Some(kept) => kept,
+        None => {
+            let random = uuid::Uuid::new_v4();
+            random.as_bytes()[..AGENT_ID_LENGTH]
+                .iter()
+                .map(|b| char::from(AGENT_ID_LETTERS[usize::from(*b) % AGENT_ID_LETTERS.len()]))
+                .collect()
+        }
+    };
+    tracing::info!(%agent_id, "the agent id");
+    Identity { cluster, agent_id, namespace }
 }
 
 /// What ended a connected phase.

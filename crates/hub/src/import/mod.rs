@@ -7,6 +7,7 @@
 //! CA bundle the hub publishes when bootstrap kubeconfigs follow it (a rotated CA
 //! re-renders every cluster's import).
 
+mod release;
 mod secret;
 
 pub use secret::{crds_yaml, manifests};
@@ -126,6 +127,9 @@ async fn reconcile(
         return Ok(Action::await_change());
     }
     let clusters: Api<ManagedCluster> = Api::all(ctx.client.clone());
+    if release::handed_back(&cluster) && cluster.finalizers().iter().any(|f| f == FINALIZER_IMPORT_CLEANUP) {
+        return release::release(&clusters, &cluster, &ctx).await.map_err(finalizer::Error::ApplyFailed);
+    }
     if keeps_own_klusterlet(&clusters, &cluster, &ctx).await.map_err(finalizer::Error::ApplyFailed)? {
         return Ok(Action::await_change());
     }
@@ -147,14 +151,19 @@ async fn reconcile(
 /// Whether an accepted cluster keeps the klusterlet it joined with, as on an OCM hub: it
 /// registered itself through a hub-wide bootstrap identity (`clusteradm join`, its CSR's
 /// requester says so) before anything here imported it. The answer is recorded on the
-/// cluster ([`ANNOTATION_OWN_KLUSTERLET`]) the first time, as its CSRs do not last.
+/// cluster ([`ANNOTATION_OWN_KLUSTERLET`]) the first time, as its CSRs do not last; whoever
+/// manages the cluster may change it: `false` has the hub import it (`fleetctl upgrade
+/// --adopt-klusterlet`: fleetctl's operator takes the klusterlet over), `true` has the hub let
+/// go of a klusterlet it installed ([`release`]).
 async fn keeps_own_klusterlet(
     clusters: &Api<ManagedCluster>,
     cluster: &ManagedCluster,
     ctx: &Ctx,
 ) -> Result<bool, HubError> {
-    if cluster.annotations().get(ANNOTATION_OWN_KLUSTERLET).is_some_and(|v| v == "true") {
-        return Ok(true);
+    match cluster.annotations().get(ANNOTATION_OWN_KLUSTERLET).map(String::as_str) {
+        Some("true") => return Ok(true),
+        Some("false") => return Ok(false),
+        _ => {}
     }
     // Imported already: its klusterlet is this hub's.
     let imported = cluster.finalizers().iter().any(|f| f == FINALIZER_IMPORT_CLEANUP)
