@@ -15,6 +15,7 @@ use super::names::{HUB_NAMESPACE, WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE};
 use super::operator::Klusterlet;
 use super::placement::{AddOnPlacementScore, Placement, PlacementDecision};
 use super::work::{AppliedManifestWork, ManifestWork};
+use super::work_replica_set::ManifestWorkReplicaSet;
 
 /// Every CRD of this module.
 pub fn all() -> Vec<CustomResourceDefinition> {
@@ -23,11 +24,12 @@ pub fn all() -> Vec<CustomResourceDefinition> {
     crds
 }
 
-/// The CRDs a hub serves: ManagedCluster, ManifestWork, KlusterletAddonConfig, the addon
-/// kinds (ManagedClusterAddOn, ClusterManagementAddOn, AddOnDeploymentConfig), and the
-/// cluster sets and placement kinds.
+/// The CRDs a hub serves: ManagedCluster, ManifestWork, ManifestWorkReplicaSet,
+/// KlusterletAddonConfig, the addon kinds (ManagedClusterAddOn, ClusterManagementAddOn,
+/// AddOnDeploymentConfig), and the cluster sets and placement kinds.
 pub fn hub() -> Vec<CustomResourceDefinition> {
-    let mut crds = vec![ManagedCluster::crd(), ManifestWork::crd(), KlusterletAddonConfig::crd()];
+    let mut crds =
+        vec![ManagedCluster::crd(), ManifestWork::crd(), ManifestWorkReplicaSet::crd(), KlusterletAddonConfig::crd()];
     crds.extend(addon());
     crds.extend(placement());
     crds
@@ -195,6 +197,7 @@ mod tests {
             [
                 "managedclusters.cluster.open-cluster-management.io",
                 "manifestworks.work.open-cluster-management.io",
+                "manifestworkreplicasets.work.open-cluster-management.io",
                 "klusterletaddonconfigs.agent.open-cluster-management.io",
                 "managedclusteraddons.addon.open-cluster-management.io",
                 "clustermanagementaddons.addon.open-cluster-management.io",

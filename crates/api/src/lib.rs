@@ -22,6 +22,7 @@ pub mod rollout;
 pub mod selector;
 mod specless;
 pub mod work;
+pub mod work_replica_set;
 
 pub use addon::{
     KlusterletAddonConfig, KlusterletAddonConfigSpec, KlusterletAddonConfigStatus, ManagedClusterAddOn,
@@ -36,10 +37,11 @@ pub use work::{
     AppliedManifestWork, AppliedManifestWorkSpec, AppliedManifestWorkStatus, Manifest, ManifestWork, ManifestWorkSpec,
     ManifestWorkStatus,
 };
+pub use work_replica_set::{ManifestWorkReplicaSet, ManifestWorkReplicaSetSpec, ManifestWorkReplicaSetStatus};
 
 /// API group of ManagedCluster.
 pub const CLUSTER_GROUP: &str = "cluster.open-cluster-management.io";
-/// API group of ManifestWork and AppliedManifestWork.
+/// API group of ManifestWork, AppliedManifestWork and ManifestWorkReplicaSet.
 pub const WORK_GROUP: &str = "work.open-cluster-management.io";
 /// API group of Klusterlet.
 pub const OPERATOR_GROUP: &str = "operator.open-cluster-management.io";

@@ -1,6 +1,6 @@
 //! The hub controllers (`fleetctld hub`): import, auto-import, registration (accept and
-//! CSR approval), lease, addons and cleanup, cluster sets and placement, run under leader
-//! election with health and metrics.
+//! CSR approval), lease, addons and cleanup, cluster sets and placement, ManifestWork TTLs
+//! and ManifestWorkReplicaSets, run under leader election with health and metrics.
 //!
 //! Each controller module declares what it watches and runs itself on the controller
 //! runtime ([`fleetctl_kube::controller`]); [`controllers`] only instantiates them, as
@@ -22,6 +22,7 @@ pub mod registration;
 pub mod serve;
 mod watches;
 mod webhook;
+mod work_replica_set;
 mod work_ttl;
 pub mod works;
 
@@ -94,6 +95,7 @@ pub async fn controllers(client: Client, config: HubConfig, metrics: Registry, w
         clustersets::controller(ctx.clone(), clusters.follow(), clusters.follow_with_deletions()),
         placement::controller(ctx.clone(), clusters.follow_with_deletions()),
         work_ttl::controller(ctx.client.clone()),
+        work_replica_set::controller(ctx.clone()),
         clusters.run(),
     );
 }

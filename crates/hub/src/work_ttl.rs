@@ -20,11 +20,9 @@ use tokio_util::time::{DelayQueue, delay_queue};
 
 use fleetctl_api::ManifestWork;
 use fleetctl_api::conditions::WORK_COMPLETE;
+use fleetctl_api::work_replica_set::LABEL_REPLICA_SET;
 use fleetctl_kube::backoff::Exponential;
 use fleetctl_kube::watch::BackedOff;
-
-/// The label of the works a ManifestWorkReplicaSet made (upstream's).
-pub const LABEL_REPLICA_SET: &str = "work.open-cluster-management.io/manifestworkreplicaset";
 
 /// When `work` is to be deleted, if it is to be.
 fn deadline(work: &ManifestWork) -> Option<Timestamp> {

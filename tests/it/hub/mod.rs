@@ -6,6 +6,7 @@ mod approval;
 mod detach;
 mod import;
 pub(crate) mod placement;
+mod work_replica_set;
 mod work_ttl;
 
 use std::time::Duration;

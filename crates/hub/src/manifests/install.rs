@@ -41,6 +41,10 @@ fn rules() -> Vec<PolicyRule> {
     vec![
         rule(&[CLUSTER_GROUP], &["managedclusters", "managedclusters/status", "managedclusters/finalizers"], RW),
         rule(&[WORK_GROUP], &["manifestworks", "manifestworks/status", "manifestworks/finalizers"], RW),
+        // ManifestWorkReplicaSets: read, their finalizer patched in and out, their status
+        // patched (their works are ManifestWorks, above).
+        rule(&[WORK_GROUP], &["manifestworkreplicasets"], &["get", "list", "watch", "patch"]),
+        rule(&[WORK_GROUP], &["manifestworkreplicasets/status"], &["patch"]),
         rule(&[AGENT_GROUP], &["klusterletaddonconfigs"], &["get", "list", "watch", "update", "patch", "delete"]),
         rule(
             &[ADDON_GROUP],
