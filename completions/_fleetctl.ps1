@@ -278,6 +278,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Refused: import selects no clusters (see --label)')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Refused: import selects no clusters (see --label)')
             [CompletionResult]::new('--addons', '--addons', [CompletionResultType]::ParameterName, 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)')
+            [CompletionResult]::new('--klusterlet-mode', '--klusterlet-mode', [CompletionResultType]::ParameterName, 'How the klusterlet runs its agents: `default` (a registration and a work agent) or `singleton` (one agent doing both, upstream''s Singleton mode)')
             [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
             [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
             [CompletionResult]::new('--cluster-kubeconfig', '--cluster-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)')

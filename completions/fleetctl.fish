@@ -167,6 +167,8 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l parallel -d
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l label -d 'A label for the ManagedClusters (repeatable)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s l -l selector -d 'Refused: import selects no clusters (see --label)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l addons -d 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)' -r
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l klusterlet-mode -d 'How the klusterlet runs its agents: `default` (a registration and a work agent) or `singleton` (one agent doing both, upstream\'s Singleton mode)' -r -f -a "default\t'A registration agent and a work agent'
+singleton\t'One agent doing both'"
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-context -d 'Context of the hub in its kubeconfig' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F

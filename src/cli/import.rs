@@ -67,6 +67,10 @@ pub struct ImportArgs {
     /// made for this cluster; detach then keeps it and what it holds.
     #[arg(long)]
     adopt_namespace: bool,
+    /// How the klusterlet runs its agents: `default` (a registration and a work agent) or
+    /// `singleton` (one agent doing both, upstream's Singleton mode).
+    #[arg(long, value_enum, default_value_t = KlusterletMode::Default)]
+    klusterlet_mode: KlusterletMode,
     #[command(flatten)]
     hub: HubFlags,
     #[command(flatten)]
@@ -105,6 +109,24 @@ fn no_selector(_: &str) -> Result<String, String> {
 }
 
 /// `--print-command` for more than one cluster.
+/// `--klusterlet-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KlusterletMode {
+    /// A registration agent and a work agent.
+    Default,
+    /// One agent doing both.
+    Singleton,
+}
+
+impl From<KlusterletMode> for fleetctl_api::operator::InstallMode {
+    fn from(mode: KlusterletMode) -> Self {
+        match mode {
+            KlusterletMode::Default => Self::Default,
+            KlusterletMode::Singleton => Self::Singleton,
+        }
+    }
+}
+
 #[derive(Debug, Error)]
 #[error("--print-command prints the command of one cluster: name only one")]
 struct OneCommand;
@@ -236,6 +258,7 @@ async fn import_one(
         auto_import,
         force: args.force,
         adopt_namespace: args.adopt_namespace,
+        klusterlet_mode: args.klusterlet_mode.into(),
         dry_run: args.dry_run.dry_run,
         url: client.map(|(_, config)| config.cluster_url.to_string()),
         ..ImportOptions::new(&target.name, args.wait.timeout)

@@ -19,12 +19,13 @@ use super::detach::{TARGET_CLUSTER_RBAC, TARGET_CRDS, TARGET_NAMESPACES};
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, hub_read, join, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
 use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
-use fleetctl_api::conditions::ANNOTATION_RETAIN_NAMESPACE;
+use fleetctl_api::conditions::{ANNOTATION_KLUSTERLET_DEPLOY_MODE, ANNOTATION_RETAIN_NAMESPACE};
 use fleetctl_api::names::{
     AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
     AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, BOOTSTRAP_SERVICE_ACCOUNT, KLUSTERLET, OCM_NAMESPACE, import_secret,
     is_protected_namespace, is_reserved_label,
 };
+use fleetctl_api::operator::InstallMode;
 use fleetctl_api::placement::PLACEMENT_LABEL;
 use fleetctl_api::{
     KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork, Placement, PlacementDecision,
@@ -57,6 +58,9 @@ pub struct ImportOptions {
     pub force: bool,
     /// Use a hub namespace of the cluster's name that exists already (detach then keeps it).
     pub adopt_namespace: bool,
+    /// How the klusterlet runs its agents: Default (registration and work) or Singleton
+    /// (one agent), asked of the hub with ACM's annotation of the deploy mode.
+    pub klusterlet_mode: InstallMode,
     /// How long to wait.
     pub timeout: Duration,
     /// Say the writes instead of making them.
@@ -81,6 +85,7 @@ impl ImportOptions {
             auto_import: None,
             force: false,
             adopt_namespace: false,
+            klusterlet_mode: InstallMode::Default,
             timeout,
             dry_run: None,
             fleet: None,
@@ -605,6 +610,9 @@ async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Re
     if let Some(fleet) = &options.fleet {
         annotations.insert(ANNOTATION_FLEET.to_string(), fleet.clone());
     }
+    if options.klusterlet_mode != InstallMode::Default {
+        annotations.insert(ANNOTATION_KLUSTERLET_DEPLOY_MODE.to_string(), options.klusterlet_mode.to_string());
+    }
     if !annotations.is_empty() {
         cluster.metadata.annotations = Some(annotations);
     }
@@ -819,7 +827,7 @@ pub async fn import(
                 "the target cluster is needed to join it to a hub without an import controller".into(),
             )
         })?;
-        let rendered = join::manifests(hub, hub_url, name);
+        let rendered = join::manifests(hub, hub_url, name, options.klusterlet_mode.clone());
         let (crds, manifests) = step(observer, &mut steps, name, "hub: bootstrap token issued", rendered).await?;
         apply_klusterlet(target, &crds, &manifests, options, observer, &mut steps).await?;
         let accepted = join::approve_csr(hub, name, options.timeout);

@@ -33,6 +33,7 @@ use fleetctl_api::conditions::LABEL_CLUSTER_NAME;
 use fleetctl_api::names::{
     BOOTSTRAP_SERVICE_ACCOUNT, OCM_NAMESPACE, ROOT_CA_CONFIGMAP, default_image, is_hub_bootstrap_user,
 };
+use fleetctl_api::operator::InstallMode;
 use fleetctl_hub::manifests::import::{ImportInputs, objects};
 use fleetctl_kube::{kube_error, kubeconfig};
 
@@ -52,7 +53,12 @@ pub async fn has_bootstrap_identity(hub: &Client) -> Result<bool, LifecycleError
 
 /// The klusterlet for cluster `name`: `crds.yaml` and `import.yaml`, with a bootstrap
 /// kubeconfig of a fresh token of the hub's bootstrap identity.
-pub async fn manifests(hub: &Client, hub_url: &str, name: &str) -> Result<(String, String), LifecycleError> {
+pub async fn manifests(
+    hub: &Client,
+    hub_url: &str,
+    name: &str,
+    mode: InstallMode,
+) -> Result<(String, String), LifecycleError> {
     let ca = hub_ca(hub).await?;
     let request = TokenRequest {
         spec: TokenRequestSpec { expiration_seconds: Some(TOKEN_SECONDS), ..TokenRequestSpec::default() },
@@ -67,8 +73,15 @@ pub async fn manifests(hub: &Client, hub_url: &str, name: &str) -> Result<(Strin
         .filter(|t| !t.is_empty())
         .ok_or_else(|| LifecycleError::Failed(format!("the hub issued no token for {BOOTSTRAP_SERVICE_ACCOUNT}")))?;
     let image = default_image();
-    let inputs =
-        ImportInputs { cluster: name, hub_url, hub_ca_pem: &ca, token: &token, image: &image, image_pull_secret: None };
+    let inputs = ImportInputs {
+        cluster: name,
+        hub_url,
+        hub_ca_pem: &ca,
+        token: &token,
+        image: &image,
+        image_pull_secret: None,
+        mode,
+    };
     let import = fleetctl_hub::manifests::to_yaml(&objects(&inputs));
     Ok((fleetctl_hub::import::crds_yaml().to_string(), import))
 }

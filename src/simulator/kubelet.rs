@@ -132,6 +132,20 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
             AgentRole::Work(options, agent_id, settings) => {
                 work::agent(client, options.cluster, agent_id, options.namespace, Health::default(), settings).await;
             }
+            AgentRole::Singleton(options, agent_id, mut registration_settings, work_settings) => {
+                if let Some(version) = version {
+                    registration_settings.version = version;
+                }
+                let identity = registration::Identity {
+                    cluster: options.cluster.clone(),
+                    agent_id: agent_id.clone(),
+                    namespace: options.namespace.clone(),
+                };
+                tokio::join!(
+                    registration::agent(client.clone(), identity, registration_settings),
+                    work::agent(client, options.cluster, agent_id, options.namespace, Health::default(), work_settings),
+                );
+            }
         }
     }))
 }

@@ -84,6 +84,7 @@ impl Managed {
             token: "t0k",
             image: IMAGE,
             image_pull_secret: None,
+            mode: fleetctl_api::operator::InstallMode::Default,
         };
         fleetctl_kube::apply(&cluster.client, &import::objects(&inputs), &ApplyOptions::default())
             .await
@@ -531,4 +532,26 @@ async fn the_newest_operator_of_a_klusterlet_retires_the_older_and_prunes_rbac_u
     assert!(exists(&roles, WORK_ROLE).await, "the role under upstream's name stays");
     assert!(exists(&roles, "someone-elses").await, "what the operator did not label is not its to delete");
     assert!(exists(&ours, "klusterlet").await, "this operator stays");
+}
+
+/// A Klusterlet switched to Singleton mode, as upstream's operator switches it: one agent,
+/// `klusterlet-agent`, as the work agent's ServiceAccount; the two agents retired; the
+/// Klusterlet Available from the one Deployment.
+#[tokio::test]
+async fn a_klusterlet_switched_to_singleton_runs_one_agent_and_retires_the_two_as_upstreams_operator() {
+    let managed = Managed::start().await;
+    managed.running().await;
+    let singleton = json!({"spec": {"deployOption": {"mode": "Singleton"}}});
+    managed.klusterlets().patch("klusterlet", &PatchParams::default(), &Patch::Merge(&singleton)).await.expect("mode");
+    let deployments = managed.deployments();
+    let agent = wait_for(&deployments, "klusterlet-agent", |_| true).await;
+    assert_eq!(container(&agent).args.unwrap()[..2], ["agent", "singleton"]);
+    let pod = agent.spec.clone().unwrap().template.spec.unwrap();
+    assert_eq!(pod.service_account_name.as_deref(), Some(WORK_SERVICE_ACCOUNT));
+    wait_gone(&deployments, REGISTRATION_DEPLOYMENT).await;
+    wait_gone(&deployments, WORK_DEPLOYMENT).await;
+    managed.set_available("klusterlet-agent", 1).await;
+    let klusterlet = managed.wait_klusterlet(|k| c::is_true(k.conditions(), c::KLUSTERLET_AVAILABLE)).await;
+    let available = c::find(klusterlet.conditions(), c::KLUSTERLET_AVAILABLE).unwrap();
+    assert_eq!(available.message, "deployments are ready");
 }

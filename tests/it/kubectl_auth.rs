@@ -120,6 +120,7 @@ fn the_rendered_import_manifests_apply_with_kubectl() {
         image_pull_secret: Some(&k8s_openapi::ByteString(
             br#"{"auths":{"registry.example":{"auth":"dTpw"}}}"#.to_vec(),
         )),
+        mode: fleetctl_api::operator::InstallMode::Default,
     };
     let import = fleetctl_hub::manifests::to_yaml(&fleetctl_hub::manifests::import::objects(&inputs));
     let applied = k.ok_with_stdin(&["apply", "-f", "-"], &crds);

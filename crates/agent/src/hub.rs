@@ -60,8 +60,11 @@ pub async fn connect(local: &Client, namespace: &str, name: &str) -> Result<Opti
 pub async fn from_secret(secret: &Secret, namespace: &str, name: &str) -> Result<HubConnection, HubClientError> {
     let invalid = |why: String| HubClientError::Invalid { namespace: namespace.into(), name: name.into(), why };
     let text = kubeconfig::secret_text(secret);
-    let kubeconfig = text.get("kubeconfig").ok_or_else(|| invalid("no kubeconfig key".into()))?;
-    let (endpoint, config) = kubeconfig::from_text(kubeconfig).await.map_err(|e| invalid(chain(&e)))?;
+    if !text.contains_key("kubeconfig") {
+        return Err(invalid("no kubeconfig key".into()));
+    }
+    let parsed = kubeconfig::in_secret(&text).map_err(|e| invalid(chain(&e)))?;
+    let (endpoint, config) = kubeconfig::from_parsed(parsed).await.map_err(|e| invalid(chain(&e)))?;
     let client = fleetctl_kube::multiplexed::client(config).map_err(|e| invalid(chain(&e)))?;
     let secret_version = secret.metadata.resource_version.clone().unwrap_or_default();
     Ok(HubConnection { client, server: endpoint.server, ca_pem: endpoint.ca_pem, secret_version })

@@ -7,6 +7,7 @@ pub mod addon;
 pub mod hub;
 pub mod operator;
 pub mod registration;
+pub mod singleton;
 pub mod work;
 
 /// Default address of an agent's `/healthz`.

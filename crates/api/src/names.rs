@@ -231,6 +231,9 @@ pub const KLUSTERLET: &str = "klusterlet";
 pub const REGISTRATION_DEPLOYMENT: &str = "klusterlet-registration-agent";
 /// Deployment of the work agent.
 pub const WORK_DEPLOYMENT: &str = "klusterlet-work-agent";
+/// Deployment (and `app` label) of the one agent of a Singleton-mode Klusterlet, which
+/// runs registration and work in one process (upstream's `klusterlet-agent`).
+pub const SINGLETON_DEPLOYMENT: &str = "klusterlet-agent";
 /// The `app` label that selects the work agent's Pods: upstream's, so that either operator
 /// updates the other's Deployment in place (a Deployment's selector is immutable).
 pub const WORK_AGENT_APP: &str = "klusterlet-manifestwork-agent";

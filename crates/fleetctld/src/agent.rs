@@ -1,11 +1,11 @@
-//! `fleetctld agent operator|registration|work`: the klusterlet, on a managed cluster.
+//! `fleetctld agent operator|registration|work|singleton`: the klusterlet, on a managed cluster.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use fleetctl_agent::{AgentOptions, DEFAULT_HEALTH_ADDR, operator, registration, work};
+use fleetctl_agent::{AgentOptions, DEFAULT_HEALTH_ADDR, operator, registration, singleton, work};
 use fleetctl_api::names::AGENT_NAMESPACE;
 use fleetctl_kube::Selection;
 
@@ -46,6 +46,52 @@ struct Identity {
     namespace: String,
 }
 
+/// How the registration agent asks for its certificates.
+#[derive(Debug, Args)]
+struct RegistrationFlags {
+    /// Lifetime the client certificate requests ask for (spec.expirationSeconds; at
+    /// least 600, the API's minimum). Unset leaves it to the hub's signer.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(600..))]
+    client_cert_expiration_seconds: Option<u64>,
+}
+
+impl RegistrationFlags {
+    fn settings(&self) -> registration::Settings {
+        registration::Settings {
+            client_cert_expiration: self.client_cert_expiration_seconds.map(std::time::Duration::from_secs),
+            ..registration::Settings::default()
+        }
+    }
+}
+
+/// How the work agent keeps what it applied.
+#[derive(Debug, Args)]
+struct WorkFlags {
+    /// How long an AppliedManifestWork whose ManifestWork is gone from the hub (or that
+    /// a previous hub made) is kept before its resources are deleted; 100 years or more
+    /// never deletes them (upstream's flag of the same name).
+    #[arg(long = "appliedmanifestwork-eviction-grace-period", default_value = "60m",
+          value_parser = fleetctl_kube::duration::parse)]
+    eviction_grace_period: std::time::Duration,
+    /// Upstream's work-agent feature gates this agent knows, as `GATE=true|false`
+    /// (comma-separated or repeated): `RawFeedbackJsonString`.
+    #[arg(long, value_name = "GATE=BOOL", value_delimiter = ',', value_parser = work_gate)]
+    feature_gates: Vec<(WorkGate, bool)>,
+}
+
+impl WorkFlags {
+    fn settings(&self) -> work::Settings {
+        // The last word on a gate counts, as with upstream's flag.
+        let raw_feedback_json = self
+            .feature_gates
+            .iter()
+            .rev()
+            .find_map(|(gate, on)| (*gate == WorkGate::RawFeedbackJsonString).then_some(*on))
+            .unwrap_or(false);
+        work::Settings { eviction_grace_period: self.eviction_grace_period, raw_feedback_json }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum AgentCommand {
     /// Reconcile the Klusterlet into the registration and work agents.
@@ -63,10 +109,8 @@ enum AgentCommand {
         /// the one its hub kubeconfig secret holds (`agent-name`), else a new one.
         #[arg(long)]
         agent_id: Option<String>,
-        /// Lifetime the client certificate requests ask for (spec.expirationSeconds; at
-        /// least 600, the API's minimum). Unset leaves it to the hub's signer.
-        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(600..))]
-        client_cert_expiration_seconds: Option<u64>,
+        #[command(flatten)]
+        flags: RegistrationFlags,
     },
     /// Apply the hub's ManifestWorks on this cluster.
     Work {
@@ -77,16 +121,22 @@ enum AgentCommand {
         /// The agent id its AppliedManifestWorks are recorded under (the Klusterlet's uid).
         #[arg(long)]
         agent_id: String,
-        /// How long an AppliedManifestWork whose ManifestWork is gone from the hub (or that
-        /// a previous hub made) is kept before its resources are deleted; 100 years or more
-        /// never deletes them (upstream's flag of the same name).
-        #[arg(long = "appliedmanifestwork-eviction-grace-period", default_value = "60m",
-              value_parser = fleetctl_kube::duration::parse)]
-        eviction_grace_period: std::time::Duration,
-        /// Upstream's work-agent feature gates this agent knows, as `GATE=true|false`
-        /// (comma-separated or repeated): `RawFeedbackJsonString`.
-        #[arg(long, value_name = "GATE=BOOL", value_delimiter = ',', value_parser = work_gate)]
-        feature_gates: Vec<(WorkGate, bool)>,
+        #[command(flatten)]
+        flags: WorkFlags,
+    },
+    /// Registration and work in one process (a Singleton-mode Klusterlet's agent).
+    Singleton {
+        #[command(flatten)]
+        local: Local,
+        #[command(flatten)]
+        identity: Identity,
+        /// The agent id of both (the Klusterlet's uid).
+        #[arg(long)]
+        agent_id: String,
+        #[command(flatten)]
+        registration: RegistrationFlags,
+        #[command(flatten)]
+        work: WorkFlags,
     },
 }
 
@@ -129,6 +179,8 @@ pub enum AgentRole {
     Registration(AgentOptions, Option<String>, registration::Settings),
     /// `agent work`: its options, its agent id, its settings.
     Work(AgentOptions, String, work::Settings),
+    /// `agent singleton`: its options, its agent id, both agents' settings.
+    Singleton(AgentOptions, String, registration::Settings, work::Settings),
 }
 
 impl AgentArgs {
@@ -138,22 +190,14 @@ impl AgentArgs {
             AgentCommand::Operator { local } => {
                 AgentRole::Operator(operator::OperatorOptions { local: local.selection(), health: local.health_addr })
             }
-            AgentCommand::Registration { local, identity, agent_id, client_cert_expiration_seconds } => {
-                let settings = registration::Settings {
-                    client_cert_expiration: client_cert_expiration_seconds.map(std::time::Duration::from_secs),
-                    ..registration::Settings::default()
-                };
-                AgentRole::Registration(options(&local, identity), agent_id, settings)
+            AgentCommand::Registration { local, identity, agent_id, flags } => {
+                AgentRole::Registration(options(&local, identity), agent_id, flags.settings())
             }
-            AgentCommand::Work { local, identity, agent_id, eviction_grace_period, feature_gates } => {
-                // The last word on a gate counts, as with upstream's flag.
-                let raw_feedback_json = feature_gates
-                    .iter()
-                    .rev()
-                    .find_map(|(gate, on)| (*gate == WorkGate::RawFeedbackJsonString).then_some(*on))
-                    .unwrap_or(false);
-                let settings = work::Settings { eviction_grace_period, raw_feedback_json };
-                AgentRole::Work(options(&local, identity), agent_id, settings)
+            AgentCommand::Work { local, identity, agent_id, flags } => {
+                AgentRole::Work(options(&local, identity), agent_id, flags.settings())
+            }
+            AgentCommand::Singleton { local, identity, agent_id, registration, work } => {
+                AgentRole::Singleton(options(&local, identity), agent_id, registration.settings(), work.settings())
             }
         }
     }
@@ -165,6 +209,9 @@ pub async fn run(args: AgentArgs) -> Result<(), RoleError> {
         AgentRole::Operator(options) => operator::run(options).await?,
         AgentRole::Registration(options, agent_id, settings) => registration::run(options, agent_id, settings).await?,
         AgentRole::Work(options, agent_id, settings) => work::run(options, agent_id, settings).await?,
+        AgentRole::Singleton(options, agent_id, registration, work) => {
+            singleton::run(options, agent_id, registration, work).await?
+        }
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fleetctl_api::conditions;
+use fleetctl_api::conditions::{self, ANNOTATION_KLUSTERLET_DEPLOY_MODE};
 use fleetctl_api::names::{agent_role, bootstrap_role};
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::metrics::Registry;
@@ -50,6 +50,11 @@ pub enum HubError {
     /// A cluster read from the API has no uid (so nothing can be owned by it).
     #[error("cluster {0} has no uid")]
     NoUid(String),
+    /// A klusterlet deploy mode the hub does not render.
+    #[error(
+        "klusterlet deploy mode {0:?} ({ANNOTATION_KLUSTERLET_DEPLOY_MODE}) is not one this hub renders: Default or Singleton"
+    )]
+    UnsupportedMode(String),
 }
 
 impl ReconcileError for HubError {
@@ -57,7 +62,11 @@ impl ReconcileError for HubError {
         match self {
             Self::Kube(e) => e.failure(),
             Self::Waiting(_) => Failure::Waiting,
-            Self::NoToken(_) | Self::NoUid(_) | Self::NoHubAddress(_) | Self::PullSecret { .. } => Failure::Failed,
+            Self::NoToken(_)
+            | Self::NoUid(_)
+            | Self::NoHubAddress(_)
+            | Self::PullSecret { .. }
+            | Self::UnsupportedMode(_) => Failure::Failed,
         }
     }
 }

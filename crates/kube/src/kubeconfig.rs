@@ -148,7 +148,47 @@ pub enum TextError {
 /// A kubeconfig kept as text (a Secret's `kubeconfig` key): the parsed file, the endpoint
 /// of its current context, and a client configuration for it.
 pub async fn from_text(text: &str) -> Result<(Endpoint, kube::Config), TextError> {
-    let parsed = parse(text).map_err(TextError::Parse)?;
+    from_parsed(parse(text).map_err(TextError::Parse)?).await
+}
+
+/// The kubeconfig a Secret holds (its `kubeconfig` key), with the files it names read from
+/// the Secret beside it — upstream's agents name `/spoke/hub-kubeconfig/tls.crt` for the
+/// Secret mounted there, so each file is the Secret's key of the file's name, as the mount
+/// would serve it.
+pub fn in_secret(secret: &BTreeMap<String, String>) -> Result<Kubeconfig, TextError> {
+    let text = secret.get("kubeconfig").map(String::as_str).unwrap_or_default();
+    let mut kubeconfig = parse(text).map_err(TextError::Parse)?;
+    let file = |path: &Option<String>| {
+        let name = path.as_deref()?.rsplit('/').next()?;
+        secret.get(name).map(|content| BASE64.encode(content))
+    };
+    for cluster in kubeconfig.clusters.iter_mut().filter_map(|c| c.cluster.as_mut()) {
+        if cluster.certificate_authority_data.is_none()
+            && let Some(data) = file(&cluster.certificate_authority)
+        {
+            cluster.certificate_authority_data = Some(data);
+            cluster.certificate_authority = None;
+        }
+    }
+    for user in kubeconfig.auth_infos.iter_mut().filter_map(|a| a.auth_info.as_mut()) {
+        if user.client_certificate_data.is_none()
+            && let Some(data) = file(&user.client_certificate)
+        {
+            user.client_certificate_data = Some(data);
+            user.client_certificate = None;
+        }
+        if user.client_key_data.is_none()
+            && let Some(data) = file(&user.client_key)
+        {
+            user.client_key_data = Some(SecretString::from(data));
+            user.client_key = None;
+        }
+    }
+    Ok(kubeconfig)
+}
+
+/// A parsed kubeconfig's endpoint and a client configuration for it.
+pub async fn from_parsed(parsed: Kubeconfig) -> Result<(Endpoint, kube::Config), TextError> {
     let endpoint = endpoint(&parsed)?;
     let config =
         kube::Config::from_custom_kubeconfig(parsed, &KubeConfigOptions::default()).await.map_err(TextError::Config)?;

@@ -32,7 +32,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Namespace;
-use kube::api::Api;
+use kube::api::{Api, PostParams};
 use kube::core::DynamicObject;
 use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
@@ -265,6 +265,42 @@ impl Written<Read> {
             manager.apply(api, object)
         })
         .await
+    }
+
+    /// As [`Written::apply`], but an object another writer made — one `made_here` does not
+    /// recognise — is replaced whole (a PUT of `object` at the live resourceVersion) rather
+    /// than applied over: a server-side apply would leave every field the other writer set and
+    /// this one does not (its volumes, its probes' scheme), and the object would be a blend of
+    /// both. From then on the object is this writer's and is applied as any other.
+    pub async fn apply_or_replace<K>(
+        &self,
+        manager: FieldManager,
+        api: &Api<K>,
+        object: &K,
+        made_here: impl Fn(&K) -> bool,
+    ) -> Result<K, KubeError>
+    where
+        K: Resource + Serialize + DeserializeOwned + Clone + Debug,
+        K::DynamicType: Default,
+    {
+        let name = object.name_any();
+        let read =
+            || async { api.get_opt(&name).await.map_err(crate::kube_error(format!("reading {} {name}", kind::<K>()))) };
+        let apply = || async {
+            match read().await? {
+                Some(live) if !made_here(&live) => {
+                    let mut replacement = object.clone();
+                    replacement.meta_mut().resource_version = live.resource_version();
+                    let params = PostParams { field_manager: Some(manager.0.to_owned()), ..PostParams::default() };
+                    api.replace(&name, &params, &replacement)
+                        .await
+                        .map_err(crate::kube_error(format!("replacing {} {name}", kind::<K>())))
+                }
+                _ => manager.apply(api, object).await,
+            }
+        };
+        self.apply_with(reference(object), digest(&(object, manager.0)), ResourceExt::resource_version, read, apply)
+            .await
     }
 
     /// The steps of [`Written::apply`] for any object: `key` names the object, `digest` what

@@ -210,3 +210,46 @@ async fn a_detached_cluster_imports_again_but_not_while_it_is_being_detached() {
     let after = clusters.get("cluster1").await.expect("held");
     assert!(!after.spec.hub_accepts_client, "import must not accept a cluster that is leaving");
 }
+
+/// Upstream's Singleton mode (`fleetctl import --klusterlet-mode singleton`: ACM's deploy-mode
+/// annotation on the ManagedCluster): one agent, `klusterlet-agent`, registers the cluster and
+/// applies its works; detach removes it as it removes the two.
+#[tokio::test]
+async fn a_cluster_imported_in_singleton_mode_runs_one_agent_that_registers_and_applies_work_as_upstreams_klusterlet_agent()
+ {
+    let env = DevUp::start(1);
+    let hub = env.client("hub").await;
+    let target = env.client("cluster1").await;
+    let import = ["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"];
+    let imported = env.fleetctl(&[&import[..], &["--klusterlet-mode", "singleton"]].concat());
+    assert!(imported.status.success(), "{}\n{}", String::from_utf8_lossy(&imported.stderr), env.logs());
+    let cluster = Api::<ManagedCluster>::all(hub.clone()).get("cluster1").await.expect("cluster");
+    assert!(cluster.is_available(), "{cluster:?}");
+    let deployments: Api<Deployment> = Api::namespaced(target.clone(), fleetctl_api::names::AGENT_NAMESPACE);
+    let ready = |d: Option<&Deployment>| d.and_then(|d| d.status.as_ref()?.ready_replicas) == Some(1);
+    wait_for(deployments.clone(), "klusterlet-agent", "the singleton agent ready", WAIT, ready).await.expect("ready");
+    for two in ["klusterlet-registration-agent", "klusterlet-work-agent"] {
+        assert!(deployments.get_opt(two).await.expect("read").is_none(), "{two} is not run");
+    }
+    assert_eq!(env.pids(&["agent", "singleton", "cluster1"]).len(), 1, "one process does both");
+
+    let work = ManifestWork::for_cluster(
+        "cluster1",
+        "hello",
+        vec![Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                              "metadata": {"name": "hello", "namespace": "default"}, "data": {"a": "1"}}))],
+    );
+    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), "cluster1");
+    works.create(&PostParams::default(), &work).await.expect("work");
+    wait_for(works, "hello", "the work applied by the singleton agent", WAIT, |w: Option<&ManifestWork>| {
+        w.is_some_and(ManifestWork::is_applied)
+    })
+    .await
+    .expect("applied");
+    Api::<ConfigMap>::namespaced(target.clone(), "default").get("hello").await.expect("the ConfigMap on the target");
+
+    let detach =
+        env.fleetctl(&["detach", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1", "--yes"]);
+    assert!(detach.status.success(), "{}\n{}", String::from_utf8_lossy(&detach.stderr), env.logs());
+    assert!(deployments.get_opt("klusterlet-agent").await.expect("read").is_none(), "the agent is gone");
+}

@@ -19,6 +19,8 @@ use serde_json::json;
 use super::DevUp;
 use crate::support::upstream;
 
+mod adoption;
+
 /// The mutating webhook of upstream's hub that puts a cluster without a set in `default`.
 const MANAGED_CLUSTER_MUTATOR: &str = "managedclustermutators.admission.cluster.open-cluster-management.io";
 

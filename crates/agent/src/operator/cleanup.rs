@@ -42,7 +42,7 @@ use super::{Context, OperatorError};
 use fleetctl_api::conditions::FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP;
 use fleetctl_api::names::ANNOTATION_HUB_NOTIFIED;
 use fleetctl_api::names::KLUSTERLET as OPERATOR;
-use fleetctl_api::names::{REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
+use fleetctl_api::names::{REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::{AppliedManifestWork, Klusterlet};
 use fleetctl_kube::kube_error;
 use fleetctl_kube::reconcile::delete;
@@ -76,7 +76,7 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
     // 2. Agents first, so nothing re-creates or re-finalizes what follows. Foreground: the
     // Deployment is gone only once its pods are.
     let mut remaining = Vec::new();
-    for name in [REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT] {
+    for name in [REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT, SINGLETON_DEPLOYMENT] {
         delete(&deployments, name, &DeleteParams::foreground()).await?;
         if deployments.get_opt(name).await.map_err(kube_error(format!("reading deployment {name}")))?.is_some() {
             remaining.push(name);
@@ -116,10 +116,12 @@ async fn hub_notification_pending(
         tracing::info!("the registration agent has told the hub; cleaning up");
         return Ok(None);
     }
-    let registration = deployments
-        .get_opt(REGISTRATION_DEPLOYMENT)
-        .await
-        .map_err(kube_error(format!("reading deployment {REGISTRATION_DEPLOYMENT}")))?;
+    // The registration agent runs in its own Deployment, or in Singleton mode's one agent.
+    let mut registration = None;
+    for name in [REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT] {
+        let found = deployments.get_opt(name).await.map_err(kube_error(format!("reading deployment {name}")))?;
+        registration = registration.or(found);
+    }
     // A pod still starting counts: an agent imported seconds ago is not ready yet, and the
     // hub would otherwise hear of the detach only when its lease runs out (minutes).
     if !registration.as_ref().is_some_and(|d| Availability::of(d).has_pods()) {

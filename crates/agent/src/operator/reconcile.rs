@@ -21,10 +21,11 @@ use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, crd_is_current, render};
 use super::takeover::{self, Operators};
 use super::{Context, OPERATOR, OperatorError, prune};
 use fleetctl_api::conditions as c;
-use fleetctl_api::names::{IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT};
+use fleetctl_api::names::{IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT, WORK_DEPLOYMENT};
 use fleetctl_api::{Klusterlet, KlusterletStatus};
 use fleetctl_kube::errors::chain;
 use fleetctl_kube::kube_error;
+use fleetctl_kube::reconcile::delete;
 
 /// A periodic pass re-applies what someone may have changed behind the operator's back
 /// (the Deployments are watched; the rest is not).
@@ -122,18 +123,35 @@ async fn install(ctx: &Context, desired: &Desired) -> Result<Vec<Deployment>, Op
         let api = Api::<Deployment>::namespaced(client.clone(), &namespace_of(deployment));
         deployments.push(apply_deployment(ctx, &api, deployment).await?);
     }
+    if let Some(agent) = desired.deployments.first() {
+        let api = Api::<Deployment>::namespaced(client.clone(), &namespace_of(agent));
+        for name in &desired.retired {
+            delete(&api, name, &DeleteParams::background()).await?;
+        }
+    }
     Ok(deployments)
 }
 
-/// Applies an agent Deployment; one whose selector differs (an agent Deployment another
-/// klusterlet operator made, or fleetctl's before it took upstream's labels — a selector is
-/// immutable) is deleted and made again: the agent restarts once, what it applied stays.
+/// Applies an agent Deployment. One another klusterlet operator wrote (upstream's, taken over)
+/// is replaced whole, so none of its fields remain (its
+/// volumes, its probes' HTTPS); one whose selector differs (fleetctl's before it took
+/// upstream's labels — a selector is immutable) is deleted and made again: the agent restarts
+/// once, what it applied stays.
 async fn apply_deployment(
     ctx: &Context,
     api: &Api<Deployment>,
     deployment: &Deployment,
 ) -> Result<Deployment, OperatorError> {
-    match ctx.applied.apply(OPERATOR, api, deployment).await {
+    // Another writer of its spec (upstream's operator updates it whole; its label says
+    // nothing, as it keeps the labels it finds).
+    let made_here = |live: &Deployment| {
+        live.managed_fields().iter().all(|entry| {
+            entry.manager.as_deref() == Some(OPERATOR.0)
+                || entry.subresource.as_deref().is_some_and(|s| !s.is_empty())
+                || entry.fields_v1.as_ref().is_none_or(|fields| fields.0.get("f:spec").is_none())
+        })
+    };
+    match ctx.applied.apply_or_replace(OPERATOR, api, deployment, made_here).await {
         Err(error) if error.code() == Some(422) && error.source.to_string().contains("field is immutable") => {
             let name = deployment.name_any();
             tracing::info!(deployment = %name, "its selector is not this operator's: made again");
@@ -179,6 +197,8 @@ pub struct Agents {
     pub registration: Availability,
     /// The work agent.
     pub work: Availability,
+    /// Whether one Deployment runs both ([`SINGLETON_DEPLOYMENT`]).
+    pub singleton: bool,
 }
 
 /// Replicas of one agent Deployment.
@@ -235,7 +255,13 @@ impl Agents {
                 .map(Availability::of)
                 .unwrap_or_default()
         };
-        Self { registration: find(REGISTRATION_DEPLOYMENT), work: find(WORK_DEPLOYMENT) }
+        let singleton = find(SINGLETON_DEPLOYMENT);
+        match singleton.exists {
+            true => Self { registration: singleton, work: singleton, singleton: true },
+            false => {
+                Self { registration: find(REGISTRATION_DEPLOYMENT), work: find(WORK_DEPLOYMENT), singleton: false }
+            }
+        }
     }
 }
 
@@ -267,7 +293,14 @@ pub fn applied(status: &mut KlusterletStatus, generation: i64, agents: &Agents) 
         "Klusterlet Component Applied",
     );
 
-    let named = [(REGISTRATION_DEPLOYMENT, agents.registration), (WORK_DEPLOYMENT, agents.work)];
+    let (registration, work) = match agents.singleton {
+        true => (SINGLETON_DEPLOYMENT, SINGLETON_DEPLOYMENT),
+        false => (REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT),
+    };
+    let named: &[(&str, Availability)] = match agents.singleton {
+        true => &[(SINGLETON_DEPLOYMENT, agents.registration)],
+        false => &[(REGISTRATION_DEPLOYMENT, agents.registration), (WORK_DEPLOYMENT, agents.work)],
+    };
     let unavailable: Vec<String> =
         named.iter().filter(|(_, a)| !a.is_available()).map(|(name, a)| a.describe(name)).collect();
     let (state, reason, message) = match unavailable.len() {
@@ -278,8 +311,8 @@ pub fn applied(status: &mut KlusterletStatus, generation: i64, agents: &Agents) 
     changed |= set(status, generation, c::KLUSTERLET_AVAILABLE, state, reason, &message);
 
     let degraded = [
-        (c::KLUSTERLET_REGISTRATION_DESIRED_DEGRADED, REGISTRATION_DEPLOYMENT, agents.registration),
-        (c::KLUSTERLET_WORK_DESIRED_DEGRADED, WORK_DEPLOYMENT, agents.work),
+        (c::KLUSTERLET_REGISTRATION_DESIRED_DEGRADED, registration, agents.registration),
+        (c::KLUSTERLET_WORK_DESIRED_DEGRADED, work, agents.work),
     ];
     for (type_, name, agent) in degraded {
         changed |= if agent.is_available() {
@@ -313,7 +346,7 @@ mod tests {
     #[test]
     fn both_agents_available_make_the_klusterlet_available_and_not_degraded() {
         let mut status = KlusterletStatus::default();
-        assert!(applied(&mut status, 3, &Agents { registration: UP, work: UP }));
+        assert!(applied(&mut status, 3, &Agents { registration: UP, work: UP, singleton: false }));
         assert_eq!(status.observed_generation, 3);
         assert_eq!(condition(&status, c::KLUSTERLET_APPLIED).reason, c::REASON_KLUSTERLET_APPLIED);
         assert_eq!(condition(&status, c::KLUSTERLET_AVAILABLE).reason, c::REASON_KLUSTERLET_AVAILABLE);
@@ -328,7 +361,7 @@ mod tests {
     #[test]
     fn no_available_agent_is_no_available_pods() {
         let mut status = KlusterletStatus::default();
-        applied(&mut status, 1, &Agents { registration: DOWN, work: MISSING });
+        applied(&mut status, 1, &Agents { registration: DOWN, work: MISSING, singleton: false });
         let available = condition(&status, c::KLUSTERLET_AVAILABLE);
         assert_eq!((available.status.as_str(), available.reason.as_str()), (c::FALSE, c::REASON_NO_AVAILABLE_PODS));
         assert!(available.message.contains("0 of 1 requested pods"));
@@ -340,7 +373,7 @@ mod tests {
     #[test]
     fn one_unavailable_agent_is_unavailable_pods_and_degrades_only_that_agent() {
         let mut status = KlusterletStatus::default();
-        applied(&mut status, 1, &Agents { registration: UP, work: DOWN });
+        applied(&mut status, 1, &Agents { registration: UP, work: DOWN, singleton: false });
         assert_eq!(condition(&status, c::KLUSTERLET_AVAILABLE).reason, c::REASON_UNAVAILABLE_PODS);
         assert!(c::is_false(&status.conditions, c::KLUSTERLET_REGISTRATION_DESIRED_DEGRADED));
         assert!(c::is_true(&status.conditions, c::KLUSTERLET_WORK_DESIRED_DEGRADED));
@@ -348,7 +381,7 @@ mod tests {
 
     #[test]
     fn the_same_state_changes_nothing() {
-        let agents = Agents { registration: UP, work: UP };
+        let agents = Agents { registration: UP, work: UP, singleton: false };
         let mut status = KlusterletStatus::default();
         applied(&mut status, 2, &agents);
         assert!(!applied(&mut status, 2, &agents));
@@ -358,7 +391,7 @@ mod tests {
     #[test]
     fn an_apply_failure_keeps_the_other_conditions() {
         let mut status = KlusterletStatus::default();
-        applied(&mut status, 1, &Agents { registration: UP, work: UP });
+        applied(&mut status, 1, &Agents { registration: UP, work: UP, singleton: false });
         assert!(apply_failed(&mut status, 1, "forbidden"));
         let applied_condition = condition(&status, c::KLUSTERLET_APPLIED);
         assert_eq!(applied_condition.reason, c::REASON_KLUSTERLET_APPLY_FAILED);
@@ -378,7 +411,7 @@ mod tests {
             )],
             ..KlusterletStatus::default()
         };
-        applied(&mut status, 1, &Agents { registration: UP, work: UP });
+        applied(&mut status, 1, &Agents { registration: UP, work: UP, singleton: false });
         assert!(c::is_false(&status.conditions, c::KLUSTERLET_HUB_CONNECTION_DEGRADED));
         assert_eq!(status.conditions.len(), 5);
     }

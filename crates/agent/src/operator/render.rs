@@ -17,7 +17,8 @@ use kube::ResourceExt;
 use sha2::{Digest, Sha256};
 
 use fleetctl_api::names::{
-    self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, VERSION, WORK_AGENT_APP, WORK_DEPLOYMENT,
+    self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT, VERSION,
+    WORK_AGENT_APP, WORK_DEPLOYMENT,
 };
 use fleetctl_api::operator::{InstallMode, ResourceQosClass};
 
@@ -56,8 +57,8 @@ pub enum RenderError {
     /// `spec.clusterName` is empty.
     #[error("spec.clusterName is empty; set it to the ManagedCluster name on the hub")]
     NoClusterName,
-    /// A deploy mode other than Default.
-    #[error("deploy mode {0} is not supported; use Default")]
+    /// A deploy mode other than Default or Singleton.
+    #[error("deploy mode {0} is not supported; use Default or Singleton")]
     UnsupportedMode(String),
     /// `spec.registrationConfiguration.clientCertExpirationSeconds` below the API's minimum.
     #[error(
@@ -89,8 +90,12 @@ pub struct Desired {
     pub roles: Vec<Role>,
     /// Bindings of the namespaced rules.
     pub role_bindings: Vec<RoleBinding>,
-    /// The registration and work agents (last: they need everything above).
+    /// The registration and work agents, or the one agent of Singleton mode (last: they
+    /// need everything above).
     pub deployments: Vec<Deployment>,
+    /// Agent Deployments of the other mode, deleted once these are applied (a Klusterlet
+    /// switched between Default and Singleton, as upstream's operator switches it).
+    pub retired: Vec<&'static str>,
 }
 
 impl Desired {
@@ -149,39 +154,73 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
         return Err(RenderError::NoClusterName);
     }
     let mode = &klusterlet.spec.deploy_option.mode;
-    if *mode != InstallMode::Default {
-        return Err(RenderError::UnsupportedMode(mode.to_string()));
-    }
+    let singleton = match mode {
+        InstallMode::Default => false,
+        InstallMode::Singleton => true,
+        other => return Err(RenderError::UnsupportedMode(other.to_string())),
+    };
     let name = klusterlet.name_any();
     let namespace = klusterlet.spec.agent_namespace();
     let addon_ns = addon_namespace(namespace);
     let ours = || labels([(LABEL_KLUSTERLET, name.as_str())]);
     let cluster_scoped = |object: &str| meta(object).with_labels(ours());
     let in_namespace = |ns: &str, object: &str| namespaced_meta(ns, object).with_labels(ours());
+    // Upstream's Singleton mode runs both agents as the work agent's ServiceAccount.
+    let registration_account = if singleton { WORK_SERVICE_ACCOUNT } else { REGISTRATION_SERVICE_ACCOUNT };
     let subject = |account: &str| vec![objects::service_account_subject(namespace, account)];
     let agent_args = |role: &str| ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name].map(str::to_string);
-    // The registration agent has no id given, as upstream's: it keeps the one its hub
-    // kubeconfig secret names, so that a klusterlet taken over from another operator keeps its
-    // registration; the work agent records its AppliedManifestWorks under the Klusterlet's uid,
-    // as upstream's.
-    let mut registration_args = agent_args("registration").to_vec();
-    let work_args = [&agent_args("work")[..], &["--agent-id".to_string(), uid]].concat();
+    let id_args = ["--agent-id".to_string(), uid];
     let expiration =
         klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
-    match expiration {
-        0 => {}
+    let expiration_args = match expiration {
+        0 => Vec::new(),
         seconds if seconds < MIN_CLIENT_CERT_EXPIRATION_SECONDS => {
             return Err(RenderError::CertExpirationTooShort(seconds));
         }
-        seconds => registration_args.extend(["--client-cert-expiration-seconds".to_string(), seconds.to_string()]),
-    }
+        seconds => vec!["--client-cert-expiration-seconds".to_string(), seconds.to_string()],
+    };
+    let (deployments, retired) = if singleton {
+        // One agent with the Klusterlet's uid as its id, as upstream's `klusterlet-agent`.
+        let args = [&agent_args("singleton")[..], &id_args, &expiration_args].concat();
+        let agent = AgentDeployment {
+            name: SINGLETON_DEPLOYMENT,
+            app: SINGLETON_DEPLOYMENT,
+            container: SINGLETON_DEPLOYMENT,
+            service_account: WORK_SERVICE_ACCOUNT,
+            image: image("", klusterlet),
+            args,
+        };
+        (vec![deployment(klusterlet, agent)], vec![REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT])
+    } else {
+        // The registration agent has no id given, as upstream's: it keeps the one its hub
+        // kubeconfig secret names, so that a klusterlet taken over from another operator keeps
+        // its registration; the work agent records its AppliedManifestWorks under the
+        // Klusterlet's uid, as upstream's.
+        let registration = AgentDeployment {
+            name: REGISTRATION_DEPLOYMENT,
+            app: REGISTRATION_DEPLOYMENT,
+            container: "registration-controller",
+            service_account: REGISTRATION_SERVICE_ACCOUNT,
+            image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
+            args: [&agent_args("registration")[..], &expiration_args].concat(),
+        };
+        let work = AgentDeployment {
+            name: WORK_DEPLOYMENT,
+            app: WORK_AGENT_APP,
+            container: "klusterlet-manifestwork-agent",
+            service_account: WORK_SERVICE_ACCOUNT,
+            image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
+            args: [&agent_args("work")[..], &id_args].concat(),
+        };
+        (vec![deployment(klusterlet, registration), deployment(klusterlet, work)], vec![SINGLETON_DEPLOYMENT])
+    };
+    let accounts: &[&str] =
+        if singleton { &[WORK_SERVICE_ACCOUNT] } else { &[REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT] };
     Ok(Desired {
         crd: applied_manifest_work_crd().clone(),
         namespaces: [namespace, &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
         secrets: Vec::new(),
-        service_accounts: [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]
-            .map(|sa| objects::service_account(in_namespace(namespace, sa)))
-            .to_vec(),
+        service_accounts: accounts.iter().map(|sa| objects::service_account(in_namespace(namespace, sa))).collect(),
         cluster_roles: vec![
             objects::cluster_role(cluster_scoped(REGISTRATION_CLUSTER_ROLE), registration_cluster_rules(&name)),
             objects::cluster_role(cluster_scoped(WORK_ROLE), work_cluster_rules()),
@@ -190,7 +229,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
             objects::cluster_role_binding(
                 cluster_scoped(REGISTRATION_CLUSTER_ROLE),
                 REGISTRATION_CLUSTER_ROLE,
-                subject(REGISTRATION_SERVICE_ACCOUNT),
+                subject(registration_account),
             ),
             objects::cluster_role_binding(cluster_scoped(WORK_ROLE), WORK_ROLE, subject(WORK_SERVICE_ACCOUNT)),
         ],
@@ -202,38 +241,16 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
             objects::role_binding(
                 in_namespace(namespace, REGISTRATION_ROLE),
                 REGISTRATION_ROLE,
-                subject(REGISTRATION_SERVICE_ACCOUNT),
+                subject(registration_account),
             ),
             objects::role_binding(
                 in_namespace(&addon_ns, REGISTRATION_ADDON_ROLE),
                 REGISTRATION_ADDON_ROLE,
-                subject(REGISTRATION_SERVICE_ACCOUNT),
+                subject(registration_account),
             ),
         ],
-        deployments: vec![
-            deployment(
-                klusterlet,
-                AgentDeployment {
-                    name: REGISTRATION_DEPLOYMENT,
-                    app: REGISTRATION_DEPLOYMENT,
-                    container: "registration-controller",
-                    service_account: REGISTRATION_SERVICE_ACCOUNT,
-                    image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
-                    args: registration_args,
-                },
-            ),
-            deployment(
-                klusterlet,
-                AgentDeployment {
-                    name: WORK_DEPLOYMENT,
-                    app: WORK_AGENT_APP,
-                    container: "klusterlet-manifestwork-agent",
-                    service_account: WORK_SERVICE_ACCOUNT,
-                    image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
-                    args: work_args,
-                },
-            ),
-        ],
+        deployments,
+        retired,
     })
 }
 
@@ -573,6 +590,44 @@ mod tests {
         assert_eq!(other.secrets.len(), 1);
         assert_eq!(other.secrets[0].namespace().as_deref(), Some("open-cluster-management-other"));
         assert_eq!(other.secrets[0].type_.as_deref(), Some("kubernetes.io/dockerconfigjson"));
+    }
+
+    #[test]
+    fn singleton_mode_runs_one_agent_as_upstreams_klusterlet_agent_with_the_work_service_account_and_retires_the_two() {
+        let mut k = klusterlet();
+        k.spec.deploy_option.mode = InstallMode::Singleton;
+        k.spec.registration_configuration = Some(fleetctl_api::operator::RegistrationConfiguration {
+            client_cert_expiration_seconds: 3600,
+            ..Default::default()
+        });
+        let desired = render(&k).unwrap();
+        let [agent] = &desired.deployments[..] else { panic!("one agent") };
+        assert_eq!(agent.metadata.name.as_deref(), Some(SINGLETON_DEPLOYMENT));
+        assert_eq!(agent.labels().get("app").map(String::as_str), Some("klusterlet-agent"));
+        assert_eq!(
+            container(agent).args.clone().unwrap(),
+            [
+                "agent",
+                "singleton",
+                "--cluster-name",
+                "c1",
+                "--agent-id",
+                "uid-1",
+                "--client-cert-expiration-seconds",
+                "3600"
+            ]
+        );
+        assert_eq!(container(agent).image.as_deref(), Some("quay.io/fleetctl/fleetctl:0.0.9"), "spec.imagePullSpec");
+        let pod = agent.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+        assert_eq!(pod.service_account_name.as_deref(), Some(WORK_SERVICE_ACCOUNT));
+        let accounts: Vec<_> = desired.service_accounts.iter().map(ResourceExt::name_any).collect();
+        assert_eq!(accounts, [WORK_SERVICE_ACCOUNT]);
+        let bound =
+            |subjects: &Option<Vec<k8s_openapi::api::rbac::v1::Subject>>| subjects.as_ref().unwrap()[0].name.clone();
+        assert!(desired.cluster_role_bindings.iter().all(|b| bound(&b.subjects) == WORK_SERVICE_ACCOUNT));
+        assert!(desired.role_bindings.iter().all(|b| bound(&b.subjects) == WORK_SERVICE_ACCOUNT));
+        assert_eq!(desired.retired, [REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT]);
+        assert_eq!(render(&klusterlet()).unwrap().retired, [SINGLETON_DEPLOYMENT], "and back");
     }
 
     #[test]

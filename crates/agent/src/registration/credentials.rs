@@ -83,13 +83,15 @@ pub fn judge(
             return Err(Unfit::OtherIdentity { found: format!("{key} {found}"), wanted: format!("{key} {wanted}") });
         }
     }
-    let parsed = kubeconfig::parse(value("kubeconfig")?).map_err(|e| corrupted("kubeconfig", &e))?;
+    value("kubeconfig")?;
+    // Upstream's agent names its certificate files beside the kubeconfig: read from the secret.
+    let parsed = kubeconfig::in_secret(&text).map_err(|e| corrupted("kubeconfig", &e))?;
     let endpoint = kubeconfig::endpoint(&parsed).map_err(|e| corrupted("kubeconfig", &e))?;
     let cert_pem = value("tls.crt")?;
     let (_, pem) = x509_parser::pem::parse_x509_pem(cert_pem.as_bytes()).map_err(|e| corrupted("tls.crt", &e))?;
     let (_, cert) = x509_parser::parse_x509_certificate(&pem.contents).map_err(|e| corrupted("tls.crt", &e))?;
-    let key = rcgen::KeyPair::from_pem(value("tls.key")?).map_err(|e| corrupted("tls.key", &e))?;
-    if key.public_key_raw() != cert.public_key().subject_public_key.data.as_ref() {
+    let key = public_key(value("tls.key")?).map_err(|e| corrupted("tls.key", &e))?;
+    if key != cert.public_key().subject_public_key.data.as_ref() {
         return Err(Unfit::Corrupted("tls.key is not the key of tls.crt".into()));
     }
     let (common_name, _) = fleetctl_kube::certs::names(cert.subject());
@@ -112,6 +114,35 @@ pub fn judge(
     Ok(Stored { cert_pem: cert_pem.clone(), endpoint })
 }
 
+/// The public key of a private key in PEM: PKCS#8 (`PRIVATE KEY`, what this agent writes) or
+/// SEC1 (`EC PRIVATE KEY`, what upstream's agent writes; the structure holds the public key).
+fn public_key(pem: &str) -> Result<Vec<u8>, String> {
+    let (_, block) = x509_parser::pem::parse_x509_pem(pem.as_bytes()).map_err(|e| e.to_string())?;
+    match block.label.as_str() {
+        "EC PRIVATE KEY" => sec1_public_key(&block.contents).ok_or_else(|| "an EC key without its public key".into()),
+        _ => rcgen::KeyPair::from_pem(pem).map(|key| key.public_key_raw().to_vec()).map_err(|e| e.to_string()),
+    }
+}
+
+/// The public key field (`[1] BIT STRING`) of a SEC1 `ECPrivateKey`.
+fn sec1_public_key(der: &[u8]) -> Option<Vec<u8>> {
+    use x509_parser::der_parser::ber::BerObjectContent;
+    use x509_parser::der_parser::der::parse_der;
+    let (_, key) = parse_der(der).ok()?;
+    let BerObjectContent::Sequence(fields) = key.content else { return None };
+    fields.iter().find_map(|field| {
+        let BerObjectContent::Unknown(tagged) = &field.content else { return None };
+        if tagged.header.tag().0 != 1 {
+            return None;
+        }
+        let (_, inner) = parse_der(tagged.data).ok()?;
+        match inner.content {
+            BerObjectContent::BitString(_, bits) => Some(bits.data.to_vec()),
+            _ => None,
+        }
+    })
+}
+
 fn missing(key: &str) -> Unfit {
     Unfit::Corrupted(format!("no {key}"))
 }
@@ -124,12 +155,60 @@ fn corrupted(key: &str, error: &dyn std::fmt::Display) -> Unfit {
 mod tests {
     use std::collections::BTreeMap;
 
+    use base64::Engine as _;
     use fleetctl_kube::kubeconfig::{Credentials, Names, secret_data};
 
     use super::*;
 
     const CLUSTER: &str = "c1";
     const AGENT: &str = "a1";
+
+    /// One P-256 key as upstream's agent writes it (SEC1) and as this one does (PKCS#8).
+    const SEC1_KEY: &str = "-----BEGIN EC PRIVATE KEY-----
+MHcCAQEEIMDQTFCOxFzv1GMWTG70hck974mbDstMBdKwaMhd2Q8KoAoGCCqGSM49
+AwEHoUQDQgAEZxrdVTjgLo8bdIVr1umXojmBhM1NMM1W7u21K1caOelJZjbO2yjp
+snEy/9rWx6obCD6UqrI6291/dPuBC/DI7w==
+-----END EC PRIVATE KEY-----
+";
+    const PKCS8_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgwNBMUI7EXO/UYxZM
+bvSFyT3viZsOy0wF0rBoyF3ZDwqhRANCAARnGt1VOOAujxt0hWvW6ZeiOYGEzU0w
+zVbu7bUrVxo56UlmNs7bKOmycTL/2tbHqhsIPpSqsjrb3X90+4EL8Mjv
+-----END PRIVATE KEY-----
+";
+
+    #[test]
+    fn an_ec_key_in_sec1_as_upstreams_agent_writes_it_has_the_public_key_of_its_pkcs8_form() {
+        let sec1 = public_key(SEC1_KEY).expect("SEC1");
+        assert_eq!(sec1.len(), 65, "an uncompressed P-256 point");
+        assert_eq!(sec1, public_key(PKCS8_KEY).expect("PKCS#8"));
+        assert!(public_key("not a key").is_err());
+    }
+
+    /// Upstream's registration agent writes a kubeconfig naming the files of the secret as
+    /// mounted (`/spoke/hub-kubeconfig/tls.crt`): they are read from the secret's keys.
+    #[test]
+    fn a_secret_as_upstreams_agent_writes_it_with_its_files_named_is_fit() {
+        let (ca, cert, key) = issued(&expected().common_name(), 3600);
+        let kubeconfig = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: hub\n  cluster:\n    server: {HUB}\n    \
+             certificate-authority-data: {}\nusers:\n- name: agent\n  user:\n    \
+             client-certificate: /spoke/hub-kubeconfig/tls.crt\n    client-key: /spoke/hub-kubeconfig/tls.key\n\
+             contexts:\n- name: hub\n  context:\n    cluster: hub\n    user: agent\ncurrent-context: hub\n",
+            base64::engine::general_purpose::STANDARD.encode(&ca)
+        );
+        let upstreams = secret(&[
+            ("kubeconfig", &kubeconfig),
+            ("tls.crt", &cert),
+            ("tls.key", &key),
+            ("cluster-name", CLUSTER),
+            ("agent-name", AGENT),
+        ]);
+        let bootstrap = Endpoint { server: HUB.into(), ca_pem: ca };
+        let stored = judge(Some(&upstreams), expected(), Some(&bootstrap), jiff::Timestamp::now()).expect("fit");
+        assert_eq!(stored.endpoint.server, HUB);
+    }
+
     const HUB: &str = "https://127.0.0.1:6443";
 
     fn expected() -> Expected<'static> {

@@ -16,10 +16,13 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fleetctl_api::conditions::{self as c, FINALIZER_IMPORT_CLEANUP, LABEL_IMPORT_SECRET};
+use fleetctl_api::conditions::{
+    self as c, ANNOTATION_KLUSTERLET_DEPLOY_MODE, FINALIZER_IMPORT_CLEANUP, LABEL_IMPORT_SECRET,
+};
 use fleetctl_api::names::{
     ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_OWN_KLUSTERLET, ROOT_CA_CONFIGMAP, is_hub_bootstrap_user, klusterlet_work,
 };
+use fleetctl_api::operator::InstallMode;
 use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::{controller, kube_error, update_conditions};
 use futures::FutureExt;
@@ -208,6 +211,14 @@ async fn import(
             return Ok(Action::await_change());
         }
     };
+    let mode = match deploy_mode(cluster) {
+        Ok(mode) => mode,
+        Err(e) => {
+            refuse_import(clusters, cluster, ctx, "KlusterletModeUnsupported", &e).await?;
+            // Only a change of the annotation changes this.
+            return Ok(Action::await_change());
+        }
+    };
     super::namespace::ensure(ctx, &name).await?;
     let now = jiff::Timestamp::now();
     let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), state.tokens.current(ctx, &name))?;
@@ -234,6 +245,7 @@ async fn import(
         token: &token.token,
         image: &image,
         image_pull_secret: pull_secret.as_ref(),
+        mode,
     };
     let import_objects = import::objects(&inputs);
     let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;
@@ -262,6 +274,17 @@ async fn import(
     .await?;
     let until_refresh = token.refresh_at().duration_since(now).unsigned_abs();
     Ok(Action::requeue(until_refresh.max(Duration::from_secs(1))))
+}
+
+/// How the cluster's klusterlet runs its agents, as its annotation
+/// [`ANNOTATION_KLUSTERLET_DEPLOY_MODE`] asks (ACM's key): `Default` (or none) or
+/// `Singleton`; Hosted is not rendered here.
+fn deploy_mode(cluster: &ManagedCluster) -> Result<InstallMode, HubError> {
+    match cluster.annotations().get(ANNOTATION_KLUSTERLET_DEPLOY_MODE).map(String::as_str) {
+        None | Some("Default") => Ok(InstallMode::Default),
+        Some("Singleton") => Ok(InstallMode::Singleton),
+        Some(other) => Err(HubError::UnsupportedMode(other.to_owned())),
+    }
 }
 
 /// The `.dockerconfigjson` of the registry credentials the klusterlets get.

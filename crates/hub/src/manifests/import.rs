@@ -43,6 +43,8 @@ pub struct ImportInputs<'a> {
     /// The registry credentials (a `.dockerconfigjson`) the image is pulled with, if the
     /// registry needs any.
     pub image_pull_secret: Option<&'a ByteString>,
+    /// How the klusterlet runs its agents: Default (registration and work) or Singleton.
+    pub mode: InstallMode,
 }
 
 /// The bootstrap kubeconfig, shaped as upstream's (`default-cluster`, `default-auth`,
@@ -157,7 +159,7 @@ fn klusterlet(inputs: &ImportInputs<'_>) -> Klusterlet {
         ..ClusterClaimConfiguration::default()
     };
     let spec = KlusterletSpec {
-        deploy_option: KlusterletDeployOption { mode: InstallMode::Default },
+        deploy_option: KlusterletDeployOption { mode: inputs.mode.clone() },
         registration_image_pull_spec: inputs.image.into(),
         work_image_pull_spec: inputs.image.into(),
         image_pull_spec: inputs.image.into(),
@@ -197,6 +199,7 @@ mod tests {
             token: "t0k",
             image: "quay.io/fleetctl/fleetctl:0.1.0",
             image_pull_secret: None,
+            mode: InstallMode::Default,
         }
     }
 
