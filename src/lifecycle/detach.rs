@@ -334,7 +334,9 @@ async fn target_clean(target: &Client, timeout: Duration) {
 }
 
 /// Waits until the target holds nothing of the klusterlet: the Klusterlet gone (its
-/// operator has removed the agents), then the agent namespace gone or going.
+/// operator has removed the agents), then the agent namespace gone — not merely going: the
+/// import manifests applied into a namespace still terminating are refused, so an import
+/// right after a detach would fail.
 async fn klusterlet_gone(target: &Client, timeout: Duration) -> Result<(), LifecycleError> {
     let klusterlets: Api<Klusterlet> = Api::all(target.clone());
     let namespaces: Api<Namespace> = Api::all(target.clone());
@@ -346,11 +348,9 @@ async fn klusterlet_gone(target: &Client, timeout: Duration) -> Result<(), Lifec
         Err(e) => return Err(e),
     }
     let left = timeout.saturating_sub(started.elapsed());
-    wait_for(namespaces, AGENT_NAMESPACE, "the agent namespace to go", left, |n: Option<&Namespace>| {
-        n.is_none_or(|n| n.metadata.deletion_timestamp.is_some())
-    })
-    .await
-    .map(|_| ())
+    wait_for(namespaces, AGENT_NAMESPACE, "the agent namespace to go", left, |n: Option<&Namespace>| n.is_none())
+        .await
+        .map(|_| ())
 }
 
 /// The target's Klusterlet; `None` too when the target does not serve Klusterlets (its
@@ -432,7 +432,8 @@ async fn leftovers(target: &Client) -> Vec<String> {
     for namespace in TARGET_NAMESPACES {
         match Api::<Namespace>::all(target.clone()).get_opt(namespace).await {
             Ok(Some(ns)) if ns.metadata.deletion_timestamp.is_none() => left.push(format!("namespace {namespace}")),
-            Ok(_) => {}
+            Ok(Some(_)) => left.push(format!("namespace {namespace} (still being deleted)")),
+            Ok(None) => {}
             Err(e) => left.push(format!("namespace {namespace} (cannot read it: {e})")),
         }
     }

@@ -23,8 +23,8 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 
 use fleetctl_agent::operator::{self, OperatorSettings};
-use fleetctl_agent::registration;
 use fleetctl_agent::work;
+use fleetctl_agent::{Clusters, registration};
 use fleetctl_kube::runner::health::Health;
 use fleetctl_nodesim::InProcessCommand;
 use fleetctl_nodesim::status::is_fleetctl_image;
@@ -127,10 +127,11 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
                     settings.version = version;
                 }
                 let identity = registration::identity(&client, options.cluster, options.namespace, agent_id).await;
-                registration::agent(client, identity, settings).await;
+                registration::agent(Clusters::one(client), identity, settings).await;
             }
             AgentRole::Work(options, agent_id, settings) => {
-                work::agent(client, options.cluster, agent_id, options.namespace, Health::default(), settings).await;
+                let clusters = Clusters::one(client);
+                work::agent(clusters, options.cluster, agent_id, options.namespace, Health::default(), settings).await;
             }
             AgentRole::Singleton(options, agent_id, mut registration_settings, work_settings) => {
                 if let Some(version) = version {
@@ -141,9 +142,17 @@ fn start(client: &Client, deployment: &Deployment) -> Option<tokio::task::JoinHa
                     agent_id: agent_id.clone(),
                     namespace: options.namespace.clone(),
                 };
+                let clusters = Clusters::one(client);
                 tokio::join!(
-                    registration::agent(client.clone(), identity, registration_settings),
-                    work::agent(client, options.cluster, agent_id, options.namespace, Health::default(), work_settings),
+                    registration::agent(clusters.clone(), identity, registration_settings),
+                    work::agent(
+                        clusters,
+                        options.cluster,
+                        agent_id,
+                        options.namespace,
+                        Health::default(),
+                        work_settings
+                    ),
                 );
             }
         }

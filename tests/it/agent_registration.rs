@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use fleetctl_agent::Clusters;
 use fleetctl_agent::operator::{OperatorSettings, controller as operator};
 use fleetctl_agent::registration::credentials::{Expected, judge};
 use fleetctl_agent::registration::{Identity, Settings, agent};
@@ -89,7 +90,7 @@ impl Fleet {
         }
         let identity =
             Identity { cluster: CLUSTER.into(), agent_id: AGENT_ID.into(), namespace: AGENT_NAMESPACE.into() };
-        self.agent = Some(tokio::spawn(agent(self.managed.client.clone(), identity, settings)));
+        self.agent = Some(tokio::spawn(agent(Clusters::one(self.managed.client.clone()), identity, settings)));
     }
 
     fn stop_agent(&mut self) {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::time::Duration;
 
+use fleetctl_agent::Clusters;
 use fleetctl_agent::work::{CONTROLLER, Settings, agent};
 use fleetctl_api::conditions::{
     self, FINALIZER_APPLIED_MANIFEST_WORK_CLEANUP, FINALIZER_MANIFEST_WORK_CLEANUP, TRUE, find,
@@ -41,6 +42,9 @@ const AGENT_GROUPS: [&str; 2] =
 struct Fleet {
     hub: TestCluster,
     managed: TestCluster,
+    /// Where the agent runs and keeps its secret when not on the managed cluster
+    /// (`--spoke-kubeconfig`).
+    management: Option<TestCluster>,
     health: Health,
     settings: Settings,
     agent: Option<tokio::task::JoinHandle<()>>,
@@ -75,7 +79,7 @@ impl Fleet {
         let managed_crds: Api<CustomResourceDefinition> = Api::all(managed.client.clone());
         managed_crds.create(&PostParams::default(), &AppliedManifestWork::crd()).await.expect("managed crd");
         create_namespace(&managed.client, AGENT_NAMESPACE).await;
-        Self { hub, managed, health: Health::default(), settings: Settings::default(), agent: None }
+        Self { hub, managed, management: None, health: Health::default(), settings: Settings::default(), agent: None }
     }
 
     /// Everything, with the agent running and evicting orphaned records after `grace`.
@@ -116,10 +120,16 @@ impl Fleet {
             "kubeconfig".to_string(),
             ByteString(kubeconfig::to_yaml(&kubeconfig).into_bytes()),
         )]));
-        Api::<Secret>::namespaced(self.managed.client.clone(), AGENT_NAMESPACE)
+        Api::<Secret>::namespaced(self.clusters().management, AGENT_NAMESPACE)
             .patch(HUB_KUBECONFIG_SECRET, &PatchParams::apply("test").force(), &Patch::Apply(&secret))
             .await
             .expect("write secret");
+    }
+
+    /// The agent's clusters: the managed one, and where it runs if elsewhere.
+    fn clusters(&self) -> Clusters {
+        let management = self.management.as_ref().unwrap_or(&self.managed).client.clone();
+        Clusters { management, spoke: self.managed.client.clone() }
     }
 
     /// Starts the agent (again), as a fresh process would.
@@ -128,7 +138,7 @@ impl Fleet {
             agent.abort();
         }
         self.agent = Some(tokio::spawn(agent(
-            self.managed.client.clone(),
+            self.clusters(),
             CLUSTER.into(),
             AGENT_ID.into(),
             AGENT_NAMESPACE.into(),
@@ -326,6 +336,29 @@ async fn a_work_is_applied_tracked_and_reported() {
             ("apps", "v1", "deployments", "default", "d1", deploy.uid().expect("uid")),
         ]
     );
+}
+
+/// Upstream's `--spoke-kubeconfig` (Hosted mode): the agent keeps its hub kubeconfig secret on
+/// the cluster it runs on, and applies works — and records them — on the managed cluster.
+#[tokio::test]
+async fn an_agent_running_outside_its_cluster_applies_there_as_upstreams_spoke_kubeconfig_has_it() {
+    let mut fleet = Fleet::bare().await;
+    let management = TestCluster::start().await;
+    create_namespace(&management.client, AGENT_NAMESPACE).await;
+    fleet.management = Some(management);
+    fleet.write_secret(&AGENT_GROUPS).await;
+    fleet.start_agent();
+    fleet.create_work("w1", vec![config_map("cm1")], None).await;
+    fleet.wait_applied("w1").await;
+    fleet.config_maps().get("cm1").await.expect("applied on the managed cluster");
+    let management = fleet.management.as_ref().expect("management").client.clone();
+    let elsewhere = Api::<ConfigMap>::namespaced(management.clone(), "default").get_opt("cm1").await.expect("read");
+    assert!(elsewhere.is_none(), "nothing applied where the agent runs");
+    let records = Api::<AppliedManifestWork>::all(fleet.managed.client.clone());
+    assert_eq!(records.list(&Default::default()).await.expect("records").items.len(), 1, "its record is there too");
+    let secrets = Api::<Secret>::namespaced(fleet.managed.client.clone(), AGENT_NAMESPACE);
+    let secret = secrets.get_opt(HUB_KUBECONFIG_SECRET).await.expect("read");
+    assert!(secret.is_none(), "no credentials on the managed cluster");
 }
 
 #[tokio::test]

@@ -13,12 +13,42 @@ pub mod work;
 /// Default address of an agent's `/healthz`.
 pub const DEFAULT_HEALTH_ADDR: &str = "0.0.0.0:8443";
 
+/// The two clusters an agent works with: the one that holds its secrets and runs its Pods
+/// (`management`), and the one it registers and applies works to (`spoke`). The same cluster
+/// unless the agent runs outside the cluster it manages, as upstream's `--spoke-kubeconfig`
+/// has it (Hosted mode).
+#[derive(Clone)]
+pub struct Clusters {
+    /// Where the agent's namespace, secrets, Pods and Klusterlet are.
+    pub management: kube::Client,
+    /// The managed cluster: its nodes, API server, addons and what works apply.
+    pub spoke: kube::Client,
+}
+
+impl Clusters {
+    /// An agent that runs on the cluster it manages.
+    pub fn one(client: kube::Client) -> Self {
+        Self { management: client.clone(), spoke: client }
+    }
+
+    /// The clients of `options`: its cluster, and its spoke if it names one.
+    pub async fn of(options: &AgentOptions) -> Result<Self, fleetctl_kube::ConfigError> {
+        let (management, _) = fleetctl_kube::client(&options.local).await?;
+        match &options.spoke {
+            Some(spoke) => Ok(Self { management, spoke: fleetctl_kube::client(spoke).await?.0 }),
+            None => Ok(Self::one(management)),
+        }
+    }
+}
+
 /// What an agent with a cluster identity needs (`agent registration`, `agent work`), but its
 /// agent id (which each agent takes in its own way).
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
-    /// The managed cluster (in-cluster config inside a pod).
+    /// The cluster the agent runs on (in-cluster config inside a pod).
     pub local: fleetctl_kube::Selection,
+    /// The managed cluster, when the agent runs outside it (`--spoke-kubeconfig`).
+    pub spoke: Option<fleetctl_kube::Selection>,
     /// Address of `/healthz`.
     pub health: std::net::SocketAddr,
     /// The managed cluster's name (its namespace on the hub).

@@ -7,7 +7,7 @@ use fleetctl_kube::runner::health::{self, Health};
 use fleetctl_kube::runner::shutdown_signal;
 
 use super::work::{self, WorkError};
-use super::{AgentOptions, registration};
+use super::{AgentOptions, Clusters, registration};
 
 /// Runs both agents until SIGINT or SIGTERM; fails as the work agent's `run` does.
 pub async fn run(
@@ -16,7 +16,7 @@ pub async fn run(
     registration: registration::Settings,
     work: work::Settings,
 ) -> Result<(), WorkError> {
-    let (local, _) = fleetctl_kube::client(&options.local).await?;
+    let clusters = Clusters::of(&options).await?;
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;
     tracing::info!(health = %bound, cluster = %options.cluster, "klusterlet agent (registration and work) starting");
@@ -27,8 +27,8 @@ pub async fn run(
     };
     let agents = async {
         tokio::join!(
-            registration::agent(local.clone(), identity, registration),
-            work::agent(local.clone(), options.cluster, agent_id, options.namespace, health_state, work),
+            registration::agent(clusters.clone(), identity, registration),
+            work::agent(clusters.clone(), options.cluster, agent_id, options.namespace, health_state, work),
         )
     };
     tokio::select! {

@@ -60,8 +60,8 @@ use kube::{Client, ResourceExt};
 
 pub use apply::ManifestError;
 
-use super::AgentOptions;
 use super::hub::{self, HubConnection};
+use super::{AgentOptions, Clusters};
 use fleetctl_api::names::HUB_KUBECONFIG_SECRET;
 use fleetctl_api::work::hub_hash;
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
@@ -148,12 +148,12 @@ impl ReconcileError for WorkReconcileError {
 /// Runs the agent until SIGINT or SIGTERM.
 /// `agent_id` is the Klusterlet's uid: the id its AppliedManifestWorks are recorded under.
 pub async fn run(options: AgentOptions, agent_id: String, settings: Settings) -> Result<(), WorkError> {
-    let (local, _) = fleetctl_kube::client(&options.local).await?;
+    let clusters = Clusters::of(&options).await?;
     let health_state = Health::default();
     let (bound, _health) = health::serve(options.health, health_state.clone()).await?;
     tracing::info!(health = %bound, cluster = %options.cluster, "work agent starting");
     tokio::select! {
-        () = agent(local, options.cluster, agent_id, options.namespace, health_state, settings) => {}
+        () = agent(clusters, options.cluster, agent_id, options.namespace, health_state, settings) => {}
         _ = shutdown_signal() => tracing::info!("stopping"),
     }
     Ok(())
@@ -171,20 +171,20 @@ enum Wake {
     ControllerStopped,
 }
 
-/// The agent, on the managed cluster `local`, for `cluster` on the hub: watches the hub
-/// kubeconfig secret in `namespace` and runs the work controller with a client made
-/// from it — restarted when the secret changes, stopped while it is missing. Runs until
+/// The agent, applying to `clusters.spoke` for `cluster` on the hub: watches the hub
+/// kubeconfig secret in `namespace` (on `clusters.management`) and runs the work controller
+/// with a client made from it — restarted when the secret changes, stopped while it is missing. Runs until
 /// dropped; counts reconciles in `health.metrics` under [`CONTROLLER`], and is ready
 /// (`/readyz`) only while a controller runs whose watches reach the hub.
 pub async fn agent(
-    local: Client,
+    clusters: Clusters,
     cluster: String,
     agent_id: String,
     namespace: String,
     health: Health,
     settings: Settings,
 ) {
-    let secrets: Api<Secret> = Api::namespaced(local.clone(), &namespace);
+    let secrets: Api<Secret> = Api::namespaced(clusters.management.clone(), &namespace);
     let only_ours = watcher::Config::default().fields(&format!("metadata.name={HUB_KUBECONFIG_SECRET}"));
     let mut events = pin!(watcher::watcher(secrets, only_ours).backed_off());
     let mut running: Option<Running> = None;
@@ -233,10 +233,10 @@ pub async fn agent(
         if running.as_ref().is_some_and(|r| r.secret_version == version) {
             continue;
         }
-        match hub::connect(&local, &namespace, HUB_KUBECONFIG_SECRET).await {
+        match hub::connect(&clusters.management, &namespace, HUB_KUBECONFIG_SECRET).await {
             Ok(Some(connection)) => {
                 tracing::info!(hub = %connection.server, %cluster, "connected to the hub; starting the controller");
-                running = Some(start(connection, &local, &cluster, &agent_id, &health, settings));
+                running = Some(start(connection, &clusters.spoke, &cluster, &agent_id, &health, settings));
             }
             Ok(None) => {
                 running = None;

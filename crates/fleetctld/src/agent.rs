@@ -44,6 +44,11 @@ struct Identity {
     /// The agent namespace.
     #[arg(long, default_value = AGENT_NAMESPACE, env = "POD_NAMESPACE")]
     namespace: String,
+    /// Kubeconfig of the managed cluster when the agent runs outside it (upstream's flag,
+    /// Hosted mode): its nodes, addons and what works apply are there; the agent's secrets and
+    /// Pods stay where it runs.
+    #[arg(long, value_name = "FILE")]
+    spoke_kubeconfig: Option<PathBuf>,
 }
 
 /// How the registration agent asks for its certificates.
@@ -165,6 +170,7 @@ fn options(local: &Local, identity: Identity) -> AgentOptions {
         health: local.health_addr,
         cluster: identity.cluster_name,
         namespace: identity.namespace,
+        spoke: identity.spoke_kubeconfig.map(|path| Selection::new(Some(path), None).with_flag("--spoke-kubeconfig")),
     }
 }
 

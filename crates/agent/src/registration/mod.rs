@@ -23,8 +23,8 @@ use kube::runtime::{reflector, watcher};
 use kube::{Client, ResourceExt};
 use serde_json::{Value, json};
 
-use super::AgentOptions;
 use super::hub::{self, HubClientError, HubConnection};
+use super::{AgentOptions, Clusters};
 use fleetctl_api::conditions::{self as c};
 use fleetctl_api::names::{ANNOTATION_HUB_NOTIFIED, BOOTSTRAP_SECRET, HUB_KUBECONFIG_SECRET, KLUSTERLET};
 use fleetctl_api::names::{CLUSTER_LEASE, VERSION, VERSION_CLAIM};
@@ -109,13 +109,13 @@ impl Default for Settings {
 
 /// Runs the agent until SIGTERM; `agent_id` as [`identity`] takes it.
 pub async fn run(options: AgentOptions, agent_id: Option<String>, settings: Settings) -> Result<(), RegistrationError> {
-    let (local, _) = fleetctl_kube::client(&options.local).await?;
+    let clusters = Clusters::of(&options).await?;
     let health_state = Health::default();
     let (_, _health) = health::serve(options.health, health_state.clone()).await?;
     health_state.set_ready(true);
     let run = async {
-        let identity = identity(&local, options.cluster, options.namespace, agent_id).await;
-        agent(local.clone(), identity, settings).await;
+        let identity = identity(&clusters.management, options.cluster, options.namespace, agent_id).await;
+        agent(clusters.clone(), identity, settings).await;
     };
     tokio::select! {
         () = run => Ok(()),
@@ -179,10 +179,10 @@ enum Next {
 
 /// The agent's life: connect (bootstrapping when needed), serve, and start over on
 /// rotation, rejection or changed credentials; retries with backoff after failures.
-pub async fn agent(local: Client, identity: Identity, settings: Settings) {
+pub async fn agent(clusters: Clusters, identity: Identity, settings: Settings) {
     let mut failures = 0;
     loop {
-        match connected(&local, &identity, &settings).await {
+        match connected(&clusters, &identity, &settings).await {
             Ok(Next::Detached) => return std::future::pending().await,
             Ok(_) => failures = 0,
             Err(e) => {
@@ -195,9 +195,10 @@ pub async fn agent(local: Client, identity: Identity, settings: Settings) {
     }
 }
 
-async fn connected(local: &Client, identity: &Identity, settings: &Settings) -> Result<Next, RegistrationError> {
+async fn connected(clusters: &Clusters, identity: &Identity, settings: &Settings) -> Result<Next, RegistrationError> {
+    let local = &clusters.management;
     let connection = credentials(local, identity, settings).await?;
-    let next = serve(local, &connection, identity, settings).await?;
+    let next = serve(clusters, &connection, identity, settings).await?;
     let hub = &connection.hub;
     match next {
         Next::Rebootstrap => {
@@ -336,12 +337,13 @@ fn unauthorized(e: &RegistrationError) -> bool {
 /// hub refuses us, the hub kubeconfig or bootstrap secret changes, or the Klusterlet is
 /// being removed.
 async fn serve(
-    local: &Client,
+    clusters_of_agent: &Clusters,
     connection: &Connection,
     identity: &Identity,
     settings: &Settings,
 ) -> Result<Next, RegistrationError> {
     let hub = &connection.hub;
+    let local = &clusters_of_agent.management;
     let clusters: Api<ManagedCluster> = Api::all(hub.client.clone());
     let rotate_at = secret_certificate(local, identity).await.and_then(|pem| csr::renew_at(&pem));
     let klusterlets: Api<Klusterlet> = Api::all(local.clone());
@@ -374,7 +376,7 @@ async fn serve(
     tokio::pin!(rotation);
     // Addon health and reports ride on this connection; the relay ends with it.
     let relay = tokio::spawn(addons::relay(
-        local.clone(),
+        clusters_of_agent.spoke.clone(),
         hub.client.clone(),
         identity.cluster.clone(),
         crate::operator::render::addon_namespace(&identity.namespace),
@@ -399,7 +401,7 @@ async fn serve(
             notify_leaving(&clusters, &klusterlets, &cluster).await?;
             return Ok(Next::Detached);
         }
-        match heartbeat(local, hub, identity, settings, &cluster, klusterlet.as_ref()).await {
+        match heartbeat(clusters_of_agent, hub, identity, settings, &cluster, klusterlet.as_ref()).await {
             Err(e) if unauthorized(&e) => return Ok(Next::Rebootstrap),
             other => other?,
         }
@@ -505,7 +507,7 @@ fn deleting(klusterlet: &Klusterlet) -> bool {
 
 /// Renews the lease and reports status (written only when it changed).
 async fn heartbeat(
-    local: &Client,
+    clusters: &Clusters,
     hub: &HubConnection,
     identity: &Identity,
     settings: &Settings,
@@ -516,7 +518,7 @@ async fn heartbeat(
     // it even while the cluster's leaseDurationSeconds is being changed.
     let period = cluster.spec.lease_duration().as_secs();
     renew_lease(hub, &identity.cluster, period).await?;
-    let observed = status::observe(local, &identity.namespace, &settings.version).await;
+    let observed = status::observe(clusters, &identity.namespace, &settings.version).await;
     let available = if observed.healthy {
         (c::TRUE, c::REASON_MANAGED_CLUSTER_AVAILABLE, "Managed cluster is available")
     } else {

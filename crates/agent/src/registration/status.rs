@@ -11,6 +11,7 @@ use kube::Client;
 use kube::api::{Api, ListParams};
 use serde_json::{Value, json};
 
+use crate::Clusters;
 use fleetctl_api::names::{KUBE_VERSION_CLAIM, VERSION_CLAIM};
 
 /// What the agent saw of its cluster.
@@ -42,19 +43,22 @@ async fn probe(local: &Client, path: &str) -> bool {
     local.request_text(request).await.is_ok_and(|body| body.trim() == "ok")
 }
 
-/// Looks at the local cluster; `version` is the agent's own, said when no Pod of the agents
-/// runs.
-pub async fn observe(local: &Client, namespace: &str, version: &str) -> Observed {
-    let healthy = probe(local, "/livez").await || probe(local, "/healthz").await;
-    Observed { healthy, details: details(local, namespace, version).await }
+/// Looks at the managed cluster and the agents' Pods; `version` is the agent's own, said when
+/// no Pod of the agents runs.
+pub async fn observe(clusters: &Clusters, namespace: &str, version: &str) -> Observed {
+    let spoke = &clusters.spoke;
+    let healthy = probe(spoke, "/livez").await || probe(spoke, "/healthz").await;
+    Observed { healthy, details: details(clusters, namespace, version).await }
 }
 
-async fn details(local: &Client, namespace: &str, version: &str) -> Result<Details, kube::Error> {
-    let kubernetes = local.apiserver_version().await?.git_version;
-    let pods = Api::<Pod>::namespaced(local.clone(), namespace).list(&ListParams::default()).await?.items;
+/// The managed cluster's version and nodes (the spoke), and the version the agents' Pods run
+/// (where they run).
+async fn details(clusters: &Clusters, namespace: &str, version: &str) -> Result<Details, kube::Error> {
+    let kubernetes = clusters.spoke.apiserver_version().await?.git_version;
+    let pods = Api::<Pod>::namespaced(clusters.management.clone(), namespace).list(&ListParams::default()).await?.items;
     // Run outside a pod (by hand, or as a task of a process), the agent says its own version.
     let klusterlet = running_version(&pods).unwrap_or_else(|| version.to_string());
-    let nodes = Api::<Node>::all(local.clone()).list(&ListParams::default()).await?.items;
+    let nodes = Api::<Node>::all(clusters.spoke.clone()).list(&ListParams::default()).await?.items;
     let (capacity, allocatable) = sums(&nodes);
     Ok(Details { kubernetes, klusterlet, capacity, allocatable })
 }
