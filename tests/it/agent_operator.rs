@@ -555,3 +555,95 @@ async fn a_klusterlet_switched_to_singleton_runs_one_agent_and_retires_the_two_a
     let available = c::find(klusterlet.conditions(), c::KLUSTERLET_AVAILABLE).unwrap();
     assert_eq!(available.message, "deployments are ready");
 }
+
+/// A Hosted Klusterlet, as upstream's operator keeps one: its agents run here, in the
+/// namespace of its name, with kubeconfigs of ServiceAccounts the operator makes on the managed
+/// cluster (reached through the `external-managed-kubeconfig` its owner wrote); deleted, it
+/// takes what it made on both clusters with it and leaves the operator serving.
+#[tokio::test]
+async fn a_hosted_klusterlet_runs_its_agents_here_with_tokens_of_the_managed_cluster_as_upstreams_operator() {
+    use fleetctl_kube::kubeconfig::{self, Credentials, Names};
+    use k8s_openapi::api::core::v1::{Node, Secret};
+    let managed = Managed::start().await;
+    let spoke = TestCluster::start().await;
+    let client = managed.client();
+    const NAME: &str = "klusterlet-c2";
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": NAME}})).expect("ns");
+    Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &namespace).await.expect("namespace");
+    // Its owner (the hub's hosted work) writes the managed cluster's kubeconfig.
+    let admin = spoke.server.client_certificate("admin", &["system:masters"]).expect("certificate");
+    let credentials = Credentials::Certificate { cert_pem: admin.cert_pem, key_pem: admin.key_pem };
+    let config = kubeconfig::single(Names::same("c2"), &spoke.server.url(), spoke.server.ca_pem(), credentials);
+    let external: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "external-managed-kubeconfig", "namespace": NAME},
+        "stringData": {"kubeconfig": kubeconfig::to_yaml(&config)},
+    }))
+    .expect("a secret");
+    let hosted: Klusterlet = serde_json::from_value(json!({
+        "apiVersion": "operator.open-cluster-management.io/v1", "kind": "Klusterlet",
+        "metadata": {"name": NAME},
+        "spec": {"clusterName": "c2", "deployOption": {"mode": "Hosted"}, "imagePullSpec": IMAGE},
+    }))
+    .expect("a Klusterlet");
+    managed.klusterlets().create(&PostParams::default(), &hosted).await.expect("the Hosted Klusterlet");
+    // Without the kubeconfig it says what is missing; with it, it deploys.
+    let missing = wait_for(&managed.klusterlets(), NAME, |k| c::is_false(k.conditions(), c::KLUSTERLET_APPLIED)).await;
+    let applied = c::find(missing.conditions(), c::KLUSTERLET_APPLIED).expect("Applied");
+    assert!(applied.message.contains("external-managed-kubeconfig is missing"), "{}", applied.message);
+    Api::<Secret>::namespaced(client.clone(), NAME).create(&PostParams::default(), &external).await.expect("secret");
+
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAME);
+    let registration = wait_for(&deployments, "klusterlet-c2-registration-agent", |_| true).await;
+    let args = container(&registration).args.expect("args");
+    assert_eq!(
+        args,
+        [
+            "agent",
+            "registration",
+            "--cluster-name",
+            "c2",
+            "--klusterlet",
+            NAME,
+            "--spoke-kubeconfig",
+            "/spoke/config/kubeconfig"
+        ]
+    );
+    let pod = registration.spec.clone().unwrap().template.spec.unwrap();
+    assert_eq!(pod.service_account_name.as_deref(), Some("klusterlet-c2-registration-sa"));
+    let volume = &pod.volumes.expect("volumes")[0];
+    assert_eq!(
+        volume.secret.as_ref().and_then(|s| s.secret_name.as_deref()),
+        Some("external-managed-kubeconfig-registration")
+    );
+    wait_for(&deployments, "klusterlet-c2-work-agent", |_| true).await;
+
+    // On the managed cluster: the klusterlet namespace, the agents' accounts, their rules.
+    let spoke_client = spoke.client.clone();
+    let spoke_namespace = "open-cluster-management-klusterlet-c2";
+    wait_for(&Api::<Namespace>::all(spoke_client.clone()), spoke_namespace, |_| true).await;
+    wait_for(&Api::<CustomResourceDefinition>::all(spoke_client.clone()), APPLIED_MANIFEST_WORK_CRD, |_| true).await;
+    let roles: Api<ClusterRole> = Api::all(spoke_client.clone());
+    wait_for(&roles, "open-cluster-management:klusterlet-c2-work:agent", |_| true).await;
+    // The agents' kubeconfigs hold tokens the managed cluster honours with those rules.
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), NAME);
+    let written = wait_for(&secrets, "external-managed-kubeconfig-registration", |_| true).await;
+    let text = String::from_utf8(written.data.expect("data")["kubeconfig"].0.clone()).expect("text");
+    let (_, config) = kubeconfig::from_text(&text).await.expect("a kubeconfig");
+    let as_agent = Client::try_from(config).expect("a client");
+    Api::<Node>::all(as_agent).list(&Default::default()).await.expect("the registration agent lists the nodes");
+    let serving = json!({"status": {"replicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableReplicas": 1}});
+    for agent in ["klusterlet-c2-registration-agent", "klusterlet-c2-work-agent"] {
+        deployments.patch_status(agent, &PatchParams::default(), &Patch::Merge(&serving)).await.expect("status");
+    }
+    wait_for(&managed.klusterlets(), NAME, |k| c::is_true(k.conditions(), c::KLUSTERLET_AVAILABLE)).await;
+
+    // Deleted: the agents, what was made on both clusters; the operator stays.
+    managed.klusterlets().delete(NAME, &DeleteParams::default()).await.expect("delete");
+    wait_gone(&managed.klusterlets(), NAME).await;
+    wait_gone(&deployments, "klusterlet-c2-registration-agent").await;
+    wait_gone(&secrets, "external-managed-kubeconfig-work").await;
+    wait_gone(&roles, "open-cluster-management:klusterlet-c2-work:agent").await;
+    wait_gone(&Api::<ServiceAccount>::namespaced(spoke_client, spoke_namespace), "klusterlet-c2-work-sa").await;
+    assert!(exists(&managed.deployments(), "klusterlet").await, "the operator serves on");
+    assert!(exists(&managed.klusterlets(), "klusterlet").await, "and the Klusterlet klusterlet is untouched");
+}

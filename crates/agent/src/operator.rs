@@ -8,10 +8,13 @@
 //! - [`cleanup`]: the ordered, resumable removal behind the Klusterlet's finalizer.
 //! - [`hub_connection`]: `HubConnectionDegraded`, from what the hub allows the agents'
 //!   kubeconfigs.
+//! - [`hosted`]: a Hosted Klusterlet: agents here, the managed cluster reached through a
+//!   kubeconfig.
 //! - [`takeover`]: one operator per Klusterlet — the newest takes over.
 //! - [`prune`]: what an earlier version of the operator rendered and this one does not.
 
 pub mod cleanup;
+pub mod hosted;
 pub mod hub_connection;
 mod prune;
 pub mod reconcile;
@@ -24,6 +27,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::finalizer::{self, finalizer};
@@ -34,7 +38,7 @@ use kube::{Client, Resource, ResourceExt};
 use fleetctl_api::Klusterlet;
 use fleetctl_api::conditions::FINALIZER_KLUSTERLET_CLEANUP;
 use fleetctl_api::names::AGENT_NAMESPACE;
-use fleetctl_api::operator::KLUSTERLET_NAME;
+use fleetctl_api::operator::{InstallMode, KLUSTERLET_NAME};
 use fleetctl_kube::controller;
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
 use fleetctl_kube::runner::health::{self, Health, HealthError};
@@ -42,7 +46,7 @@ use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::runner::shutdown_signal;
 use fleetctl_kube::{ConfigError, FieldManager, KubeError, Read, Selection, Written};
 
-pub use render::{LABEL_KLUSTERLET, RenderError};
+pub use render::{EXTERNAL_MANAGED_KUBECONFIG, LABEL_KLUSTERLET, RenderError};
 
 /// The field manager of every operator write.
 pub const OPERATOR: FieldManager = FieldManager("fleetctl-klusterlet-operator");
@@ -102,6 +106,14 @@ pub enum OperatorError {
     /// A Kubernetes API call failed.
     #[error(transparent)]
     Kube(#[from] KubeError),
+    /// A Hosted Klusterlet's kubeconfig of its managed cluster cannot be used.
+    #[error("secret {secret} holds no usable kubeconfig of the managed cluster: {why}")]
+    ExternalKubeconfig {
+        /// The Secret, `namespace/name`.
+        secret: String,
+        /// Why.
+        why: String,
+    },
     /// The cleanup waits: for the registration agent to tell the hub, or for the agents
     /// to stop.
     #[error("{why}")]
@@ -118,7 +130,7 @@ impl ReconcileError for OperatorError {
         match self {
             Self::Kube(e) => e.failure(),
             Self::Waiting { .. } => Failure::Waiting,
-            Self::Config(_) | Self::Health(_) => Failure::Failed,
+            Self::Config(_) | Self::Health(_) | Self::ExternalKubeconfig { .. } => Failure::Failed,
         }
     }
 
@@ -143,20 +155,29 @@ pub struct Context {
     pub pruned: AtomicBool,
 }
 
-/// One pass over the Klusterlet behind its cleanup finalizer. Once the finalizer is gone
-/// from a Klusterlet being deleted, the operator removes itself, as far as its rights
-/// reach (see [`cleanup`]).
+/// One pass over a Klusterlet behind its cleanup finalizer. Once the finalizer is gone
+/// from the Klusterlet `klusterlet` being deleted, the operator removes itself, as far as its
+/// rights reach (see [`cleanup`]); a Hosted Klusterlet's deletion leaves it serving the others
+/// ([`hosted`]).
 async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Action, finalizer::Error<OperatorError>> {
     let api: Api<Klusterlet> = Api::all(ctx.client.clone());
     let deleting = klusterlet.meta().deletion_timestamp.is_some();
+    let hosted = klusterlet.spec.deploy_option.mode == InstallMode::Hosted;
+    if !hosted && klusterlet.name_any() != KLUSTERLET_NAME {
+        // Upstream's operator too serves the Default and Singleton modes through the
+        // Klusterlet `klusterlet` alone.
+        return Ok(Action::await_change());
+    }
     let action = finalizer(&api, FINALIZER_KLUSTERLET_CLEANUP, klusterlet.clone(), |event| async {
-        match event {
-            finalizer::Event::Apply(klusterlet) => reconcile::reconcile(&klusterlet, &ctx).await,
-            finalizer::Event::Cleanup(klusterlet) => cleanup::reconcile(&klusterlet, &ctx).await,
+        match (event, hosted) {
+            (finalizer::Event::Apply(klusterlet), false) => reconcile::reconcile(&klusterlet, &ctx).await,
+            (finalizer::Event::Apply(klusterlet), true) => hosted::reconcile(&klusterlet, &ctx).await,
+            (finalizer::Event::Cleanup(klusterlet), false) => cleanup::reconcile(&klusterlet, &ctx).await,
+            (finalizer::Event::Cleanup(klusterlet), true) => hosted::cleanup(&klusterlet, &ctx).await,
         }
     })
     .await?;
-    if deleting {
+    if deleting && !hosted {
         cleanup::remove_operator(&ctx, &klusterlet).await;
     }
     Ok(action)
@@ -174,12 +195,16 @@ pub async fn controller(client: Client, settings: OperatorSettings) {
         applied: Written::read(),
         pruned: AtomicBool::new(false),
     });
+    // Every Klusterlet: `klusterlet`, and the Hosted ones whose agents run here.
     let klusterlets: Api<Klusterlet> = Api::all(client.clone());
-    let ours = watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET_NAME}"));
     let agents = watcher::Config::default().labels(LABEL_KLUSTERLET);
-    let agents = Controller::new(klusterlets, ours).watches(Api::<Deployment>::all(client), agents, |deployment| {
-        deployment.labels().get(LABEL_KLUSTERLET).map(|name| ObjectRef::<Klusterlet>::new(name))
-    });
+    // A Hosted Klusterlet's kubeconfig of its managed cluster is in the namespace of its name.
+    let external = watcher::Config::default().fields(&format!("metadata.name={EXTERNAL_MANAGED_KUBECONFIG}"));
+    let agents = Controller::new(klusterlets, watcher::Config::default())
+        .watches(Api::<Deployment>::all(client.clone()), agents, |deployment| {
+            deployment.labels().get(LABEL_KLUSTERLET).map(|name| ObjectRef::<Klusterlet>::new(name))
+        })
+        .watches(Api::<Secret>::all(client), external, |secret| secret.namespace().map(|ns| ObjectRef::new(&ns)));
     let agents = controller::run(agents, CONTROLLER_NAME, &ctx.settings.metrics, reconcile, ctx.clone());
     let check = async {
         match ctx.settings.hub_connection_check {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use fleetctl_agent::{AgentOptions, DEFAULT_HEALTH_ADDR, operator, registration, singleton, work};
-use fleetctl_api::names::AGENT_NAMESPACE;
+use fleetctl_api::names::{AGENT_NAMESPACE, KLUSTERLET};
 use fleetctl_kube::Selection;
 
 use crate::RoleError;
@@ -58,12 +58,16 @@ struct RegistrationFlags {
     /// least 600, the API's minimum). Unset leaves it to the hub's signer.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(600..))]
     client_cert_expiration_seconds: Option<u64>,
+    /// The Klusterlet the agent belongs to, where it runs (a Hosted Klusterlet's name).
+    #[arg(long, value_name = "NAME", default_value = KLUSTERLET)]
+    klusterlet: String,
 }
 
 impl RegistrationFlags {
     fn settings(&self) -> registration::Settings {
         registration::Settings {
             client_cert_expiration: self.client_cert_expiration_seconds.map(std::time::Duration::from_secs),
+            klusterlet: self.klusterlet.clone(),
             ..registration::Settings::default()
         }
     }

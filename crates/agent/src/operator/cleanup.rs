@@ -91,7 +91,7 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
 
     // 3. The work agent is gone, so nobody will remove what it applied: release its records
     // (the applied resources stay on the cluster, as upstream leaves them).
-    let others_remain = release_applied_works(ctx, klusterlet.uid().as_deref().unwrap_or_default()).await?;
+    let others_remain = release_applied_works(&ctx.client, klusterlet.uid().as_deref().unwrap_or_default()).await?;
 
     // 4. The agents' identity and rights, and the addon namespace.
     remove_agent_access(ctx, &namespace).await?;
@@ -152,8 +152,8 @@ pub fn remaining_wait(since: Option<&Time>, timeout: Duration) -> Option<Duratio
 
 /// Removes the work agent's finalizer from this agent's AppliedManifestWorks and deletes
 /// them. Returns whether AppliedManifestWorks of other agents remain (then the CRD stays).
-async fn release_applied_works(ctx: &Context, agent_id: &str) -> Result<bool, OperatorError> {
-    let api: Api<AppliedManifestWork> = Api::all(ctx.client.clone());
+pub(super) async fn release_applied_works(client: &kube::Client, agent_id: &str) -> Result<bool, OperatorError> {
+    let api: Api<AppliedManifestWork> = Api::all(client.clone());
     let works = match api.list(&ListParams::default()).await {
         Ok(list) => list.items,
         // No CRD: nothing was ever applied.

@@ -21,7 +21,9 @@ use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, crd_is_current, render};
 use super::takeover::{self, Operators};
 use super::{Context, OPERATOR, OperatorError, prune};
 use fleetctl_api::conditions as c;
-use fleetctl_api::names::{IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT, WORK_DEPLOYMENT};
+use fleetctl_api::names::{
+    IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT, WORK_AGENT_APP, WORK_DEPLOYMENT,
+};
 use fleetctl_api::{Klusterlet, KlusterletStatus};
 use fleetctl_kube::errors::chain;
 use fleetctl_kube::kube_error;
@@ -83,15 +85,26 @@ async fn registry_credentials(ctx: &Context) -> Result<Option<Secret>, OperatorE
         .map_err(OperatorError::from)
 }
 
-/// Applies every rendered object in dependency order; returns the agent Deployments as the
-/// server has them (with their status).
+/// Applies every rendered object in dependency order on the operator's cluster; returns the
+/// agent Deployments as the server has them (with their status).
 async fn install(ctx: &Context, desired: &Desired) -> Result<Vec<Deployment>, OperatorError> {
-    let client = &ctx.client;
-    let crds = Api::<CustomResourceDefinition>::all(client.clone());
-    let live =
-        crds.get_opt(APPLIED_MANIFEST_WORK_CRD).await.map_err(kube_error("reading the AppliedManifestWork CRD"))?;
-    if !live.is_some_and(|live| crd_is_current(&live, &desired.crd)) {
-        OPERATOR.apply(&crds, &desired.crd).await?;
+    install_on(ctx, &ctx.client, desired).await
+}
+
+/// Applies every rendered object in dependency order on `client`'s cluster (the operator's,
+/// or a Hosted klusterlet's managed cluster).
+pub(super) async fn install_on(
+    ctx: &Context,
+    client: &kube::Client,
+    desired: &Desired,
+) -> Result<Vec<Deployment>, OperatorError> {
+    if let Some(crd) = &desired.crd {
+        let crds = Api::<CustomResourceDefinition>::all(client.clone());
+        let live =
+            crds.get_opt(APPLIED_MANIFEST_WORK_CRD).await.map_err(kube_error("reading the AppliedManifestWork CRD"))?;
+        if !live.is_some_and(|live| crd_is_current(&live, crd)) {
+            OPERATOR.apply(&crds, crd).await?;
+        }
     }
     for namespace in &desired.namespaces {
         ctx.applied.apply(OPERATOR, &Api::<Namespace>::all(client.clone()), namespace).await?;
@@ -166,7 +179,7 @@ async fn apply_deployment(
     }
 }
 
-fn namespace_of(object: &impl ResourceExt) -> String {
+pub(super) fn namespace_of(object: &impl ResourceExt) -> String {
     object.namespace().unwrap_or_default()
 }
 
@@ -248,19 +261,18 @@ impl Availability {
 impl Agents {
     /// The agents among applied Deployments.
     pub fn of(deployments: &[Deployment]) -> Self {
-        let find = |name: &str| {
+        // By the `app` label their selectors match: the names are a Hosted Klusterlet's own.
+        let find = |app: &str| {
             deployments
                 .iter()
-                .find(|d| d.metadata.name.as_deref() == Some(name))
+                .find(|d| d.labels().get("app").map(String::as_str) == Some(app))
                 .map(Availability::of)
                 .unwrap_or_default()
         };
         let singleton = find(SINGLETON_DEPLOYMENT);
         match singleton.exists {
             true => Self { registration: singleton, work: singleton, singleton: true },
-            false => {
-                Self { registration: find(REGISTRATION_DEPLOYMENT), work: find(WORK_DEPLOYMENT), singleton: false }
-            }
+            false => Self { registration: find(REGISTRATION_DEPLOYMENT), work: find(WORK_AGENT_APP), singleton: false },
         }
     }
 }
@@ -419,7 +431,7 @@ mod tests {
     #[test]
     fn availability_reads_replicas_from_the_deployment() {
         let deployment: Deployment = serde_json::from_value(json!({
-            "metadata": {"name": REGISTRATION_DEPLOYMENT},
+            "metadata": {"name": REGISTRATION_DEPLOYMENT, "labels": {"app": REGISTRATION_DEPLOYMENT}},
             "spec": {"replicas": 2, "selector": {}, "template": {}},
             "status": {"availableReplicas": 1, "replicas": 2},
         }))

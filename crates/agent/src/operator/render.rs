@@ -9,7 +9,8 @@ use fleetctl_api::{Klusterlet, OPERATOR_GROUP, WORK_GROUP, crds};
 use fleetctl_kube::objects::{self, MetaExt, document, labels, meta, named_rule, namespaced_meta, rule};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{
-    Container, HostAlias, LocalObjectReference, Namespace, PodSpec, ResourceRequirements, Secret, ServiceAccount,
+    Container, HostAlias, LocalObjectReference, Namespace, PodSpec, ResourceRequirements, Secret, SecretVolumeSource,
+    ServiceAccount, Volume, VolumeMount,
 };
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -20,7 +21,7 @@ use fleetctl_api::names::{
     self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT, VERSION,
     WORK_AGENT_APP, WORK_DEPLOYMENT,
 };
-use fleetctl_api::operator::{InstallMode, ResourceQosClass};
+use fleetctl_api::operator::{DEFAULT_AGENT_NAMESPACE, InstallMode, ResourceQosClass};
 
 /// ServiceAccount of the registration agent.
 pub const REGISTRATION_SERVICE_ACCOUNT: &str = "klusterlet-registration-sa";
@@ -44,6 +45,9 @@ pub const APPLIED_MANIFEST_WORK_CRD: &str = "appliedmanifestworks.work.open-clus
 /// Annotation on the AppliedManifestWork CRD: a digest of the spec the operator applied,
 /// so an unchanged CRD is not applied again (see [`crd_is_current`]).
 pub const ANNOTATION_SPEC_HASH: &str = "fleetctl.io/spec-hash";
+/// Where an agent that runs outside its managed cluster finds that cluster's kubeconfig
+/// (upstream's mount path).
+pub const SPOKE_KUBECONFIG_DIR: &str = "/spoke/config";
 /// Port of the agents' `/healthz` (the CLI's default address, set explicitly through the
 /// environment so the dev cluster's node simulator can move it).
 pub const AGENT_HEALTH_PORT: u16 = 8443;
@@ -57,8 +61,8 @@ pub enum RenderError {
     /// `spec.clusterName` is empty.
     #[error("spec.clusterName is empty; set it to the ManagedCluster name on the hub")]
     NoClusterName,
-    /// A deploy mode other than Default or Singleton.
-    #[error("deploy mode {0} is not supported; use Default or Singleton")]
+    /// A deploy mode the operator does not render (SingletonHosted).
+    #[error("deploy mode {0} is not supported; use Default, Singleton or Hosted")]
     UnsupportedMode(String),
     /// `spec.registrationConfiguration.clientCertExpirationSeconds` below the API's minimum.
     #[error(
@@ -74,8 +78,9 @@ pub const MIN_CLIENT_CERT_EXPIRATION_SECONDS: i32 = 600;
 /// Everything the operator applies for one Klusterlet, in the order it applies it.
 #[derive(Debug, Clone)]
 pub struct Desired {
-    /// The AppliedManifestWork CRD (first: the work agent needs it to start).
-    pub crd: CustomResourceDefinition,
+    /// The AppliedManifestWork CRD (first: the work agent needs it to start); none on the
+    /// cluster a Hosted klusterlet's agents run on.
+    pub crd: Option<CustomResourceDefinition>,
     /// The agent namespace and the addon namespace.
     pub namespaces: Vec<Namespace>,
     /// Registry credentials copied into the agent namespace (see [`Desired::pull_with`]).
@@ -157,6 +162,7 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     let singleton = match mode {
         InstallMode::Default => false,
         InstallMode::Singleton => true,
+        // Hosted has its own rendering (`render_hosted`).
         other => return Err(RenderError::UnsupportedMode(other.to_string())),
     };
     let name = klusterlet.name_any();
@@ -183,12 +189,14 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
         // One agent with the Klusterlet's uid as its id, as upstream's `klusterlet-agent`.
         let args = [&agent_args("singleton")[..], &id_args, &expiration_args].concat();
         let agent = AgentDeployment {
-            name: SINGLETON_DEPLOYMENT,
+            name: SINGLETON_DEPLOYMENT.into(),
+            namespace: namespace.into(),
             app: SINGLETON_DEPLOYMENT,
             container: SINGLETON_DEPLOYMENT,
-            service_account: WORK_SERVICE_ACCOUNT,
+            service_account: WORK_SERVICE_ACCOUNT.into(),
             image: image("", klusterlet),
             args,
+            spoke_secret: None,
         };
         (vec![deployment(klusterlet, agent)], vec![REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT])
     } else {
@@ -197,27 +205,31 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
         // its registration; the work agent records its AppliedManifestWorks under the
         // Klusterlet's uid, as upstream's.
         let registration = AgentDeployment {
-            name: REGISTRATION_DEPLOYMENT,
+            name: REGISTRATION_DEPLOYMENT.into(),
+            namespace: namespace.into(),
             app: REGISTRATION_DEPLOYMENT,
             container: "registration-controller",
-            service_account: REGISTRATION_SERVICE_ACCOUNT,
+            service_account: REGISTRATION_SERVICE_ACCOUNT.into(),
             image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
             args: [&agent_args("registration")[..], &expiration_args].concat(),
+            spoke_secret: None,
         };
         let work = AgentDeployment {
-            name: WORK_DEPLOYMENT,
+            name: WORK_DEPLOYMENT.into(),
+            namespace: namespace.into(),
             app: WORK_AGENT_APP,
             container: "klusterlet-manifestwork-agent",
-            service_account: WORK_SERVICE_ACCOUNT,
+            service_account: WORK_SERVICE_ACCOUNT.into(),
             image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
             args: [&agent_args("work")[..], &id_args].concat(),
+            spoke_secret: None,
         };
         (vec![deployment(klusterlet, registration), deployment(klusterlet, work)], vec![SINGLETON_DEPLOYMENT])
     };
     let accounts: &[&str] =
         if singleton { &[WORK_SERVICE_ACCOUNT] } else { &[REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT] };
     Ok(Desired {
-        crd: applied_manifest_work_crd().clone(),
+        crd: Some(applied_manifest_work_crd().clone()),
         namespaces: [namespace, &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
         secrets: Vec::new(),
         service_accounts: accounts.iter().map(|sa| objects::service_account(in_namespace(namespace, sa))).collect(),
@@ -254,6 +266,143 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     })
 }
 
+/// The Secret a Hosted Klusterlet's namespace holds on the cluster its agents run on: a
+/// kubeconfig of the managed cluster (upstream's name; whoever sets up Hosted mode writes it).
+pub const EXTERNAL_MANAGED_KUBECONFIG: &str = "external-managed-kubeconfig";
+
+/// What the operator keeps for a Hosted Klusterlet `K`, as upstream's operator lays it out: the
+/// agents run on this (the management) cluster in the namespace `K`, and reach the managed
+/// cluster with tokens of ServiceAccounts the operator makes there.
+#[derive(Debug, Clone)]
+pub struct Hosted {
+    /// On the managed cluster, through [`EXTERNAL_MANAGED_KUBECONFIG`]: the AppliedManifestWork
+    /// CRD, the klusterlet namespace `open-cluster-management-K` and the addon namespace, the
+    /// agents' ServiceAccounts there and their cluster-wide rules.
+    pub spoke: Desired,
+    /// On this cluster: the agents' ServiceAccounts and rules in `K`, and their Deployments.
+    pub management: Desired,
+    /// For each agent: its ServiceAccount on the managed cluster (in [`Hosted::spoke_namespace`])
+    /// and the Secret in `K` that holds a kubeconfig with its token.
+    pub kubeconfigs: [(String, String); 2],
+    /// The klusterlet namespace on the managed cluster.
+    pub spoke_namespace: String,
+}
+
+/// Renders a Hosted Klusterlet (see [`Hosted`]): names from the Klusterlet's, as upstream's
+/// (`K-registration-agent`, `K-registration-sa`, `open-cluster-management:K-work:agent`…).
+pub fn render_hosted(klusterlet: &Klusterlet) -> Result<Hosted, RenderError> {
+    let uid = klusterlet.uid().ok_or(RenderError::NoUid)?;
+    if klusterlet.spec.cluster_name.is_empty() {
+        return Err(RenderError::NoClusterName);
+    }
+    let name = klusterlet.name_any();
+    let ours = || labels([(LABEL_KLUSTERLET, name.as_str())]);
+    let cluster_scoped = |object: &str| meta(object).with_labels(ours());
+    let in_namespace = |ns: &str, object: &str| namespaced_meta(ns, object).with_labels(ours());
+    let spoke_namespace = format!("open-cluster-management-{name}");
+    let addon_ns = addon_namespace(DEFAULT_AGENT_NAMESPACE);
+    let registration_sa = format!("{name}-registration-sa");
+    let work_sa = format!("{name}-work-sa");
+    let registration_role = format!("open-cluster-management:{name}-registration:agent");
+    let work_role = format!("open-cluster-management:{name}-work:agent");
+    let management_role = format!("open-cluster-management:management:{name}-registration:agent");
+    let secret_of = |agent: &str| format!("{EXTERNAL_MANAGED_KUBECONFIG}-{agent}");
+    let subject = |ns: &str, account: &str| vec![objects::service_account_subject(ns, account)];
+    let expiration =
+        klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
+    let expiration_args = match expiration {
+        0 => Vec::new(),
+        seconds if seconds < MIN_CLIENT_CERT_EXPIRATION_SECONDS => {
+            return Err(RenderError::CertExpirationTooShort(seconds));
+        }
+        seconds => vec!["--client-cert-expiration-seconds".to_string(), seconds.to_string()],
+    };
+    let agent_args = |role: &str| ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name].map(str::to_string);
+    let spoke = Desired {
+        crd: Some(applied_manifest_work_crd().clone()),
+        namespaces: [spoke_namespace.as_str(), &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
+        secrets: Vec::new(),
+        service_accounts: [&registration_sa, &work_sa]
+            .map(|sa| objects::service_account(in_namespace(&spoke_namespace, sa)))
+            .to_vec(),
+        cluster_roles: vec![
+            objects::cluster_role(cluster_scoped(&registration_role), spoke_registration_rules()),
+            objects::cluster_role(cluster_scoped(&work_role), work_cluster_rules()),
+        ],
+        cluster_role_bindings: vec![
+            objects::cluster_role_binding(
+                cluster_scoped(&registration_role),
+                &registration_role,
+                subject(&spoke_namespace, &registration_sa),
+            ),
+            objects::cluster_role_binding(cluster_scoped(&work_role), &work_role, subject(&spoke_namespace, &work_sa)),
+        ],
+        roles: vec![objects::role(in_namespace(&addon_ns, &registration_role), registration_addon_rules())],
+        role_bindings: vec![objects::role_binding(
+            in_namespace(&addon_ns, &registration_role),
+            &registration_role,
+            subject(&spoke_namespace, &registration_sa),
+        )],
+        deployments: Vec::new(),
+        retired: Vec::new(),
+    };
+    let registration = AgentDeployment {
+        name: format!("{name}-registration-agent"),
+        namespace: name.clone(),
+        app: REGISTRATION_DEPLOYMENT,
+        container: "registration-controller",
+        service_account: registration_sa.clone(),
+        image: image(&klusterlet.spec.registration_image_pull_spec, klusterlet),
+        args: [&agent_args("registration")[..], &["--klusterlet".to_string(), name.clone()], &expiration_args].concat(),
+        spoke_secret: Some(secret_of("registration")),
+    };
+    let work = AgentDeployment {
+        name: format!("{name}-work-agent"),
+        namespace: name.clone(),
+        app: WORK_AGENT_APP,
+        container: "klusterlet-manifestwork-agent",
+        service_account: work_sa.clone(),
+        image: image(&klusterlet.spec.work_image_pull_spec, klusterlet),
+        args: [&agent_args("work")[..], &["--agent-id".to_string(), uid]].concat(),
+        spoke_secret: Some(secret_of("work")),
+    };
+    let management = Desired {
+        crd: None,
+        namespaces: Vec::new(),
+        secrets: Vec::new(),
+        service_accounts: [&registration_sa, &work_sa]
+            .map(|sa| objects::service_account(in_namespace(&name, sa)))
+            .to_vec(),
+        // The registration agent's Klusterlet, where it runs.
+        cluster_roles: vec![objects::cluster_role(cluster_scoped(&management_role), klusterlet_rules(&name))],
+        cluster_role_bindings: vec![objects::cluster_role_binding(
+            cluster_scoped(&management_role),
+            &management_role,
+            subject(&name, &registration_sa),
+        )],
+        roles: vec![
+            objects::role(in_namespace(&name, &management_role), registration_namespace_rules()),
+            objects::role(in_namespace(&name, &work_role), work_namespace_rules()),
+        ],
+        role_bindings: vec![
+            objects::role_binding(
+                in_namespace(&name, &management_role),
+                &management_role,
+                subject(&name, &registration_sa),
+            ),
+            objects::role_binding(in_namespace(&name, &work_role), &work_role, subject(&name, &work_sa)),
+        ],
+        deployments: vec![deployment(klusterlet, registration), deployment(klusterlet, work)],
+        retired: Vec::new(),
+    };
+    Ok(Hosted {
+        spoke,
+        management,
+        kubeconfigs: [(registration_sa, secret_of("registration")), (work_sa, secret_of("work"))],
+        spoke_namespace,
+    })
+}
+
 /// Whether the live CRD carries the spec the operator would apply. Re-applying an
 /// unchanged CRD is not free: the schema is large, and some API servers (the dev cluster)
 /// re-stamp a CRD's conditions on every write to it.
@@ -266,11 +415,23 @@ pub fn crd_is_current(live: &CustomResourceDefinition, desired: &CustomResourceD
 /// hub-notified annotation and may report status), nodes for the cluster's capacity, and
 /// access reviews to learn what it may do.
 fn registration_cluster_rules(klusterlet: &str) -> Vec<PolicyRule> {
+    [klusterlet_rules(klusterlet), spoke_registration_rules()].concat()
+}
+
+/// The registration agent's rules on its Klusterlet (where the agent runs).
+fn klusterlet_rules(klusterlet: &str) -> Vec<PolicyRule> {
     vec![
         // list/watch cannot be confined to one name without a field selector, and the agent
         // watches its Klusterlet; the write verbs are confined to it.
         rule(&[OPERATOR_GROUP], &["klusterlets"], &["get", "list", "watch"]),
         named_rule(&[OPERATOR_GROUP], &["klusterlets", "klusterlets/status"], &[klusterlet], &["update", "patch"]),
+    ]
+}
+
+/// The registration agent's rules on the managed cluster: nodes for its capacity, and access
+/// reviews to learn what it may do.
+fn spoke_registration_rules() -> Vec<PolicyRule> {
+    vec![
         rule(&[""], &["nodes"], &["list", "watch"]),
         rule(&["authorization.k8s.io"], &["selfsubjectaccessreviews"], &["create"]),
     ]
@@ -311,15 +472,24 @@ fn work_cluster_rules() -> Vec<PolicyRule> {
     ]
 }
 
+/// A Hosted work agent's rules where it runs: its hub kubeconfig secret.
+fn work_namespace_rules() -> Vec<PolicyRule> {
+    vec![rule(&[""], &["secrets"], &["get", "list", "watch"])]
+}
+
 /// What differs between the two agent Deployments.
 struct AgentDeployment {
-    name: &'static str,
+    name: String,
+    namespace: String,
     /// The `app` label its selector matches, as upstream's klusterlet labels it.
     app: &'static str,
     container: &'static str,
-    service_account: &'static str,
+    service_account: String,
     image: String,
     args: Vec<String>,
+    /// The Secret holding the kubeconfig of the managed cluster, mounted at
+    /// [`SPOKE_KUBECONFIG_DIR`], for an agent that runs outside it (Hosted mode).
+    spoke_secret: Option<String>,
 }
 
 /// The container resources: the agents' small default requests unless the Klusterlet asks
@@ -338,7 +508,25 @@ fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
     let probe = objects::http_probe("/healthz", AGENT_HEALTH_PORT, Some(2), 10);
     // Ready means serving: the work agent is not while it cannot reach the hub.
     let readiness = objects::http_probe("/readyz", AGENT_HEALTH_PORT, Some(2), 10);
+    let mut args = agent.args;
+    let mut volumes = None;
+    let mut mounts = None;
+    if let Some(secret) = &agent.spoke_secret {
+        args.extend(["--spoke-kubeconfig".to_string(), format!("{SPOKE_KUBECONFIG_DIR}/kubeconfig")]);
+        volumes = Some(vec![Volume {
+            name: "spoke-kubeconfig".into(),
+            secret: Some(SecretVolumeSource { secret_name: Some(secret.clone()), ..SecretVolumeSource::default() }),
+            ..Volume::default()
+        }]);
+        mounts = Some(vec![VolumeMount {
+            name: "spoke-kubeconfig".into(),
+            mount_path: SPOKE_KUBECONFIG_DIR.into(),
+            read_only: Some(true),
+            ..VolumeMount::default()
+        }]);
+    }
     let container = Container {
+        volume_mounts: mounts,
         env: Some(vec![
             objects::env_from_field("POD_NAMESPACE", "metadata.namespace"),
             objects::env("FLEETCTL_HEALTH_ADDR", &format!("0.0.0.0:{AGENT_HEALTH_PORT}")),
@@ -347,12 +535,13 @@ fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
         liveness_probe: Some(probe),
         readiness_probe: Some(readiness),
         resources: Some(resources(klusterlet)),
-        ..objects::container(agent.container, &agent.image, agent.args)
+        ..objects::container(agent.container, &agent.image, args)
     };
     let placement = &klusterlet.spec.node_placement;
     let pod = PodSpec {
-        service_account_name: Some(agent.service_account.into()),
+        service_account_name: Some(agent.service_account),
         containers: vec![container],
+        volumes,
         node_selector: (!placement.node_selector.is_empty()).then(|| placement.node_selector.clone()),
         tolerations: (!placement.tolerations.is_empty()).then(|| placement.tolerations.clone()),
         priority_class_name: Some(klusterlet.spec.priority_class_name.clone()).filter(|p| !p.is_empty()),
@@ -363,7 +552,7 @@ fn deployment(klusterlet: &Klusterlet, agent: AgentDeployment) -> Deployment {
             .map(|alias| vec![HostAlias { ip: alias.ip.clone(), hostnames: Some(vec![alias.hostname.clone()]) }]),
         ..PodSpec::default()
     };
-    let meta = namespaced_meta(klusterlet.spec.agent_namespace(), agent.name)
+    let meta = namespaced_meta(&agent.namespace, &agent.name)
         .with_labels(labels([("app", agent.app), (LABEL_KLUSTERLET, &klusterlet.name_any())]));
     objects::deployment(meta, agent.app, BTreeMap::new(), pod)
 }
@@ -489,7 +678,7 @@ mod tests {
         assert_eq!(names, ["open-cluster-management-agent", "open-cluster-management-agent-addon"]);
         let accounts: Vec<_> = desired.service_accounts.iter().map(ResourceExt::name_any).collect();
         assert_eq!(accounts, [REGISTRATION_SERVICE_ACCOUNT, WORK_SERVICE_ACCOUNT]);
-        assert_eq!(desired.crd.metadata.name.as_deref(), Some(APPLIED_MANIFEST_WORK_CRD));
+        assert_eq!(desired.crd.unwrap().metadata.name.as_deref(), Some(APPLIED_MANIFEST_WORK_CRD));
     }
 
     #[test]
@@ -558,7 +747,7 @@ mod tests {
 
     #[test]
     fn the_crd_is_current_only_with_the_same_spec_digest() {
-        let desired = render(&klusterlet()).unwrap().crd;
+        let desired = render(&klusterlet()).unwrap().crd.unwrap();
         assert_eq!(desired.annotations()[ANNOTATION_SPEC_HASH].len(), 64);
         assert!(crd_is_current(&desired.clone(), &desired));
         let mut stale = desired.clone();

@@ -99,11 +99,14 @@ pub struct Settings {
     /// a task of a process: what it was built as, unless what runs it knows better (the fleet
     /// simulator's kubelet: the image tag of the Deployment it runs the agent for).
     pub version: String,
+    /// The Klusterlet the agent belongs to (where it runs): `klusterlet`, or a Hosted
+    /// Klusterlet's own name.
+    pub klusterlet: String,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { client_cert_expiration: None, version: VERSION.to_string() }
+        Self { client_cert_expiration: None, version: VERSION.to_string(), klusterlet: KLUSTERLET.to_string() }
     }
 }
 
@@ -347,8 +350,11 @@ async fn serve(
     let clusters: Api<ManagedCluster> = Api::all(hub.client.clone());
     let rotate_at = secret_certificate(local, identity).await.and_then(|pem| csr::renew_at(&pem));
     let klusterlets: Api<Klusterlet> = Api::all(local.clone());
-    let mut klusterlet_changes =
-        watcher(klusterlets.clone(), watcher::Config::default().fields(&format!("metadata.name={KLUSTERLET}"))).boxed();
+    let mut klusterlet_changes = watcher(
+        klusterlets.clone(),
+        watcher::Config::default().fields(&format!("metadata.name={}", settings.klusterlet)),
+    )
+    .boxed();
     let secrets: Api<Secret> = Api::namespaced(local.clone(), &identity.namespace);
     let only = |name: &str| watcher::Config::default().fields(&format!("metadata.name={name}"));
     let mut bootstrap_changes = watcher(secrets.clone(), only(BOOTSTRAP_SECRET)).backed_off().boxed();
@@ -390,7 +396,7 @@ async fn serve(
         };
         // Read once per period: whether it is being removed, and the operator's view of the
         // hub connection the heartbeat carries.
-        let klusterlet = match klusterlets.get_opt(KLUSTERLET).await {
+        let klusterlet = match klusterlets.get_opt(&settings.klusterlet).await {
             Ok(klusterlet) => klusterlet,
             Err(e) => {
                 tracing::debug!(error = %e, "reading the klusterlet");
@@ -398,7 +404,7 @@ async fn serve(
             }
         };
         if klusterlet.as_ref().is_some_and(deleting) {
-            notify_leaving(&clusters, &klusterlets, &cluster).await?;
+            notify_leaving(&clusters, &klusterlets, &settings.klusterlet, &cluster).await?;
             return Ok(Next::Detached);
         }
         match heartbeat(clusters_of_agent, hub, identity, settings, &cluster, klusterlet.as_ref()).await {
@@ -613,6 +619,7 @@ fn status_patch(cluster: &ManagedCluster, wanted: &[(&str, &str, &str, &str)], f
 async fn notify_leaving(
     clusters: &Api<ManagedCluster>,
     klusterlets: &Api<Klusterlet>,
+    klusterlet: &str,
     cluster: &ManagedCluster,
 ) -> Result<(), RegistrationError> {
     let leaving = [(
@@ -624,7 +631,7 @@ async fn notify_leaving(
     report(clusters, cluster, &leaving, None).await?;
     let annotate = json!({"metadata": {"annotations": {ANNOTATION_HUB_NOTIFIED: "true"}}});
     klusterlets
-        .patch(KLUSTERLET, &PatchParams::default(), &Patch::Merge(annotate))
+        .patch(klusterlet, &PatchParams::default(), &Patch::Merge(annotate))
         .await
         .map_err(kube_error("marking the klusterlet"))?;
     tracing::info!("told the hub the klusterlet is leaving");
