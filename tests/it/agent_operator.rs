@@ -647,3 +647,24 @@ async fn a_hosted_klusterlet_runs_its_agents_here_with_tokens_of_the_managed_clu
     assert!(exists(&managed.deployments(), "klusterlet").await, "the operator serves on");
     assert!(exists(&managed.klusterlets(), "klusterlet").await, "and the Klusterlet klusterlet is untouched");
 }
+
+/// The Default and Singleton modes are the Klusterlet `klusterlet`'s, as the import manifests
+/// name it: another in those modes is refused, saying so, and deploys nothing.
+#[tokio::test]
+async fn a_default_mode_klusterlet_of_another_name_is_refused_and_deploys_nothing() {
+    let managed = Managed::start().await;
+    managed.running().await;
+    let other: Klusterlet = serde_json::from_value(json!({
+        "apiVersion": "operator.open-cluster-management.io/v1", "kind": "Klusterlet",
+        "metadata": {"name": "other"}, "spec": {"clusterName": "c9"},
+    }))
+    .expect("a Klusterlet");
+    managed.klusterlets().create(&PostParams::default(), &other).await.expect("created");
+    let refused =
+        wait_for(&managed.klusterlets(), "other", |k| c::is_false(k.conditions(), c::KLUSTERLET_APPLIED)).await;
+    let applied = c::find(refused.conditions(), c::KLUSTERLET_APPLIED).expect("Applied");
+    assert!(applied.message.contains("for the Klusterlet klusterlet only"), "{}", applied.message);
+    assert!(refused.finalizers().is_empty(), "nothing to clean up: {:?}", refused.finalizers());
+    let registration = managed.deployments().get(REGISTRATION_DEPLOYMENT).await.expect("klusterlet's agent");
+    assert_eq!(container(&registration).args.unwrap()[3], "c1", "klusterlet's agents untouched");
+}

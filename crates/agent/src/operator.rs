@@ -164,8 +164,17 @@ async fn reconcile(klusterlet: Arc<Klusterlet>, ctx: Arc<Context>) -> Result<Act
     let deleting = klusterlet.meta().deletion_timestamp.is_some();
     let hosted = klusterlet.spec.deploy_option.mode == InstallMode::Hosted;
     if !hosted && klusterlet.name_any() != KLUSTERLET_NAME {
-        // Upstream's operator too serves the Default and Singleton modes through the
-        // Klusterlet `klusterlet` alone.
+        // The Default and Singleton modes are the Klusterlet `klusterlet`'s: another is never
+        // deployed (nor cleaned up: its cleanup would be `klusterlet`'s agents).
+        if !deleting {
+            let message = format!(
+                "this operator deploys the Default and Singleton modes for the Klusterlet {KLUSTERLET_NAME} only:                  rename it, or use deployOption.mode Hosted"
+            );
+            let generation = klusterlet.metadata.generation.unwrap_or_default();
+            reconcile::update_status(&api, &klusterlet, |status| reconcile::apply_failed(status, generation, &message))
+                .await
+                .map_err(finalizer::Error::ApplyFailed)?;
+        }
         return Ok(Action::await_change());
     }
     let action = finalizer(&api, FINALIZER_KLUSTERLET_CLEANUP, klusterlet.clone(), |event| async {

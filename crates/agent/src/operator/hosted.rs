@@ -30,8 +30,10 @@ use fleetctl_kube::kubeconfig::{self, Credentials, Endpoint, Names, secret_data}
 use fleetctl_kube::objects::{MetaExt, namespaced_meta};
 use fleetctl_kube::reconcile::delete;
 
-/// How long the agents' tokens on the managed cluster last.
-const TOKEN_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
+/// How long the agents' tokens on the managed cluster last, in seconds (30 days).
+const TOKEN_SECONDS: i64 = 30 * 24 * 3600;
+/// A token is asked for again with a fifth of its life left.
+const RENEW_BEFORE: jiff::SignedDuration = jiff::SignedDuration::from_secs(TOKEN_SECONDS / 5);
 /// Annotation on an agent's kubeconfig Secret: when its token expires (RFC 3339).
 const ANNOTATION_TOKEN_EXPIRES: &str = "fleetctl.io/token-expires";
 /// A periodic pass, as the Default mode's.
@@ -125,24 +127,20 @@ async fn kubeconfigs(
     let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), namespace);
     let accounts: Api<ServiceAccount> = Api::namespaced(spoke.client.clone(), &hosted.spoke_namespace);
     let now = jiff::Timestamp::now();
-    let mut next = TOKEN_LIFETIME;
+    let mut next = Duration::from_secs(TOKEN_SECONDS.unsigned_abs());
     for (account, secret_name) in &hosted.kubeconfigs {
         let written =
             secrets.get_opt(secret_name).await.map_err(kube_error(format!("reading secret {secret_name}")))?;
         let expires = written
             .as_ref()
             .and_then(|s| s.annotations().get(ANNOTATION_TOKEN_EXPIRES)?.parse::<jiff::Timestamp>().ok());
-        let refresh_at =
-            |expires: jiff::Timestamp| expires - jiff::SignedDuration::try_from(TOKEN_LIFETIME / 5).unwrap_or_default();
+        let refresh_at = |expires: jiff::Timestamp| expires - RENEW_BEFORE;
         if let Some(expires) = expires.filter(|e| refresh_at(*e) > now && same_endpoint(written.as_ref(), spoke)) {
             next = next.min(refresh_at(expires).duration_since(now).unsigned_abs());
             continue;
         }
         let request = TokenRequest {
-            spec: TokenRequestSpec {
-                expiration_seconds: Some(i64::try_from(TOKEN_LIFETIME.as_secs()).unwrap_or(i64::MAX)),
-                ..TokenRequestSpec::default()
-            },
+            spec: TokenRequestSpec { expiration_seconds: Some(TOKEN_SECONDS), ..TokenRequestSpec::default() },
             ..TokenRequest::default()
         };
         let issued = accounts.create_token_request(account, &PostParams::default(), &request).await.map_err(

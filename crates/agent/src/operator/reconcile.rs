@@ -3,6 +3,7 @@
 //! only when something changed ([`LastApplied`](fleetctl_kube::LastApplied) for the
 //! rendered objects), so an unchanged Klusterlet costs reads only.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -14,8 +15,6 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::json;
-
-use std::sync::atomic::Ordering;
 
 use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, crd_is_current, render};
 use super::takeover::{self, Operators};
@@ -145,11 +144,10 @@ pub(super) async fn install_on(
     Ok(deployments)
 }
 
-/// Applies an agent Deployment. One another klusterlet operator wrote (upstream's, taken over)
-/// is replaced whole, so none of its fields remain (its
-/// volumes, its probes' HTTPS); one whose selector differs (fleetctl's before it took
-/// upstream's labels — a selector is immutable) is deleted and made again: the agent restarts
-/// once, what it applied stays.
+/// Applies an agent Deployment. One another klusterlet operator wrote (upstream's, taken
+/// over) is replaced whole, so none of its fields remain (its volumes, its probes' HTTPS);
+/// one whose selector differs (fleetctl's before it took upstream's labels — a selector is
+/// immutable) is deleted and made again: the agent restarts once, what it applied stays.
 async fn apply_deployment(
     ctx: &Context,
     api: &Api<Deployment>,
