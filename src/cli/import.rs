@@ -108,7 +108,6 @@ fn no_selector(_: &str) -> Result<String, String> {
         .into())
 }
 
-/// `--print-command` for more than one cluster.
 /// `--klusterlet-mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum KlusterletMode {
@@ -127,6 +126,7 @@ impl From<KlusterletMode> for fleetctl_api::operator::InstallMode {
     }
 }
 
+/// `--print-command` for more than one cluster.
 #[derive(Debug, Error)]
 #[error("--print-command prints the command of one cluster: name only one")]
 struct OneCommand;

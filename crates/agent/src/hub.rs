@@ -60,9 +60,6 @@ pub async fn connect(local: &Client, namespace: &str, name: &str) -> Result<Opti
 pub async fn from_secret(secret: &Secret, namespace: &str, name: &str) -> Result<HubConnection, HubClientError> {
     let invalid = |why: String| HubClientError::Invalid { namespace: namespace.into(), name: name.into(), why };
     let text = kubeconfig::secret_text(secret);
-    if !text.contains_key("kubeconfig") {
-        return Err(invalid("no kubeconfig key".into()));
-    }
     let parsed = kubeconfig::in_secret(&text).map_err(|e| invalid(chain(&e)))?;
     let (endpoint, config) = kubeconfig::from_parsed(parsed).await.map_err(|e| invalid(chain(&e)))?;
     let client = fleetctl_kube::multiplexed::client(config).map_err(|e| invalid(chain(&e)))?;

@@ -131,6 +131,9 @@ pub enum ParseError {
 /// Why a kubeconfig kept as text cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TextError {
+    /// The Secret that should hold it has no `kubeconfig` key.
+    #[error("it has no `kubeconfig` key")]
+    NoKubeconfig,
     /// It is not a kubeconfig.
     #[error("not a kubeconfig")]
     Parse(#[source] ParseError),
@@ -156,7 +159,7 @@ pub async fn from_text(text: &str) -> Result<(Endpoint, kube::Config), TextError
 /// Secret mounted there, so each file is the Secret's key of the file's name, as the mount
 /// would serve it.
 pub fn in_secret(secret: &BTreeMap<String, String>) -> Result<Kubeconfig, TextError> {
-    let text = secret.get("kubeconfig").map(String::as_str).unwrap_or_default();
+    let text = secret.get("kubeconfig").ok_or(TextError::NoKubeconfig)?;
     let mut kubeconfig = parse(text).map_err(TextError::Parse)?;
     let file = |path: &Option<String>| {
         let name = path.as_deref()?.rsplit('/').next()?;
