@@ -259,8 +259,7 @@ impl Written<Read> {
         K::DynamicType: Default,
     {
         let name = object.name_any();
-        let read =
-            || async { api.get_opt(&name).await.map_err(crate::kube_error(format!("reading {} {name}", kind::<K>()))) };
+        let read = || read_live(api, &name);
         self.apply_with(reference(object), digest(&(object, manager.0)), ResourceExt::resource_version, read, || {
             manager.apply(api, object)
         })
@@ -284,8 +283,7 @@ impl Written<Read> {
         K::DynamicType: Default,
     {
         let name = object.name_any();
-        let read =
-            || async { api.get_opt(&name).await.map_err(crate::kube_error(format!("reading {} {name}", kind::<K>()))) };
+        let read = || read_live(api, &name);
         let apply = || async {
             match read().await? {
                 Some(live) if !made_here(&live) => {
@@ -328,6 +326,15 @@ impl Written<Read> {
         self.remember(key, digest, version(&applied), READ_CAPACITY);
         Ok(applied)
     }
+}
+
+/// The object `name` of `api` as the server has it.
+async fn read_live<K>(api: &Api<K>, name: &str) -> Result<Option<K>, KubeError>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    K::DynamicType: Default,
+{
+    api.get_opt(name).await.map_err(crate::kube_error(format!("reading {} {name}", kind::<K>())))
 }
 
 /// The reference of an object, its kind included.

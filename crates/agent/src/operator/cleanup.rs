@@ -75,19 +75,7 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
 
     // 2. Agents first, so nothing re-creates or re-finalizes what follows. Foreground: the
     // Deployment is gone only once its pods are.
-    let mut remaining = Vec::new();
-    for name in [REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT, SINGLETON_DEPLOYMENT] {
-        delete(&deployments, name, &DeleteParams::foreground()).await?;
-        if deployments.get_opt(name).await.map_err(kube_error(format!("reading deployment {name}")))?.is_some() {
-            remaining.push(name);
-        }
-    }
-    if !remaining.is_empty() {
-        return Err(OperatorError::Waiting {
-            why: format!("waiting for the agents to stop: {}", remaining.join(", ")),
-            again: AGENTS_GONE_RECHECK,
-        });
-    }
+    stop_agents(&deployments, [REGISTRATION_DEPLOYMENT, WORK_DEPLOYMENT, SINGLETON_DEPLOYMENT]).await?;
 
     // 3. The work agent is gone, so nobody will remove what it applied: release its records
     // (the applied resources stay on the cluster, as upstream leaves them).
@@ -104,6 +92,28 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
     hand_over(ctx, klusterlet, operator_namespace(ctx, &namespace).as_deref()).await?;
     tracing::info!("klusterlet cleaned up; removing the operator");
     Ok(Action::await_change())
+}
+
+/// Deletes the agent Deployments `names` (foreground: gone only once their pods are); waits
+/// ([`OperatorError::Waiting`]) while any is still there.
+pub(super) async fn stop_agents<'a>(
+    deployments: &Api<Deployment>,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<(), OperatorError> {
+    let mut remaining = Vec::new();
+    for name in names {
+        delete(deployments, name, &DeleteParams::foreground()).await?;
+        if deployments.get_opt(name).await.map_err(kube_error(format!("reading deployment {name}")))?.is_some() {
+            remaining.push(name);
+        }
+    }
+    if remaining.is_empty() {
+        return Ok(());
+    }
+    Err(OperatorError::Waiting {
+        why: format!("waiting for the agents to stop: {}", remaining.join(", ")),
+        again: AGENTS_GONE_RECHECK,
+    })
 }
 
 /// How much longer to wait for the registration agent's word, or `None` to go on.

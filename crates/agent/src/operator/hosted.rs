@@ -19,7 +19,7 @@ use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Client, Resource, ResourceExt};
 
-use super::cleanup::release_applied_works;
+use super::cleanup::{release_applied_works, stop_agents};
 use super::reconcile::{Agents, applied, apply_failed, install_on, namespace_of, update_status};
 use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, EXTERNAL_MANAGED_KUBECONFIG, Hosted, render_hosted};
 use super::{Context, OPERATOR, OperatorError};
@@ -187,20 +187,8 @@ pub async fn cleanup(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action, O
     };
     let name = klusterlet.name_any();
     let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), &name);
-    let mut remaining = Vec::new();
-    for deployment in &hosted.management.deployments {
-        let agent = deployment.name_any();
-        delete(&deployments, &agent, &DeleteParams::foreground()).await?;
-        if deployments.get_opt(&agent).await.map_err(kube_error(format!("reading deployment {agent}")))?.is_some() {
-            remaining.push(agent);
-        }
-    }
-    if !remaining.is_empty() {
-        return Err(OperatorError::Waiting {
-            why: format!("waiting for the agents to stop: {}", remaining.join(", ")),
-            again: Duration::from_secs(5),
-        });
-    }
+    let agents: Vec<String> = hosted.management.deployments.iter().map(ResourceExt::name_any).collect();
+    stop_agents(&deployments, agents.iter().map(String::as_str)).await?;
     match spoke(ctx, &name).await? {
         Some(spoke) => {
             let others_remain =

@@ -152,12 +152,34 @@ fn applied_manifest_work_crd() -> &'static CustomResourceDefinition {
     })
 }
 
-/// Renders the desired objects of a Klusterlet.
-pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
+/// What every mode's agents are started with: the Klusterlet's uid (an agent id) and the
+/// args of the certificate lifetime it asks for; refused without a uid, a cluster name, or
+/// with a lifetime below the API's minimum.
+fn agent_inputs(klusterlet: &Klusterlet) -> Result<(String, Vec<String>), RenderError> {
     let uid = klusterlet.uid().ok_or(RenderError::NoUid)?;
     if klusterlet.spec.cluster_name.is_empty() {
         return Err(RenderError::NoClusterName);
     }
+    let expiration =
+        klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
+    let expiration_args = match expiration {
+        0 => Vec::new(),
+        seconds if seconds < MIN_CLIENT_CERT_EXPIRATION_SECONDS => {
+            return Err(RenderError::CertExpirationTooShort(seconds));
+        }
+        seconds => vec!["--client-cert-expiration-seconds".to_string(), seconds.to_string()],
+    };
+    Ok((uid, expiration_args))
+}
+
+/// `fleetctld agent ROLE --cluster-name C`.
+fn agent_args(klusterlet: &Klusterlet, role: &str) -> [String; 4] {
+    ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name].map(str::to_string)
+}
+
+/// Renders the desired objects of a Klusterlet.
+pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
+    let (uid, expiration_args) = agent_inputs(klusterlet)?;
     let mode = &klusterlet.spec.deploy_option.mode;
     let singleton = match mode {
         InstallMode::Default => false,
@@ -174,17 +196,8 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     // Upstream's Singleton mode runs both agents as the work agent's ServiceAccount.
     let registration_account = if singleton { WORK_SERVICE_ACCOUNT } else { REGISTRATION_SERVICE_ACCOUNT };
     let subject = |account: &str| vec![objects::service_account_subject(namespace, account)];
-    let agent_args = |role: &str| ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name].map(str::to_string);
+    let agent_args = |role: &str| agent_args(klusterlet, role);
     let id_args = ["--agent-id".to_string(), uid];
-    let expiration =
-        klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
-    let expiration_args = match expiration {
-        0 => Vec::new(),
-        seconds if seconds < MIN_CLIENT_CERT_EXPIRATION_SECONDS => {
-            return Err(RenderError::CertExpirationTooShort(seconds));
-        }
-        seconds => vec!["--client-cert-expiration-seconds".to_string(), seconds.to_string()],
-    };
     let (deployments, retired) = if singleton {
         // One agent with the Klusterlet's uid as its id, as upstream's `klusterlet-agent`.
         let args = [&agent_args("singleton")[..], &id_args, &expiration_args].concat();
@@ -291,10 +304,7 @@ pub struct Hosted {
 /// Renders a Hosted Klusterlet (see [`Hosted`]): names from the Klusterlet's, as upstream's
 /// (`K-registration-agent`, `K-registration-sa`, `open-cluster-management:K-work:agent`…).
 pub fn render_hosted(klusterlet: &Klusterlet) -> Result<Hosted, RenderError> {
-    let uid = klusterlet.uid().ok_or(RenderError::NoUid)?;
-    if klusterlet.spec.cluster_name.is_empty() {
-        return Err(RenderError::NoClusterName);
-    }
+    let (uid, expiration_args) = agent_inputs(klusterlet)?;
     let name = klusterlet.name_any();
     let ours = || labels([(LABEL_KLUSTERLET, name.as_str())]);
     let cluster_scoped = |object: &str| meta(object).with_labels(ours());
@@ -308,16 +318,7 @@ pub fn render_hosted(klusterlet: &Klusterlet) -> Result<Hosted, RenderError> {
     let management_role = format!("open-cluster-management:management:{name}-registration:agent");
     let secret_of = |agent: &str| format!("{EXTERNAL_MANAGED_KUBECONFIG}-{agent}");
     let subject = |ns: &str, account: &str| vec![objects::service_account_subject(ns, account)];
-    let expiration =
-        klusterlet.spec.registration_configuration.as_ref().map_or(0, |c| c.client_cert_expiration_seconds);
-    let expiration_args = match expiration {
-        0 => Vec::new(),
-        seconds if seconds < MIN_CLIENT_CERT_EXPIRATION_SECONDS => {
-            return Err(RenderError::CertExpirationTooShort(seconds));
-        }
-        seconds => vec!["--client-cert-expiration-seconds".to_string(), seconds.to_string()],
-    };
-    let agent_args = |role: &str| ["agent", role, "--cluster-name", &klusterlet.spec.cluster_name].map(str::to_string);
+    let agent_args = |role: &str| agent_args(klusterlet, role);
     let spoke = Desired {
         crd: Some(applied_manifest_work_crd().clone()),
         namespaces: [spoke_namespace.as_str(), &addon_ns].map(|ns| objects::namespace(cluster_scoped(ns))).to_vec(),
