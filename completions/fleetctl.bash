@@ -1705,7 +1705,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__import)
-            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --selector --allow-hub-as-target --addons --no-wait --print-command --auto --force --adopt-namespace --klusterlet-mode --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
+            opts="-l -o -q -v -h --contexts --all-contexts --parallel --label --selector --allow-hub-as-target --addons --no-wait --print-command --auto --force --adopt-namespace --klusterlet-mode --hosting-cluster --hub-kubeconfig --hub-context --cluster-kubeconfig --cluster-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1737,6 +1737,10 @@ _fleetctl() {
                     ;;
                 --klusterlet-mode)
                     COMPREPLY=($(compgen -W "default singleton" -- "${cur}"))
+                    return 0
+                    ;;
+                --hosting-cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --hub-kubeconfig)

@@ -250,6 +250,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --selector 'Refused: import selects no clusters (see --label)'
             cand --addons 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)'
             cand --klusterlet-mode 'How the klusterlet runs its agents: `default` (a registration and a work agent) or `singleton` (one agent doing both, upstream''s Singleton mode)'
+            cand --hosting-cluster 'Run the klusterlet on another managed cluster of the hub, this one (upstream''s Hosted mode): its agents reach the cluster with a token of a ServiceAccount the import makes there (kube-system/fleetctl-hosted-klusterlet, cluster-admin), removed on detach'
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
             cand --cluster-kubeconfig 'Kubeconfig of the clusters being imported or detached (default: the hub''s file)'

@@ -169,6 +169,7 @@ complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -s l -l select
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l addons -d 'Addons to enable, comma-separated (e.g. search-collector,cert-policy-controller)' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l klusterlet-mode -d 'How the klusterlet runs its agents: `default` (a registration and a work agent) or `singleton` (one agent doing both, upstream\'s Singleton mode)' -r -f -a "default\t'A registration agent and a work agent'
 singleton\t'One agent doing both'"
+complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hosting-cluster -d 'Run the klusterlet on another managed cluster of the hub, this one (upstream\'s Hosted mode): its agents reach the cluster with a token of a ServiceAccount the import makes there (kube-system/fleetctl-hosted-klusterlet, cluster-admin), removed on detach' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-kubeconfig -d 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)' -r -F
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l hub-context -d 'Context of the hub in its kubeconfig' -r
 complete -c fleetctl -n "__fish_fleetctl_using_subcommand import" -l cluster-kubeconfig -d 'Kubeconfig of the clusters being imported or detached (default: the hub\'s file)' -r -F

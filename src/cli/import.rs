@@ -16,7 +16,8 @@ use super::report;
 use super::targets::{self, Named, Reach, Route, Target};
 use super::{many, signals::until_stopped};
 use crate::lifecycle::Outcome;
-use crate::lifecycle::import::{AddonSettings, AutoImport, ImportOptions, Imported, check_label, import};
+use crate::lifecycle::import::{AddonSettings, AutoImport, Hosting, ImportOptions, Imported, check_label, import};
+use fleetctl_api::operator::InstallMode;
 
 /// `fleetctl import …`
 #[derive(Debug, Args)]
@@ -71,6 +72,11 @@ pub struct ImportArgs {
     /// `singleton` (one agent doing both, upstream's Singleton mode).
     #[arg(long, value_enum, default_value_t = KlusterletMode::Default)]
     klusterlet_mode: KlusterletMode,
+    /// Run the klusterlet on another managed cluster of the hub, this one (upstream's Hosted
+    /// mode): its agents reach the cluster with a token of a ServiceAccount the import makes
+    /// there (kube-system/fleetctl-hosted-klusterlet, cluster-admin), removed on detach.
+    #[arg(long, value_name = "CLUSTER", conflicts_with_all = ["print_command", "auto", "klusterlet_mode"])]
+    hosting_cluster: Option<String>,
     #[command(flatten)]
     hub: HubFlags,
     #[command(flatten)]
@@ -239,15 +245,22 @@ async fn import_one(
     client: Option<&(kube::Client, kube::Config)>,
     reporter: &Reporter,
 ) -> Result<Imported, CommandError> {
+    let standalone = || {
+        let selection = args.cluster.selection(&args.hub, target.context.clone());
+        fleetctl_kube::standalone(&selection)
+            .map_err(|source| connect::ConnectError::Config { role: Role::Target, source })
+    };
     let auto_import = match args.auto {
-        true => {
-            let selection = args.cluster.selection(&args.hub, target.context.clone());
-            Some(AutoImport::Kubeconfig(
-                fleetctl_kube::standalone(&selection)
-                    .map_err(|source| connect::ConnectError::Config { role: Role::Target, source })?,
-            ))
-        }
+        true => Some(AutoImport::Kubeconfig(standalone()?)),
         false => None,
+    };
+    let hosting = match &args.hosting_cluster {
+        Some(cluster) => Some(Hosting { cluster: cluster.clone(), reach: standalone()? }),
+        None => None,
+    };
+    let klusterlet_mode = match hosting {
+        Some(_) => InstallMode::Hosted,
+        None => args.klusterlet_mode.into(),
     };
     let options = ImportOptions {
         labels: args.labels.iter().cloned().collect::<BTreeMap<_, _>>(),
@@ -258,7 +271,8 @@ async fn import_one(
         auto_import,
         force: args.force,
         adopt_namespace: args.adopt_namespace,
-        klusterlet_mode: args.klusterlet_mode.into(),
+        klusterlet_mode,
+        hosting,
         dry_run: args.dry_run.dry_run,
         url: client.map(|(_, config)| config.cluster_url.to_string()),
         ..ImportOptions::new(&target.name, args.wait.timeout)

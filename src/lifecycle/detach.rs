@@ -11,6 +11,7 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 
+use super::hosted;
 use super::import::runs_import_controller;
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, join, step, wait_for};
 use fleetctl_agent::operator::cleanup::BOOTSTRAP_KUBECONFIG_ROLE;
@@ -189,6 +190,13 @@ pub async fn detach(
         // holds nothing of the klusterlet either (an operator that died mid-cleanup leaves
         // its Klusterlet on its finalizer for good).
         Ok(()) => {
+            // Hosted: the hosting cluster's operator has cleaned the target with the access
+            // the import made there, which goes now.
+            if let Some(target) = reachable.filter(|_| cluster.is_hosted()) {
+                let budget = options.timeout.saturating_sub(started.elapsed());
+                let left = hosted::leave(target, name, budget);
+                step(observer, &mut steps, name, "target: the hosting cluster's access removed", left).await?;
+            }
             if let Some(target) = watched {
                 // What the hub left of the timeout, less the time to name what is left.
                 let budget = options.timeout.saturating_sub(started.elapsed()).saturating_sub(NAMING);

@@ -16,14 +16,16 @@ use kube::config::Kubeconfig;
 use kube::{Client, ResourceExt};
 
 use super::detach::{TARGET_CLUSTER_RBAC, TARGET_CRDS, TARGET_NAMESPACES};
+use super::hosted::{self, ACCESS};
 use super::{DryRun, LifecycleError, Observer, Outcome, Progress, hub_read, join, refuse_if_leaving, step, wait_for};
 use fleetctl_api::addon::{KlusterletAddonAgentConfigSpec, ProxyConfig, ProxyPolicy};
 use fleetctl_api::clusterset::CLUSTER_SET_LABEL;
 use fleetctl_api::conditions::{ANNOTATION_KLUSTERLET_DEPLOY_MODE, ANNOTATION_RETAIN_NAMESPACE};
 use fleetctl_api::names::{
-    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET,
-    AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET, BOOTSTRAP_SERVICE_ACCOUNT, KLUSTERLET, OCM_NAMESPACE, import_secret,
-    is_protected_namespace, is_reserved_label,
+    AGENT_NAMESPACE, ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_FLEET, ANNOTATION_HOSTING_CLUSTER,
+    AUTO_IMPORT_KEY_KUBECONFIG, AUTO_IMPORT_SECRET, AUTO_IMPORT_TYPE_KUBECONFIG, BOOTSTRAP_SECRET,
+    BOOTSTRAP_SERVICE_ACCOUNT, KLUSTERLET, OCM_NAMESPACE, hosted_klusterlet_work, import_secret,
+    is_protected_namespace, is_reserved_label, klusterlet_crds_work, klusterlet_work,
 };
 use fleetctl_api::operator::InstallMode;
 use fleetctl_api::placement::PLACEMENT_LABEL;
@@ -58,9 +60,12 @@ pub struct ImportOptions {
     pub force: bool,
     /// Use a hub namespace of the cluster's name that exists already (detach then keeps it).
     pub adopt_namespace: bool,
-    /// How the klusterlet runs its agents: Default (registration and work) or Singleton
-    /// (one agent), asked of the hub with ACM's annotation of the deploy mode.
+    /// How the klusterlet runs its agents: Default (registration and work), Singleton (one
+    /// agent) or Hosted (on another managed cluster, [`Self::hosting`]), asked of the hub with
+    /// ACM's annotation of the deploy mode.
     pub klusterlet_mode: InstallMode,
+    /// In Hosted mode, the cluster the agents run on and how it reaches this one.
+    pub hosting: Option<Hosting>,
     /// How long to wait.
     pub timeout: Duration,
     /// Say the writes instead of making them.
@@ -86,12 +91,23 @@ impl ImportOptions {
             force: false,
             adopt_namespace: false,
             klusterlet_mode: InstallMode::Default,
+            hosting: None,
             timeout,
             dry_run: None,
             fleet: None,
             url: None,
         }
     }
+}
+
+/// Where a Hosted-mode cluster's agents run.
+#[derive(Debug, Clone)]
+pub struct Hosting {
+    /// The managed cluster of the hub they run on.
+    pub cluster: String,
+    /// The cluster being imported as this command reaches it (its server and CA, for the
+    /// kubeconfig the hosting cluster gets; its credentials are not handed on).
+    pub reach: Kubeconfig,
 }
 
 /// The credentials an auto-import hands the hub.
@@ -410,6 +426,15 @@ async fn preflight(
         }
         refuse_what_joining_cannot(options)?;
     }
+    match (&options.hosting, options.klusterlet_mode == InstallMode::Hosted) {
+        (Some(hosting), true) => hosted::check_hosting(hub, name, &hosting.cluster).await?,
+        (None, false) => {}
+        _ => {
+            return Err(LifecycleError::Usage(
+                "Hosted mode is asked with the hosting cluster (--hosting-cluster)".into(),
+            ));
+        }
+    }
     let existing = clusters.get_opt(&options.name).await.map_err(hub_read("get", "managedclusters"))?;
     if let Some(cluster) = &existing {
         refuse_if_leaving(name, cluster)?;
@@ -493,6 +518,7 @@ fn refuse_what_joining_cannot(options: &ImportOptions) -> Result<(), LifecycleEr
         (!options.addons.is_empty(), "--addons"),
         (options.auto_import.is_some(), "--auto-import"),
         (options.print_command, "--print-command"),
+        (options.hosting.is_some(), "--hosting-cluster"),
     ];
     match needs_controller.iter().find(|(asked, _)| *asked) {
         Some((_, flag)) => Err(LifecycleError::Refused(format!(
@@ -612,6 +638,9 @@ async fn hub_objects(hub: &Client, options: &ImportOptions, found: &Found) -> Re
     }
     if options.klusterlet_mode != InstallMode::Default {
         annotations.insert(ANNOTATION_KLUSTERLET_DEPLOY_MODE.to_string(), options.klusterlet_mode.to_string());
+    }
+    if let Some(hosting) = &options.hosting {
+        annotations.insert(ANNOTATION_HOSTING_CLUSTER.to_string(), hosting.cluster.clone());
     }
     if !annotations.is_empty() {
         cluster.metadata.annotations = Some(annotations);
@@ -782,6 +811,12 @@ pub async fn import(
             ]);
         } else if !already {
             writes.push(match (&options.auto_import, options.print_command) {
+                _ if let Some(hosting) = &options.hosting => format!(
+                    "target: make ServiceAccount and ClusterRoleBinding {ACCESS} (cluster-admin) for the agents on {}; \
+                     hub: apply Secret {name}/{AUTO_IMPORT_SECRET} with a kubeconfig of its token, which the hub \
+                     hands to {} with the klusterlet",
+                    hosting.cluster, hosting.cluster
+                ),
                 (Some(_), _) => {
                     format!("hub: apply Secret {name}/{AUTO_IMPORT_SECRET}; the hub then imports the cluster")
                 }
@@ -832,6 +867,23 @@ pub async fn import(
         apply_klusterlet(target, &crds, &manifests, options, observer, &mut steps).await?;
         let accepted = join::approve_csr(hub, name, options.timeout);
         step(observer, &mut steps, name, "hub: the cluster's CSR approved", accepted).await?;
+    } else if let Some(hosting) = &options.hosting {
+        let target = target.ok_or_else(|| {
+            LifecycleError::Usage(
+                "the target cluster is needed to give the hosting cluster's agents access to it".into(),
+            )
+        })?;
+        let access = hosted::access(target, &hosting.reach);
+        let step_name = format!("target: access for the agents on {}", hosting.cluster);
+        let (kubeconfig, expires) = step(observer, &mut steps, name, &step_name, access).await?;
+        let message = format!(
+            "the agents on {} reach {name} with a token that expires at {expires}: import {name} again before then",
+            hosting.cluster
+        );
+        observer(Progress::Note { cluster: name.to_string(), message });
+        let auto = AutoImport::Kubeconfig(kubeconfig);
+        let write = write_auto_import(hub, name, &auto);
+        step(observer, &mut steps, name, "hub: the kubeconfig for the hosting cluster written", write).await?;
     } else if let Some(auto) = &options.auto_import {
         let write = write_auto_import(hub, name, auto);
         step(observer, &mut steps, name, "hub: auto-import secret written", write).await?;
@@ -872,7 +924,11 @@ pub async fn import(
         .await?;
         // A hub clusters join renders no klusterlet works.
         if !found.joins {
-            step(observer, &mut steps, name, "klusterlet works applied", wait_works(hub, name, options.timeout))
+            let works = match &options.hosting {
+                Some(hosting) => vec![(hosting.cluster.clone(), hosted_klusterlet_work(name))],
+                None => [klusterlet_crds_work(name), klusterlet_work(name)].map(|w| (name.to_string(), w)).to_vec(),
+            };
+            step(observer, &mut steps, name, "klusterlet works applied", wait_works(hub, works, options.timeout))
                 .await?;
         }
         if !options.addons.is_empty() {
@@ -918,14 +974,13 @@ async fn apply_klusterlet(
     .map(|_| ())
 }
 
-async fn wait_works(hub: &Client, name: &str, timeout: Duration) -> Result<(), LifecycleError> {
-    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), name);
-    for work in [format!("{name}-klusterlet-crds"), format!("{name}-klusterlet")] {
-        let what = format!("work {name}/{work} to be applied");
-        wait_for(works.clone(), &work, &what, timeout, |w: Option<&ManifestWork>| {
-            w.is_some_and(ManifestWork::is_applied)
-        })
-        .await?;
+/// Waits until each work, (namespace, name), is applied.
+async fn wait_works(hub: &Client, works: Vec<(String, String)>, timeout: Duration) -> Result<(), LifecycleError> {
+    for (namespace, work) in works {
+        let what = format!("work {namespace}/{work} to be applied");
+        let api: Api<ManifestWork> = Api::namespaced(hub.clone(), &namespace);
+        wait_for(api, &work, &what, timeout, |w: Option<&ManifestWork>| w.is_some_and(ManifestWork::is_applied))
+            .await?;
     }
     Ok(())
 }

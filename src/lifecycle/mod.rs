@@ -2,6 +2,7 @@
 //! progress events. The CLI and the demo drive them; they never print.
 
 pub mod detach;
+mod hosted;
 pub mod import;
 mod join;
 pub mod rollout;

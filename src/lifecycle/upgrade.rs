@@ -245,11 +245,15 @@ pub async fn upgrade(
         observer(Progress::Note { cluster: name.to_string(), message });
     }
     if options.wait {
-        let works: Api<ManifestWork> = Api::namespaced(hub.clone(), name);
+        // The work that carries the klusterlet: on its hosting cluster for a hosted cluster.
+        let (namespace, work) = cluster
+            .klusterlet_work()
+            .ok_or_else(|| LifecycleError::Failed(format!("the hub returned cluster {name} without a name")))?;
+        let works: Api<ManifestWork> = Api::namespaced(hub.clone(), &namespace);
         let image_suffix = format!("fleetctl:{}\"", options.version);
-        let what = format!("work {name}/{name}-klusterlet to apply version {}", options.version);
+        let what = format!("work {namespace}/{work} to apply version {}", options.version);
         step(observer, &mut steps, name, "klusterlet work applied at its new generation", async {
-            wait_for(works, &format!("{name}-klusterlet"), &what, options.timeout, move |w: Option<&ManifestWork>| {
+            wait_for(works, &work, &what, options.timeout, move |w: Option<&ManifestWork>| {
                 w.is_some_and(|w| {
                     w.is_applied() && serde_json::to_string(&w.spec).is_ok_and(|s| s.contains(&image_suffix))
                 })

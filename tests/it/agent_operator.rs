@@ -568,8 +568,6 @@ async fn a_hosted_klusterlet_runs_its_agents_here_with_tokens_of_the_managed_clu
     let spoke = TestCluster::start().await;
     let client = managed.client();
     const NAME: &str = "klusterlet-c2";
-    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": NAME}})).expect("ns");
-    Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &namespace).await.expect("namespace");
     // Its owner (the hub's hosted work) writes the managed cluster's kubeconfig.
     let admin = spoke.server.client_certificate("admin", &["system:masters"]).expect("certificate");
     let credentials = Credentials::Certificate { cert_pem: admin.cert_pem, key_pem: admin.key_pem };
@@ -582,15 +580,22 @@ async fn a_hosted_klusterlet_runs_its_agents_here_with_tokens_of_the_managed_clu
     let hosted: Klusterlet = serde_json::from_value(json!({
         "apiVersion": "operator.open-cluster-management.io/v1", "kind": "Klusterlet",
         "metadata": {"name": NAME},
-        "spec": {"clusterName": "c2", "deployOption": {"mode": "Hosted"}, "imagePullSpec": IMAGE},
+        "spec": {"clusterName": "c2", "namespace": "open-cluster-management-c2", "deployOption": {"mode": "Hosted"},
+                 "imagePullSpec": IMAGE},
     }))
     .expect("a Klusterlet");
     managed.klusterlets().create(&PostParams::default(), &hosted).await.expect("the Hosted Klusterlet");
-    // Without the kubeconfig it says what is missing; with it, it deploys.
-    let missing = wait_for(&managed.klusterlets(), NAME, |k| c::is_false(k.conditions(), c::KLUSTERLET_APPLIED)).await;
+    // The operator makes the agents' namespace; without the kubeconfig the Klusterlet is not
+    // ReadyToApply and says what is missing; with it, it deploys.
+    wait_for(&Api::<Namespace>::all(client.clone()), NAME, |_| true).await;
+    let missing = wait_for(&managed.klusterlets(), NAME, |k| {
+        c::is_false(k.conditions(), c::KLUSTERLET_READY_TO_APPLY) && c::is_false(k.conditions(), c::KLUSTERLET_APPLIED)
+    })
+    .await;
     let applied = c::find(missing.conditions(), c::KLUSTERLET_APPLIED).expect("Applied");
     assert!(applied.message.contains("external-managed-kubeconfig is missing"), "{}", applied.message);
     Api::<Secret>::namespaced(client.clone(), NAME).create(&PostParams::default(), &external).await.expect("secret");
+    wait_for(&managed.klusterlets(), NAME, |k| c::is_true(k.conditions(), c::KLUSTERLET_READY_TO_APPLY)).await;
 
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAME);
     let registration = wait_for(&deployments, "klusterlet-c2-registration-agent", |_| true).await;
@@ -617,9 +622,10 @@ async fn a_hosted_klusterlet_runs_its_agents_here_with_tokens_of_the_managed_clu
     );
     wait_for(&deployments, "klusterlet-c2-work-agent", |_| true).await;
 
-    // On the managed cluster: the klusterlet namespace, the agents' accounts, their rules.
+    // On the managed cluster: the klusterlet namespace (`spec.namespace`), the agents'
+    // accounts, their rules.
     let spoke_client = spoke.client.clone();
-    let spoke_namespace = "open-cluster-management-klusterlet-c2";
+    let spoke_namespace = "open-cluster-management-c2";
     wait_for(&Api::<Namespace>::all(spoke_client.clone()), spoke_namespace, |_| true).await;
     wait_for(&Api::<CustomResourceDefinition>::all(spoke_client.clone()), APPLIED_MANIFEST_WORK_CRD, |_| true).await;
     let roles: Api<ClusterRole> = Api::all(spoke_client.clone());
@@ -637,13 +643,20 @@ async fn a_hosted_klusterlet_runs_its_agents_here_with_tokens_of_the_managed_clu
     }
     wait_for(&managed.klusterlets(), NAME, |k| c::is_true(k.conditions(), c::KLUSTERLET_AVAILABLE)).await;
 
-    // Deleted: the agents, what was made on both clusters; the operator stays.
+    // Deleted: once the registration agent has told the hub (as in the Default mode), the
+    // agents, what was made on both clusters; the operator stays.
+    let waits_before = managed.waits();
     managed.klusterlets().delete(NAME, &DeleteParams::default()).await.expect("delete");
+    until("the deletion waits for the hub to be told", || managed.waits() > waits_before).await;
+    assert!(exists(&deployments, "klusterlet-c2-registration-agent").await, "agents kept until the hub is told");
+    let notified = json!({"metadata": {"annotations": {ANNOTATION_HUB_NOTIFIED: "true"}}});
+    managed.klusterlets().patch(NAME, &PatchParams::default(), &Patch::Merge(notified)).await.expect("annotate");
     wait_gone(&managed.klusterlets(), NAME).await;
     wait_gone(&deployments, "klusterlet-c2-registration-agent").await;
     wait_gone(&secrets, "external-managed-kubeconfig-work").await;
     wait_gone(&roles, "open-cluster-management:klusterlet-c2-work:agent").await;
     wait_gone(&Api::<ServiceAccount>::namespaced(spoke_client, spoke_namespace), "klusterlet-c2-work-sa").await;
+    wait_gone(&Api::<Namespace>::all(client.clone()), NAME).await;
     assert!(exists(&managed.deployments(), "klusterlet").await, "the operator serves on");
     assert!(exists(&managed.klusterlets(), "klusterlet").await, "and the Klusterlet klusterlet is untouched");
 }

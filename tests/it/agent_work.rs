@@ -129,7 +129,7 @@ impl Fleet {
     /// The agent's clusters: the managed one, and where it runs if elsewhere.
     fn clusters(&self) -> Clusters {
         let management = self.management.as_ref().unwrap_or(&self.managed).client.clone();
-        Clusters { management, spoke: self.managed.client.clone() }
+        Clusters { management, spoke: self.managed.client.clone(), hosted: true }
     }
 
     /// Starts the agent (again), as a fresh process would.

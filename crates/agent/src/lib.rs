@@ -23,21 +23,31 @@ pub struct Clusters {
     pub management: kube::Client,
     /// The managed cluster: its nodes, API server, addons and what works apply.
     pub spoke: kube::Client,
+    /// Whether they are two clusters (the agent runs outside the cluster it manages).
+    pub hosted: bool,
 }
 
 impl Clusters {
     /// An agent that runs on the cluster it manages.
     pub fn one(client: kube::Client) -> Self {
-        Self { management: client.clone(), spoke: client }
+        Self { management: client.clone(), spoke: client, hosted: false }
     }
 
     /// The clients of `options`: its cluster, and its spoke if it names one.
     pub async fn of(options: &AgentOptions) -> Result<Self, fleetctl_kube::ConfigError> {
         let (management, _) = fleetctl_kube::client(&options.local).await?;
         match &options.spoke {
-            Some(spoke) => Ok(Self { management, spoke: fleetctl_kube::client(spoke).await?.0 }),
+            Some(spoke) => Ok(Self { management, spoke: fleetctl_kube::client(spoke).await?.0, hosted: true }),
             None => Ok(Self::one(management)),
         }
+    }
+
+    /// The namespace on the managed cluster where addon agents report (their leases and
+    /// status): beside the agent namespace (`<ns>-addon`), or, for an agent outside the
+    /// cluster, the default one, which its operator makes there (as upstream's).
+    pub fn addon_namespace(&self, agent_namespace: &str) -> String {
+        let beside = if self.hosted { fleetctl_api::operator::DEFAULT_AGENT_NAMESPACE } else { agent_namespace };
+        operator::render::addon_namespace(beside)
     }
 }
 

@@ -37,7 +37,7 @@ use kube::{Client, Resource, ResourceExt};
 
 use fleetctl_api::Klusterlet;
 use fleetctl_api::conditions::FINALIZER_KLUSTERLET_CLEANUP;
-use fleetctl_api::names::AGENT_NAMESPACE;
+use fleetctl_api::names::{AGENT_NAMESPACE, EXTERNAL_MANAGED_KUBECONFIG};
 use fleetctl_api::operator::{InstallMode, KLUSTERLET_NAME};
 use fleetctl_kube::controller;
 use fleetctl_kube::reconcile::{Failure, ReconcileError};
@@ -46,7 +46,7 @@ use fleetctl_kube::runner::metrics::Registry;
 use fleetctl_kube::runner::shutdown_signal;
 use fleetctl_kube::{ConfigError, FieldManager, KubeError, Read, Selection, Written};
 
-pub use render::{EXTERNAL_MANAGED_KUBECONFIG, LABEL_KLUSTERLET, RenderError};
+pub use render::{LABEL_KLUSTERLET, RenderError};
 
 /// The field manager of every operator write.
 pub const OPERATOR: FieldManager = FieldManager("fleetctl-klusterlet-operator");

@@ -11,8 +11,8 @@ use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::conditions;
 use super::fields::{self, string_enum};
+use super::{conditions, names};
 
 /// The lease period an agent uses when `leaseDurationSeconds` is unset or zero.
 pub const DEFAULT_LEASE_DURATION_SECONDS: i32 = 60;
@@ -214,6 +214,32 @@ impl ManagedCluster {
     /// Whether the cluster is available.
     pub fn is_available(&self) -> bool {
         conditions::is_true(self.conditions(), conditions::MANAGED_CLUSTER_AVAILABLE)
+    }
+
+    /// Whether the cluster asks for Hosted mode (ACM's deploy-mode annotation): its agents
+    /// run on another managed cluster, [`Self::hosting_cluster`].
+    pub fn is_hosted(&self) -> bool {
+        self.metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(conditions::ANNOTATION_KLUSTERLET_DEPLOY_MODE))
+            .is_some_and(|mode| mode == "Hosted")
+    }
+
+    /// The managed cluster a Hosted-mode cluster's agents run on, as its annotation names it.
+    pub fn hosting_cluster(&self) -> Option<&str> {
+        let annotations = self.metadata.annotations.as_ref().filter(|_| self.is_hosted())?;
+        annotations.get(names::ANNOTATION_HOSTING_CLUSTER).map(String::as_str).filter(|name| !name.is_empty())
+    }
+
+    /// The namespace and name of the work that carries the cluster's klusterlet: the
+    /// hosting cluster's `<c>-hosted-klusterlet` in Hosted mode, else its own `<c>-klusterlet`.
+    pub fn klusterlet_work(&self) -> Option<(String, String)> {
+        let name = self.metadata.name.as_deref()?;
+        Some(match self.hosting_cluster() {
+            Some(hosting) => (hosting.to_string(), names::hosted_klusterlet_work(name)),
+            None => (name.to_string(), names::klusterlet_work(name)),
+        })
     }
 }
 

@@ -146,6 +146,13 @@ pub const KLUSTERLET_WORK_DESIRED_DEGRADED: &str = "WorkDesiredDegraded";
 
 /// Klusterlet Applied=True.
 pub const REASON_KLUSTERLET_APPLIED: &str = "KlusterletApplied";
+/// Klusterlet condition of a Hosted Klusterlet: whether the managed cluster's kubeconfig is
+/// there and usable (ACM's import controller reads it back through status feedback).
+pub const KLUSTERLET_READY_TO_APPLY: &str = "ReadyToApply";
+/// `ReadyToApply` reasons: the managed cluster can be reached, or cannot.
+pub const REASON_KLUSTERLET_PREPARED: &str = "KlusterletPrepared";
+/// See [`REASON_KLUSTERLET_PREPARED`].
+pub const REASON_KLUSTERLET_PREPARE_FAILED: &str = "KlusterletPrepareFailed";
 /// Klusterlet Applied=False.
 pub const REASON_KLUSTERLET_APPLY_FAILED: &str = "KlusterletApplyFailed";
 /// Klusterlet Available=True.

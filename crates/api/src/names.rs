@@ -178,6 +178,44 @@ pub fn klusterlet_crds_work(cluster: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Hosted mode: a cluster's agents run on another managed cluster of the hub, the hosting
+// cluster (the names of ACM's import controller)
+// ---------------------------------------------------------------------------------------------
+
+/// On a ManagedCluster in Hosted mode: the managed cluster its agents run on.
+pub const ANNOTATION_HOSTING_CLUSTER: &str = "import.open-cluster-management.io/hosting-cluster-name";
+/// On the works of a hosted cluster in its hosting cluster's namespace: the hosted cluster.
+pub const LABEL_HOSTED_CLUSTER: &str = "import.open-cluster-management.io/hosted-cluster";
+/// The Secret in a Hosted Klusterlet's namespace that holds the managed cluster's kubeconfig.
+pub const EXTERNAL_MANAGED_KUBECONFIG: &str = "external-managed-kubeconfig";
+/// Upstream's cap on the length of a hosted klusterlet's namespace on the managed cluster.
+const HOSTED_NAMESPACE_MAX: usize = 57;
+
+/// The work in the hosting cluster's namespace that carries a hosted cluster's Klusterlet
+/// and bootstrap kubeconfig.
+pub fn hosted_klusterlet_work(cluster: &str) -> String {
+    format!("{cluster}-hosted-klusterlet")
+}
+
+/// The work in the hosting cluster's namespace that carries a hosted cluster's kubeconfig
+/// ([`EXTERNAL_MANAGED_KUBECONFIG`]).
+pub fn hosted_kubeconfig_work(cluster: &str) -> String {
+    format!("{cluster}-hosted-kubeconfig")
+}
+
+/// A hosted cluster's Klusterlet on the hosting cluster, also the namespace its agents run in.
+pub fn hosted_klusterlet(cluster: &str) -> String {
+    format!("klusterlet-{cluster}")
+}
+
+/// A hosted cluster's klusterlet namespace on the managed cluster (its agents' accounts).
+pub fn hosted_klusterlet_namespace(cluster: &str) -> String {
+    let mut namespace = format!("open-cluster-management-{cluster}");
+    namespace.truncate(HOSTED_NAMESPACE_MAX);
+    namespace
+}
+
+// ---------------------------------------------------------------------------------------------
 // Auto-import: the Secret upstream's managedcluster-import-controller reads in a cluster's
 // namespace to import the cluster itself (ACM's `auto-import-secret`)
 // ---------------------------------------------------------------------------------------------

@@ -210,11 +210,13 @@ fn unverified(mut config: Kubeconfig) -> Kubeconfig {
 /// Whether the hub imports the cluster now (`Some`), and whether because an immediate
 /// import was asked for (`Some(true)`): an accepted cluster not being deleted, whose
 /// auto-import is not disabled, once (upstream's default strategy, ImportOnly) unless asked
-/// to import again.
+/// to import again. A Hosted-mode cluster's secret is the import controller's: it hands the
+/// kubeconfig to the hosting cluster, nothing is applied to the cluster itself.
 fn wanted(cluster: &ManagedCluster) -> Option<bool> {
     let annotations = cluster.annotations();
     if cluster.meta().deletion_timestamp.is_some()
         || !cluster.spec.hub_accepts_client
+        || cluster.is_hosted()
         || annotations.contains_key(ANNOTATION_DISABLE_AUTO_IMPORT)
     {
         return None;
@@ -439,6 +441,8 @@ mod tests {
         let mut refused = cluster(&[], false);
         refused.spec.hub_accepts_client = false;
         assert_eq!(wanted(&refused), None);
+        let hosted = cluster(&[(c::ANNOTATION_KLUSTERLET_DEPLOY_MODE, "Hosted")], false);
+        assert_eq!(wanted(&hosted), None, "a hosted cluster's secret goes to its hosting cluster");
     }
 
     #[test]

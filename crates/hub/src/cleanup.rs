@@ -6,12 +6,12 @@
 
 use fleetctl_api::conditions::{self as c, ANNOTATION_RETAIN_NAMESPACE, LABEL_CLUSTER_NAME};
 use fleetctl_api::names::{
-    ANNOTATION_CREATED_FOR_CLUSTER, bootstrap_role, bootstrap_service_account, import_secret, is_protected_namespace,
-    klusterlet_crds_work, klusterlet_work,
+    ANNOTATION_CREATED_FOR_CLUSTER, LABEL_HOSTED_CLUSTER, bootstrap_role, bootstrap_service_account,
+    hosted_klusterlet_work, import_secret, is_protected_namespace, klusterlet_crds_work, klusterlet_work,
 };
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManagedClusterAddOn, ManifestWork};
 use fleetctl_kube::reconcile::{delete, strip_finalizers};
-use fleetctl_kube::{kube_error, update_conditions};
+use fleetctl_kube::{KubeError, kube_error, update_conditions};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
@@ -25,15 +25,17 @@ use super::context::{Ctx, HubError, set};
 struct Remaining {
     addons: Vec<String>,
     works: Vec<ManifestWork>,
+    /// A hosted cluster's works in its hosting cluster's namespace: (namespace, name).
+    hosted: Vec<(String, String)>,
 }
 
 impl Remaining {
     fn describe(&self) -> String {
-        format!("{} addons and {} manifestworks remain", self.addons.len(), self.works.len())
+        format!("{} addons and {} manifestworks remain", self.addons.len(), self.works.len() + self.hosted.len())
     }
 
     fn is_empty(&self) -> bool {
-        self.addons.is_empty() && self.works.is_empty()
+        self.addons.is_empty() && self.works.is_empty() && self.hosted.is_empty()
     }
 }
 
@@ -46,7 +48,21 @@ async fn remaining(ctx: &Ctx, cluster: &str) -> Result<Remaining, HubError> {
         .list(&ListParams::default())
         .await
         .map_err(kube_error(format!("listing the manifestworks of {cluster}")))?;
-    Ok(Remaining { addons: addons.items.iter().map(|a| a.name_any()).collect(), works: works.items })
+    let hosted = Api::<ManifestWork>::all(ctx.client.clone())
+        .list(&ListParams::default().labels(&format!("{LABEL_HOSTED_CLUSTER}={cluster}")))
+        .await
+        .map_err(kube_error(format!("listing the hosted works of {cluster}")))?;
+    Ok(Remaining {
+        addons: addons.items.iter().map(|a| a.name_any()).collect(),
+        works: works.items,
+        hosted: hosted.items.iter().filter_map(|work| Some((work.namespace()?, work.name_any()))).collect(),
+    })
+}
+
+/// Deletes the work `name` in `namespace`.
+async fn delete_work(ctx: &Ctx, (namespace, name): &(String, String)) -> Result<(), KubeError> {
+    let works: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), namespace);
+    delete(&works, name, &DeleteParams::background()).await
 }
 
 /// The detach reason: kept once chosen, so a normal detach does not turn "forced" when
@@ -85,11 +101,43 @@ pub async fn reconcile(cluster: &ManagedCluster, ctx: &Ctx) -> Result<Action, Hu
         return Err(HubError::Waiting(format!("detaching cluster {name}: {}", left.describe())));
     }
     force(ctx, cluster, &left).await?;
+    // A hosted cluster's agents have left (or do not answer), but its Klusterlet on the hosting
+    // cluster is still to be cleaned up there, with the managed cluster's kubeconfig: while the
+    // hosting cluster's agent can do it, the hub waits for it.
+    if !left.hosted.is_empty() && hosting_available(ctx, &left.hosted).await? {
+        release_hosted(ctx, &name, &left.hosted).await?;
+        return Err(HubError::Waiting(format!(
+            "detaching cluster {name}: its klusterlet is being removed from its hosting cluster"
+        )));
+    }
     Ok(Action::await_change())
 }
 
+/// Whether the hosting cluster of these works (their namespace's cluster) is Available.
+async fn hosting_available(ctx: &Ctx, hosted: &[(String, String)]) -> Result<bool, HubError> {
+    let Some((hosting, _)) = hosted.first() else { return Ok(false) };
+    let cluster = Api::<ManagedCluster>::all(ctx.client.clone())
+        .get_opt(hosting)
+        .await
+        .map_err(kube_error(format!("reading the hosting cluster {hosting}")))?;
+    Ok(cluster.is_some_and(|c| c.is_available()))
+}
+
+/// Deletes a hosted cluster's works on its hosting cluster, the one of its Klusterlet last
+/// (its cleanup needs the kubeconfig the other carried).
+async fn release_hosted(ctx: &Ctx, cluster: &str, hosted: &[(String, String)]) -> Result<(), HubError> {
+    let klusterlet = hosted_klusterlet_work(cluster);
+    let (last, first): (Vec<_>, Vec<_>) = hosted.iter().partition(|(_, name)| *name == klusterlet);
+    for work in if first.is_empty() { last } else { first } {
+        delete_work(ctx, work).await?;
+    }
+    Ok(())
+}
+
 /// The next step of a detach the agents take part in: addons, then other works, then
-/// the klusterlet work, then the CRD work (whose removal removes the Klusterlet).
+/// the klusterlet work, then the CRD work (whose removal removes the Klusterlet); for a
+/// hosted cluster, once its own works are gone, its works on the hosting cluster — the one
+/// of its Klusterlet last, whose cleanup needs the kubeconfig the other carried.
 async fn graceful_step(ctx: &Ctx, cluster: &str, left: &Remaining) -> Result<(), HubError> {
     let addons: Api<ManagedClusterAddOn> = Api::namespaced(ctx.client.clone(), cluster);
     if !left.addons.is_empty() {
@@ -97,6 +145,9 @@ async fn graceful_step(ctx: &Ctx, cluster: &str, left: &Remaining) -> Result<(),
             delete(&addons, addon, &DeleteParams::background()).await?;
         }
         return Ok(());
+    }
+    if left.works.is_empty() {
+        return release_hosted(ctx, cluster, &left.hosted).await;
     }
     let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), cluster);
     let klusterlet = klusterlet_work(cluster);

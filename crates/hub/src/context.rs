@@ -52,9 +52,18 @@ pub enum HubError {
     NoUid(String),
     /// A klusterlet deploy mode the hub does not render.
     #[error(
-        "klusterlet deploy mode {0:?} ({ANNOTATION_KLUSTERLET_DEPLOY_MODE}) is not one this hub renders: Default or Singleton"
+        "klusterlet deploy mode {0:?} ({ANNOTATION_KLUSTERLET_DEPLOY_MODE}) is not one this hub renders: Default, Singleton \
+         or Hosted"
     )]
     UnsupportedMode(String),
+    /// A Hosted-mode cluster whose hosting cluster cannot host it (yet).
+    #[error("cluster {cluster} cannot be hosted: {why}")]
+    Hosting {
+        /// The hosted cluster.
+        cluster: String,
+        /// Why, and what to do.
+        why: String,
+    },
 }
 
 impl ReconcileError for HubError {
@@ -66,7 +75,8 @@ impl ReconcileError for HubError {
             | Self::NoUid(_)
             | Self::NoHubAddress(_)
             | Self::PullSecret { .. }
-            | Self::UnsupportedMode(_) => Failure::Failed,
+            | Self::UnsupportedMode(_)
+            | Self::Hosting { .. } => Failure::Failed,
         }
     }
 }

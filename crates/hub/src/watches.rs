@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 
 use super::context::Ctx;
 use fleetctl_api::ManagedCluster;
+use fleetctl_api::names::LABEL_HOSTED_CLUSTER;
 
 /// Reconciles of one controller running at once: bounded, so memory stays flat when a
 /// thousand clusters arrive at once.
@@ -40,8 +41,12 @@ where
     let _ = tokio::time::timeout(KNOWN_WITHIN, store.wait_until_ready()).await;
 }
 
-/// The cluster a namespaced object belongs to (its namespace is the cluster's).
+/// The cluster a namespaced object belongs to: its namespace is the cluster's — but for a
+/// hosted cluster's work in its hosting cluster's namespace, whose label names the cluster.
 pub fn cluster_of<K: ResourceExt>(object: K) -> Option<ObjectRef<ManagedCluster>> {
+    if let Some(hosted) = object.labels().get(LABEL_HOSTED_CLUSTER) {
+        return Some(ObjectRef::new(hosted));
+    }
     object.namespace().map(|ns| ObjectRef::new(&ns))
 }
 

@@ -233,8 +233,29 @@ pub fn secret_data(values: BTreeMap<String, String>) -> BTreeMap<String, ByteStr
     values.into_iter().map(|(k, v)| (k, ByteString(v.into_bytes()))).collect()
 }
 
+/// `kubeconfig` with every user's credentials replaced by the bearer `token` (its clusters,
+/// servers and CAs as they were).
+pub fn with_token(kubeconfig: &Kubeconfig, token: &str) -> Kubeconfig {
+    let mut config = kubeconfig.clone();
+    for user in &mut config.auth_infos {
+        user.auth_info = Some(AuthInfo { token: Some(SecretString::from(token)), ..AuthInfo::default() });
+    }
+    config
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_kubeconfig_with_a_token_keeps_its_server_and_ca_and_no_other_credential() {
+        let certificate = Credentials::Certificate { cert_pem: "CERT".into(), key_pem: "KEY".into() };
+        let reach = single(Names::same("c2"), "https://c2:6443", "CA", certificate);
+        let config = with_token(&reach, "t0k");
+        assert_eq!(endpoint(&config).expect("endpoint"), endpoint(&reach).expect("endpoint"));
+        let user = config.auth_infos[0].auth_info.as_ref().expect("user");
+        assert!(user.client_certificate_data.is_none() && user.client_key_data.is_none(), "no other credential");
+        assert_eq!(user.token.as_ref().map(secrecy::ExposeSecret::expose_secret), Some("t0k"));
+    }
     use super::*;
 
     #[test]

@@ -253,3 +253,88 @@ async fn a_cluster_imported_in_singleton_mode_runs_one_agent_that_registers_and_
     assert!(detach.status.success(), "{}\n{}", String::from_utf8_lossy(&detach.stderr), env.logs());
     assert!(deployments.get_opt("klusterlet-agent").await.expect("read").is_none(), "the agent is gone");
 }
+
+/// Upstream's Hosted mode (`fleetctl import --hosting-cluster`: ACM's deploy-mode and
+/// hosting-cluster annotations): the cluster's agents run on another managed cluster of the hub,
+/// reach it with the kubeconfig the hub hands the hosting cluster, apply its works there, are
+/// upgraded through the hosting cluster's work, and detach leaves nothing on either cluster.
+#[tokio::test]
+async fn a_cluster_imported_in_hosted_mode_runs_its_agents_on_the_hosting_cluster_through_upgrade_and_detach() {
+    use fleetctl_api::names::{hosted_klusterlet, hosted_klusterlet_namespace};
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
+    let env = DevUp::start(2);
+    let hub = env.client("hub").await;
+    let hosting = env.client("cluster1").await;
+    let managed = env.client("cluster2").await;
+    let clusters: Api<ManagedCluster> = Api::all(hub.clone());
+    let ok = |output: std::process::Output| {
+        assert!(output.status.success(), "{}\n{}", String::from_utf8_lossy(&output.stderr), env.logs());
+        output
+    };
+    ok(env.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let import = ["import", "cluster2", "--hub-context", "hub", "--cluster-context", "cluster2"];
+    ok(env.fleetctl(&[&import[..], &["--hosting-cluster", "cluster1"]].concat()));
+    let cluster = clusters.get("cluster2").await.expect("cluster");
+    assert!(cluster.is_available(), "{cluster:?}");
+    assert_eq!(cluster.hosting_cluster(), Some("cluster1"));
+    // The agents run on the hosting cluster, in the Klusterlet's namespace; none on the cluster.
+    let agents_namespace = hosted_klusterlet("cluster2");
+    let deployments: Api<Deployment> = Api::namespaced(hosting.clone(), &agents_namespace);
+    let ready = |d: Option<&Deployment>| d.and_then(|d| d.status.as_ref()?.ready_replicas) == Some(1);
+    for agent in ["registration-agent", "work-agent"] {
+        let name = format!("{agents_namespace}-{agent}");
+        wait_for(deployments.clone(), &name, "the hosted agent ready", WAIT, ready).await.expect("ready");
+    }
+    let namespaces: Api<Namespace> = Api::all(managed.clone());
+    assert!(namespaces.get_opt(fleetctl_api::names::AGENT_NAMESPACE).await.expect("read").is_none());
+    // The hub imported it without applying anything to it: the auto-import secret is gone.
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(hub.clone(), "cluster2");
+    assert!(secrets.get_opt("auto-import-secret").await.expect("read").is_none(), "handed on, then deleted");
+
+    // A work of the cluster is applied on the cluster by the agent on the hosting cluster.
+    let work = ManifestWork::for_cluster(
+        "cluster2",
+        "hello",
+        vec![Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                              "metadata": {"name": "hello", "namespace": "default"}, "data": {"a": "1"}}))],
+    );
+    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), "cluster2");
+    works.create(&PostParams::default(), &work).await.expect("work");
+    wait_for(works, "hello", "the work applied by the hosted agent", WAIT, |w: Option<&ManifestWork>| {
+        w.is_some_and(ManifestWork::is_applied)
+    })
+    .await
+    .expect("applied");
+    let config_maps: Api<ConfigMap> = Api::namespaced(managed.clone(), "default");
+    config_maps.get("hello").await.expect("the ConfigMap on the managed cluster");
+
+    // Upgraded through the hosting cluster's work: the agents there run the new version.
+    ok(env.fleetctl(&["upgrade", "cluster2", "--to", "0.2.0", "--hub-context", "hub", "--timeout", "40s"]));
+    let cluster = clusters.get("cluster2").await.expect("cluster");
+    assert_eq!(running_version(&cluster), Some("0.2.0"));
+    let registration = deployments.get(&format!("{agents_namespace}-registration-agent")).await.expect("agent");
+    let image = registration.spec.and_then(|s| s.template.spec).map(|p| p.containers[0].image.clone());
+    assert!(image.flatten().is_some_and(|i| i.ends_with(":0.2.0")), "the hosted agents run 0.2.0");
+
+    // Detached with the target: nothing left on either cluster; the hosting cluster serves on.
+    let detach = ["detach", "cluster2", "--hub-context", "hub", "--cluster-context", "cluster2", "--yes"];
+    ok(env.fleetctl(&[&detach[..], &["--timeout", "40s"]].concat()));
+    assert!(clusters.get_opt("cluster2").await.expect("read").is_none());
+    let klusterlets: Api<Klusterlet> = Api::all(hosting.clone());
+    assert!(klusterlets.get_opt(&agents_namespace).await.expect("read").is_none(), "the hosted Klusterlet is gone");
+    let hosting_namespaces: Api<Namespace> = Api::all(hosting.clone());
+    wait_for(hosting_namespaces, &agents_namespace, "the agents' namespace gone", WAIT, |n: Option<&Namespace>| {
+        n.is_none()
+    })
+    .await
+    .expect("gone");
+    assert!(namespaces.get_opt(&hosted_klusterlet_namespace("cluster2")).await.expect("read").is_none());
+    let access = "fleetctl-hosted-klusterlet";
+    let bindings: Api<ClusterRoleBinding> = Api::all(managed.clone());
+    assert!(bindings.get_opt(access).await.expect("read").is_none(), "the hosting cluster's access is removed");
+    let accounts: Api<ServiceAccount> = Api::namespaced(managed.clone(), "kube-system");
+    assert!(accounts.get_opt(access).await.expect("read").is_none());
+    assert!(config_maps.get_opt("hello").await.expect("read").is_none(), "the work's ConfigMap went with it");
+    assert!(clusters.get("cluster1").await.expect("hosting").is_available(), "the hosting cluster serves on");
+}

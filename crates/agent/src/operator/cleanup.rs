@@ -66,12 +66,7 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
     let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), &namespace);
 
     // 1. The hub hears it from the agent (seconds) rather than from its lease (minutes).
-    if let Some(remaining) = hub_notification_pending(klusterlet, ctx, &deployments).await? {
-        return Err(OperatorError::Waiting {
-            why: "waiting for the registration agent to tell the hub".into(),
-            again: remaining,
-        });
-    }
+    hub_notified(klusterlet, ctx, &deployments, &[REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT]).await?;
 
     // 2. Agents first, so nothing re-creates or re-finalizes what follows. Foreground: the
     // Deployment is gone only once its pods are.
@@ -116,19 +111,37 @@ pub(super) async fn stop_agents<'a>(
     })
 }
 
+/// Step 1: the hub hears of the removal from the registration agent (seconds) rather than
+/// from its lease (minutes). [`OperatorError::Waiting`] until the agent has told it, unless
+/// it cannot: `registration` names the Deployments that may run it.
+pub(super) async fn hub_notified(
+    klusterlet: &Klusterlet,
+    ctx: &Context,
+    deployments: &Api<Deployment>,
+    registration: &[&str],
+) -> Result<(), OperatorError> {
+    match hub_notification_pending(klusterlet, ctx, deployments, registration).await? {
+        Some(remaining) => Err(OperatorError::Waiting {
+            why: "waiting for the registration agent to tell the hub".into(),
+            again: remaining,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// How much longer to wait for the registration agent's word, or `None` to go on.
 async fn hub_notification_pending(
     klusterlet: &Klusterlet,
     ctx: &Context,
     deployments: &Api<Deployment>,
+    names: &[&str],
 ) -> Result<Option<Duration>, OperatorError> {
     if klusterlet.annotations().get(ANNOTATION_HUB_NOTIFIED).is_some_and(|v| v == "true") {
         tracing::info!("the registration agent has told the hub; cleaning up");
         return Ok(None);
     }
-    // The registration agent runs in its own Deployment, or in Singleton mode's one agent.
     let mut registration = None;
-    for name in [REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT] {
+    for name in names.iter().copied() {
         let found = deployments.get_opt(name).await.map_err(kube_error(format!("reading deployment {name}")))?;
         registration = registration.or(found);
     }

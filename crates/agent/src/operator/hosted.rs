@@ -1,12 +1,14 @@
 //! A Hosted Klusterlet (`deployOption.mode: Hosted`), as upstream's operator keeps one: its
 //! agents run on this cluster (the management cluster), in the namespace named as the
-//! Klusterlet, and reach the managed cluster through the kubeconfig its owner writes into
-//! that namespace ([`EXTERNAL_MANAGED_KUBECONFIG`]). On the managed cluster the operator keeps
+//! Klusterlet (the operator makes it), and reach the managed cluster through the kubeconfig
+//! its owner writes into that namespace ([`EXTERNAL_MANAGED_KUBECONFIG`]); `ReadyToApply` says
+//! whether that kubeconfig is there and usable. On the managed cluster the operator keeps
 //! the AppliedManifestWork CRD, the klusterlet and addon namespaces, and the agents'
 //! ServiceAccounts with their rules; the agents get kubeconfigs with tokens of those
 //! ServiceAccounts (`external-managed-kubeconfig-registration`, `-work`), refreshed before they
 //! expire. Deleted, it removes the agents, their records and what it made on both clusters —
-//! never the operator, which serves every Klusterlet here.
+//! the agents' namespace here last, as it holds the kubeconfig the cleanup reaches the managed
+//! cluster with — never the operator, which serves every Klusterlet here.
 
 use std::time::Duration;
 
@@ -19,15 +21,16 @@ use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Client, Resource, ResourceExt};
 
-use super::cleanup::{release_applied_works, stop_agents};
-use super::reconcile::{Agents, applied, apply_failed, install_on, namespace_of, update_status};
-use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, EXTERNAL_MANAGED_KUBECONFIG, Hosted, render_hosted};
+use super::cleanup::{hub_notified, release_applied_works, stop_agents};
+use super::reconcile::{Agents, applied, apply_failed, install_on, namespace_of, ready_to_apply, update_status};
+use super::render::{APPLIED_MANIFEST_WORK_CRD, Desired, Hosted, LABEL_KLUSTERLET, render_hosted};
 use super::{Context, OPERATOR, OperatorError};
 use fleetctl_api::Klusterlet;
+use fleetctl_api::names::EXTERNAL_MANAGED_KUBECONFIG;
 use fleetctl_kube::errors::chain;
 use fleetctl_kube::kube_error;
 use fleetctl_kube::kubeconfig::{self, Credentials, Endpoint, Names, secret_data};
-use fleetctl_kube::objects::{MetaExt, namespaced_meta};
+use fleetctl_kube::objects::{self, MetaExt, labels, meta, namespaced_meta};
 use fleetctl_kube::reconcile::delete;
 
 /// How long the agents' tokens on the managed cluster last, in seconds (30 days).
@@ -64,14 +67,26 @@ pub async fn reconcile(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action,
         }
     };
     let name = klusterlet.name_any();
-    let Some(spoke) = spoke(ctx, &name).await? else {
-        // The Secret's creation is watched: it brings the Klusterlet back.
-        refuse(format!(
+    let namespace = objects::namespace(meta(&name).with_labels(labels([(LABEL_KLUSTERLET, name.as_str())])));
+    OPERATOR.apply(&Api::<Namespace>::all(ctx.client.clone()), &namespace).await?;
+    let reached = match spoke(ctx, &name).await {
+        Ok(Some(spoke)) => Ok(spoke),
+        Ok(None) => Err(format!(
             "secret {name}/{EXTERNAL_MANAGED_KUBECONFIG} is missing: write the managed cluster's kubeconfig into it \
              (its `kubeconfig` key)"
-        ))
-        .await?;
-        return Ok(Action::await_change());
+        )),
+        Err(error @ OperatorError::ExternalKubeconfig { .. }) => Err(chain(&error)),
+        Err(error) => return Err(error),
+    };
+    let why_not = reached.as_ref().err().map(String::as_str);
+    update_status(&api, klusterlet, |status| ready_to_apply(status, generation, why_not.map_or(Ok(()), Err))).await?;
+    let spoke = match reached {
+        Ok(spoke) => spoke,
+        Err(why) => {
+            // The Secret's changes are watched: they bring the Klusterlet back.
+            refuse(why).await?;
+            return Ok(Action::await_change());
+        }
     };
     let installed = async {
         install_on(ctx, &spoke.client, &hosted.spoke).await?;
@@ -187,6 +202,7 @@ pub async fn cleanup(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action, O
     };
     let name = klusterlet.name_any();
     let deployments: Api<Deployment> = Api::namespaced(ctx.client.clone(), &name);
+    hub_notified(klusterlet, ctx, &deployments, &[hosted.registration_deployment.as_str()]).await?;
     let agents: Vec<String> = hosted.management.deployments.iter().map(ResourceExt::name_any).collect();
     stop_agents(&deployments, agents.iter().map(String::as_str)).await?;
     match spoke(ctx, &name).await? {
@@ -210,6 +226,8 @@ pub async fn cleanup(klusterlet: &Klusterlet, ctx: &Context) -> Result<Action, O
     for (_, secret) in &hosted.kubeconfigs {
         delete(&secrets, secret, &DeleteParams::default()).await?;
     }
+    // Last: it holds the managed cluster's kubeconfig, which a cleanup cut short needs again.
+    delete(&Api::<Namespace>::all(ctx.client.clone()), &name, &DeleteParams::background()).await?;
     Ok(Action::await_change())
 }
 

@@ -281,6 +281,15 @@ fn set(status: &mut KlusterletStatus, generation: i64, type_: &str, state: &str,
     c::set_condition(&mut status.conditions, condition)
 }
 
+/// ReadyToApply of a Hosted Klusterlet: whether the managed cluster is reached (`Err`: why not).
+pub fn ready_to_apply(status: &mut KlusterletStatus, generation: i64, reached: Result<(), &str>) -> bool {
+    let (state, reason, message) = match reached {
+        Ok(()) => (c::TRUE, c::REASON_KLUSTERLET_PREPARED, "Klusterlet is ready to apply"),
+        Err(why) => (c::FALSE, c::REASON_KLUSTERLET_PREPARE_FAILED, why),
+    };
+    set(status, generation, c::KLUSTERLET_READY_TO_APPLY, state, reason, message)
+}
+
 /// Applied=False with the failure; the other conditions keep what was last known.
 pub fn apply_failed(status: &mut KlusterletStatus, generation: i64, message: &str) -> bool {
     set(status, generation, c::KLUSTERLET_APPLIED, c::FALSE, c::REASON_KLUSTERLET_APPLY_FAILED, message)

@@ -18,8 +18,8 @@ use kube::ResourceExt;
 use sha2::{Digest, Sha256};
 
 use fleetctl_api::names::{
-    self, DEFAULT_REPOSITORY, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT, SINGLETON_DEPLOYMENT, VERSION,
-    WORK_AGENT_APP, WORK_DEPLOYMENT,
+    self, DEFAULT_REPOSITORY, EXTERNAL_MANAGED_KUBECONFIG, IMAGE_PULL_SECRET, REGISTRATION_DEPLOYMENT,
+    SINGLETON_DEPLOYMENT, VERSION, WORK_AGENT_APP, WORK_DEPLOYMENT,
 };
 use fleetctl_api::operator::{DEFAULT_AGENT_NAMESPACE, InstallMode, ResourceQosClass};
 
@@ -279,17 +279,13 @@ pub fn render(klusterlet: &Klusterlet) -> Result<Desired, RenderError> {
     })
 }
 
-/// The Secret a Hosted Klusterlet's namespace holds on the cluster its agents run on: a
-/// kubeconfig of the managed cluster (upstream's name; whoever sets up Hosted mode writes it).
-pub const EXTERNAL_MANAGED_KUBECONFIG: &str = "external-managed-kubeconfig";
-
 /// What the operator keeps for a Hosted Klusterlet `K`, as upstream's operator lays it out: the
 /// agents run on this (the management) cluster in the namespace `K`, and reach the managed
 /// cluster with tokens of ServiceAccounts the operator makes there.
 #[derive(Debug, Clone)]
 pub struct Hosted {
     /// On the managed cluster, through [`EXTERNAL_MANAGED_KUBECONFIG`]: the AppliedManifestWork
-    /// CRD, the klusterlet namespace `open-cluster-management-K` and the addon namespace, the
+    /// CRD, the klusterlet namespace (the Klusterlet's `spec.namespace`) and the addon namespace, the
     /// agents' ServiceAccounts there and their cluster-wide rules.
     pub spoke: Desired,
     /// On this cluster: the agents' ServiceAccounts and rules in `K`, and their Deployments.
@@ -299,6 +295,8 @@ pub struct Hosted {
     pub kubeconfigs: [(String, String); 2],
     /// The klusterlet namespace on the managed cluster.
     pub spoke_namespace: String,
+    /// The registration agent's Deployment (in `K`).
+    pub registration_deployment: String,
 }
 
 /// Renders a Hosted Klusterlet (see [`Hosted`]): names from the Klusterlet's, as upstream's
@@ -309,7 +307,7 @@ pub fn render_hosted(klusterlet: &Klusterlet) -> Result<Hosted, RenderError> {
     let ours = || labels([(LABEL_KLUSTERLET, name.as_str())]);
     let cluster_scoped = |object: &str| meta(object).with_labels(ours());
     let in_namespace = |ns: &str, object: &str| namespaced_meta(ns, object).with_labels(ours());
-    let spoke_namespace = format!("open-cluster-management-{name}");
+    let spoke_namespace = klusterlet.spec.agent_namespace().to_string();
     let addon_ns = addon_namespace(DEFAULT_AGENT_NAMESPACE);
     let registration_sa = format!("{name}-registration-sa");
     let work_sa = format!("{name}-work-sa");
@@ -347,8 +345,9 @@ pub fn render_hosted(klusterlet: &Klusterlet) -> Result<Hosted, RenderError> {
         deployments: Vec::new(),
         retired: Vec::new(),
     };
+    let registration_deployment = format!("{name}-registration-agent");
     let registration = AgentDeployment {
-        name: format!("{name}-registration-agent"),
+        name: registration_deployment.clone(),
         namespace: name.clone(),
         app: REGISTRATION_DEPLOYMENT,
         container: "registration-controller",
@@ -401,6 +400,7 @@ pub fn render_hosted(klusterlet: &Klusterlet) -> Result<Hosted, RenderError> {
         management,
         kubeconfigs: [(registration_sa, secret_of("registration")), (work_sa, secret_of("work"))],
         spoke_namespace,
+        registration_deployment,
     })
 }
 

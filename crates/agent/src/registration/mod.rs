@@ -385,7 +385,7 @@ async fn serve(
         clusters_of_agent.spoke.clone(),
         hub.client.clone(),
         identity.cluster.clone(),
-        crate::operator::render::addon_namespace(&identity.namespace),
+        clusters_of_agent.addon_namespace(&identity.namespace),
     ));
     let _relay = AbortOnDrop(relay);
     loop {

@@ -103,6 +103,7 @@ pub async fn run(ctx: Arc<Context>, grace: Duration) {
     let (relisted, works_relisted) = futures::channel::mpsc::unbounded::<()>();
     let works_listed = Arc::new(AtomicBool::new(false));
     let first_listing = works_listed.clone();
+    let health = ctx.health.clone();
     let record_of = {
         let hash = hash.clone();
         move |work: &ManifestWork| ObjectRef::new(&format!("{hash}-{}", work.name_any()))
@@ -119,6 +120,12 @@ pub async fn run(ctx: Arc<Context>, grace: Duration) {
             match event {
                 Ok(Event::Apply(work) | Event::Delete(work)) => drop(seen.unbounded_send(record_of(work))),
                 Ok(Event::InitDone) => {
+                    // Listed: the hub's works are reachable, which a cluster without works
+                    // would otherwise never show by a reconcile.
+                    if !health.is_ready() {
+                        tracing::info!("the hub's ManifestWorks are listed: ready");
+                        health.set_ready(true);
+                    }
                     first_listing.store(true, Ordering::Release);
                     drop(relisted.unbounded_send(()));
                 }

@@ -7,6 +7,7 @@
 //! CA bundle the hub publishes when bootstrap kubeconfigs follow it (a rotated CA
 //! re-renders every cluster's import).
 
+mod hosted;
 mod release;
 mod secret;
 
@@ -20,7 +21,8 @@ use fleetctl_api::conditions::{
     self as c, ANNOTATION_KLUSTERLET_DEPLOY_MODE, FINALIZER_IMPORT_CLEANUP, LABEL_IMPORT_SECRET,
 };
 use fleetctl_api::names::{
-    ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_OWN_KLUSTERLET, ROOT_CA_CONFIGMAP, is_hub_bootstrap_user, klusterlet_work,
+    ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_OWN_KLUSTERLET, AUTO_IMPORT_SECRET, ROOT_CA_CONFIGMAP,
+    is_hub_bootstrap_user, klusterlet_work,
 };
 use fleetctl_api::operator::InstallMode;
 use fleetctl_api::{ManagedCluster, ManagedClusterAddOn, ManifestWork};
@@ -47,6 +49,9 @@ use crate::manifests::import::{self, ImportInputs};
 
 /// The name the controller's metrics and logs go by.
 pub const CONTROLLER: &str = "import";
+
+/// How often a hosted cluster whose hosting cluster cannot host it is looked at again.
+const HOSTING_RECHECK: Duration = Duration::from_secs(30);
 
 /// The key of `kube-root-ca.crt` that holds the bundle.
 const ROOT_CA_KEY: &str = "ca.crt";
@@ -100,7 +105,9 @@ pub async fn controller(ctx: Ctx, clusters: Followed) {
         // wrote and watches, another hand's change included, is written again.
         .watches(Api::<Secret>::all(client.clone()), all().labels(LABEL_IMPORT_SECRET), observed(&ctx))
         .watches(Api::<ManifestWork>::all(client.clone()), all(), observed(&ctx))
-        .watches(Api::<ManagedClusterAddOn>::all(client), all(), cluster_of)
+        .watches(Api::<ManagedClusterAddOn>::all(client.clone()), all(), cluster_of)
+        // A hosted cluster's auto-import secret carries its kubeconfig to the hosting cluster.
+        .watches(Api::<Secret>::all(client), all().fields(&format!("metadata.name={AUTO_IMPORT_SECRET}")), cluster_of)
         .reconcile_all_on(root_ca_changes);
     let run = async {
         if let Some(store) = &root_ca {
@@ -219,6 +226,18 @@ async fn import(
             return Ok(Action::await_change());
         }
     };
+    let hosting = match mode {
+        InstallMode::Hosted => match hosted::hosting_cluster(ctx, cluster).await {
+            Ok(hosting) => Some(hosting),
+            Err(e @ HubError::Hosting { .. }) => {
+                refuse_import(clusters, cluster, ctx, "HostingClusterUnusable", &e).await?;
+                // The hosting cluster's changes do not bring this cluster back: look again.
+                return Ok(Action::requeue(HOSTING_RECHECK));
+            }
+            Err(e) => return Err(e),
+        },
+        _ => None,
+    };
     super::namespace::ensure(ctx, &name).await?;
     let now = jiff::Timestamp::now();
     let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), state.tokens.current(ctx, &name))?;
@@ -252,6 +271,26 @@ async fn import(
     let secret = secret::render(&name, &token, &import_objects, owner.clone());
     ctx.written.apply(HUB, &Api::<Secret>::namespaced(ctx.client.clone(), &name), &secret).await?;
     state.tokens.written(&name, token.clone());
+    let until_refresh = token.refresh_at().duration_since(now).unsigned_abs().max(Duration::from_secs(1));
+    if let Some(hosting) = hosting {
+        let progress = match hosted::import(ctx, &name, &hosting, import_objects, &owner).await {
+            Ok(progress) => progress,
+            Err(e @ HubError::Hosting { .. }) => {
+                refuse_import(clusters, cluster, ctx, "AutoImportSecretInvalid", &e).await?;
+                return Ok(Action::await_change());
+            }
+            Err(e) => return Err(e),
+        };
+        update_conditions(clusters, cluster, |conditions| {
+            let (status, reason, message) = match progress {
+                hosted::Progress::Importing(message) => (c::FALSE, c::REASON_IMPORTING, message),
+                hosted::Progress::Imported => (c::TRUE, c::REASON_IMPORTED, "Import succeeded"),
+            };
+            set(conditions, c::MANAGED_CLUSTER_IMPORT_SUCCEEDED, status, reason, message)
+        })
+        .await?;
+        return Ok(Action::requeue(until_refresh));
+    }
     if cluster.is_joined() {
         let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &name);
         for work in works::klusterlet_works(&name, vec![secret::klusterlet_crd().clone()], import_objects, &owner) {
@@ -272,17 +311,17 @@ async fn import(
         set(conditions, c::MANAGED_CLUSTER_IMPORT_SUCCEEDED, status, reason, message)
     })
     .await?;
-    let until_refresh = token.refresh_at().duration_since(now).unsigned_abs();
-    Ok(Action::requeue(until_refresh.max(Duration::from_secs(1))))
+    Ok(Action::requeue(until_refresh))
 }
 
 /// How the cluster's klusterlet runs its agents, as its annotation
-/// [`ANNOTATION_KLUSTERLET_DEPLOY_MODE`] asks (ACM's key): `Default` (or none) or
-/// `Singleton`; Hosted is not rendered here.
+/// [`ANNOTATION_KLUSTERLET_DEPLOY_MODE`] asks (ACM's key): `Default` (or none), `Singleton`,
+/// or `Hosted` (on another managed cluster, [`hosted`]).
 fn deploy_mode(cluster: &ManagedCluster) -> Result<InstallMode, HubError> {
     match cluster.annotations().get(ANNOTATION_KLUSTERLET_DEPLOY_MODE).map(String::as_str) {
         None | Some("Default") => Ok(InstallMode::Default),
         Some("Singleton") => Ok(InstallMode::Singleton),
+        Some("Hosted") => Ok(InstallMode::Hosted),
         Some(other) => Err(HubError::UnsupportedMode(other.to_owned())),
     }
 }

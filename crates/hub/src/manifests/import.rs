@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use fleetctl_api::names::{AGENT_NAMESPACE, BOOTSTRAP_SECRET, IMAGE_PULL_SECRET, KLUSTERLET};
+use fleetctl_api::names::{
+    AGENT_NAMESPACE, BOOTSTRAP_SECRET, IMAGE_PULL_SECRET, KLUSTERLET, hosted_klusterlet, hosted_klusterlet_namespace,
+};
 use fleetctl_api::operator::{
     ClusterClaimConfiguration, InstallMode, KlusterletDeployOption, RegistrationConfiguration,
 };
@@ -43,7 +45,8 @@ pub struct ImportInputs<'a> {
     /// The registry credentials (a `.dockerconfigjson`) the image is pulled with, if the
     /// registry needs any.
     pub image_pull_secret: Option<&'a ByteString>,
-    /// How the klusterlet runs its agents: Default (registration and work) or Singleton.
+    /// How the klusterlet runs its agents: Default (registration and work), Singleton, or
+    /// Hosted (on another managed cluster).
     pub mode: InstallMode,
 }
 
@@ -61,6 +64,9 @@ pub fn bootstrap_kubeconfig(hub_url: &str, hub_ca_pem: &str, token: &str) -> Kub
 /// The objects of `import.yaml`, in order.
 pub fn objects(inputs: &ImportInputs<'_>) -> Vec<Value> {
     let kubeconfig = kubeconfig::to_yaml(&bootstrap_kubeconfig(inputs.hub_url, inputs.hub_ca_pem, inputs.token));
+    if inputs.mode == InstallMode::Hosted {
+        return hosted_objects(inputs, kubeconfig);
+    }
     let namespace = objects::namespace(
         meta(AGENT_NAMESPACE).with_annotations(labels([("workload.openshift.io/allowed", "management")])),
     );
@@ -89,6 +95,24 @@ pub fn objects(inputs: &ImportInputs<'_>) -> Vec<Value> {
         )),
     ]);
     objects
+}
+
+/// The objects of a Hosted-mode `import.yaml`, as ACM's import controller renders them for the
+/// hosting cluster: the agents' namespace `klusterlet-<c>`, the bootstrap kubeconfig in it, and
+/// the Hosted Klusterlet `klusterlet-<c>` (no operator: the hosting cluster's runs it).
+fn hosted_objects(inputs: &ImportInputs<'_>, kubeconfig: String) -> Vec<Value> {
+    let agents = hosted_klusterlet(inputs.cluster);
+    let mut klusterlet = klusterlet(inputs);
+    klusterlet.metadata.name = Some(agents.clone());
+    klusterlet.spec.namespace = hosted_klusterlet_namespace(inputs.cluster);
+    vec![
+        document(&objects::namespace(meta(&agents))),
+        document(&objects::opaque_secret(
+            namespaced_meta(&agents, BOOTSTRAP_SECRET),
+            BTreeMap::from([("kubeconfig".to_string(), kubeconfig)]),
+        )),
+        document(&klusterlet),
+    ]
 }
 
 /// The `.dockerconfigjson` of a Secret named as registry credentials, or what keeps it
@@ -226,6 +250,25 @@ mod tests {
                 "ClusterRole/klusterlet-bootstrap-kubeconfig",
             ]
         );
+    }
+
+    #[test]
+    fn a_hosted_import_is_the_agents_namespace_its_bootstrap_kubeconfig_and_a_hosted_klusterlet_as_acms() {
+        let hosted = objects(&ImportInputs { mode: InstallMode::Hosted, ..inputs() });
+        let kinds: Vec<String> = hosted
+            .iter()
+            .map(|o| {
+                let (kind, ns, name) = (&o["kind"], &o["metadata"]["namespace"], &o["metadata"]["name"]);
+                format!("{}/{}/{}", kind.as_str().unwrap_or(""), ns.as_str().unwrap_or(""), name.as_str().unwrap_or(""))
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            ["Namespace//klusterlet-c1", "Secret/klusterlet-c1/bootstrap-hub-kubeconfig", "Klusterlet//klusterlet-c1"]
+        );
+        assert_eq!(hosted[2]["spec"]["deployOption"]["mode"], "Hosted");
+        assert_eq!(hosted[2]["spec"]["namespace"], "open-cluster-management-c1");
+        assert_eq!(hosted[2]["spec"]["clusterName"], "c1");
     }
 
     #[test]
