@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
+            [CompletionResult]::new('move', 'move', [CompletionResultType]::ParameterValue, 'Move clusters to another hub, their workloads untouched')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to make the hub match a fleet file; changes nothing')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
@@ -358,6 +359,29 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask (needed when not on a terminal)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'When the agents do not answer within --timeout, clean the hub anyway')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Start the detach and return')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Print tables without their header line (table, wide, custom-columns)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'fleetctl;move' {
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'The clusters matching this label selector (e.g. env=staging,tier!=edge)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'The clusters matching this label selector (e.g. env=staging,tier!=edge)')
+            [CompletionResult]::new('--to-hub-kubeconfig', '--to-hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub the clusters move to (default: the hub''s file)')
+            [CompletionResult]::new('--to-hub-context', '--to-hub-context', [CompletionResultType]::ParameterName, 'Context of the hub the clusters move to')
+            [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'How many clusters to move at once')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the writes the command would make and make none: `server` (the default) has the API server check each one (`dryRun=All`), `client` sends nothing')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every cluster of the hub')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Print tables without their header line (table, wide, custom-columns)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
@@ -696,6 +720,7 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import a cluster into the hub (Act I)')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Upgrade the klusterlet of clusters (Act II)')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Detach a cluster from the hub (Act III)')
+            [CompletionResult]::new('move', 'move', [CompletionResultType]::ParameterValue, 'Move clusters to another hub, their workloads untouched')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Show what `apply` would change to make the hub match a fleet file; changes nothing')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)')
@@ -757,6 +782,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;help;detach' {
+            break
+        }
+        'fleetctl;help;move' {
             break
         }
         'fleetctl;help;plan' {

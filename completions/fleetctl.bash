@@ -46,6 +46,9 @@ _fleetctl() {
             fleetctl,import)
                 cmd="fleetctl__subcmd__import"
                 ;;
+            fleetctl,move)
+                cmd="fleetctl__subcmd__move"
+                ;;
             fleetctl,plan)
                 cmd="fleetctl__subcmd__plan"
                 ;;
@@ -187,6 +190,9 @@ _fleetctl() {
             fleetctl__subcmd__help,import)
                 cmd="fleetctl__subcmd__help__subcmd__import"
                 ;;
+            fleetctl__subcmd__help,move)
+                cmd="fleetctl__subcmd__help__subcmd__move"
+                ;;
             fleetctl__subcmd__help,plan)
                 cmd="fleetctl__subcmd__help__subcmd__plan"
                 ;;
@@ -263,7 +269,7 @@ _fleetctl() {
 
     case "${cmd}" in
         fleetctl)
-            opts="-q -v -h -V --quiet --verbose --no-color --help --version dev demo hub import upgrade detach plan apply get describe completion version help"
+            opts="-q -v -h -V --quiet --verbose --no-color --help --version dev demo hub import upgrade detach move plan apply get describe completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1159,7 +1165,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help)
-            opts="dev demo hub import upgrade detach plan apply get describe completion version help"
+            opts="dev demo hub import upgrade detach move plan apply get describe completion version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1508,6 +1514,20 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__help__subcmd__move)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1756,6 +1776,64 @@ _fleetctl() {
                     return 0
                     ;;
                 --cluster-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -W "server client" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__move)
+            opts="-l -o -q -v -h --selector --all --to-hub-kubeconfig --to-hub-context --parallel --hub-kubeconfig --hub-context --output --no-headers --timeout --dry-run --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand import 'Import a cluster into the hub (Act I)'
             cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
             cand detach 'Detach a cluster from the hub (Act III)'
+            cand move 'Move clusters to another hub, their workloads untouched'
             cand plan 'Show what `apply` would change to make the hub match a fleet file; changes nothing'
             cand apply 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists'
             cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
@@ -327,6 +328,28 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --yes 'Do not ask (needed when not on a terminal)'
             cand --force 'When the agents do not answer within --timeout, clean the hub anyway'
             cand --no-wait 'Start the detach and return'
+            cand --no-headers 'Print tables without their header line (table, wide, custom-columns)'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fleetctl;move'= {
+            cand -l 'The clusters matching this label selector (e.g. env=staging,tier!=edge)'
+            cand --selector 'The clusters matching this label selector (e.g. env=staging,tier!=edge)'
+            cand --to-hub-kubeconfig 'Kubeconfig of the hub the clusters move to (default: the hub''s file)'
+            cand --to-hub-context 'Context of the hub the clusters move to'
+            cand --parallel 'How many clusters to move at once'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (kubectl''s, e.g. ''{.items[*].metadata.name}'') or custom-columns=HEADER:PATH,… (e.g. NAME:.metadata.name,JOINED:.status.conditions[?(@.type=="ManagedClusterJoined")].status)'
+            cand --timeout 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it'
+            cand --dry-run 'Print the writes the command would make and make none: `server` (the default) has the API server check each one (`dryRun=All`), `client` sends nothing'
+            cand --all 'Every cluster of the hub'
             cand --no-headers 'Print tables without their header line (table, wide, custom-columns)'
             cand -q 'Print only errors: no notes, no progress, only error logs'
             cand --quiet 'Print only errors: no notes, no progress, only error logs'
@@ -640,6 +663,7 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand import 'Import a cluster into the hub (Act I)'
             cand upgrade 'Upgrade the klusterlet of clusters (Act II)'
             cand detach 'Detach a cluster from the hub (Act III)'
+            cand move 'Move clusters to another hub, their workloads untouched'
             cand plan 'Show what `apply` would change to make the hub match a fleet file; changes nothing'
             cand apply 'Make the hub match a fleet file: import, relabel, set addons, upgrade, and with --prune detach the clusters it no longer lists'
             cand get 'Show managed clusters or addons (a table, or -o wide|json|yaml|name)'
@@ -686,6 +710,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;upgrade'= {
         }
         &'fleetctl;help;detach'= {
+        }
+        &'fleetctl;help;move'= {
         }
         &'fleetctl;help;plan'= {
         }

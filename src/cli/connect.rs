@@ -22,6 +22,8 @@ pub enum Role {
     Hub,
     /// The cluster being imported or detached.
     Target,
+    /// The hub clusters move to.
+    NewHub,
 }
 
 impl fmt::Display for Role {
@@ -29,6 +31,7 @@ impl fmt::Display for Role {
         f.write_str(match self {
             Self::Hub => "hub",
             Self::Target => "target cluster",
+            Self::NewHub => "new hub",
         })
     }
 }

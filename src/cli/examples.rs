@@ -32,6 +32,13 @@ pub const DETACH: &str = "Examples:
   fleetctl detach --placement retired -n apps --yes --hub-context hub
   fleetctl detach --all --dry-run --hub-context hub";
 
+/// `fleetctl move`.
+pub const MOVE: &str = "Examples:
+  fleetctl move cluster1 --hub-context hub --to-hub-context hub2
+  fleetctl move -l env=staging --to-hub-kubeconfig new-hub.yaml --hub-context hub
+  fleetctl move --all --parallel 50 --to-hub-context hub2 --hub-context hub -o json
+  fleetctl move --all --dry-run --to-hub-context hub2 --hub-context hub";
+
 /// `fleetctl plan`.
 pub const PLAN: &str = "Examples:
   fleetctl plan -f fleet.yaml

@@ -18,6 +18,7 @@ mod hub;
 mod import;
 mod logging;
 mod many;
+mod moving;
 mod placements;
 mod plan;
 pub mod printer;
@@ -80,6 +81,9 @@ enum Command {
     /// Detach a cluster from the hub (Act III).
     #[command(after_help = examples::DETACH)]
     Detach(detach::DetachArgs),
+    /// Move clusters to another hub, their workloads untouched.
+    #[command(after_help = examples::MOVE)]
+    Move(moving::MoveArgs),
     /// Show what `apply` would change to make the hub match a fleet file; changes nothing.
     #[command(after_help = examples::PLAN)]
     Plan(plan::PlanArgs),
@@ -108,6 +112,7 @@ impl Command {
             Self::Import(args) => Some(args.timeout()),
             Self::Upgrade(args) => Some(args.timeout()),
             Self::Detach(args) => Some(args.timeout()),
+            Self::Move(args) => Some(args.timeout()),
             Self::Apply(args) => Some(args.timeout()),
             Self::Hub(args) => Some(args.timeout()),
             Self::Plan(args) => Some(args.timeout()),
@@ -134,7 +139,7 @@ impl Fault for RuntimeError {
 /// command prints no document).
 fn empty_document(command: &str) -> Option<serde_json::Value> {
     let value = match command {
-        "import" | "upgrade" | "detach" | "apply" => serde_json::to_value(report::empty()),
+        "import" | "upgrade" | "detach" | "move" | "apply" => serde_json::to_value(report::empty()),
         "plan" => serde_json::to_value(crate::fleet::plan::Plan::default()),
         "get" => Ok(printer::list_document(Vec::new())),
         "describe" => Ok(serde_json::json!({})),
@@ -228,6 +233,7 @@ impl Cli {
             Command::Import(_)
                 | Command::Upgrade(_)
                 | Command::Detach(_)
+                | Command::Move(_)
                 | Command::Apply(_)
                 | Command::Plan(_)
                 | Command::Get(_)
@@ -246,6 +252,7 @@ impl Cli {
                 Command::Import(args) => import::run(args, printer).await,
                 Command::Upgrade(args) => upgrade::run(args, printer).await,
                 Command::Detach(args) => detach::run(args, printer).await,
+                Command::Move(args) => moving::run(args, printer).await,
                 Command::Plan(args) => plan::run(args, printer).await,
                 Command::Apply(args) => apply::run(args, printer).await,
                 Command::Get(args) => get::run(args, printer).await,

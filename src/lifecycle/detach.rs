@@ -478,7 +478,7 @@ async fn mark_unavailable(
 }
 
 /// Marks the cluster unavailable so the hub takes its force path, and waits for it to go.
-async fn force_hub(
+pub(super) async fn force_hub(
     clusters: &Api<ManagedCluster>,
     name: &str,
     uid: &str,

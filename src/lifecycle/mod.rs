@@ -5,6 +5,7 @@ pub mod detach;
 mod hosted;
 pub mod import;
 mod join;
+pub mod moving;
 pub mod rollout;
 pub mod upgrade;
 mod wait;

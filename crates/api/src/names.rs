@@ -167,6 +167,16 @@ pub fn agent_namespaced_roles(cluster: &str) -> [String; 2] {
     [format!("{role}:registration"), format!("{role}:work")]
 }
 
+/// On a ManagedCluster being moved to another hub (`fleetctl move`): the new hub's URL. The
+/// hub then hands the klusterlet the new hub's bootstrap kubeconfig ([`move_secret`]).
+pub const ANNOTATION_MOVING_TO: &str = "fleetctl.io/moving-to";
+
+/// The Secret in a moving cluster's namespace on its old hub that holds the new hub's
+/// bootstrap kubeconfig (key `kubeconfig`).
+pub fn move_secret(cluster: &str) -> String {
+    format!("{cluster}-move")
+}
+
 /// The ManifestWork that carries everything of `import.yaml` to a joined cluster.
 pub fn klusterlet_work(cluster: &str) -> String {
     format!("{cluster}-klusterlet")

@@ -56,6 +56,14 @@ pub enum HubError {
          or Hosted"
     )]
     UnsupportedMode(String),
+    /// A cluster being moved to another hub whose new hub is not known here.
+    #[error("cluster {cluster} cannot be moved: {why}: run `fleetctl move` again")]
+    Moving {
+        /// The cluster.
+        cluster: String,
+        /// What is wrong.
+        why: String,
+    },
     /// A Hosted-mode cluster whose hosting cluster cannot host it (yet).
     #[error("cluster {cluster} cannot be hosted: {why}")]
     Hosting {
@@ -76,7 +84,8 @@ impl ReconcileError for HubError {
             | Self::NoHubAddress(_)
             | Self::PullSecret { .. }
             | Self::UnsupportedMode(_)
-            | Self::Hosting { .. } => Failure::Failed,
+            | Self::Hosting { .. }
+            | Self::Moving { .. } => Failure::Failed,
         }
     }
 }

@@ -222,6 +222,21 @@ pub fn endpoint(kubeconfig: &Kubeconfig) -> Result<Endpoint, TextError> {
     Ok(Endpoint { server, ca_pem })
 }
 
+/// The bearer token of a kubeconfig's current user (else its first user), if it has one.
+pub fn token(kubeconfig: &Kubeconfig) -> Option<String> {
+    let wanted = kubeconfig
+        .current_context
+        .as_ref()
+        .and_then(|current| kubeconfig.contexts.iter().find(|c| &c.name == current))
+        .and_then(|c| c.context.as_ref()?.user.clone());
+    let user = match wanted {
+        Some(name) => kubeconfig.auth_infos.iter().find(|u| u.name == name),
+        None => kubeconfig.auth_infos.first(),
+    };
+    let token = user?.auth_info.as_ref()?.token.as_ref()?;
+    Some(secrecy::ExposeSecret::expose_secret(token).to_string())
+}
+
 /// The values of a Secret as text (invalid UTF-8 is replaced, as `kubectl get -o jsonpath`
 /// shows it).
 pub fn secret_text(secret: &Secret) -> BTreeMap<String, String> {
@@ -255,6 +270,14 @@ mod tests {
         let user = config.auth_infos[0].auth_info.as_ref().expect("user");
         assert!(user.client_certificate_data.is_none() && user.client_key_data.is_none(), "no other credential");
         assert_eq!(user.token.as_ref().map(secrecy::ExposeSecret::expose_secret), Some("t0k"));
+    }
+
+    #[test]
+    fn the_token_of_a_kubeconfig_is_its_current_users() {
+        let config = single(Names::same("hub"), "https://hub:6443", "CA", Credentials::Token("t0k".into()));
+        assert_eq!(token(&config).as_deref(), Some("t0k"));
+        let certificate = Credentials::Certificate { cert_pem: "CERT".into(), key_pem: "KEY".into() };
+        assert_eq!(token(&single(Names::same("hub"), "https://hub:6443", "CA", certificate)), None);
     }
     use super::*;
 

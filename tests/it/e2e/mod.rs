@@ -13,6 +13,7 @@ mod heal;
 pub mod image;
 mod intent;
 mod lifecycle;
+mod moving;
 mod upstream_ocm;
 
 use std::path::{Path, PathBuf};

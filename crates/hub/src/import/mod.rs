@@ -8,6 +8,7 @@
 //! re-renders every cluster's import).
 
 mod hosted;
+mod moving;
 mod release;
 mod secret;
 
@@ -238,13 +239,6 @@ async fn import(
         },
         _ => None,
     };
-    super::namespace::ensure(ctx, &name).await?;
-    let now = jiff::Timestamp::now();
-    let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), state.tokens.current(ctx, &name))?;
-    let token = match current {
-        Some(token) if !token.needs_refresh(now) => token,
-        _ => bootstrap::issue(ctx, &name).await?,
-    };
     let image = ctx.config.image(desired_version(cluster, &ctx.config.default_version));
     let pull_secret = match &ctx.config.image_pull_secret {
         Some(secret) => match registry_credentials(ctx, secret).await {
@@ -255,6 +249,24 @@ async fn import(
             }
         },
         None => None,
+    };
+    if hosting.is_none() && moving::is_moving(cluster) {
+        return match moving::hand_over(ctx, cluster, &image, pull_secret.as_ref(), mode).await {
+            // The move secret's changes bring the cluster back.
+            Ok(()) => Ok(Action::await_change()),
+            Err(e @ HubError::Moving { .. }) => {
+                refuse_import(clusters, cluster, ctx, "MoveSecretUnusable", &e).await?;
+                Ok(Action::await_change())
+            }
+            Err(e) => Err(e),
+        };
+    }
+    super::namespace::ensure(ctx, &name).await?;
+    let now = jiff::Timestamp::now();
+    let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), state.tokens.current(ctx, &name))?;
+    let token = match current {
+        Some(token) if !token.needs_refresh(now) => token,
+        _ => bootstrap::issue(ctx, &name).await?,
     };
     let hub_ca_pem = state.bootstrap_ca(hub_ca_pem);
     let inputs = ImportInputs {

@@ -1,0 +1,99 @@
+//! `fleetctl move` between two dev hubs: the cluster arrives with what the old hub knew of
+//! it, and nothing on it is deleted or re-created on the way.
+
+use fleetctl::lifecycle::upgrade::running_version;
+use fleetctl::lifecycle::wait_for;
+use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
+use fleetctl_api::{ManagedCluster, Manifest, ManifestWork};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::ResourceExt;
+use kube::api::{Api, PostParams};
+use serde_json::json;
+
+use super::{DevUp, WAIT};
+
+fn ok(env: &DevUp, output: std::process::Output) -> String {
+    assert!(output.status.success(), "{}\n{}", String::from_utf8_lossy(&output.stderr), env.logs());
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Upstream's rule for a klusterlet switching hubs: a bootstrap kubeconfig that names another
+/// hub than its hub kubeconfig has it bootstrap there; and the work agent's rule for records of
+/// another hub: a resource the current hub's work applies too is adopted, not re-created.
+#[tokio::test]
+async fn a_cluster_moves_to_another_hub_with_its_labels_version_and_works_and_nothing_on_it_is_recreated() {
+    let old = DevUp::start(1);
+    let new = DevUp::start(0);
+    let (old_hub, new_hub, target) = (old.client("hub").await, new.client("hub").await, old.client("cluster1").await);
+    let import = ["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1", "--label", "env=dev"];
+    ok(&old, old.fleetctl(&import));
+    ok(&old, old.fleetctl(&["upgrade", "cluster1", "--to", "0.2.0", "--hub-context", "hub"]));
+    let work = ManifestWork::for_cluster(
+        "cluster1",
+        "app",
+        vec![
+            Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                            "metadata": {"name": "app", "namespace": "default"}, "data": {"a": "1"}})),
+            Manifest(
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "app", "namespace": "default"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "app"}},
+                         "template": {"metadata": {"labels": {"app": "app"}},
+                                      "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}}}),
+            ),
+        ],
+    );
+    let old_works: Api<ManifestWork> = Api::namespaced(old_hub.clone(), "cluster1");
+    old_works.create(&PostParams::default(), &work).await.expect("work");
+    wait_for(old_works, "app", "the work applied", WAIT, |w: Option<&ManifestWork>| w.is_some_and(|w| w.is_applied()))
+        .await
+        .expect("applied");
+    let config_maps: Api<ConfigMap> = Api::namespaced(target.clone(), "default");
+    let deployments: Api<Deployment> = Api::namespaced(target.clone(), "default");
+    let agents: Api<Deployment> = Api::namespaced(target.clone(), fleetctl_api::names::AGENT_NAMESPACE);
+    let identity = |d: Deployment| (d.uid(), d.metadata.generation);
+    let before = (
+        config_maps.get("app").await.expect("ConfigMap").uid(),
+        identity(deployments.get("app").await.expect("Deployment")),
+        identity(agents.get("klusterlet-work-agent").await.expect("work agent")),
+    );
+
+    let kubeconfig = new.kubeconfig();
+    let to = ["--to-hub-kubeconfig", kubeconfig.to_str().expect("utf-8"), "--to-hub-context", "hub"];
+    let moved =
+        ok(&old, old.fleetctl(&[&["move", "cluster1", "--hub-context", "hub", "-o", "json"][..], &to].concat()));
+    let report: serde_json::Value = serde_json::from_str(&moved).expect("json");
+    assert_eq!(report["clusters"][0]["result"], "moved", "{report}");
+
+    // On the new hub: Available, with its label, desired version and work, which applies.
+    let cluster = Api::<ManagedCluster>::all(new_hub.clone()).get("cluster1").await.expect("on the new hub");
+    assert!(cluster.is_available(), "{cluster:?}");
+    assert_eq!(cluster.labels().get("env").map(String::as_str), Some("dev"));
+    assert_eq!(cluster.annotations().get(ANNOTATION_KLUSTERLET_VERSION).map(String::as_str), Some("0.2.0"));
+    assert_eq!(running_version(&cluster), Some("0.2.0"));
+    let new_works: Api<ManifestWork> = Api::namespaced(new_hub.clone(), "cluster1");
+    wait_for(new_works, "app", "the work applied from the new hub", WAIT, |w: Option<&ManifestWork>| {
+        w.is_some_and(|w| w.is_applied())
+    })
+    .await
+    .expect("applied");
+    // The old hub forgot it, and its namespace.
+    assert!(Api::<ManagedCluster>::all(old_hub.clone()).get_opt("cluster1").await.expect("read").is_none());
+    let old_namespaces: Api<Namespace> = Api::all(old_hub.clone());
+    wait_for(old_namespaces, "cluster1", "the old hub's namespace gone", WAIT, |n: Option<&Namespace>| n.is_none())
+        .await
+        .expect("gone");
+    // Nothing on the cluster was deleted, re-created or rolled out.
+    let after = (
+        config_maps.get("app").await.expect("ConfigMap").uid(),
+        identity(deployments.get("app").await.expect("Deployment")),
+        identity(agents.get("klusterlet-work-agent").await.expect("work agent")),
+    );
+    assert_eq!(after, before);
+
+    // Run again, it says so and changes nothing.
+    let again =
+        ok(&old, old.fleetctl(&[&["move", "cluster1", "--hub-context", "hub", "-o", "json"][..], &to].concat()));
+    let report: serde_json::Value = serde_json::from_str(&again).expect("json");
+    assert_eq!(report["clusters"][0]["result"], "already on the new hub", "{report}");
+}
