@@ -19,6 +19,8 @@ mod binary;
 mod process;
 #[path = "support/requests.rs"]
 mod requests;
+#[path = "support/steady.rs"]
+mod steady;
 
 use std::collections::HashSet;
 use std::num::NonZeroUsize;
@@ -31,14 +33,12 @@ use fleetctl::cli::flags::TerminalFlags;
 use fleetctl::cli::printer::Printer;
 use fleetctl::simulator::{SIMULATED_LABEL, SimulatedCluster, import_fleet, start_fleet};
 use fleetctl_api::conditions as c;
-use fleetctl_api::work::Manifest;
 use fleetctl_api::{ManagedCluster, ManifestWork};
 use fleetctl_devcluster::env;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::discovery::{Discovery, verbs};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
@@ -153,7 +153,7 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
     // What the import set going (the klusterlet works' status, first renewals) ends
     // within a lease period; the window starts after it.
     tokio::time::sleep(args.settle).await;
-    let (writes, events) = steady_state(&hub, args.steady, n).await?;
+    let (writes, events) = steady::steady_state(&hub, args.steady, n).await?;
     let lease_rate = n as f64 / f64::from(fleetctl_api::cluster::DEFAULT_LEASE_DURATION_SECONDS);
     println!(
         "  steady state over {} s: hub writes {writes:.1}/s (goal ≤ 1.1 × N / lease period = {:.1}/s), watch events {events:.1}/s",
@@ -201,7 +201,7 @@ async fn run(args: &Args, binary: &Path, state: &env::EnvState) -> Result<String
     }
 
     // A ManifestWork to every cluster.
-    let work = work_to_all(&hub, &fleet).await?;
+    let work = steady::work_to_all(&hub, &fleet).await?;
     println!("  a ManifestWork to every cluster: all Applied after {work:.1} s");
 
     // Fleet-wide reads.
@@ -334,89 +334,6 @@ async fn count_objects(hub: &Client) -> Result<usize> {
         }
     }
     Ok(total)
-}
-
-/// The hub's resourceVersion: the dev server counts every write with it.
-async fn hub_revision(hub: &Client) -> Result<u64> {
-    let list = Api::<Namespace>::all(hub.clone()).list_metadata(&ListParams::default().limit(1)).await?;
-    Ok(list.metadata.resource_version.context("a list without a resourceVersion")?.parse()?)
-}
-
-/// Writes per second on the hub (its resourceVersion's growth) and watch events per
-/// second of the kinds the agents write (ManagedClusters, Leases, ManifestWorks), over `window`.
-async fn steady_state(hub: &Client, window: Duration, n: usize) -> Result<(f64, f64)> {
-    let config = watcher::Config::default();
-    let mut clusters = watcher(Api::<ManagedCluster>::all(hub.clone()), config.clone()).boxed();
-    let mut leases = watcher(Api::<Lease>::all(hub.clone()), config.clone()).boxed();
-    let mut works = watcher(Api::<ManifestWork>::all(hub.clone()), config).boxed();
-    // Only changes count: the watchers' initial lists are not events of the window.
-    let from = hub_revision(hub).await?;
-    let requests_before = requests::Requests::read(hub).await?;
-    let started = Instant::now();
-    let deadline = tokio::time::Instant::now() + window;
-    let mut events = 0usize;
-    let change = |applied: bool| usize::from(applied);
-    loop {
-        let counted = tokio::select! {
-            () = tokio::time::sleep_until(deadline) => break,
-            Some(e) = clusters.next() => change(matches!(e, Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)))),
-            Some(e) = leases.next() => change(matches!(e, Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)))),
-            Some(e) = works.next() => change(matches!(e, Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_)))),
-        };
-        events += counted;
-    }
-    let to = hub_revision(hub).await?;
-    let seconds = started.elapsed().as_secs_f64();
-    let answered = requests::Requests::read(hub).await?.since(&requests_before);
-    let writes = requests::Requests(
-        answered
-            .0
-            .into_iter()
-            .filter(|(key, _)| !key.starts_with("GET") && !key.starts_with("LIST") && !key.starts_with("WATCH"))
-            .collect(),
-    );
-    println!("  the {} writes of the steady window, by verb and resource (count, per cluster):", writes.total());
-    writes.print_top(8, n);
-    Ok(((to - from) as f64 / seconds, events as f64 / seconds))
-}
-
-/// Seconds from creating a ConfigMap work for every cluster until all are Applied.
-async fn work_to_all(hub: &Client, fleet: &[SimulatedCluster]) -> Result<f64> {
-    let config_map = ConfigMap {
-        metadata: ObjectMeta {
-            name: Some("fleet-note".into()),
-            namespace: Some("default".into()),
-            ..ObjectMeta::default()
-        },
-        data: Some([("note".to_string(), "to every cluster".to_string())].into()),
-        ..ConfigMap::default()
-    };
-    let manifest = Manifest::from_object(&config_map)?;
-    let mut waiting: HashSet<String> = fleet.iter().map(|c| c.name().to_string()).collect();
-    let only = watcher::Config::default().fields("metadata.name=fleet-note");
-    let mut applied = watcher(Api::<ManifestWork>::all(hub.clone()), only).applied_objects().boxed();
-    let started = Instant::now();
-    let creates = futures::stream::iter(fleet)
-        .map(|cluster| {
-            let work = ManifestWork::for_cluster(cluster.name(), "fleet-note", vec![manifest.clone()]);
-            let api: Api<ManifestWork> = Api::namespaced(hub.clone(), cluster.name());
-            async move { api.create(&PostParams::default(), &work).await.map(|_| ()) }
-        })
-        .buffer_unordered(32)
-        .try_collect::<Vec<()>>();
-    let watch = async {
-        while !waiting.is_empty() {
-            let work = applied.try_next().await?.context("the watch ended")?;
-            if work.is_applied() {
-                waiting.remove(&work.namespace().unwrap_or_default());
-            }
-        }
-        anyhow::Ok(())
-    };
-    let (created, watched) = tokio::join!(creates, watch);
-    created?;
-    watched?;
-    Ok(started.elapsed().as_secs_f64())
 }
 
 /// Shortens every cluster's lease, waits until each agent renews at the short period,
