@@ -97,3 +97,48 @@ async fn a_cluster_moves_to_another_hub_with_its_labels_version_and_works_and_no
     let report: serde_json::Value = serde_json::from_str(&again).expect("json");
     assert_eq!(report["clusters"][0]["result"], "already on the new hub", "{report}");
 }
+
+/// Every step of a move is idempotent: the command SIGKILLed as the new hub gets the cluster,
+/// as the old hub hands the klusterlet over, and as the old hub forgets it — a rerun finishes
+/// each move, and the cluster ends on the new hub alone.
+#[tokio::test]
+async fn a_move_killed_at_any_step_is_finished_by_running_it_again() {
+    let old = DevUp::start(3);
+    let new = DevUp::start(0);
+    let (old_hub, new_hub) = (old.client("hub").await, new.client("hub").await);
+    ok(&old, old.fleetctl(&["import", "--contexts", "cluster1,cluster2,cluster3", "--hub-context", "hub"]));
+    let kubeconfig = new.kubeconfig();
+    let to = ["--to-hub-kubeconfig", kubeconfig.to_str().expect("utf-8"), "--to-hub-context", "hub"];
+    let old_clusters: Api<ManagedCluster> = Api::all(old_hub.clone());
+    let new_clusters: Api<ManagedCluster> = Api::all(new_hub.clone());
+    type Point = Box<dyn Fn(Option<&ManagedCluster>) -> bool + Send>;
+    let points: [(&str, &Api<ManagedCluster>, Point); 3] = [
+        ("cluster1", &new_clusters, Box::new(|c: Option<&ManagedCluster>| c.is_some())),
+        (
+            "cluster2",
+            &old_clusters,
+            Box::new(|c: Option<&ManagedCluster>| {
+                c.is_some_and(|c| c.annotations().contains_key(fleetctl_api::names::ANNOTATION_MOVING_TO))
+            }),
+        ),
+        (
+            "cluster3",
+            &old_clusters,
+            Box::new(|c: Option<&ManagedCluster>| c.is_none_or(|c| c.metadata.deletion_timestamp.is_some())),
+        ),
+    ];
+    for (name, watched, point) in points {
+        let mut command = old.fleetctl_command(&[&["move", name, "--hub-context", "hub"][..], &to].concat());
+        let mut child = command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("move");
+        wait_for(watched.clone(), name, "the step to kill the move at", WAIT, point).await.expect("reached");
+        // SIGKILL: nothing of the command's own runs after it.
+        child.kill().expect("kill");
+        child.wait().expect("reaped");
+        let rerun = ok(&old, old.fleetctl(&[&["move", name, "--hub-context", "hub", "-o", "json"][..], &to].concat()));
+        let report: serde_json::Value = serde_json::from_str(&rerun).expect("json");
+        let result = report["clusters"][0]["result"].as_str().unwrap_or_default().to_string();
+        assert!(["moved", "already on the new hub"].contains(&result.as_str()), "{name}: {report}");
+        assert!(new_clusters.get(name).await.expect("on the new hub").is_available(), "{name}");
+        assert!(old_clusters.get_opt(name).await.expect("read").is_none(), "{name} is forgotten by the old hub");
+    }
+}
