@@ -221,6 +221,8 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)')
+            [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Write the hub''s fleet to a file: clusters, cluster sets, placements, addon settings, works, desired versions — no Secret of the hub, no key or token')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Apply a backup to this hub: its clusters, cluster sets, placements, addon settings and works (a rerun changes nothing); the clusters are imported again')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -257,9 +259,42 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'fleetctl;hub;backup' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The file to write (YAML, readable by its owner only); `-` writes to standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The file to write (YAML, readable by its owner only); `-` writes to standard output')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it')
+            [CompletionResult]::new('--include-work-secrets', '--include-work-secrets', [CompletionResultType]::ParameterName, 'Write ManifestWorks that carry Secrets too: their data is then in the file, as on the hub')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'fleetctl;hub;restore' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The file `fleetctl hub backup` wrote')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'The file `fleetctl hub backup` wrote')
+            [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
+            [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors: no notes, no progress, only error logs')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more (repeat for more detail); logs go to stderr')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'No colours (also NO_COLOR)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'fleetctl;hub;help' {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)')
+            [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Write the hub''s fleet to a file: clusters, cluster sets, placements, addon settings, works, desired versions — no Secret of the hub, no key or token')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Apply a backup to this hub: its clusters, cluster sets, placements, addon settings and works (a rerun changes nothing); the clusters are imported again')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -267,6 +302,12 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
             break
         }
         'fleetctl;hub;help;uninstall' {
+            break
+        }
+        'fleetctl;hub;help;backup' {
+            break
+        }
+        'fleetctl;hub;help;restore' {
             break
         }
         'fleetctl;hub;help;help' {
@@ -767,12 +808,20 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;help;hub' {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)')
+            [CompletionResult]::new('backup', 'backup', [CompletionResultType]::ParameterValue, 'Write the hub''s fleet to a file: clusters, cluster sets, placements, addon settings, works, desired versions — no Secret of the hub, no key or token')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Apply a backup to this hub: its clusters, cluster sets, placements, addon settings and works (a rerun changes nothing); the clusters are imported again')
             break
         }
         'fleetctl;help;hub;install' {
             break
         }
         'fleetctl;help;hub;uninstall' {
+            break
+        }
+        'fleetctl;help;hub;backup' {
+            break
+        }
+        'fleetctl;help;hub;restore' {
             break
         }
         'fleetctl;help;import' {

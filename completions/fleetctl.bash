@@ -238,11 +238,20 @@ _fleetctl() {
             fleetctl__subcmd__help__subcmd__get,placements)
                 cmd="fleetctl__subcmd__help__subcmd__get__subcmd__placements"
                 ;;
+            fleetctl__subcmd__help__subcmd__hub,backup)
+                cmd="fleetctl__subcmd__help__subcmd__hub__subcmd__backup"
+                ;;
             fleetctl__subcmd__help__subcmd__hub,install)
                 cmd="fleetctl__subcmd__help__subcmd__hub__subcmd__install"
                 ;;
+            fleetctl__subcmd__help__subcmd__hub,restore)
+                cmd="fleetctl__subcmd__help__subcmd__hub__subcmd__restore"
+                ;;
             fleetctl__subcmd__help__subcmd__hub,uninstall)
                 cmd="fleetctl__subcmd__help__subcmd__hub__subcmd__uninstall"
+                ;;
+            fleetctl__subcmd__hub,backup)
+                cmd="fleetctl__subcmd__hub__subcmd__backup"
                 ;;
             fleetctl__subcmd__hub,help)
                 cmd="fleetctl__subcmd__hub__subcmd__help"
@@ -250,14 +259,23 @@ _fleetctl() {
             fleetctl__subcmd__hub,install)
                 cmd="fleetctl__subcmd__hub__subcmd__install"
                 ;;
+            fleetctl__subcmd__hub,restore)
+                cmd="fleetctl__subcmd__hub__subcmd__restore"
+                ;;
             fleetctl__subcmd__hub,uninstall)
                 cmd="fleetctl__subcmd__hub__subcmd__uninstall"
+                ;;
+            fleetctl__subcmd__hub__subcmd__help,backup)
+                cmd="fleetctl__subcmd__hub__subcmd__help__subcmd__backup"
                 ;;
             fleetctl__subcmd__hub__subcmd__help,help)
                 cmd="fleetctl__subcmd__hub__subcmd__help__subcmd__help"
                 ;;
             fleetctl__subcmd__hub__subcmd__help,install)
                 cmd="fleetctl__subcmd__hub__subcmd__help__subcmd__install"
+                ;;
+            fleetctl__subcmd__hub__subcmd__help,restore)
+                cmd="fleetctl__subcmd__hub__subcmd__help__subcmd__restore"
                 ;;
             fleetctl__subcmd__hub__subcmd__help,uninstall)
                 cmd="fleetctl__subcmd__hub__subcmd__help__subcmd__uninstall"
@@ -1459,7 +1477,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__help__subcmd__hub)
-            opts="install uninstall"
+            opts="install uninstall backup restore"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1472,7 +1490,35 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fleetctl__subcmd__help__subcmd__hub__subcmd__backup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fleetctl__subcmd__help__subcmd__hub__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__help__subcmd__hub__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1571,7 +1617,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub)
-            opts="-q -v -h --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help install uninstall help"
+            opts="-q -v -h --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help install uninstall backup restore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1596,9 +1642,57 @@ _fleetctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        fleetctl__subcmd__hub__subcmd__help)
-            opts="install uninstall help"
+        fleetctl__subcmd__hub__subcmd__backup)
+            opts="-o -q -v -h --output --include-work-secrets --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__hub__subcmd__help)
+            opts="install uninstall backup restore help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__hub__subcmd__help__subcmd__backup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1625,6 +1719,20 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__hub__subcmd__help__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1676,6 +1784,40 @@ _fleetctl() {
                     return 0
                     ;;
                 --image-pull-secret)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fleetctl__subcmd__hub__subcmd__restore)
+            opts="-f -q -v -h --filename --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -199,6 +199,8 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand --help 'Print help'
             cand install 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent'
             cand uninstall 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
+            cand backup 'Write the hub''s fleet to a file: clusters, cluster sets, placements, addon settings, works, desired versions — no Secret of the hub, no key or token'
+            cand restore 'Apply a backup to this hub: its clusters, cluster sets, placements, addon settings and works (a rerun changes nothing); the clusters are imported again'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'fleetctl;hub;install'= {
@@ -232,14 +234,49 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'fleetctl;hub;backup'= {
+            cand -o 'The file to write (YAML, readable by its owner only); `-` writes to standard output'
+            cand --output 'The file to write (YAML, readable by its owner only); `-` writes to standard output'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --timeout 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it'
+            cand --include-work-secrets 'Write ManifestWorks that carry Secrets too: their data is then in the file, as on the hub'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'fleetctl;hub;restore'= {
+            cand -f 'The file `fleetctl hub backup` wrote'
+            cand --filename 'The file `fleetctl hub backup` wrote'
+            cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
+            cand --hub-context 'Context of the hub in its kubeconfig'
+            cand --timeout 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it'
+            cand -q 'Print only errors: no notes, no progress, only error logs'
+            cand --quiet 'Print only errors: no notes, no progress, only error logs'
+            cand -v 'Log more (repeat for more detail); logs go to stderr'
+            cand --verbose 'Log more (repeat for more detail); logs go to stderr'
+            cand --no-color 'No colours (also NO_COLOR)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'fleetctl;hub;help'= {
             cand install 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent'
             cand uninstall 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
+            cand backup 'Write the hub''s fleet to a file: clusters, cluster sets, placements, addon settings, works, desired versions — no Secret of the hub, no key or token'
+            cand restore 'Apply a backup to this hub: its clusters, cluster sets, placements, addon settings and works (a rerun changes nothing); the clusters are imported again'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'fleetctl;hub;help;install'= {
         }
         &'fleetctl;hub;help;uninstall'= {
+        }
+        &'fleetctl;hub;help;backup'= {
+        }
+        &'fleetctl;hub;help;restore'= {
         }
         &'fleetctl;hub;help;help'= {
         }
@@ -700,10 +737,16 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;help;hub'= {
             cand install 'Install (or update) the hub: CRDs, RBAC and the hub controller, and wait until the controller is Available. Idempotent'
             cand uninstall 'Remove the hub controller, its RBAC and namespace (the CRDs and clusters stay unless --purge-crds)'
+            cand backup 'Write the hub''s fleet to a file: clusters, cluster sets, placements, addon settings, works, desired versions — no Secret of the hub, no key or token'
+            cand restore 'Apply a backup to this hub: its clusters, cluster sets, placements, addon settings and works (a rerun changes nothing); the clusters are imported again'
         }
         &'fleetctl;help;hub;install'= {
         }
         &'fleetctl;help;hub;uninstall'= {
+        }
+        &'fleetctl;help;hub;backup'= {
+        }
+        &'fleetctl;help;hub;restore'= {
         }
         &'fleetctl;help;import'= {
         }

@@ -98,6 +98,15 @@ pub const HUB_INSTALL: &str = "Examples:
   fleetctl hub install --hub-url https://hub.example:6443 --hub-ca-file hub-ca.pem --timeout 2m
   fleetctl hub install --image-registry registry.example.com:5000 --dry-run";
 
+/// `fleetctl hub backup`.
+pub const HUB_BACKUP: &str = "Examples:
+  fleetctl hub backup -o fleet-backup.yaml --hub-context hub
+  fleetctl hub backup -o - --hub-context hub | gpg --encrypt -r ops > fleet-backup.yaml.gpg";
+
+/// `fleetctl hub restore`.
+pub const HUB_RESTORE: &str = "Examples:
+  fleetctl hub restore -f fleet-backup.yaml --hub-context new-hub";
+
 /// `fleetctl hub uninstall`.
 pub const HUB_UNINSTALL: &str = "Examples:
   fleetctl hub uninstall --hub-context kind-hub

@@ -51,6 +51,14 @@ enum HubCommand {
         #[arg(long)]
         purge_crds: bool,
     },
+    /// Write the hub's fleet to a file: clusters, cluster sets, placements, addon settings,
+    /// works, desired versions — no Secret of the hub, no key or token.
+    #[command(after_help = super::examples::HUB_BACKUP)]
+    Backup(super::hub_backup::BackupArgs),
+    /// Apply a backup to this hub: its clusters, cluster sets, placements, addon settings and
+    /// works (a rerun changes nothing); the clusters are imported again.
+    #[command(after_help = super::examples::HUB_RESTORE)]
+    Restore(super::hub_backup::RestoreArgs),
 }
 
 #[derive(Debug, Args)]
@@ -151,6 +159,8 @@ pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
 async fn hub(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
         HubCommand::Install(install_args) => install_hub(&args.hub, install_args, args.wait, printer).await,
+        HubCommand::Backup(backup) => super::hub_backup::run_backup(&args.hub, backup, printer).await,
+        HubCommand::Restore(restore) => super::hub_backup::run_restore(&args.hub, restore, printer).await,
         HubCommand::Uninstall { purge_crds } => {
             let image = default_image();
             let mut objects = install::objects(&install::Install {

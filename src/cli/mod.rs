@@ -15,6 +15,7 @@ pub mod exit;
 pub mod flags;
 mod get;
 mod hub;
+mod hub_backup;
 mod import;
 mod logging;
 mod many;

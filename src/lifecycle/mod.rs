@@ -1,6 +1,7 @@
 //! The three acts as operations — import, upgrade, detach — with typed errors and
 //! progress events. The CLI and the demo drive them; they never print.
 
+pub mod backup;
 pub mod detach;
 mod hosted;
 pub mod import;

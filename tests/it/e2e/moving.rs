@@ -129,7 +129,8 @@ async fn a_move_killed_at_any_step_is_finished_by_running_it_again() {
     ];
     for (name, watched, point) in points {
         let mut command = old.fleetctl_command(&[&["move", name, "--hub-context", "hub"][..], &to].concat());
-        let mut child = command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("move");
+        let mut child =
+            command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("move");
         wait_for(watched.clone(), name, "the step to kill the move at", WAIT, point).await.expect("reached");
         // SIGKILL: nothing of the command's own runs after it.
         child.kill().expect("kill");
@@ -141,4 +142,101 @@ async fn a_move_killed_at_any_step_is_finished_by_running_it_again() {
         assert!(new_clusters.get(name).await.expect("on the new hub").is_available(), "{name}");
         assert!(old_clusters.get_opt(name).await.expect("read").is_none(), "{name} is forgotten by the old hub");
     }
+}
+
+/// A hub lost — its processes SIGKILLed, its store gone with them — comes back from its
+/// backup: `hub restore` onto a new hub brings the clusters, their labels, works, cluster sets
+/// and placements (twice, changing nothing the second time), and a cluster imported into the
+/// new hub finds its works there, whose resources are adopted, not re-created. The file holds no
+/// Secret, key or token of the hub and is readable by its owner only.
+#[tokio::test]
+async fn a_lost_hubs_backup_restored_onto_a_new_hub_brings_its_fleet_back_and_nothing_on_the_clusters_is_recreated() {
+    use fleetctl_api::{ManagedClusterSet, Placement};
+    use std::os::unix::fs::PermissionsExt;
+    let old = DevUp::start(1);
+    let new = DevUp::start(0);
+    let (old_hub, new_hub, target) = (old.client("hub").await, new.client("hub").await, old.client("cluster1").await);
+    let import = ["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1", "--label", "env=dev"];
+    ok(&old, old.fleetctl(&import));
+    let set: ManagedClusterSet =
+        serde_json::from_value(json!({"metadata": {"name": "team"}, "spec": {}})).expect("a set");
+    Api::<ManagedClusterSet>::all(old_hub.clone()).create(&PostParams::default(), &set).await.expect("set");
+    let placement: Placement =
+        serde_json::from_value(json!({"metadata": {"name": "dev", "namespace": "default"},
+                                      "spec": {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": {"env": "dev"}}}}]}}))
+            .expect("a placement");
+    Api::<Placement>::namespaced(old_hub.clone(), "default")
+        .create(&PostParams::default(), &placement)
+        .await
+        .expect("placement");
+    let work = ManifestWork::for_cluster(
+        "cluster1",
+        "app",
+        vec![Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                              "metadata": {"name": "app", "namespace": "default"}, "data": {"a": "1"}}))],
+    );
+    let old_works: Api<ManifestWork> = Api::namespaced(old_hub.clone(), "cluster1");
+    old_works.create(&PostParams::default(), &work).await.expect("work");
+    wait_for(old_works, "app", "the work applied", WAIT, |w: Option<&ManifestWork>| w.is_some_and(|w| w.is_applied()))
+        .await
+        .expect("applied");
+    let config_maps: Api<ConfigMap> = Api::namespaced(target.clone(), "default");
+    let before = config_maps.get("app").await.expect("ConfigMap").uid();
+
+    let file = old.dir.path().join("fleet-backup.yaml");
+    let path = file.to_str().expect("utf-8");
+    ok(&old, old.fleetctl(&["hub", "backup", "-o", path, "--hub-context", "hub"]));
+    let mode = std::fs::metadata(&file).expect("written").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "readable by its owner only");
+    let text = std::fs::read_to_string(&file).expect("read");
+    for secret in ["kind: Secret", "PRIVATE KEY", "token:", "bootstrap-hub-kubeconfig"] {
+        assert!(!text.contains(secret), "the backup holds {secret:?}:\n{text}");
+    }
+
+    // The old hub is lost: its API server and everything it runs, SIGKILLed.
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(old.dir.path().join("state.json")).expect("state")).expect("json");
+    let hub_pid =
+        state["clusters"].as_array().expect("clusters").iter().find(|c| c["name"] == "hub").expect("hub")["pid"]
+            .as_u64()
+            .expect("pid");
+    let group = nix::unistd::Pid::from_raw(-i32::try_from(hub_pid).expect("pid"));
+    nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL).expect("killed");
+
+    let restore = ["hub", "restore", "-f", path, "--hub-context", "hub"];
+    ok(&new, new.fleetctl(&restore));
+    let restored = Api::<ManagedCluster>::all(new_hub.clone()).get("cluster1").await.expect("restored");
+    assert_eq!(restored.labels().get("env").map(String::as_str), Some("dev"));
+    ok(&new, new.fleetctl(&restore));
+    let again = Api::<ManagedCluster>::all(new_hub.clone()).get("cluster1").await.expect("restored");
+    assert_eq!(again.uid(), restored.uid(), "a second restore changes nothing");
+    Api::<ManagedClusterSet>::all(new_hub.clone()).get("team").await.expect("the cluster set");
+    Api::<Placement>::namespaced(new_hub.clone(), "default").get("dev").await.expect("the placement");
+
+    // Imported into the new hub, the cluster finds its work there: adopted, not re-created.
+    let (new_config, old_config) = (new.kubeconfig(), old.kubeconfig());
+    let reimport = [
+        "import",
+        "cluster1",
+        "--force",
+        "--hub-kubeconfig",
+        new_config.to_str().expect("utf-8"),
+        "--hub-context",
+        "hub",
+        "--cluster-kubeconfig",
+        old_config.to_str().expect("utf-8"),
+        "--cluster-context",
+        "cluster1",
+    ];
+    ok(&old, old.fleetctl(&reimport));
+    let new_works: Api<ManifestWork> = Api::namespaced(new_hub.clone(), "cluster1");
+    wait_for(new_works, "app", "the restored work applied", WAIT, |w: Option<&ManifestWork>| {
+        w.is_some_and(|w| w.is_applied())
+    })
+    .await
+    .expect("applied");
+    let cluster = Api::<ManagedCluster>::all(new_hub.clone()).get("cluster1").await.expect("imported");
+    assert!(cluster.is_available());
+    assert_eq!(cluster.labels().get("env").map(String::as_str), Some("dev"), "the restored label stays");
+    assert_eq!(config_maps.get("app").await.expect("ConfigMap").uid(), before);
 }
