@@ -262,6 +262,9 @@ Register-ArgumentCompleter -Native -CommandName 'fleetctl' -ScriptBlock {
         'fleetctl;hub;backup' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The file to write (YAML, readable by its owner only); `-` writes to standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The file to write (YAML, readable by its owner only); `-` writes to standard output')
+            [CompletionResult]::new('--recovery-hub-context', '--recovery-hub-context', [CompletionResultType]::ParameterName, 'Make this hub (a context of --recovery-hub-kubeconfig, else of the hub''s file) the fleet''s recovery hub: the backup is restored onto it as a standby, and each imported cluster''s klusterlet gets its bootstrap kubeconfig there, which it turns to once this hub has not answered for --recover-after. Run again to follow the fleet''s changes')
+            [CompletionResult]::new('--recovery-hub-kubeconfig', '--recovery-hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the recovery hub')
+            [CompletionResult]::new('--recover-after', '--recover-after', [CompletionResultType]::ParameterName, 'How long the hub may stay silent before the klusterlets turn to the recovery hub')
             [CompletionResult]::new('--hub-kubeconfig', '--hub-kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)')
             [CompletionResult]::new('--hub-context', '--hub-context', [CompletionResultType]::ParameterName, 'Context of the hub in its kubeconfig')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it')

@@ -1643,7 +1643,7 @@ _fleetctl() {
             return 0
             ;;
         fleetctl__subcmd__hub__subcmd__backup)
-            opts="-o -q -v -h --output --include-work-secrets --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help"
+            opts="-o -q -v -h --output --include-work-secrets --recovery-hub-context --recovery-hub-kubeconfig --recover-after --hub-kubeconfig --hub-context --timeout --quiet --verbose --no-color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1654,6 +1654,18 @@ _fleetctl() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recovery-hub-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recovery-hub-kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --recover-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -237,6 +237,9 @@ set edit:completion:arg-completer[fleetctl] = {|@words|
         &'fleetctl;hub;backup'= {
             cand -o 'The file to write (YAML, readable by its owner only); `-` writes to standard output'
             cand --output 'The file to write (YAML, readable by its owner only); `-` writes to standard output'
+            cand --recovery-hub-context 'Make this hub (a context of --recovery-hub-kubeconfig, else of the hub''s file) the fleet''s recovery hub: the backup is restored onto it as a standby, and each imported cluster''s klusterlet gets its bootstrap kubeconfig there, which it turns to once this hub has not answered for --recover-after. Run again to follow the fleet''s changes'
+            cand --recovery-hub-kubeconfig 'Kubeconfig of the recovery hub'
+            cand --recover-after 'How long the hub may stay silent before the klusterlets turn to the recovery hub'
             cand --hub-kubeconfig 'Kubeconfig of the hub (else FLEETCTL_HUB_KUBECONFIG, KUBECONFIG, ~/.kube/config)'
             cand --hub-context 'Context of the hub in its kubeconfig'
             cand --timeout 'How long the whole command may take, connecting included (e.g. 90s, 5m); what is not done by then ends with exit 3, and running the command again finishes it'

@@ -159,7 +159,9 @@ pub async fn run(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
 async fn hub(args: HubArgs, printer: &Printer) -> Result<(), CommandError> {
     match args.command {
         HubCommand::Install(install_args) => install_hub(&args.hub, install_args, args.wait, printer).await,
-        HubCommand::Backup(backup) => super::hub_backup::run_backup(&args.hub, backup, printer).await,
+        HubCommand::Backup(backup) => {
+            super::hub_backup::run_backup(&args.hub, backup, args.wait.timeout, printer).await
+        }
         HubCommand::Restore(restore) => super::hub_backup::run_restore(&args.hub, restore, printer).await,
         HubCommand::Uninstall { purge_crds } => {
             let image = default_image();

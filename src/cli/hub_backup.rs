@@ -12,7 +12,8 @@ use super::connect::{Right, Role, check_rights, connect};
 use super::exit::{CommandError, ExitStatus, Fault};
 use super::flags::HubFlags;
 use super::printer::Printer;
-use crate::lifecycle::backup::{Backup, BackupOptions, backup, restore};
+use crate::lifecycle::backup::{Backup, BackupOptions, backup, designate_recovery_hub, restore};
+use fleetctl_hub::import::DEFAULT_RECOVER_AFTER;
 
 /// `fleetctl hub backup`.
 #[derive(Debug, Args)]
@@ -23,6 +24,24 @@ pub struct BackupArgs {
     /// Write ManifestWorks that carry Secrets too: their data is then in the file, as on the hub.
     #[arg(long)]
     include_work_secrets: bool,
+    /// Make this hub (a context of --recovery-hub-kubeconfig, else of the hub's file) the
+    /// fleet's recovery hub: the backup is restored onto it as a standby, and each imported
+    /// cluster's klusterlet gets its bootstrap kubeconfig there, which it turns to once this
+    /// hub has not answered for --recover-after. Run again to follow the fleet's changes.
+    #[arg(long, value_name = "NAME")]
+    recovery_hub_context: Option<String>,
+    /// Kubeconfig of the recovery hub.
+    #[arg(long, value_name = "FILE", requires = "recovery_hub_context")]
+    recovery_hub_kubeconfig: Option<PathBuf>,
+    /// How long the hub may stay silent before the klusterlets turn to the recovery hub.
+    #[arg(long, value_name = "DURATION", default_value = DEFAULT_RECOVER_AFTER, value_parser = recover_after,
+          requires = "recovery_hub_context")]
+    recover_after: String,
+}
+
+/// `--recover-after`: a duration, kept as written (the klusterlets read it).
+fn recover_after(text: &str) -> Result<String, String> {
+    fleetctl_kube::duration::parse(text).map(|_| text.to_string())
 }
 
 /// `fleetctl hub restore`.
@@ -81,7 +100,12 @@ impl Fault for FileError {
 }
 
 /// Runs `hub backup`.
-pub async fn run_backup(hub: &HubFlags, args: BackupArgs, printer: &Printer) -> Result<(), CommandError> {
+pub async fn run_backup(
+    hub: &HubFlags,
+    args: BackupArgs,
+    timeout: std::time::Duration,
+    printer: &Printer,
+) -> Result<(), CommandError> {
     let (client, config) = connect(&hub.selection(), Role::Hub).await?;
     let options = BackupOptions { work_secrets: args.include_work_secrets };
     let taken = backup(&client, &config.cluster_url.to_string(), &options).await?;
@@ -99,7 +123,37 @@ pub async fn run_backup(hub: &HubFlags, args: BackupArgs, printer: &Printer) -> 
         taken.cluster_sets.len(),
         args.file.display()
     ));
+    if let Some(context) = &args.recovery_hub_context {
+        let selection = hub.selection();
+        let selection = fleetctl_kube::Selection {
+            path: args.recovery_hub_kubeconfig.clone().or(selection.path),
+            context: Some(context.clone()),
+            flag: "--recovery-hub-kubeconfig",
+            ..selection
+        };
+        let (recovery, recovery_config) = connect(&selection, Role::NewHub).await?;
+        if recovery_config.cluster_url == config.cluster_url {
+            return Err(SameHub(recovery_config.cluster_url.to_string()).into());
+        }
+        check_rights(&recovery, Role::NewHub, None, &RESTORE_RIGHTS).await?;
+        let handed = designate_recovery_hub(&client, &recovery, &taken, &args.recover_after, timeout).await?;
+        printer.note(&format!(
+            "{handed} clusters will turn to the recovery hub at {} after {} without an answer from this one",
+            recovery_config.cluster_url, args.recover_after
+        ));
+    }
     Ok(())
+}
+
+/// The recovery hub named is this hub.
+#[derive(Debug, Error)]
+#[error("the recovery hub is this hub ({0}): name another with --recovery-hub-context")]
+struct SameHub(String);
+
+impl Fault for SameHub {
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Usage
+    }
 }
 
 /// Writes `text` to `path` readable by its owner only, whole or not at all: a file beside it

@@ -13,10 +13,12 @@
 //! itself keeps its own klusterlet.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use fleetctl_api::conditions::LABEL_KLUSTERLET_WORKS;
 use fleetctl_api::names::{
-    ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_MOVING_TO, ANNOTATION_OWN_KLUSTERLET, LABEL_HOSTED_CLUSTER,
+    ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_MOVING_TO, ANNOTATION_OWN_KLUSTERLET, ANNOTATION_RECOVER_AFTER,
+    LABEL_HOSTED_CLUSTER, recovery_secret,
 };
 use fleetctl_api::{
     KlusterletAddonConfig, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding, ManifestWork,
@@ -33,7 +35,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::LifecycleError;
-use super::import::runs_import_controller;
+use super::import::{rendered_bootstrap, runs_import_controller};
+use super::moving::write_hub_secret;
 
 /// The `apiVersion` and `kind` of a backup file.
 pub const API_VERSION: &str = "fleetctl.io/v1alpha1";
@@ -213,6 +216,43 @@ pub async fn restore(hub: &Client, backup: &Backup) -> Result<Restored, Lifecycl
     restored.0.insert("manifestworks", apply_all(&backup.works, namespaced(hub)).await?);
     restored.0.insert("manifestworkreplicasets", apply_all(&backup.work_replica_sets, namespaced(hub)).await?);
     Ok(restored)
+}
+
+/// Makes `recovery` the recovery hub of the clusters of `backup` that `hub` imported: the
+/// backup restored onto it (a standby: its clusters accepted, waiting), then each cluster's
+/// bootstrap kubeconfig there handed to `hub`, whose klusterlet works carry it to the cluster.
+/// Their agents turn to it once `hub` has not answered for `recover_after`. Returns how many
+/// clusters have it.
+pub async fn designate_recovery_hub(
+    hub: &Client,
+    recovery: &Client,
+    backup: &Backup,
+    recover_after: &str,
+    timeout: Duration,
+) -> Result<usize, LifecycleError> {
+    restore(recovery, backup).await?;
+    let imported: Vec<&ManagedCluster> = backup
+        .clusters
+        .iter()
+        .filter(|c| !c.is_hosted() && c.annotations().get(ANNOTATION_OWN_KLUSTERLET).is_none_or(|own| own != "true"))
+        .collect();
+    let clusters: Api<ManagedCluster> = Api::all(hub.clone());
+    futures::stream::iter(imported)
+        .map(|backed_up| {
+            let clusters = clusters.clone();
+            async move {
+                let name = backed_up.name_any();
+                let kubeconfig = rendered_bootstrap(recovery, &name, timeout).await?;
+                // The live cluster owns the Secret, so it goes with it.
+                let live = clusters.get(&name).await.map_err(kube_error(format!("reading cluster {name}")))?;
+                let annotations = BTreeMap::from([(ANNOTATION_RECOVER_AFTER.to_string(), recover_after.to_string())]);
+                write_hub_secret(hub, &live, &recovery_secret(&name), kubeconfig, annotations).await
+            }
+        })
+        .buffer_unordered(PARALLEL)
+        .try_collect::<Vec<()>>()
+        .await
+        .map(|handed| handed.len())
 }
 
 /// A cluster as the new hub's import controller is to take it: accepted; one its old hub

@@ -33,7 +33,7 @@ use fleetctl_api::{
     KlusterletAddonConfig, KlusterletAddonConfigSpec, ManagedCluster, ManifestWork, Placement, PlacementDecision,
 };
 use fleetctl_kube::kubeconfig::{self, secret_text};
-use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml, kube_error, validation};
+use fleetctl_kube::{ApplyOptions, FIELD_MANAGER, apply_yaml, kube_error, parse_documents, validation};
 
 /// The addons `--addons` may name: those fleetctl has agents for.
 pub const ADDONS: [&str; 3] = ["cert-policy-controller", "iam-policy-controller", "search-collector"];
@@ -689,6 +689,21 @@ async fn import_manifests(hub: &Client, name: &str, timeout: Duration) -> Result
         .as_ref()
         .and_then(fleetctl_hub::import::manifests)
         .ok_or_else(|| LifecycleError::Failed(format!("{what} vanished")))
+}
+
+/// The bootstrap kubeconfig the hub rendered for cluster `name` (its import secret's), once
+/// it has: what a klusterlet moving to this hub, or recovering on it, is handed.
+pub(super) async fn rendered_bootstrap(hub: &Client, name: &str, timeout: Duration) -> Result<String, LifecycleError> {
+    let (_, import_yaml) = import_manifests(hub, name, timeout).await?;
+    let what = format!("the import secret {name}/{}", import_secret(name));
+    let documents =
+        parse_documents(&import_yaml).map_err(|e| LifecycleError::Failed(format!("{what} does not parse: {e}")))?;
+    documents
+        .into_iter()
+        .filter(|o| o["kind"] == "Secret" && o["metadata"]["name"] == BOOTSTRAP_SECRET)
+        .filter_map(|o| serde_json::from_value::<Secret>(o).ok())
+        .find_map(|secret| secret_text(&secret).remove("kubeconfig"))
+        .ok_or_else(|| LifecycleError::Failed(format!("{what} carries no bootstrap kubeconfig")))
 }
 
 /// Writes the cluster's auto-import secret: the hub applies the import manifests itself,

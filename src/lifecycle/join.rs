@@ -81,6 +81,7 @@ pub async fn manifests(
         image: &image,
         image_pull_secret: None,
         mode,
+        recovery: None,
     };
     let import = fleetctl_hub::manifests::to_yaml(&objects(&inputs));
     Ok((fleetctl_hub::import::crds_yaml().to_string(), import))

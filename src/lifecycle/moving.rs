@@ -18,21 +18,22 @@ use std::time::Duration;
 
 use fleetctl_api::conditions::{ANNOTATION_KLUSTERLET_DEPLOY_MODE, LABEL_IMPORT_SECRET, LABEL_KLUSTERLET_WORKS};
 use fleetctl_api::names::{
-    ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_MOVING_TO, ANNOTATION_OWN_KLUSTERLET, BOOTSTRAP_SECRET,
-    LABEL_HOSTED_CLUSTER, import_secret, klusterlet_crds_work, klusterlet_work, move_secret,
+    ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_MOVING_TO, ANNOTATION_OWN_KLUSTERLET, LABEL_HOSTED_CLUSTER,
+    klusterlet_crds_work, klusterlet_work, move_secret,
 };
 use fleetctl_api::operator::InstallMode;
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManifestWork};
-use fleetctl_kube::kubeconfig::secret_text;
 use fleetctl_kube::objects::{self, MetaExt, labels, namespaced_meta};
-use fleetctl_kube::{FIELD_MANAGER, kube_error, parse_documents};
+use fleetctl_kube::{FIELD_MANAGER, kube_error};
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kube::{Client, Resource, ResourceExt};
 use serde_json::json;
 
 use super::detach::force_hub;
-use super::import::{ImportOptions, Imported, check_label, fleet_of, import, imported, runs_import_controller};
+use super::import::{
+    ImportOptions, Imported, check_label, fleet_of, import, imported, rendered_bootstrap, runs_import_controller,
+};
 use super::{DryRun, LifecycleError, Observer, Outcome, refuse_if_leaving, step, wait_for};
 
 /// What to move and how.
@@ -229,7 +230,7 @@ async fn copy(hubs: Hubs<'_>, source: &ManagedCluster, options: &MoveOptions) ->
             .await
             .map_err(kube_error(format!("writing work {name}/{} on the new hub", copy.name_any())))?;
     }
-    bootstrap_kubeconfig(hubs.to, name).await
+    rendered_bootstrap(hubs.to, name, options.timeout).await
 }
 
 /// Whether a work of the old hub goes along: not the klusterlet's (each hub renders its own)
@@ -256,32 +257,6 @@ fn copied_work(work: &ManifestWork, cluster: &str) -> ManifestWork {
     copy
 }
 
-/// The bootstrap kubeconfig of the new hub's import secret for `cluster`.
-async fn bootstrap_kubeconfig(to: &Client, cluster: &str) -> Result<String, LifecycleError> {
-    let secret_name = import_secret(cluster);
-    let what = format!("the import secret {cluster}/{secret_name} of the new hub");
-    let secret = Api::<Secret>::namespaced(to.clone(), cluster)
-        .get_opt(&secret_name)
-        .await
-        .map_err(kube_error(format!("reading {what}")))?
-        .ok_or_else(|| LifecycleError::Failed(format!("{what} is missing")))?;
-    let (_, import_yaml) = fleetctl_hub::import::manifests(&secret)
-        .ok_or_else(|| LifecycleError::Failed(format!("{what} holds no manifests")))?;
-    bootstrap_from(&import_yaml, &what)
-}
-
-/// The `kubeconfig` of the bootstrap Secret among `import_yaml`'s documents.
-fn bootstrap_from(import_yaml: &str, what: &str) -> Result<String, LifecycleError> {
-    let documents =
-        parse_documents(import_yaml).map_err(|e| LifecycleError::Failed(format!("{what} does not parse: {e}")))?;
-    documents
-        .into_iter()
-        .filter(|o| o["kind"] == "Secret" && o["metadata"]["name"] == BOOTSTRAP_SECRET)
-        .filter_map(|o| serde_json::from_value::<Secret>(o).ok())
-        .find_map(|secret| secret_text(&secret).remove("kubeconfig"))
-        .ok_or_else(|| LifecycleError::Failed(format!("{what} carries no bootstrap kubeconfig")))
-}
-
 /// Step 2: the old hub is told where the cluster goes and with which kubeconfig; its import
 /// controller hands that to the klusterlet.
 async fn hand_over(
@@ -291,22 +266,38 @@ async fn hand_over(
     kubeconfig: String,
 ) -> Result<(), LifecycleError> {
     let name = source.name_any();
-    let owner = source
-        .controller_owner_ref(&())
-        .ok_or_else(|| LifecycleError::Failed(format!("the old hub returned cluster {name} without a uid")))?;
-    let mut meta = namespaced_meta(&name, &move_secret(&name)).with_labels(labels([(LABEL_IMPORT_SECRET, "")]));
-    meta.owner_references = Some(vec![owner]);
-    let secret = objects::opaque_secret(meta, BTreeMap::from([("kubeconfig".to_string(), kubeconfig)]));
-    let apply = PatchParams::apply(FIELD_MANAGER).force();
-    Api::<Secret>::namespaced(from.clone(), &name)
-        .patch(&move_secret(&name), &apply, &Patch::Apply(&secret))
-        .await
-        .map_err(kube_error(format!("writing secret {name}/{} on the old hub", move_secret(&name))))?;
+    write_hub_secret(from, source, &move_secret(&name), kubeconfig, BTreeMap::new()).await?;
     let patch = json!({"metadata": {"annotations": {ANNOTATION_MOVING_TO: to_url}}});
     Api::<ManagedCluster>::all(from.clone())
         .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
         .map_err(kube_error(format!("marking cluster {name} as moving on the old hub")))?;
+    Ok(())
+}
+
+/// Writes, in `cluster`'s namespace on `hub`, a Secret `name` holding another hub's bootstrap
+/// `kubeconfig` for the cluster, as the hub's import controller reads it (labelled as an
+/// import secret, which it watches) and owned by the cluster (it goes with it).
+pub(super) async fn write_hub_secret(
+    hub: &Client,
+    cluster: &ManagedCluster,
+    name: &str,
+    kubeconfig: String,
+    annotations: BTreeMap<String, String>,
+) -> Result<(), LifecycleError> {
+    let namespace = cluster.name_any();
+    let owner = cluster
+        .controller_owner_ref(&())
+        .ok_or_else(|| LifecycleError::Failed(format!("the hub returned cluster {namespace} without a uid")))?;
+    let mut meta = namespaced_meta(&namespace, name).with_labels(labels([(LABEL_IMPORT_SECRET, "")]));
+    meta.owner_references = Some(vec![owner]);
+    meta.annotations = Some(annotations).filter(|a| !a.is_empty());
+    let secret = objects::opaque_secret(meta, BTreeMap::from([("kubeconfig".to_string(), kubeconfig)]));
+    let apply = PatchParams::apply(FIELD_MANAGER).force();
+    Api::<Secret>::namespaced(hub.clone(), &namespace)
+        .patch(name, &apply, &Patch::Apply(&secret))
+        .await
+        .map_err(kube_error(format!("writing secret {namespace}/{name}")))?;
     Ok(())
 }
 

@@ -85,6 +85,7 @@ impl Managed {
             image: IMAGE,
             image_pull_secret: None,
             mode: fleetctl_api::operator::InstallMode::Default,
+            recovery: None,
         };
         fleetctl_kube::apply(&cluster.client, &import::objects(&inputs), &ApplyOptions::default())
             .await

@@ -121,6 +121,7 @@ fn the_rendered_import_manifests_apply_with_kubectl() {
             br#"{"auths":{"registry.example":{"auth":"dTpw"}}}"#.to_vec(),
         )),
         mode: fleetctl_api::operator::InstallMode::Default,
+        recovery: None,
     };
     let import = fleetctl_hub::manifests::to_yaml(&fleetctl_hub::manifests::import::objects(&inputs));
     let applied = k.ok_with_stdin(&["apply", "-f", "-"], &crds);

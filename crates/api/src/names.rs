@@ -177,6 +177,21 @@ pub fn move_secret(cluster: &str) -> String {
     format!("{cluster}-move")
 }
 
+/// The Secret in a cluster's namespace on its hub that holds the bootstrap kubeconfig of the
+/// fleet's recovery hub for that cluster (`fleetctl hub backup --recovery-hub-context`),
+/// which the hub hands the klusterlet as [`RECOVERY_HUB_SECRET`].
+pub fn recovery_secret(cluster: &str) -> String {
+    format!("{cluster}-recovery")
+}
+
+/// The Secret in the agent namespace with the recovery hub's bootstrap kubeconfig: the
+/// registration agent bootstraps with it once its hub has not answered for
+/// [`ANNOTATION_RECOVER_AFTER`].
+pub const RECOVERY_HUB_SECRET: &str = "recovery-hub-kubeconfig";
+/// On the recovery Secrets: how long the hub may stay silent before the klusterlet turns to
+/// the recovery hub (a duration: `10m`).
+pub const ANNOTATION_RECOVER_AFTER: &str = "fleetctl.io/recover-after";
+
 /// The ManifestWork that carries everything of `import.yaml` to a joined cluster.
 pub fn klusterlet_work(cluster: &str) -> String {
     format!("{cluster}-klusterlet")

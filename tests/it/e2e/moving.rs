@@ -240,3 +240,85 @@ async fn a_lost_hubs_backup_restored_onto_a_new_hub_brings_its_fleet_back_and_no
     assert_eq!(cluster.labels().get("env").map(String::as_str), Some("dev"), "the restored label stays");
     assert_eq!(config_maps.get("app").await.expect("ConfigMap").uid(), before);
 }
+
+/// A hub lost after it named a recovery hub (`hub backup --recovery-hub-context`): every
+/// klusterlet turns to the recovery hub by itself once its hub has been silent for
+/// --recover-after, bootstraps there with the identity that hub holds for it (upstream's rule
+/// for a bootstrap kubeconfig naming another hub), and finds its works there, adopted —
+/// nothing imported by hand, nothing on the cluster re-created.
+#[tokio::test]
+async fn a_lost_hubs_clusters_reconnect_by_themselves_to_the_recovery_hub_named_in_advance() {
+    use k8s_openapi::api::core::v1::Secret;
+    let old = DevUp::start(1);
+    let new = DevUp::start(0);
+    let (old_hub, new_hub, target) = (old.client("hub").await, new.client("hub").await, old.client("cluster1").await);
+    ok(&old, old.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
+    let work = ManifestWork::for_cluster(
+        "cluster1",
+        "app",
+        vec![Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                              "metadata": {"name": "app", "namespace": "default"}, "data": {"a": "1"}}))],
+    );
+    let old_works: Api<ManifestWork> = Api::namespaced(old_hub.clone(), "cluster1");
+    old_works.create(&PostParams::default(), &work).await.expect("work");
+    wait_for(old_works, "app", "the work applied", WAIT, |w: Option<&ManifestWork>| w.is_some_and(|w| w.is_applied()))
+        .await
+        .expect("applied");
+    let config_maps: Api<ConfigMap> = Api::namespaced(target.clone(), "default");
+    let before = config_maps.get("app").await.expect("ConfigMap").uid();
+
+    let file = old.dir.path().join("fleet-backup.yaml");
+    let recovery_config = new.kubeconfig();
+    let backup = [
+        "hub",
+        "backup",
+        "-o",
+        file.to_str().expect("utf-8"),
+        "--hub-context",
+        "hub",
+        "--recovery-hub-kubeconfig",
+        recovery_config.to_str().expect("utf-8"),
+        "--recovery-hub-context",
+        "hub",
+        "--recover-after",
+        "3s",
+    ];
+    ok(&old, old.fleetctl(&backup));
+    // The klusterlet holds the recovery hub's kubeconfig (the hub's klusterlet work carried it).
+    let agent_secrets: Api<Secret> = Api::namespaced(target.clone(), fleetctl_api::names::AGENT_NAMESPACE);
+    wait_for(
+        agent_secrets,
+        fleetctl_api::names::RECOVERY_HUB_SECRET,
+        "the recovery kubeconfig",
+        WAIT,
+        |s: Option<&Secret>| s.is_some(),
+    )
+    .await
+    .expect("handed");
+
+    // The old hub is lost: its API server and everything it runs, SIGKILLed.
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(old.dir.path().join("state.json")).expect("state")).expect("json");
+    let hub_pid =
+        state["clusters"].as_array().expect("clusters").iter().find(|c| c["name"] == "hub").expect("hub")["pid"]
+            .as_u64()
+            .expect("pid");
+    let group = nix::unistd::Pid::from_raw(-i32::try_from(hub_pid).expect("pid"));
+    nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL).expect("killed");
+    // The recovery hub gets the latest backup (it has it already: this changes nothing).
+    ok(&new, new.fleetctl(&["hub", "restore", "-f", file.to_str().expect("utf-8"), "--hub-context", "hub"]));
+
+    let clusters: Api<ManagedCluster> = Api::all(new_hub.clone());
+    wait_for(clusters, "cluster1", "cluster1 available on the recovery hub", WAIT * 2, |c: Option<&ManagedCluster>| {
+        c.is_some_and(|c| c.is_joined() && c.is_available())
+    })
+    .await
+    .expect("reconnected by itself");
+    let new_works: Api<ManifestWork> = Api::namespaced(new_hub.clone(), "cluster1");
+    wait_for(new_works, "app", "the work applied from the recovery hub", WAIT, |w: Option<&ManifestWork>| {
+        w.is_some_and(|w| w.is_applied())
+    })
+    .await
+    .expect("applied");
+    assert_eq!(config_maps.get("app").await.expect("ConfigMap").uid(), before, "the ConfigMap is adopted");
+}

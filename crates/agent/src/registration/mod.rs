@@ -5,6 +5,7 @@
 pub mod addons;
 pub mod credentials;
 mod csr;
+mod recovery;
 mod status;
 
 /// The CSR a registration agent sends for its cluster (and its private key).
@@ -184,24 +185,42 @@ enum Next {
 /// rotation, rejection or changed credentials; retries with backoff after failures.
 pub async fn agent(clusters: Clusters, identity: Identity, settings: Settings) {
     let mut failures = 0;
+    // When the hub last answered (a connection judged, a heartbeat taken).
+    let mut contact = tokio::time::Instant::now();
     loop {
-        match connected(&clusters, &identity, &settings).await {
+        match connected(&clusters, &identity, &settings, &mut contact).await {
             Ok(Next::Detached) => return std::future::pending().await,
             Ok(_) => failures = 0,
             Err(e) => {
                 failures += 1;
+                tracing::warn!(error = %format!("{e:#}"), "registration step failed");
+                match recovery::turn_to_recovery_hub(&clusters.management, &identity, contact.elapsed()).await {
+                    // The recovery hub gets its own time to answer, and retries from the start.
+                    Ok(true) => {
+                        contact = tokio::time::Instant::now();
+                        failures = 0;
+                    }
+                    Ok(false) => {}
+                    Err(error) => tracing::warn!(error = %format!("{error:#}"), "looking at the recovery hub"),
+                }
                 let retry_in = RETRY.delay(failures);
-                tracing::warn!(error = %format!("{e:#}"), ?retry_in, "registration step failed");
+                tracing::debug!(?retry_in, "retrying");
                 tokio::time::sleep(retry_in).await;
             }
         }
     }
 }
 
-async fn connected(clusters: &Clusters, identity: &Identity, settings: &Settings) -> Result<Next, RegistrationError> {
+async fn connected(
+    clusters: &Clusters,
+    identity: &Identity,
+    settings: &Settings,
+    contact: &mut tokio::time::Instant,
+) -> Result<Next, RegistrationError> {
     let local = &clusters.management;
     let connection = credentials(local, identity, settings).await?;
-    let next = serve(clusters, &connection, identity, settings).await?;
+    *contact = tokio::time::Instant::now();
+    let next = serve(clusters, &connection, identity, settings, contact).await?;
     let hub = &connection.hub;
     match next {
         Next::Rebootstrap => {
@@ -344,6 +363,7 @@ async fn serve(
     connection: &Connection,
     identity: &Identity,
     settings: &Settings,
+    contact: &mut tokio::time::Instant,
 ) -> Result<Next, RegistrationError> {
     let hub = &connection.hub;
     let local = &clusters_of_agent.management;
@@ -411,6 +431,7 @@ async fn serve(
             Err(e) if unauthorized(&e) => return Ok(Next::Rebootstrap),
             other => other?,
         }
+        *contact = tokio::time::Instant::now();
         let period = cluster.spec.lease_duration();
         // Jitter keeps a fleet's renewals apart, as upstream's lease updater does
         // (`wait.JitterUntil` with a 0.25 factor): the next renewal comes one to 1.25 periods

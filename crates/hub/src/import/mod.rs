@@ -9,9 +9,11 @@
 
 mod hosted;
 mod moving;
+mod recovery;
 mod release;
 mod secret;
 
+pub use recovery::DEFAULT_RECOVER_AFTER;
 pub use secret::{crds_yaml, manifests};
 
 use std::borrow::Cow;
@@ -269,6 +271,11 @@ async fn import(
         _ => bootstrap::issue(ctx, &name).await?,
     };
     let hub_ca_pem = state.bootstrap_ca(hub_ca_pem);
+    // A hosted klusterlet's agents follow the hosting cluster's.
+    let recovery = match hosting {
+        None => recovery::of(ctx, &name).await?,
+        Some(_) => None,
+    };
     let inputs = ImportInputs {
         cluster: &name,
         hub_url,
@@ -277,6 +284,7 @@ async fn import(
         image: &image,
         image_pull_secret: pull_secret.as_ref(),
         mode,
+        recovery: recovery.as_ref(),
     };
     let import_objects = import::objects(&inputs);
     let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;

@@ -74,6 +74,7 @@ pub(super) async fn hand_over(
         image,
         image_pull_secret,
         mode,
+        recovery: None,
     };
     let owner = cluster.controller_owner_ref(&()).ok_or_else(|| HubError::NoUid(name.clone()))?;
     let works_api: Api<ManifestWork> = Api::namespaced(ctx.client.clone(), &name);

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use fleetctl_api::names::{
-    AGENT_NAMESPACE, BOOTSTRAP_SECRET, IMAGE_PULL_SECRET, KLUSTERLET, hosted_klusterlet, hosted_klusterlet_namespace,
+    AGENT_NAMESPACE, ANNOTATION_RECOVER_AFTER, BOOTSTRAP_SECRET, IMAGE_PULL_SECRET, KLUSTERLET, RECOVERY_HUB_SECRET,
+    hosted_klusterlet, hosted_klusterlet_namespace,
 };
 use fleetctl_api::operator::{
     ClusterClaimConfiguration, InstallMode, KlusterletDeployOption, RegistrationConfiguration,
@@ -48,6 +49,18 @@ pub struct ImportInputs<'a> {
     /// How the klusterlet runs its agents: Default (registration and work), Singleton, or
     /// Hosted (on another managed cluster).
     pub mode: InstallMode,
+    /// The fleet's recovery hub for this cluster, if it has one.
+    pub recovery: Option<&'a Recovery>,
+}
+
+/// What the klusterlet turns to when its hub stays silent: the recovery hub's bootstrap
+/// kubeconfig for the cluster, and after how long (a duration, as the annotation carries it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovery {
+    /// The kubeconfig (YAML).
+    pub kubeconfig: String,
+    /// How long the hub may stay silent first.
+    pub recover_after: String,
 }
 
 /// The bootstrap kubeconfig, shaped as upstream's (`default-cluster`, `default-auth`,
@@ -81,6 +94,12 @@ pub fn objects(inputs: &ImportInputs<'_>) -> Vec<Value> {
             BTreeMap::from([("kubeconfig".to_string(), kubeconfig)]),
         )),
     ];
+    if let Some(recovery) = inputs.recovery {
+        let meta = namespaced_meta(AGENT_NAMESPACE, RECOVERY_HUB_SECRET)
+            .with_annotations(labels([(ANNOTATION_RECOVER_AFTER, recovery.recover_after.as_str())]));
+        let data = BTreeMap::from([("kubeconfig".to_string(), recovery.kubeconfig.clone())]);
+        objects.push(document(&objects::opaque_secret(meta, data)));
+    }
     if let Some(credentials) = inputs.image_pull_secret {
         objects.push(document(&pull_secret(credentials)));
         account.image_pull_secrets = Some(vec![LocalObjectReference { name: IMAGE_PULL_SECRET.into() }]);
@@ -224,6 +243,7 @@ mod tests {
             image: "quay.io/fleetctl/fleetctl:0.1.0",
             image_pull_secret: None,
             mode: InstallMode::Default,
+            recovery: None,
         }
     }
 
@@ -286,6 +306,16 @@ mod tests {
         let plain = rendered();
         assert!(plain.iter().all(|o| o["metadata"]["name"] != IMAGE_PULL_SECRET));
         assert!(plain[4].get("imagePullSecrets").is_none(), "{}", plain[4]);
+    }
+
+    #[test]
+    fn a_recovery_hub_travels_to_the_agent_namespace_after_the_bootstrap_kubeconfig_with_its_delay() {
+        let recovery = Recovery { kubeconfig: "kind: Config".into(), recover_after: "10m".into() };
+        let with = objects(&ImportInputs { recovery: Some(&recovery), ..inputs() });
+        assert_eq!(with[4]["metadata"]["name"], RECOVERY_HUB_SECRET);
+        assert_eq!(with[4]["metadata"]["namespace"], AGENT_NAMESPACE);
+        assert_eq!(with[4]["metadata"]["annotations"][ANNOTATION_RECOVER_AFTER], "10m");
+        assert!(rendered().iter().all(|o| o["metadata"]["name"] != RECOVERY_HUB_SECRET), "none without one");
     }
 
     #[test]
