@@ -264,3 +264,50 @@ async fn kube_apiserver_1_32s_workload_and_network_apis_are_served() {
     let (code, body) = raw(&c.client, "GET", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", "", Vec::new()).await;
     assert_eq!(code, 200, "{body}");
 }
+
+/// kube-apiserver decodes every write of a built-in kind into its Go type and encodes it back:
+/// a zero `metav1.Time` is written as `null`. OCM's work suite ("Status feedback with
+/// RawJsonString enabled") writes a Deployment condition without times through `/status`
+/// and expects the work agent's JSON-path feedback to read `"lastUpdateTime":null` after the
+/// agent's next server-side apply of the Deployment.
+#[tokio::test]
+async fn a_zero_time_written_through_status_reads_back_null_after_writes_of_the_main_resource() {
+    let c = TestCluster::with_settings(fleetctl_apiserver::Settings {
+        controller_manager: false,
+        ..fleetctl_apiserver::Settings::default()
+    })
+    .await;
+    let path = "/apis/apps/v1/namespaces/default/deployments/d";
+    let deployment = |image: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
+            "spec": {"containers": [{"name": "c", "image": image}]}}}})
+    };
+    let apply_path = format!("{path}?fieldManager=agent&force=true");
+    let apply = |image: &str| {
+        let body = deployment(image).to_string().into_bytes();
+        raw(&c.client, "PATCH", &apply_path, "application/apply-patch+yaml", body)
+    };
+    let (code, created) = apply("i1").await;
+    assert_eq!(code, 201, "{created}");
+    let mut with_status = created.clone();
+    with_status["status"] = json!({"conditions": [
+        {"type": "Available", "status": "True", "lastUpdateTime": null, "lastTransitionTime": null}]});
+    let (code, written) =
+        raw(&c.client, "PUT", &format!("{path}/status"), "application/json", with_status.to_string().into_bytes())
+            .await;
+    assert_eq!(code, 200, "{written}");
+    let expected = json!([{"lastTransitionTime": null, "lastUpdateTime": null, "status": "True", "type": "Available"}]);
+    assert_eq!(written["status"]["conditions"], expected);
+
+    // The main resource's defaulting rewrites the whole object: the nulls stay.
+    let (code, applied) = apply("i2").await;
+    assert_eq!(code, 200, "{applied}");
+    assert_eq!(applied["status"]["conditions"], expected, "after a server-side apply");
+    let merge = json!({"metadata": {"labels": {"x": "y"}}}).to_string().into_bytes();
+    let (code, patched) = raw(&c.client, "PATCH", path, "application/merge-patch+json", merge).await;
+    assert_eq!(code, 200, "{patched}");
+    let (_, read) = raw(&c.client, "GET", path, "", Vec::new()).await;
+    assert_eq!(read["status"]["conditions"], expected, "after a merge patch");
+    assert_eq!(read["spec"]["template"]["spec"]["containers"][0]["image"], "i2");
+}

@@ -16,11 +16,13 @@ mod negotiate;
 mod table;
 mod transcode;
 mod wire;
+mod zero_nulls;
 
 pub use encode::EncodeError;
 pub use generated::OBJECT_META;
 pub use negotiate::{Accepted, accepted};
 pub use table::{Field, Patch, field_at};
+pub use zero_nulls::keep_zero_nulls;
 
 #[cfg(test)]
 mod check;

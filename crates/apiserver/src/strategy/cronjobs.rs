@@ -31,9 +31,7 @@ fn default_cron_job(object: &mut Value) {
     if let Some(pod) = spec.job_template.spec.as_mut().and_then(|job| job.template.spec.as_mut()) {
         default_pod_spec(pod);
     }
-    if let Ok(value) = serde_json::to_value(&cron_job) {
-        *object = value;
-    }
+    super::retyped(&cron_job, object);
 }
 
 fn validate(cron_job: &CronJob) -> Vec<Cause> {

@@ -68,9 +68,7 @@ pub(super) fn generate_selector(job: &mut Job) {
 fn rewrite(object: &mut Value, change: impl FnOnce(&mut Job)) {
     let Some(mut job) = typed(object) else { return };
     change(&mut job);
-    if let Ok(value) = serde_json::to_value(&job) {
-        *object = value;
-    }
+    super::retyped(&job, object);
 }
 
 fn not_negative(causes: &mut Vec<Cause>, field: &str, value: Option<i64>) {

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use super::auth::User;
 use super::object;
+use super::protobuf;
 use super::status::{ApiError, Cause};
 
 /// What a resource adds to the generic object rules. Every hook has the generic rule as
@@ -89,3 +90,14 @@ pub trait Strategy: Sync {
 pub struct Default;
 
 impl Strategy for Default {}
+
+/// Replaces `object` with its typed form after a typed rewrite (defaulting through
+/// k8s-openapi's structs), keeping the `null`s kube-apiserver's Go types write for zero
+/// Times that the object carried ([`protobuf::keep_zero_nulls`]); left as it is when the
+/// typed form does not encode.
+pub fn retyped<T: serde::Serialize>(typed: &T, object: &mut Value) {
+    if let Ok(mut value) = serde_json::to_value(typed) {
+        protobuf::keep_zero_nulls(object, &mut value);
+        *object = value;
+    }
+}

@@ -17,9 +17,7 @@ pub struct Services;
 fn rewrite(object: &mut Value, change: impl FnOnce(&mut Service)) {
     let Ok(mut service) = serde_json::from_value::<Service>(object.clone()) else { return };
     change(&mut service);
-    if let Ok(value) = serde_json::to_value(&service) {
-        *object = value;
-    }
+    super::retyped(&service, object);
 }
 
 fn default_service(service: &mut Service) {

@@ -25,9 +25,7 @@ fn typed(object: &Value) -> Option<Deployment> {
 fn with_defaults(object: &mut Value) {
     let Some(mut deployment) = typed(object) else { return };
     default_deployment(&mut deployment);
-    if let Ok(value) = serde_json::to_value(&deployment) {
-        *object = value;
-    }
+    super::retyped(&deployment, object);
 }
 
 fn default_deployment(deployment: &mut Deployment) {
