@@ -1,15 +1,19 @@
-//! `fleetctl move --all` of N simulated clusters between two dev hubs: the figures of issue 40.
+//! `fleetctl move --all` of N simulated clusters between two dev hubs, then the loss of the
+//! hub they moved to: the figures of issue 40.
 //!
 //! Two `dev up` hubs without managed clusters; N clusters simulated in this process
 //! ([`fleetctl::simulator`]) are imported into the first, each is sent a ConfigMap work, and
 //! then `fleetctl move --all` (the binary, timed as a person runs it) moves them to the second.
 //! Printed: the time until all are Available on the new hub, the clusters left on the old hub,
 //! the work's ConfigMaps deleted or re-created on the clusters (their uids before and after),
-//! and the new hub's steady writes afterwards.
+//! and the new hub's steady writes afterwards. Then `fleetctl hub backup --recovery-hub-context`
+//! names the first hub (empty again) the recovery hub, the second is SIGKILLed (its store, in
+//! its memory, goes with it), `hub restore` is run on the first, and printed are the seconds
+//! until all N are Available there again by themselves, and the ConfigMaps re-created.
 //!
 //! ```sh
 //! cargo build --workspace --release
-//! cargo run --release --example fleet_move -- --clusters 1000 [--parallel 50] [--steady 60] [--settle 30]
+//! cargo run --release --example fleet_move -- --clusters 1000 [--parallel 50] [--steady 60] [--settle 30] [--recover-after 20]
 //! ```
 
 #[path = "support/binary.rs"]
@@ -35,6 +39,7 @@ use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
 use kube::api::{Api, ListParams};
+use kube::runtime::WatchStreamExt;
 
 /// How long the import and the move of the whole fleet may each take.
 const TIMEOUT: Duration = Duration::from_secs(3600);
@@ -44,11 +49,17 @@ struct Args {
     parallel: usize,
     steady: Duration,
     settle: Duration,
+    recover_after: u64,
 }
 
 fn args() -> Result<Args> {
-    let mut parsed =
-        Args { clusters: 1000, parallel: 50, steady: Duration::from_secs(60), settle: Duration::from_secs(30) };
+    let mut parsed = Args {
+        clusters: 1000,
+        parallel: 50,
+        steady: Duration::from_secs(60),
+        settle: Duration::from_secs(30),
+        recover_after: 20,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().with_context(|| format!("{flag} needs a value"))?;
@@ -57,7 +68,10 @@ fn args() -> Result<Args> {
             "--parallel" => parsed.parallel = value.parse()?,
             "--steady" => parsed.steady = Duration::from_secs(value.parse()?),
             "--settle" => parsed.settle = Duration::from_secs(value.parse()?),
-            other => bail!("unknown flag {other}: --clusters N --parallel K --steady SECONDS --settle SECONDS"),
+            "--recover-after" => parsed.recover_after = value.parse()?,
+            other => bail!(
+                "unknown flag {other}: --clusters N --parallel K --steady SECONDS --settle SECONDS --recover-after SECONDS"
+            ),
         }
     }
     Ok(parsed)
@@ -84,7 +98,10 @@ async fn main() -> Result<()> {
         Err(_) => Ok(String::new()),
     };
     for dir in [old_dir.path(), new_dir.path()] {
-        env::down(dir, Duration::from_secs(5)).await?;
+        // The second hub was SIGKILLed: what is left of it goes.
+        if let Err(error) = env::down(dir, Duration::from_secs(5)).await {
+            println!("  taking {} down: {error:#}", dir.display());
+        }
     }
     new?;
     println!("fleet_move: N={} {}", args.clusters, outcome?);
@@ -147,11 +164,80 @@ async fn run(args: &Args, binary: &Path, old: &env::EnvState, new: &env::EnvStat
         "  the new hub's steady state over {} s: writes {writes:.1}/s, watch events {events:.1}/s",
         args.steady.as_secs()
     );
+    let recovery = lose_the_hub(args, binary, old, new, &fleet).await?;
     Ok(format!(
         "move={seconds:.1}s available={available} not_moved={} left_on_old={left} recreated={changed} writes={writes:.1}/s \
-         events={events:.1}/s parallel={wave} cpus={cpus}",
+         events={events:.1}/s {recovery} parallel={wave} cpus={cpus}",
         not_moved.len()
     ))
+}
+
+/// The hub the fleet moved to names the other its recovery hub, is SIGKILLed, and the backup
+/// is restored on the other: the seconds until every cluster is Available there by itself.
+async fn lose_the_hub(
+    args: &Args,
+    binary: &Path,
+    recovery: &env::EnvState,
+    lost: &env::EnvState,
+    fleet: &[SimulatedCluster],
+) -> Result<String> {
+    let n = fleet.len();
+    let before = note_uids(fleet).await?;
+    let file = lost.kubeconfig.with_file_name("fleet-backup.yaml");
+    let file_text = file.to_string_lossy();
+    let (lost_config, recovery_config) = (lost.kubeconfig.to_string_lossy(), recovery.kubeconfig.to_string_lossy());
+    let after = format!("{}s", args.recover_after);
+    let started = Instant::now();
+    let backup = std::process::Command::new(binary)
+        .args(["hub", "backup", "-o", &file_text, "--timeout", "30m", "--recover-after", &after])
+        .args(["--hub-kubeconfig", &lost_config, "--hub-context", env::HUB])
+        .args(["--recovery-hub-kubeconfig", &recovery_config, "--recovery-hub-context", env::HUB])
+        .output()?;
+    if !backup.status.success() {
+        bail!("hub backup failed: {}", String::from_utf8_lossy(&backup.stderr));
+    }
+    let backup_seconds = started.elapsed().as_secs_f64();
+    let size = std::fs::metadata(&file)?.len();
+    println!("  hub backup with a recovery hub: {backup_seconds:.1} s, {size} bytes");
+    // Every klusterlet holds the recovery hub's kubeconfig before the hub goes.
+    let secret = fleetctl_api::names::RECOVERY_HUB_SECRET;
+    let agents = fleetctl_api::names::AGENT_NAMESPACE;
+    for cluster in fleet {
+        let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(cluster.client().clone(), agents);
+        fleetctl::lifecycle::wait_for(secrets, secret, "the recovery kubeconfig", TIMEOUT, |s: Option<&_>| s.is_some())
+            .await?;
+    }
+    let hub = lost.clusters.first().context("the hub")?;
+    let group = nix::unistd::Pid::from_raw(-i32::try_from(hub.pid)?);
+    nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL)?;
+    let lost_at = Instant::now();
+    let restored = std::process::Command::new(binary)
+        .args(["hub", "restore", "-f", &file_text, "--timeout", "30m"])
+        .args(["--hub-kubeconfig", &recovery_config, "--hub-context", env::HUB])
+        .output()?;
+    if !restored.status.success() {
+        bail!("hub restore failed: {}", String::from_utf8_lossy(&restored.stderr));
+    }
+    let recovery_hub = env::client_for(&recovery.kubeconfig, Some(env::HUB)).await?;
+    let clusters: Api<ManagedCluster> = Api::all(recovery_hub);
+    let mut events =
+        kube::runtime::watcher(clusters, kube::runtime::watcher::Config::default()).applied_objects().boxed();
+    let mut waiting: std::collections::HashSet<String> = fleet.iter().map(|c| c.name().to_string()).collect();
+    while !waiting.is_empty() {
+        let cluster: ManagedCluster = events.try_next().await?.context("the cluster watch ended")?;
+        if cluster.is_joined() && cluster.is_available() {
+            waiting.remove(&cluster.name_any());
+        }
+    }
+    let back = lost_at.elapsed().as_secs_f64();
+    let after_uids = note_uids(fleet).await?;
+    let changed = before.iter().filter(|(cluster, uid)| after_uids.get(*cluster) != Some(uid)).count();
+    println!(
+        "  the hub SIGKILLed: all {n} Available on the recovery hub {back:.1} s later (recover-after {}), by \
+         themselves; ConfigMaps re-created: {changed}",
+        after
+    );
+    Ok(format!("backup={backup_seconds:.1}s recovered={back:.1}s recover_after={after} recovery_recreated={changed}"))
 }
 
 /// The uid of the work's ConfigMap on each cluster.

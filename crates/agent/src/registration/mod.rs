@@ -185,8 +185,10 @@ enum Next {
 /// rotation, rejection or changed credentials; retries with backoff after failures.
 pub async fn agent(clusters: Clusters, identity: Identity, settings: Settings) {
     let mut failures = 0;
-    // When the hub last answered (a connection judged, a heartbeat taken).
+    // When the hub last answered (a connection judged, a heartbeat taken), and the first
+    // failure since: the hub has been silent since then.
     let mut contact = tokio::time::Instant::now();
+    let mut failing_since: Option<tokio::time::Instant> = None;
     loop {
         match connected(&clusters, &identity, &settings, &mut contact).await {
             Ok(Next::Detached) => return std::future::pending().await,
@@ -194,10 +196,13 @@ pub async fn agent(clusters: Clusters, identity: Identity, settings: Settings) {
             Err(e) => {
                 failures += 1;
                 tracing::warn!(error = %format!("{e:#}"), "registration step failed");
-                match recovery::turn_to_recovery_hub(&clusters.management, &identity, contact.elapsed()).await {
+                let now = tokio::time::Instant::now();
+                let silent_since = *failing_since.insert(failing_since.filter(|since| *since > contact).unwrap_or(now));
+                match recovery::turn_to_recovery_hub(&clusters.management, &identity, silent_since.elapsed()).await {
                     // The recovery hub gets its own time to answer, and retries from the start.
                     Ok(true) => {
-                        contact = tokio::time::Instant::now();
+                        contact = now;
+                        failing_since = None;
                         failures = 0;
                     }
                     Ok(false) => {}
@@ -466,10 +471,16 @@ async fn serve(
                     }
                 }
                 event = cluster_changes.next() => {
-                    if let Some(Ok(watcher::Event::Apply(changed) | watcher::Event::InitApply(changed))) = event
-                        && changed.spec.lease_duration() != period
-                    {
-                        break;
+                    match event {
+                        Some(Ok(watcher::Event::Apply(changed) | watcher::Event::InitApply(changed)))
+                            if changed.spec.lease_duration() != period => break,
+                        // The hub stopped answering the watch: a heartbeat now tells whether
+                        // it is gone, rather than one a lease period later.
+                        Some(Err(error)) => {
+                            tracing::debug!(%error, "the watch of our cluster on the hub failed");
+                            break;
+                        }
+                        _ => {}
                     }
                 }
                 event = pod_changes.next() => {
