@@ -19,7 +19,7 @@ use std::time::Duration;
 use fleetctl_api::conditions::{ANNOTATION_KLUSTERLET_DEPLOY_MODE, LABEL_IMPORT_SECRET, LABEL_KLUSTERLET_WORKS};
 use fleetctl_api::names::{
     ANNOTATION_KLUSTERLET_VERSION, ANNOTATION_MOVING_TO, ANNOTATION_OWN_KLUSTERLET, LABEL_HOSTED_CLUSTER,
-    klusterlet_crds_work, klusterlet_work, move_secret,
+    VERSION_CLAIM, klusterlet_crds_work, klusterlet_work, move_secret,
 };
 use fleetctl_api::operator::InstallMode;
 use fleetctl_api::{KlusterletAddonConfig, ManagedCluster, ManifestWork};
@@ -34,6 +34,7 @@ use super::detach::force_hub;
 use super::import::{
     ImportOptions, Imported, check_label, fleet_of, import, imported, rendered_bootstrap, runs_import_controller,
 };
+use super::upgrade::running_version;
 use super::{DryRun, LifecycleError, Observer, Outcome, refuse_if_leaving, step, wait_for};
 
 /// What to move and how.
@@ -144,6 +145,13 @@ fn refuse_unmovable(name: &str, source: &ManagedCluster, moving: bool) -> Result
              as it joined this one"
                 .into(),
         );
+    }
+    if !moving && running_version(source).is_none() {
+        return refuse(format!(
+            "its klusterlet is not fleetctl's (it reports no {VERSION_CLAIM} claim): a move hands it the new hub \
+             through fleetctl's import controller and klusterlet — on ACM, move clusters with ACM's own tools; \
+             else detach it here and import it into the new hub"
+        ));
     }
     // Once the klusterlet was handed the new hub, it leaves this one: no longer Available is expected.
     if !moving && !(imported(source)) {

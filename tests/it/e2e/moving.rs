@@ -7,8 +7,8 @@ use fleetctl_api::names::ANNOTATION_KLUSTERLET_VERSION;
 use fleetctl_api::{ManagedCluster, Manifest, ManifestWork};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use kube::ResourceExt;
 use kube::api::{Api, PostParams};
+use kube::{Client, ResourceExt};
 use serde_json::json;
 
 use super::{DevUp, WAIT};
@@ -321,4 +321,68 @@ async fn a_lost_hubs_clusters_reconnect_by_themselves_to_the_recovery_hub_named_
     .await
     .expect("applied");
     assert_eq!(config_maps.get("app").await.expect("ConfigMap").uid(), before, "the ConfigMap is adopted");
+}
+
+/// `hub backup --recovery-hub-context` and `hub restore`, each SIGKILLed as the first cluster
+/// reaches the other hub: a rerun finishes — every cluster there, every klusterlet holding the
+/// recovery hub's kubeconfig.
+#[tokio::test]
+async fn a_backup_to_a_recovery_hub_or_a_restore_killed_midway_is_finished_by_running_it_again() {
+    use k8s_openapi::api::core::v1::Secret;
+    let old = DevUp::start(2);
+    let (recovery, spare) = (DevUp::start(0), DevUp::start(0));
+    ok(&old, old.fleetctl(&["import", "--contexts", "cluster1,cluster2", "--hub-context", "hub"]));
+    let file = old.dir.path().join("fleet-backup.yaml");
+    let file = file.to_str().expect("utf-8");
+    let recovery_config = recovery.kubeconfig();
+    let backup = [
+        "hub",
+        "backup",
+        "-o",
+        file,
+        "--hub-context",
+        "hub",
+        "--recovery-hub-kubeconfig",
+        recovery_config.to_str().expect("utf-8"),
+        "--recovery-hub-context",
+        "hub",
+    ];
+    let killed_when_there = |env: &DevUp, args: &[&str], hub: Client| {
+        let mut child = env
+            .fleetctl_command(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("runs");
+        async move {
+            let clusters: Api<ManagedCluster> = Api::all(hub);
+            wait_for(clusters, "cluster1", "cluster1 on the other hub", WAIT, |c: Option<&ManagedCluster>| c.is_some())
+                .await
+                .expect("reached");
+            child.kill().expect("kill");
+            child.wait().expect("reaped");
+        }
+    };
+    killed_when_there(&old, &backup, recovery.client("hub").await).await;
+    ok(&old, old.fleetctl(&backup));
+    for name in ["cluster1", "cluster2"] {
+        let secrets: Api<Secret> = Api::namespaced(old.client(name).await, fleetctl_api::names::AGENT_NAMESPACE);
+        wait_for(
+            secrets,
+            fleetctl_api::names::RECOVERY_HUB_SECRET,
+            "the recovery kubeconfig",
+            WAIT,
+            |s: Option<&Secret>| s.is_some(),
+        )
+        .await
+        .expect("handed");
+    }
+
+    let restore = ["hub", "restore", "-f", file, "--hub-context", "hub"];
+    killed_when_there(&spare, &restore, spare.client("hub").await).await;
+    ok(&spare, spare.fleetctl(&restore));
+    let clusters: Api<ManagedCluster> = Api::all(spare.client("hub").await);
+    for name in ["cluster1", "cluster2"] {
+        assert!(clusters.get(name).await.expect("restored").spec.hub_accepts_client, "{name}");
+    }
 }
