@@ -105,8 +105,11 @@ pub async fn run(args: MoveArgs, printer: &Printer) -> Result<(), CommandError> 
             (None, false) => args.names.clone(),
         };
         if names.is_empty() {
-            let chooser = args.selector.clone().unwrap_or_default();
-            return Err(MoveError::NoneSelected(format!("{chooser:?}")).into());
+            let chooser = match &args.selector {
+                Some(selector) => format!("{selector:?}"),
+                None => "--all: the hub has no clusters".to_string(),
+            };
+            return Err(MoveError::NoneSelected(chooser).into());
         }
         if args.dry_run.dry_run.is_none() {
             connect::check_rights(&from, Role::Hub, None, &FROM_RIGHTS).await?;

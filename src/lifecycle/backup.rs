@@ -103,7 +103,7 @@ pub async fn backup(hub: &Client, hub_url: &str, options: &BackupOptions) -> Res
     let with_secrets: Vec<String> = works
         .iter()
         .filter(|w| w.spec.workload.manifests.iter().any(|m| m.0["kind"] == "Secret"))
-        .map(|w| format!("{}/{}", w.namespace().unwrap_or_default(), w.name_any()))
+        .map(|w| w.namespace().map_or_else(|| w.name_any(), |namespace| format!("{namespace}/{}", w.name_any())))
         .collect();
     if !with_secrets.is_empty() && !options.work_secrets {
         return Err(LifecycleError::Refused(format!(

@@ -18,8 +18,8 @@ use super::table::{Field, Rule, Type};
 /// whatever their value, wherever the object's field table reaches (nested messages, list
 /// elements by position, map values). A kind without a table is left as it is.
 pub fn keep_zero_nulls(body: &Value, rewritten: &mut Value) {
-    let api_version = body["apiVersion"].as_str().unwrap_or_default();
-    let kind = body["kind"].as_str().unwrap_or_default();
+    // A body without apiVersion or kind names no table.
+    let (Some(api_version), Some(kind)) = (body["apiVersion"].as_str(), body["kind"].as_str()) else { return };
     if let Some(table) = message(api_version, kind) {
         walk(table, body, rewritten);
     }
