@@ -263,6 +263,12 @@ async fn import(
             Err(e) => Err(e),
         };
     }
+    // A hosted klusterlet's agents follow the hosting cluster's. Read before the token, so
+    // that nothing is awaited between reading the import secret's token and writing it.
+    let recovery = match hosting {
+        None => recovery::of(ctx, &name).await?,
+        Some(_) => None,
+    };
     super::namespace::ensure(ctx, &name).await?;
     let now = jiff::Timestamp::now();
     let ((), current) = futures::try_join!(bootstrap::ensure(ctx, &name), state.tokens.current(ctx, &name))?;
@@ -271,11 +277,6 @@ async fn import(
         _ => bootstrap::issue(ctx, &name).await?,
     };
     let hub_ca_pem = state.bootstrap_ca(hub_ca_pem);
-    // A hosted klusterlet's agents follow the hosting cluster's.
-    let recovery = match hosting {
-        None => recovery::of(ctx, &name).await?,
-        Some(_) => None,
-    };
     let inputs = ImportInputs {
         cluster: &name,
         hub_url,
