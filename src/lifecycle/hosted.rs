@@ -5,15 +5,15 @@
 //! `cluster-admin`, as the klusterlet's operator grants the agents their rules — and writes a
 //! kubeconfig of its token; detach removes that identity once the hub has let go.
 
+use std::time::Duration;
+
 use fleetctl_api::ManagedCluster;
+use fleetctl_api::names::hosted_klusterlet_namespace;
 use fleetctl_kube::kubeconfig;
 use fleetctl_kube::objects::{self, MetaExt, labels, meta, namespaced_meta};
 use fleetctl_kube::reconcile::delete;
 use fleetctl_kube::{FIELD_MANAGER, kube_error};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
-use std::time::Duration;
-
-use fleetctl_api::names::hosted_klusterlet_namespace;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
 use kube::Client;
