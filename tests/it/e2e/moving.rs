@@ -18,6 +18,37 @@ fn ok(env: &DevUp, output: std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// A ManifestWork `app` of a ConfigMap sent to cluster1 through `hub`, applied: the
+/// ConfigMaps of the cluster and the uid of the work's.
+async fn app_work(hub: &Client, target: &Client) -> (Api<ConfigMap>, Option<String>) {
+    let work = ManifestWork::for_cluster(
+        "cluster1",
+        "app",
+        vec![Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                              "metadata": {"name": "app", "namespace": "default"}, "data": {"a": "1"}}))],
+    );
+    let works: Api<ManifestWork> = Api::namespaced(hub.clone(), "cluster1");
+    works.create(&PostParams::default(), &work).await.expect("work");
+    wait_for(works, "app", "the work applied", WAIT, |w: Option<&ManifestWork>| w.is_some_and(|w| w.is_applied()))
+        .await
+        .expect("applied");
+    let config_maps: Api<ConfigMap> = Api::namespaced(target.clone(), "default");
+    let uid = config_maps.get("app").await.expect("ConfigMap").uid();
+    (config_maps, uid)
+}
+
+/// The environment's hub lost: its API server and everything it runs, SIGKILLed.
+fn kill_hub(env: &DevUp) {
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.dir.path().join("state.json")).expect("state")).expect("json");
+    let hub_pid =
+        state["clusters"].as_array().expect("clusters").iter().find(|c| c["name"] == "hub").expect("hub")["pid"]
+            .as_u64()
+            .expect("pid");
+    let group = nix::unistd::Pid::from_raw(-i32::try_from(hub_pid).expect("pid"));
+    nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL).expect("killed");
+}
+
 /// Upstream's rule for a klusterlet switching hubs: a bootstrap kubeconfig that names another
 /// hub than its hub kubeconfig has it bootstrap there; and the work agent's rule for records of
 /// another hub: a resource the current hub's work applies too is adopted, not re-created.
@@ -169,19 +200,7 @@ async fn a_lost_hubs_backup_restored_onto_a_new_hub_brings_its_fleet_back_and_no
         .create(&PostParams::default(), &placement)
         .await
         .expect("placement");
-    let work = ManifestWork::for_cluster(
-        "cluster1",
-        "app",
-        vec![Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
-                              "metadata": {"name": "app", "namespace": "default"}, "data": {"a": "1"}}))],
-    );
-    let old_works: Api<ManifestWork> = Api::namespaced(old_hub.clone(), "cluster1");
-    old_works.create(&PostParams::default(), &work).await.expect("work");
-    wait_for(old_works, "app", "the work applied", WAIT, |w: Option<&ManifestWork>| w.is_some_and(|w| w.is_applied()))
-        .await
-        .expect("applied");
-    let config_maps: Api<ConfigMap> = Api::namespaced(target.clone(), "default");
-    let before = config_maps.get("app").await.expect("ConfigMap").uid();
+    let (config_maps, before) = app_work(&old_hub, &target).await;
 
     let file = old.dir.path().join("fleet-backup.yaml");
     let path = file.to_str().expect("utf-8");
@@ -194,14 +213,7 @@ async fn a_lost_hubs_backup_restored_onto_a_new_hub_brings_its_fleet_back_and_no
     }
 
     // The old hub is lost: its API server and everything it runs, SIGKILLed.
-    let state: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(old.dir.path().join("state.json")).expect("state")).expect("json");
-    let hub_pid =
-        state["clusters"].as_array().expect("clusters").iter().find(|c| c["name"] == "hub").expect("hub")["pid"]
-            .as_u64()
-            .expect("pid");
-    let group = nix::unistd::Pid::from_raw(-i32::try_from(hub_pid).expect("pid"));
-    nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL).expect("killed");
+    kill_hub(&old);
 
     let restore = ["hub", "restore", "-f", path, "--hub-context", "hub"];
     ok(&new, new.fleetctl(&restore));
@@ -253,19 +265,7 @@ async fn a_lost_hubs_clusters_reconnect_by_themselves_to_the_recovery_hub_named_
     let new = DevUp::start(0);
     let (old_hub, new_hub, target) = (old.client("hub").await, new.client("hub").await, old.client("cluster1").await);
     ok(&old, old.fleetctl(&["import", "cluster1", "--hub-context", "hub", "--cluster-context", "cluster1"]));
-    let work = ManifestWork::for_cluster(
-        "cluster1",
-        "app",
-        vec![Manifest(json!({"apiVersion": "v1", "kind": "ConfigMap",
-                              "metadata": {"name": "app", "namespace": "default"}, "data": {"a": "1"}}))],
-    );
-    let old_works: Api<ManifestWork> = Api::namespaced(old_hub.clone(), "cluster1");
-    old_works.create(&PostParams::default(), &work).await.expect("work");
-    wait_for(old_works, "app", "the work applied", WAIT, |w: Option<&ManifestWork>| w.is_some_and(|w| w.is_applied()))
-        .await
-        .expect("applied");
-    let config_maps: Api<ConfigMap> = Api::namespaced(target.clone(), "default");
-    let before = config_maps.get("app").await.expect("ConfigMap").uid();
+    let (config_maps, before) = app_work(&old_hub, &target).await;
 
     let file = old.dir.path().join("fleet-backup.yaml");
     let recovery_config = new.kubeconfig();
@@ -297,14 +297,7 @@ async fn a_lost_hubs_clusters_reconnect_by_themselves_to_the_recovery_hub_named_
     .expect("handed");
 
     // The old hub is lost: its API server and everything it runs, SIGKILLed.
-    let state: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(old.dir.path().join("state.json")).expect("state")).expect("json");
-    let hub_pid =
-        state["clusters"].as_array().expect("clusters").iter().find(|c| c["name"] == "hub").expect("hub")["pid"]
-            .as_u64()
-            .expect("pid");
-    let group = nix::unistd::Pid::from_raw(-i32::try_from(hub_pid).expect("pid"));
-    nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL).expect("killed");
+    kill_hub(&old);
     // The recovery hub gets the latest backup (it has it already: this changes nothing).
     ok(&new, new.fleetctl(&["hub", "restore", "-f", file.to_str().expect("utf-8"), "--hub-context", "hub"]));
 
