@@ -136,7 +136,15 @@ pub async fn run_backup(
             return Err(SameHub(recovery_config.cluster_url.to_string()).into());
         }
         check_rights(&recovery, Role::NewHub, None, &RESTORE_RIGHTS).await?;
-        let handed = designate_recovery_hub(&client, &recovery, &taken, &args.recover_after, timeout).await?;
+        let handed = designate_recovery_hub(
+            &client,
+            &recovery,
+            &recovery_config.cluster_url.to_string(),
+            &taken,
+            &args.recover_after,
+            timeout,
+        )
+        .await?;
         printer.note(&format!(
             "{handed} clusters will turn to the recovery hub at {} after {} without an answer from this one",
             recovery_config.cluster_url, args.recover_after

@@ -18,7 +18,7 @@ use std::time::Duration;
 use fleetctl_api::conditions::LABEL_KLUSTERLET_WORKS;
 use fleetctl_api::names::{
     ANNOTATION_CREATED_FOR_CLUSTER, ANNOTATION_MOVING_TO, ANNOTATION_OWN_KLUSTERLET, ANNOTATION_RECOVER_AFTER,
-    LABEL_HOSTED_CLUSTER, recovery_secret,
+    ANNOTATION_RECOVERY_HUB, LABEL_HOSTED_CLUSTER, recovery_secret,
 };
 use fleetctl_api::{
     KlusterletAddonConfig, ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding, ManifestWork,
@@ -43,7 +43,8 @@ pub const API_VERSION: &str = "fleetctl.io/v1alpha1";
 /// See [`API_VERSION`].
 pub const KIND: &str = "HubBackup";
 /// Annotations the hub or a tool writes that a restored object must not carry.
-const DROPPED_ANNOTATIONS: [&str; 2] = ["kubectl.kubernetes.io/last-applied-configuration", ANNOTATION_MOVING_TO];
+const DROPPED_ANNOTATIONS: [&str; 3] =
+    ["kubectl.kubernetes.io/last-applied-configuration", ANNOTATION_MOVING_TO, ANNOTATION_RECOVERY_HUB];
 /// The field manager of what a restore writes: another than `fleetctl import`'s, so that
 /// importing a restored cluster again keeps the labels the restore gave it.
 const RESTORE_MANAGER: &str = "fleetctl-restore";
@@ -226,6 +227,7 @@ pub async fn restore(hub: &Client, backup: &Backup) -> Result<Restored, Lifecycl
 pub async fn designate_recovery_hub(
     hub: &Client,
     recovery: &Client,
+    recovery_url: &str,
     backup: &Backup,
     recover_after: &str,
     timeout: Duration,
@@ -246,7 +248,14 @@ pub async fn designate_recovery_hub(
                 // The live cluster owns the Secret, so it goes with it.
                 let live = clusters.get(&name).await.map_err(kube_error(format!("reading cluster {name}")))?;
                 let annotations = BTreeMap::from([(ANNOTATION_RECOVER_AFTER.to_string(), recover_after.to_string())]);
-                write_hub_secret(hub, &live, &recovery_secret(&name), kubeconfig, annotations).await
+                write_hub_secret(hub, &live, &recovery_secret(&name), kubeconfig, annotations).await?;
+                // The hub reads the Secret of a cluster that names a recovery hub only.
+                let patch = serde_json::json!({"metadata": {"annotations": {ANNOTATION_RECOVERY_HUB: recovery_url}}});
+                clusters
+                    .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                    .await
+                    .map(drop)
+                    .map_err(|e| LifecycleError::from(kube_error(format!("naming the recovery hub of {name}"))(e)))
             }
         })
         .buffer_unordered(PARALLEL)

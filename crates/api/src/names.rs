@@ -188,6 +188,9 @@ pub fn recovery_secret(cluster: &str) -> String {
 /// registration agent bootstraps with it once its hub has not answered for
 /// [`ANNOTATION_RECOVER_AFTER`].
 pub const RECOVERY_HUB_SECRET: &str = "recovery-hub-kubeconfig";
+/// On a ManagedCluster whose klusterlet is handed a recovery hub: that hub's URL (the hub
+/// reads the cluster's [`recovery_secret`] only then).
+pub const ANNOTATION_RECOVERY_HUB: &str = "fleetctl.io/recovery-hub";
 /// On the recovery Secrets: how long the hub may stay silent before the klusterlet turns to
 /// the recovery hub (a duration: `10m`).
 pub const ANNOTATION_RECOVER_AFTER: &str = "fleetctl.io/recover-after";

@@ -266,7 +266,7 @@ async fn import(
     // A hosted klusterlet's agents follow the hosting cluster's. Read before the token, so
     // that nothing is awaited between reading the import secret's token and writing it.
     let recovery = match hosting {
-        None => recovery::of(ctx, &name).await?,
+        None => recovery::of(ctx, cluster).await?,
         Some(_) => None,
     };
     super::namespace::ensure(ctx, &name).await?;

@@ -4,7 +4,8 @@
 //! bootstraps with it once this hub has not answered for the Secret's
 //! [`ANNOTATION_RECOVER_AFTER`].
 
-use fleetctl_api::names::{ANNOTATION_RECOVER_AFTER, recovery_secret};
+use fleetctl_api::ManagedCluster;
+use fleetctl_api::names::{ANNOTATION_RECOVER_AFTER, ANNOTATION_RECOVERY_HUB, recovery_secret};
 use fleetctl_kube::kube_error;
 use fleetctl_kube::kubeconfig::secret_text;
 use k8s_openapi::api::core::v1::Secret;
@@ -18,8 +19,14 @@ use crate::manifests::import::Recovery;
 /// the recovery Secret says otherwise.
 pub const DEFAULT_RECOVER_AFTER: &str = "10m";
 
-/// The recovery hub of `cluster`, if it has one with a kubeconfig.
-pub(super) async fn of(ctx: &Ctx, cluster: &str) -> Result<Option<Recovery>, HubError> {
+/// The recovery hub of `cluster`, if it names one ([`ANNOTATION_RECOVERY_HUB`]) and its Secret
+/// holds a kubeconfig; the Secret is read only for a cluster that names one.
+pub(super) async fn of(ctx: &Ctx, managed: &ManagedCluster) -> Result<Option<Recovery>, HubError> {
+    if !managed.annotations().contains_key(ANNOTATION_RECOVERY_HUB) {
+        return Ok(None);
+    }
+    let cluster = managed.name_any();
+    let cluster = cluster.as_str();
     let name = recovery_secret(cluster);
     let secret = Api::<Secret>::namespaced(ctx.client.clone(), cluster)
         .get_opt(&name)
